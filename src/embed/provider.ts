@@ -1,0 +1,29 @@
+/**
+ * An embedding provider turns texts into vectors. Implementations: `local`
+ * (node-llama-cpp, any GGUF), `none` (keyword only); more come later.
+ */
+export interface EmbeddingProvider {
+  /** Stable identity of the model that produced the vectors, e.g. "local:bert:<sha256-prefix>". Part of the cache key. */
+  readonly identity: string;
+  /** Human-readable model name (file name or URI). */
+  readonly modelName: string;
+  /** Vector length. */
+  readonly dims: number;
+  /**
+   * Embed a batch of texts. Returns one entry per input, in order: a unit-length
+   * (L2-normalised) vector, or null when the text has no embeddable content
+   * (empty, only unknown words): such texts are keyword-only.
+   */
+  embedBatch(texts: readonly string[]): Promise<(Float32Array | null)[]>;
+  /** Counters since creation (for status). */
+  stats(): EmbedStats;
+  close(): Promise<void>;
+}
+
+export interface EmbedStats {
+  embedded: number;
+  /** Inputs that were longer than the model's context and got truncated. */
+  truncated: number;
+  /** Inputs that yielded no vector (empty / all unknown words). */
+  empty: number;
+}
