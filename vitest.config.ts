@@ -6,6 +6,5 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
-    globalSetup: ["test/global-setup.ts"],
   },
 });
