@@ -1,0 +1,59 @@
+import type { Command } from "commander";
+import type { SyncReport } from "../../index/sync.js";
+import { openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
+import { modelBuildProgress, syncProgressBar } from "../progress.js";
+
+interface IndexOptions extends GlobalOptions {
+  force?: boolean;
+  all?: boolean;
+}
+
+function describe(r: SyncReport, root: string): string {
+  const lines = [
+    `indexed ${root} (namespace ${r.namespace}) in ${r.ms} ms`,
+    `  files:  ${r.added} added, ${r.changed} changed, ${r.removed} removed, ${r.renamed} renamed, ${r.unchanged} unchanged`,
+    `  chunks: ${r.chunksWritten} written, ${r.chunksRemoved} removed`,
+    `  embeddings: ${r.embedded} computed, ${r.cacheHits} from cache${r.noVector ? `, ${r.noVector} chunks with nothing embeddable` : ""}`,
+  ];
+  if (r.modelChanged) lines.push(`  model changed (${r.modelChanged.from} → ${r.modelChanged.to}): vectors re-embedded`);
+  if (r.vectorsUnavailable) lines.push(`  vectors unavailable: ${r.vectorsUnavailable}`);
+  if (r.malformedLines) lines.push(`  transcripts: ${r.malformedLines} malformed lines skipped`);
+  for (const s of r.skipped.slice(0, 10)) lines.push(`  skipped ${s.path}: ${s.reason}`);
+  if (r.skipped.length > 10) lines.push(`  … and ${r.skipped.length - 10} more skipped`);
+  return lines.join("\n");
+}
+
+export function registerIndex(program: Command): void {
+  program
+    .command("index")
+    .description("index the workspace's memory files now (incremental; --force re-chunks everything)")
+    .option("--force", "re-read and re-chunk every file (vectors still come from the cache)")
+    .option("--all", "index every configured workspace")
+    .action(async (_o: IndexOptions, cmd: Command) => {
+      const opts = cmd.optsWithGlobals<IndexOptions>();
+      const engine = await openCliEngine(opts, { onModelBuildProgress: modelBuildProgress(!opts.json) });
+      try {
+        const targets = opts.all ? engine.workspaces : [selectWorkspace(engine, opts)];
+        const reports: SyncReport[] = [];
+        for (const ws of targets) {
+          const bar = syncProgressBar(!opts.json);
+          try {
+            reports.push(await ws.indexer.sync({ force: !!opts.force, onProgress: bar.update }));
+          } finally {
+            bar.stop();
+          }
+        }
+        const status = engine.providerStatus;
+        if (opts.json) {
+          printJson({ reports, embedding: status });
+          return;
+        }
+        reports.forEach((r, i) => console.log(describe(r, targets[i]!.root)));
+        if (status.state === "ready") console.log(`  model: ${status.model}${status.source === "builtin" ? " (built-in)" : ""}`);
+        else console.log(`  keyword-only: ${status.reason}`);
+        if (status.state === "error") process.exitCode = 2;
+      } finally {
+        await engine.close();
+      }
+    });
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from "commander";
+import { readFileSync } from "node:fs";
+import { ConfigError } from "../config/load.js";
+import { registerIndex } from "./commands/index.js";
+import { registerSearch } from "./commands/search.js";
+import { CliError } from "./context.js";
+
+const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
+
+export function buildProgram(): Command {
+  const program = new Command()
+    .name("cortexd")
+    .description("Local memory engine for AI agents: indexes memory files and answers recall.")
+    .version(pkg.version)
+    .option("-c, --config <file>", "config file (default $XDG_CONFIG_HOME/cortexd/config.json)")
+    .option("-w, --workspace <dir|name>", "workspace root or namespace (an unconfigured dir is indexed on its own)")
+    .option("--data-dir <dir>", "where indexes and models live (default $XDG_DATA_HOME/cortexd)")
+    .option("--json", "machine-readable output")
+    .option("-v, --verbose", "debug logs on stderr")
+    .showHelpAfterError();
+  registerIndex(program);
+  registerSearch(program);
+  return program;
+}
+
+async function main(): Promise<void> {
+  try {
+    await buildProgram().parseAsync(process.argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      process.exitCode = e.exitCode;
+      return;
+    }
+    if (e instanceof CliError || e instanceof ConfigError) {
+      process.stderr.write(`cortexd: ${e.message}\n`);
+      process.exitCode = e instanceof CliError ? e.exitCode : 78;
+      return;
+    }
+    process.stderr.write(`cortexd: ${(e as Error).message}\n`);
+    if (process.env.CORTEXD_DEBUG) process.stderr.write(`${(e as Error).stack}\n`);
+    process.exitCode = 1;
+  }
+}
+
+await main();

@@ -1,0 +1,76 @@
+import { z } from "zod";
+
+/** One workspace: a root with MEMORY.md, USER.md, memory/ and sessions/, indexed as its own namespace. */
+export const WorkspaceSchema = z
+  .object({
+    path: z.string().min(1),
+    /** Namespace name; default: the root's basename plus a short hash of its absolute path. */
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+$/, "use letters, digits, '.', '_' or '-'")
+      .optional(),
+    /** Extra directories holding *.jsonl transcripts, e.g. ~/.openclaw/agents/<id>/sessions. */
+    transcriptDirs: z.array(z.string().min(1)).default([]),
+    /** Extra markdown files or directories to index (as notes, or daily logs when dated). */
+    extraPaths: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
+
+export const EmbeddingSchema = z
+  .object({
+    /** auto: configured model → built-in model → keyword-only. local: `model` must work. none: keyword only. */
+    provider: z.enum(["auto", "local", "none"]).default("auto"),
+    /** A GGUF path or an hf: URI (downloads only when allowDownload is true). */
+    model: z.string().min(1).optional(),
+    threads: z.number().int().min(1).max(64).default(1),
+    contextSize: z.number().int().min(16).max(32768).optional(),
+    allowDownload: z.boolean().default(false),
+    /** Texts per embedding call. */
+    batchSize: z.number().int().min(1).max(1024).default(64),
+  })
+  .strict();
+
+export const ChunkingSchema = z
+  .object({
+    maxTokens: z.number().int().min(32).max(8192).default(400),
+    overlapTokens: z.number().int().min(0).max(4096).default(80),
+  })
+  .strict()
+  .refine((c) => c.overlapTokens < c.maxTokens, { message: "overlapTokens must be smaller than maxTokens", path: ["overlapTokens"] });
+
+export const SearchSchema = z
+  .object({
+    vectorWeight: z.number().min(0).max(1).default(0.7),
+    textWeight: z.number().min(0).max(1).default(0.3),
+    maxResults: z.number().int().min(1).max(1000).default(6),
+    /** Candidates fetched per leg = maxResults × this (capped at 200). */
+    candidateMultiplier: z.number().int().min(1).max(50).default(4),
+    snippetChars: z.number().int().min(50).max(20000).default(700),
+  })
+  .strict();
+
+export const CacheSchema = z
+  .object({
+    /** Embedding cache entries kept per namespace (least recently used pruned). */
+    maxEntries: z.number().int().min(0).default(100_000),
+  })
+  .strict();
+
+export const ConfigSchema = z
+  .object({
+    workspaces: z.array(WorkspaceSchema).min(1).default([{ path: "~/.openclaw/workspace", transcriptDirs: [], extraPaths: [] }]),
+    /** Where indexes, models and state live; default $XDG_DATA_HOME/cortexd. */
+    dataDir: z.string().min(1).optional(),
+    embedding: EmbeddingSchema.default(EmbeddingSchema.parse({})),
+    chunking: ChunkingSchema.default(ChunkingSchema.parse({})),
+    search: SearchSchema.default(SearchSchema.parse({})),
+    cache: CacheSchema.default(CacheSchema.parse({})),
+    logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("warn"),
+  })
+  .strict();
+
+export type ConfigInput = z.input<typeof ConfigSchema>;
+export type Config = z.output<typeof ConfigSchema>;
+export type WorkspaceConfig = z.output<typeof WorkspaceSchema>;
+export type EmbeddingConfig = z.output<typeof EmbeddingSchema>;
+export type SearchConfig = z.output<typeof SearchSchema>;

@@ -1,0 +1,93 @@
+import { join } from "node:path";
+import type { Logger } from "pino";
+import type { EmbeddingConfig } from "../config/schema.js";
+import type { EmbeddingProvider } from "./provider.js";
+
+/** What the embedding side is doing, for status and search fallbacks. */
+export interface ProviderStatus {
+  /** ready: vectors on. keyword-only: by choice or because nothing could load (auto). error: a configured model failed. */
+  state: "ready" | "keyword-only" | "error";
+  provider: EmbeddingConfig["provider"];
+  model?: string;
+  identity?: string;
+  dims?: number;
+  /** Why vectors are off, or what failed. */
+  reason?: string;
+  /** "configured" | "builtin" */
+  source?: "configured" | "builtin";
+}
+
+export interface SelectedProvider {
+  provider: EmbeddingProvider | null;
+  status: ProviderStatus;
+}
+
+export interface SelectOptions {
+  dataDir: string;
+  logger?: Logger;
+  onBuildProgress?: (p: { phase: string; done: number; total: number }) => void;
+}
+
+export function modelsDir(dataDir: string): string {
+  return join(dataDir, "models");
+}
+
+function ready(p: EmbeddingProvider, cfg: EmbeddingConfig, source: "configured" | "builtin"): SelectedProvider {
+  return {
+    provider: p,
+    status: { state: "ready", provider: cfg.provider, model: p.modelName, identity: p.identity, dims: p.dims, source },
+  };
+}
+
+async function loadConfigured(cfg: EmbeddingConfig, opts: SelectOptions): Promise<EmbeddingProvider> {
+  const { createLocalProvider } = await import("./local-provider.js");
+  return createLocalProvider({
+    model: cfg.model!,
+    threads: cfg.threads,
+    ...(cfg.contextSize ? { contextSize: cfg.contextSize } : {}),
+    allowDownload: cfg.allowDownload,
+    modelsDir: modelsDir(opts.dataDir),
+  });
+}
+
+async function loadBuiltin(cfg: EmbeddingConfig, opts: SelectOptions): Promise<EmbeddingProvider> {
+  const { ensureBuiltinModel } = await import("./builtin/ensure.js");
+  const { createStaticBertProvider } = await import("./builtin/fast-provider.js");
+  const path = await ensureBuiltinModel(modelsDir(opts.dataDir), opts.onBuildProgress ? { onProgress: opts.onBuildProgress } : {});
+  return createStaticBertProvider(path);
+}
+
+/**
+ * Chooses the embedding provider:
+ * - none: keyword only;
+ * - local: the configured model, or an error (never silently replaced);
+ * - auto: the configured model if one is set (its failure is an error), else the built-in model
+ *   (built on first use), else keyword-only with the reason.
+ */
+export async function selectProvider(cfg: EmbeddingConfig, opts: SelectOptions): Promise<SelectedProvider> {
+  if (cfg.provider === "none") {
+    return { provider: null, status: { state: "keyword-only", provider: "none", reason: 'embedding.provider is "none"' } };
+  }
+  if (cfg.model) {
+    try {
+      return ready(await loadConfigured(cfg, opts), cfg, "configured");
+    } catch (e) {
+      const reason = `configured model ${cfg.model} failed to load: ${(e as Error).message}`;
+      opts.logger?.error({ model: cfg.model, err: (e as Error).message }, "embedding model failed to load; keyword search only");
+      return { provider: null, status: { state: "error", provider: cfg.provider, model: cfg.model, reason, source: "configured" } };
+    }
+  }
+  if (cfg.provider === "local") {
+    return {
+      provider: null,
+      status: { state: "error", provider: "local", reason: 'embedding.provider is "local" but embedding.model is not set (a GGUF path)' },
+    };
+  }
+  try {
+    return ready(await loadBuiltin(cfg, opts), cfg, "builtin");
+  } catch (e) {
+    const reason = `built-in model unavailable: ${(e as Error).message}`;
+    opts.logger?.warn({ err: (e as Error).message }, "built-in embedding model unavailable; keyword search only");
+    return { provider: null, status: { state: "keyword-only", provider: "auto", reason, source: "builtin" } };
+  }
+}

@@ -1,0 +1,107 @@
+import { join } from "node:path";
+import type { Logger } from "pino";
+import type { LoadedConfig } from "../config/load.js";
+import type { Config, WorkspaceConfig } from "../config/schema.js";
+import { selectProvider, type ProviderStatus } from "../embed/select.js";
+import type { EmbeddingProvider } from "../embed/provider.js";
+import { openDatabase } from "../index/db.js";
+import { IndexStore } from "../index/store.js";
+import { Indexer } from "../index/sync.js";
+import { Searcher } from "../search/searcher.js";
+import { silentLogger } from "../util/logger.js";
+import { defaultNamespace } from "../workspace/namespace.js";
+import type { ScanTarget } from "../workspace/scan.js";
+
+/** One workspace's namespace: its index, indexer and searcher. */
+export interface WorkspaceEngine {
+  name: string;
+  root: string;
+  config: WorkspaceConfig;
+  target: ScanTarget;
+  dbPath: string;
+  store: IndexStore;
+  indexer: Indexer;
+  searcher: Searcher;
+}
+
+/** Everything a command or the daemon needs, built from a config: dependencies are wired here only. */
+export interface Engine {
+  config: Config;
+  configFile: string | null;
+  dataDir: string;
+  provider: EmbeddingProvider | null;
+  providerStatus: ProviderStatus;
+  workspaces: WorkspaceEngine[];
+  logger: Logger;
+  /** The workspace for a root path or namespace name (default: the first). */
+  workspace(selector?: string): WorkspaceEngine;
+  close(): Promise<void>;
+}
+
+export interface OpenEngineOptions {
+  logger?: Logger;
+  clock?: () => number;
+  onModelBuildProgress?: (p: { phase: string; done: number; total: number }) => void;
+}
+
+export function indexPath(dataDir: string, namespace: string): string {
+  return join(dataDir, "indexes", `${namespace}.sqlite`);
+}
+
+export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions = {}): Promise<Engine> {
+  const { config, dataDir } = loaded;
+  const logger = opts.logger ?? silentLogger();
+  const clock = opts.clock ?? Date.now;
+  const selected = await selectProvider(config.embedding, {
+    dataDir,
+    logger,
+    ...(opts.onModelBuildProgress ? { onBuildProgress: opts.onModelBuildProgress } : {}),
+  });
+  const provider = selected.provider;
+  const names = new Set<string>();
+  const workspaces = config.workspaces.map((w): WorkspaceEngine => {
+    const name = w.name ?? defaultNamespace(w.path);
+    if (names.has(name)) throw new Error(`two workspaces share the namespace "${name}": give one a different "name" in the config`);
+    names.add(name);
+    const dbPath = indexPath(dataDir, name);
+    const store = new IndexStore(openDatabase(dbPath), name, clock);
+    const target: ScanTarget = { root: w.path, transcriptDirs: w.transcriptDirs, extraPaths: w.extraPaths };
+    const indexer = new Indexer({
+      store,
+      target,
+      provider,
+      chunking: config.chunking,
+      embedBatchSize: config.embedding.batchSize,
+      logger,
+      clock,
+    });
+    const searcher = new Searcher({
+      store,
+      provider,
+      config: config.search,
+      ...(selected.status.reason ? { providerUnavailable: selected.status.reason } : {}),
+    });
+    return { name, root: w.path, config: w, target, dbPath, store, indexer, searcher };
+  });
+  return {
+    config,
+    configFile: loaded.file,
+    dataDir,
+    provider,
+    providerStatus: selected.status,
+    workspaces,
+    logger,
+    workspace(selector?: string) {
+      if (!selector) return workspaces[0]!;
+      const found = workspaces.find((w) => w.name === selector || w.root === selector || w.root === selector.replace(/\/+$/, ""));
+      if (!found) {
+        throw new Error(`no workspace "${selector}" (known: ${workspaces.map((w) => `${w.name} → ${w.root}`).join(", ")})`);
+      }
+      return found;
+    },
+    async close() {
+      for (const w of workspaces) w.store.close();
+      await provider?.close();
+    },
+  };
+}

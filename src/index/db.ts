@@ -1,0 +1,41 @@
+import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import * as sqliteVec from "sqlite-vec";
+import { migrate } from "./migrations.js";
+
+export interface OpenedDb {
+  db: Database.Database;
+  /** True when the sqlite-vec extension loaded. */
+  vecAvailable: boolean;
+  /** Why vectors are unavailable, when they are. */
+  vecError?: string;
+}
+
+/** Opens (creating if needed) an index database: WAL, foreign keys, sqlite-vec, migrations. */
+export function openDatabase(path: string, opts: { readonly?: boolean; loadVec?: boolean } = {}): OpenedDb {
+  if (path !== ":memory:" && !opts.readonly) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+  db.pragma("busy_timeout = 5000");
+  if (!opts.readonly) {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+  }
+  db.pragma("foreign_keys = ON");
+  db.pragma("temp_store = MEMORY");
+  db.pragma("cache_size = -16000");
+  let vecAvailable = false;
+  let vecError: string | undefined;
+  if (opts.loadVec !== false) {
+    try {
+      sqliteVec.load(db);
+      vecAvailable = true;
+    } catch (e) {
+      vecError = `sqlite-vec could not be loaded (${(e as Error).message}); vector search is off, keyword search works`;
+    }
+  } else {
+    vecError = "sqlite-vec disabled";
+  }
+  if (!opts.readonly) migrate(db);
+  return { db, vecAvailable, ...(vecError ? { vecError } : {}) };
+}

@@ -1,0 +1,42 @@
+import type { EmbeddingProvider } from "../embed/provider.js";
+import type { IndexStore } from "./store.js";
+
+export interface EmbedOutcome {
+  vectors: Map<string, Float32Array | null>;
+  cacheHits: number;
+  embedded: number;
+}
+
+/**
+ * Returns a vector (or null: nothing embeddable) for every text, taking what it can from the
+ * embedding cache and embedding only the misses, in batches. New vectors are written to the cache.
+ */
+export async function embedThroughCache(
+  store: IndexStore,
+  provider: EmbeddingProvider,
+  items: readonly { hash: string; text: string }[],
+  batchSize: number,
+): Promise<EmbedOutcome> {
+  const vectors = store.cacheGet(provider.identity, items.map((i) => i.hash));
+  const cacheHits = vectors.size;
+  const misses: { hash: string; text: string }[] = [];
+  const queued = new Set<string>();
+  for (const it of items) {
+    if (vectors.has(it.hash) || queued.has(it.hash)) continue;
+    queued.add(it.hash);
+    misses.push(it);
+  }
+  for (let i = 0; i < misses.length; i += batchSize) {
+    const batch = misses.slice(i, i + batchSize);
+    const out = await provider.embedBatch(batch.map((b) => b.text));
+    const entries = batch.map((b, j) => ({ hash: b.hash, vector: out[j] ?? null }));
+    for (const e of entries) {
+      if (e.vector && e.vector.length !== provider.dims) {
+        throw new Error(`embedding provider ${provider.modelName} returned ${e.vector.length} dims, expected ${provider.dims}`);
+      }
+      vectors.set(e.hash, e.vector);
+    }
+    store.cachePut(provider.identity, entries);
+  }
+  return { vectors, cacheHits, embedded: misses.length };
+}

@@ -1,0 +1,89 @@
+import type Database from "better-sqlite3";
+
+/**
+ * Versioned schema migrations. `PRAGMA user_version` holds the number of migrations applied.
+ * Append new migrations; never edit a released one.
+ */
+export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
+  (db) => {
+    db.exec(`
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+
+      CREATE TABLE files (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE,
+        class TEXT NOT NULL,
+        date TEXT,
+        size INTEGER NOT NULL,
+        mtime_ms INTEGER NOT NULL,
+        sha256 TEXT NOT NULL,
+        indexed_bytes INTEGER NOT NULL DEFAULT 0,
+        indexed_lines INTEGER NOT NULL DEFAULT 0,
+        malformed INTEGER NOT NULL DEFAULT 0,
+        indexed_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE chunks (
+        id INTEGER PRIMARY KEY,
+        file_id INTEGER NOT NULL REFERENCES files(id),
+        seq INTEGER NOT NULL,
+        start_line INTEGER NOT NULL,
+        end_line INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        ts INTEGER,
+        vec_state INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (file_id, seq)
+      );
+      CREATE INDEX chunks_pending ON chunks(vec_state) WHERE vec_state = 0;
+
+      CREATE VIRTUAL TABLE chunks_fts USING fts5(
+        text, content = 'chunks', content_rowid = 'id',
+        tokenize = 'porter unicode61 remove_diacritics 2'
+      );
+
+      CREATE VIRTUAL TABLE files_fts USING fts5(
+        path, content = 'files', content_rowid = 'id',
+        tokenize = 'unicode61 remove_diacritics 2'
+      );
+      CREATE TRIGGER files_ai AFTER INSERT ON files BEGIN
+        INSERT INTO files_fts(rowid, path) VALUES (new.id, new.path);
+      END;
+      CREATE TRIGGER files_ad AFTER DELETE ON files BEGIN
+        INSERT INTO files_fts(files_fts, rowid, path) VALUES ('delete', old.id, old.path);
+      END;
+      CREATE TRIGGER files_au AFTER UPDATE OF path ON files BEGIN
+        INSERT INTO files_fts(files_fts, rowid, path) VALUES ('delete', old.id, old.path);
+        INSERT INTO files_fts(rowid, path) VALUES (new.id, new.path);
+      END;
+
+      CREATE TABLE embed_cache (
+        identity TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        vector BLOB,
+        last_used INTEGER NOT NULL,
+        PRIMARY KEY (identity, hash)
+      ) WITHOUT ROWID;
+      CREATE INDEX embed_cache_lru ON embed_cache(last_used);
+    `);
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Applies pending migrations, each in its own transaction. Refuses a DB from a newer cortexd. */
+export function migrate(db: Database.Database): { from: number; to: number } {
+  const from = db.pragma("user_version", { simple: true }) as number;
+  if (from > SCHEMA_VERSION) {
+    throw new Error(
+      `index schema version ${from} is newer than this cortexd supports (${SCHEMA_VERSION}); upgrade cortexd or delete the index to rebuild it from the files`,
+    );
+  }
+  for (let v = from; v < SCHEMA_VERSION; v++) {
+    db.transaction(() => {
+      MIGRATIONS[v]!(db);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+  return { from, to: SCHEMA_VERSION };
+}

@@ -1,0 +1,403 @@
+import type Database from "better-sqlite3";
+import type { Chunk, FileClass } from "../ingest/types.js";
+import type { OpenedDb } from "./db.js";
+import { prepareFtsText } from "./fts-text.js";
+
+export interface FileMeta {
+  path: string;
+  class: FileClass;
+  date?: string | undefined;
+  size: number;
+  mtimeMs: number;
+  sha256: string;
+  indexedBytes?: number;
+  indexedLines?: number;
+  malformed?: number;
+}
+
+export interface FileRow extends Required<Omit<FileMeta, "date">> {
+  id: number;
+  date: string | null;
+  indexedAt: number;
+}
+
+/** A chunk ready to store. vector: a vector, null (nothing embeddable), or undefined (not embedded yet). */
+export interface StoredChunkInput extends Chunk {
+  hash: string;
+  vector?: Float32Array | null;
+}
+
+export interface ChunkRow {
+  id: number;
+  fileId: number;
+  seq: number;
+  path: string;
+  class: FileClass;
+  date: string | null;
+  startLine: number;
+  endLine: number;
+  text: string;
+  hash: string;
+  ts: number | null;
+  vecState: number;
+}
+
+export interface VectorIdentity {
+  identity: string;
+  dims: number;
+  model: string;
+}
+
+export const VEC_PENDING = 0;
+export const VEC_STORED = 1;
+export const VEC_NONE = 2;
+
+function toBlob(v: Float32Array): Buffer {
+  return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+}
+
+function fromBlob(b: Buffer): Float32Array {
+  const copy = new Uint8Array(b.byteLength);
+  copy.set(b);
+  return new Float32Array(copy.buffer);
+}
+
+const FILE_COLUMNS = `id, path, class, date, size, mtime_ms AS mtimeMs, sha256, indexed_bytes AS indexedBytes,
+  indexed_lines AS indexedLines, malformed, indexed_at AS indexedAt`;
+
+const CHUNK_COLUMNS = `c.id, c.file_id AS fileId, c.seq, f.path, f.class, f.date, c.start_line AS startLine,
+  c.end_line AS endLine, c.text, c.hash, c.ts, c.vec_state AS vecState`;
+
+/**
+ * The index of one namespace: files, chunks, FTS, vectors and the embedding cache in one SQLite file.
+ * Every mutating method is one transaction, so the index is consistent after a crash at any point.
+ */
+export class IndexStore {
+  readonly db: Database.Database;
+  readonly vecAvailable: boolean;
+  readonly vecError: string | undefined;
+  private vecDims: number | null = null;
+  private readonly stmts;
+
+  constructor(opened: OpenedDb, readonly namespace: string, private readonly clock: () => number = Date.now) {
+    this.db = opened.db;
+    this.vecAvailable = opened.vecAvailable;
+    this.vecError = opened.vecError;
+    const db = this.db;
+    this.stmts = {
+      listFiles: db.prepare(`SELECT ${FILE_COLUMNS} FROM files ORDER BY path`),
+      getFile: db.prepare(`SELECT ${FILE_COLUMNS} FROM files WHERE path = ?`),
+      insertFile: db.prepare(`INSERT INTO files (path, class, date, size, mtime_ms, sha256, indexed_bytes, indexed_lines, malformed, indexed_at)
+        VALUES (@path, @class, @date, @size, @mtimeMs, @sha256, @indexedBytes, @indexedLines, @malformed, @indexedAt)`),
+      updateFile: db.prepare(`UPDATE files SET path = @path, class = @class, date = @date, size = @size, mtime_ms = @mtimeMs, sha256 = @sha256,
+        indexed_bytes = @indexedBytes, indexed_lines = @indexedLines, malformed = @malformed, indexed_at = @indexedAt WHERE id = @id`),
+      touchFile: db.prepare(`UPDATE files SET size = ?, mtime_ms = ? WHERE id = ?`),
+      deleteFileRow: db.prepare(`DELETE FROM files WHERE id = ?`),
+      chunksOfFile: db.prepare(`SELECT id, text, vec_state AS vecState FROM chunks WHERE file_id = ? AND seq >= ? ORDER BY seq`),
+      deleteChunkRow: db.prepare(`DELETE FROM chunks WHERE id = ?`),
+      ftsDelete: db.prepare(`INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', ?, ?)`),
+      ftsInsert: db.prepare(`INSERT INTO chunks_fts(rowid, text) VALUES (?, ?)`),
+      insertChunk: db.prepare(`INSERT INTO chunks (file_id, seq, start_line, end_line, text, hash, ts, vec_state)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+      setVecState: db.prepare(`UPDATE chunks SET vec_state = ? WHERE id = ?`),
+      pending: db.prepare(`SELECT id, hash, text FROM chunks WHERE vec_state = 0 AND id > ? ORDER BY id LIMIT ?`),
+      cacheGet: db.prepare(`SELECT vector FROM embed_cache WHERE identity = ? AND hash = ?`),
+      cacheTouch: db.prepare(`UPDATE embed_cache SET last_used = ? WHERE identity = ? AND hash = ?`),
+      cachePut: db.prepare(`INSERT INTO embed_cache (identity, hash, vector, last_used) VALUES (?, ?, ?, ?)
+        ON CONFLICT (identity, hash) DO UPDATE SET vector = excluded.vector, last_used = excluded.last_used`),
+      metaGet: db.prepare(`SELECT value FROM meta WHERE key = ?`),
+      metaSet: db.prepare(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
+    };
+    const identity = this.getVectorIdentity();
+    if (identity && this.vecAvailable && this.hasVecTable()) this.vecDims = identity.dims;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  // ---- meta ----
+  getMeta(key: string): string | undefined {
+    return (this.stmts.metaGet.get(key) as { value: string } | undefined)?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.stmts.metaSet.run(key, value);
+  }
+
+  // ---- files ----
+  listFiles(): FileRow[] {
+    return this.stmts.listFiles.all() as FileRow[];
+  }
+
+  getFile(path: string): FileRow | undefined {
+    return this.stmts.getFile.get(path) as FileRow | undefined;
+  }
+
+  /** Replaces a file's chunks (or creates the file) in one transaction. */
+  replaceFile(meta: FileMeta, chunks: readonly StoredChunkInput[]): { added: number; removed: number } {
+    return this.db.transaction(() => {
+      const existing = this.getFile(meta.path);
+      let fileId: number;
+      let removed = 0;
+      const row = this.fileParams(meta);
+      if (existing) {
+        removed = this.deleteChunksFrom(existing.id, 0);
+        this.stmts.updateFile.run({ ...row, id: existing.id });
+        fileId = existing.id;
+      } else {
+        fileId = Number(this.stmts.insertFile.run(row).lastInsertRowid);
+      }
+      this.insertChunks(fileId, 0, chunks);
+      return { added: chunks.length, removed };
+    })();
+  }
+
+  /**
+   * Replaces the chunks of a file from sequence number `fromSeq` on (used for appended transcripts:
+   * the chunks before fromSeq are unchanged) and updates the file row, in one transaction.
+   */
+  replaceTail(meta: FileMeta, fromSeq: number, chunks: readonly StoredChunkInput[]): { added: number; removed: number } {
+    return this.db.transaction(() => {
+      const existing = this.getFile(meta.path);
+      if (!existing) throw new Error(`replaceTail: ${meta.path} is not indexed`);
+      const removed = this.deleteChunksFrom(existing.id, fromSeq);
+      this.stmts.updateFile.run({ ...this.fileParams(meta), id: existing.id });
+      this.insertChunks(existing.id, fromSeq, chunks);
+      return { added: chunks.length, removed };
+    })();
+  }
+
+  /** Number of chunks a file has, and the sequence number of its last chunk. */
+  chunkCount(fileId: number): number {
+    return (this.db.prepare(`SELECT count(*) AS n FROM chunks WHERE file_id = ?`).get(fileId) as { n: number }).n;
+  }
+
+  /** The chunks of one file in order. */
+  chunksOfFile(path: string): ChunkRow[] {
+    return this.db
+      .prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ? ORDER BY c.seq`)
+      .all(path) as ChunkRow[];
+  }
+
+  touchFile(id: number, size: number, mtimeMs: number): void {
+    this.stmts.touchFile.run(size, mtimeMs, id);
+  }
+
+  /** Moves a file's index entry to a new path (a rename: chunks and vectors are kept). */
+  renameFile(fromPath: string, meta: FileMeta): void {
+    this.db.transaction(() => {
+      const existing = this.getFile(fromPath);
+      if (!existing) throw new Error(`renameFile: ${fromPath} is not indexed`);
+      const clash = this.getFile(meta.path);
+      if (clash) this.deleteFileById(clash.id);
+      this.stmts.updateFile.run({
+        ...this.fileParams({ ...meta, indexedBytes: existing.indexedBytes, indexedLines: existing.indexedLines, malformed: existing.malformed }),
+        id: existing.id,
+      });
+    })();
+  }
+
+  deleteFile(path: string): number {
+    return this.db.transaction(() => {
+      const existing = this.getFile(path);
+      return existing ? this.deleteFileById(existing.id) : 0;
+    })();
+  }
+
+  private deleteFileById(id: number): number {
+    const n = this.deleteChunksFrom(id, 0);
+    this.stmts.deleteFileRow.run(id);
+    return n;
+  }
+
+  private fileParams(meta: FileMeta) {
+    return {
+      path: meta.path,
+      class: meta.class,
+      date: meta.date ?? null,
+      size: meta.size,
+      mtimeMs: Math.floor(meta.mtimeMs),
+      sha256: meta.sha256,
+      indexedBytes: meta.indexedBytes ?? meta.size,
+      indexedLines: meta.indexedLines ?? 0,
+      malformed: meta.malformed ?? 0,
+      indexedAt: this.clock(),
+    };
+  }
+
+  private deleteChunksFrom(fileId: number, fromSeq: number): number {
+    const rows = this.stmts.chunksOfFile.all(fileId, fromSeq) as { id: number; text: string; vecState: number }[];
+    for (const r of rows) {
+      this.stmts.ftsDelete.run(r.id, prepareFtsText(r.text));
+      if (r.vecState === VEC_STORED && this.vecDims !== null) this.deleteVector(r.id);
+      this.stmts.deleteChunkRow.run(r.id);
+    }
+    return rows.length;
+  }
+
+  private insertChunks(fileId: number, fromSeq: number, chunks: readonly StoredChunkInput[]): void {
+    chunks.forEach((c, i) => {
+      const state = c.vector === undefined || this.vecDims === null ? VEC_PENDING : c.vector === null ? VEC_NONE : VEC_STORED;
+      const id = Number(
+        this.stmts.insertChunk.run(fileId, fromSeq + i, c.startLine, c.endLine, c.text, c.hash, c.timestamp ?? null, state).lastInsertRowid,
+      );
+      this.stmts.ftsInsert.run(id, prepareFtsText(c.text));
+      if (state === VEC_STORED) this.insertVector(id, c.vector!);
+    });
+  }
+
+  // ---- vectors ----
+  getVectorIdentity(): VectorIdentity | null {
+    const identity = this.getMeta("embedding_identity");
+    const dims = this.getMeta("embedding_dims");
+    if (!identity || !dims) return null;
+    return { identity, dims: Number(dims), model: this.getMeta("embedding_model") ?? "" };
+  }
+
+  private hasVecTable(): boolean {
+    return !!this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'`).get();
+  }
+
+  /**
+   * Makes the vector index match a provider. When the model identity or dimension differs from what
+   * the index was built with, every vector is dropped and marked pending (re-embedded through the
+   * cache by the next sync) — never mixed. Returns the previous identity when it changed.
+   */
+  useVectorIdentity(id: VectorIdentity): { changed: boolean; previous: VectorIdentity | null } {
+    if (!this.vecAvailable) return { changed: false, previous: this.getVectorIdentity() };
+    const previous = this.getVectorIdentity();
+    const same = previous && previous.identity === id.identity && previous.dims === id.dims && this.hasVecTable();
+    if (same) {
+      this.vecDims = id.dims;
+      return { changed: false, previous };
+    }
+    this.db.transaction(() => {
+      this.db.exec(`DROP TABLE IF EXISTS chunks_vec`);
+      this.db.exec(`CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[${id.dims}] distance_metric=cosine)`);
+      this.db.exec(`UPDATE chunks SET vec_state = 0 WHERE vec_state <> 0`);
+      this.setMeta("embedding_identity", id.identity);
+      this.setMeta("embedding_dims", String(id.dims));
+      this.setMeta("embedding_model", id.model);
+    })();
+    this.vecDims = id.dims;
+    return { changed: previous !== null, previous };
+  }
+
+  get vectorDims(): number | null {
+    return this.vecDims;
+  }
+
+  private insertVector(id: number, v: Float32Array): void {
+    if (v.length !== this.vecDims) throw new Error(`vector has ${v.length} dims, index expects ${this.vecDims}`);
+    this.db.prepare(`INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)`).run(BigInt(id), toBlob(v));
+  }
+
+  private deleteVector(id: number): void {
+    this.db.prepare(`DELETE FROM chunks_vec WHERE rowid = ?`).run(BigInt(id));
+  }
+
+  /** Chunks that still need a vector, in id order after `afterId`. */
+  pendingChunks(afterId: number, limit: number): { id: number; hash: string; text: string }[] {
+    return this.stmts.pending.all(afterId, limit) as { id: number; hash: string; text: string }[];
+  }
+
+  /** Stores vectors for existing chunks (null = nothing embeddable) in one transaction. */
+  setVectors(items: readonly { id: number; vector: Float32Array | null }[]): void {
+    if (this.vecDims === null) return;
+    this.db.transaction(() => {
+      for (const it of items) {
+        const row = this.db.prepare(`SELECT vec_state AS s FROM chunks WHERE id = ?`).get(it.id) as { s: number } | undefined;
+        if (!row) continue; // deleted meanwhile
+        if (row.s === VEC_STORED) this.deleteVector(it.id);
+        if (it.vector) this.insertVector(it.id, it.vector);
+        this.stmts.setVecState.run(it.vector ? VEC_STORED : VEC_NONE, it.id);
+      }
+    })();
+  }
+
+  // ---- embedding cache ----
+  /** Looks up cached vectors; a hit with a null vector means "nothing embeddable". */
+  cacheGet(identity: string, hashes: readonly string[]): Map<string, Float32Array | null> {
+    const out = new Map<string, Float32Array | null>();
+    const now = this.clock();
+    this.db.transaction(() => {
+      for (const h of hashes) {
+        if (out.has(h)) continue;
+        const row = this.stmts.cacheGet.get(identity, h) as { vector: Buffer | null } | undefined;
+        if (!row) continue;
+        out.set(h, row.vector ? fromBlob(row.vector) : null);
+        this.stmts.cacheTouch.run(now, identity, h);
+      }
+    })();
+    return out;
+  }
+
+  cachePut(identity: string, entries: readonly { hash: string; vector: Float32Array | null }[]): void {
+    const now = this.clock();
+    this.db.transaction(() => {
+      for (const e of entries) this.stmts.cachePut.run(identity, e.hash, e.vector ? toBlob(e.vector) : null, now);
+    })();
+  }
+
+  /** Drops least-recently-used cache entries beyond `max`. Returns how many were removed. */
+  pruneCache(max: number): number {
+    const n = (this.db.prepare(`SELECT count(*) AS n FROM embed_cache`).get() as { n: number }).n;
+    if (n <= max) return 0;
+    const excess = n - max;
+    return this.db
+      .prepare(`DELETE FROM embed_cache WHERE (identity, hash) IN (SELECT identity, hash FROM embed_cache ORDER BY last_used LIMIT ?)`)
+      .run(excess).changes;
+  }
+
+  // ---- search ----
+  /** FTS5 BM25 over chunk text. `match` must be a valid FTS5 query (see search/keyword-query). */
+  keywordSearch(match: string, limit: number): { id: number; rank: number }[] {
+    return this.db
+      .prepare(`SELECT rowid AS id, bm25(chunks_fts) AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?`)
+      .all(match, limit) as { id: number; rank: number }[];
+  }
+
+  /** Files whose path matches (FTS5 over paths). */
+  pathSearch(match: string, limit: number): { fileId: number; path: string; rank: number }[] {
+    return this.db
+      .prepare(`SELECT rowid AS fileId, path, bm25(files_fts) AS rank FROM files_fts WHERE files_fts MATCH ? ORDER BY rank LIMIT ?`)
+      .all(match, limit) as { fileId: number; path: string; rank: number }[];
+  }
+
+  /** sqlite-vec KNN: the k nearest chunks by cosine distance. */
+  vectorSearch(query: Float32Array, k: number): { id: number; distance: number }[] {
+    if (this.vecDims === null || query.length !== this.vecDims) return [];
+    return this.db
+      .prepare(`SELECT rowid AS id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance`)
+      .all(toBlob(query), k) as { id: number; distance: number }[];
+  }
+
+  chunksByIds(ids: readonly number[]): Map<number, ChunkRow> {
+    const out = new Map<number, ChunkRow>();
+    if (ids.length === 0) return out;
+    const stmt = this.db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?`);
+    for (const id of ids) {
+      const row = stmt.get(id) as ChunkRow | undefined;
+      if (row) out.set(id, row);
+    }
+    return out;
+  }
+
+  /** The first chunks of a set of files (for filename matches). */
+  firstChunksOfFiles(fileIds: readonly number[]): ChunkRow[] {
+    const stmt = this.db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.file_id = ? ORDER BY c.seq LIMIT 1`);
+    return fileIds.map((id) => stmt.get(id) as ChunkRow | undefined).filter((r): r is ChunkRow => !!r);
+  }
+
+  counts(): { files: number; chunks: number; vectors: number; pending: number; noVector: number; cacheEntries: number } {
+    const c = this.db
+      .prepare(
+        `SELECT (SELECT count(*) FROM files) AS files, (SELECT count(*) FROM chunks) AS chunks,
+          (SELECT count(*) FROM chunks WHERE vec_state = 1) AS vectors, (SELECT count(*) FROM chunks WHERE vec_state = 0) AS pending,
+          (SELECT count(*) FROM chunks WHERE vec_state = 2) AS noVector, (SELECT count(*) FROM embed_cache) AS cacheEntries`,
+      )
+      .get() as { files: number; chunks: number; vectors: number; pending: number; noVector: number; cacheEntries: number };
+    return c;
+  }
+}

@@ -1,0 +1,284 @@
+import { readFile } from "node:fs/promises";
+import { isAbsolute, relative, sep } from "node:path";
+import type { Logger } from "pino";
+import type { EmbeddingProvider } from "../embed/provider.js";
+import { CHUNKING_VERSION, chunkFile } from "../ingest/chunk-file.js";
+import type { ChunkingOptions } from "../ingest/types.js";
+import { sha256 } from "../util/hash.js";
+import { scanWorkspace, type ScanTarget, type WorkspaceFile } from "../workspace/scan.js";
+import { embedThroughCache } from "./embed-cache.js";
+import type { FileRow, IndexStore, StoredChunkInput } from "./store.js";
+
+export interface SyncProgress {
+  phase: "scan" | "files" | "vectors" | "done";
+  filesDone: number;
+  filesTotal: number;
+  chunks: number;
+  embedded: number;
+}
+
+export interface SyncOptions {
+  /** Re-read, re-chunk and re-store every file (vectors still come from the cache). */
+  force?: boolean;
+  /** Sync only this file (index key or absolute path). */
+  onlyPath?: string;
+  onProgress?: (p: SyncProgress) => void;
+}
+
+export interface SyncReport {
+  namespace: string;
+  added: number;
+  changed: number;
+  removed: number;
+  renamed: number;
+  unchanged: number;
+  chunksWritten: number;
+  chunksRemoved: number;
+  embedded: number;
+  cacheHits: number;
+  /** Chunks with nothing embeddable (e.g. only unknown words). */
+  noVector: number;
+  malformedLines: number;
+  skipped: { path: string; reason: string }[];
+  /** Set when the embedding model differs from the one the index was built with. */
+  modelChanged?: { from: string; to: string };
+  /** Set when vectors could not be produced (keyword-only). */
+  vectorsUnavailable?: string;
+  ms: number;
+}
+
+export interface IndexerDeps {
+  store: IndexStore;
+  target: ScanTarget;
+  /** null: keyword-only. */
+  provider: EmbeddingProvider | null;
+  chunking: ChunkingOptions;
+  embedBatchSize?: number;
+  /** Files larger than this are skipped with a reason (default 64 MiB). */
+  maxFileBytes?: number;
+  logger?: Logger;
+  clock?: () => number;
+}
+
+/** The index key of a path: relative (POSIX) inside the root, absolute outside it. */
+export function keyFor(root: string, p: string): string {
+  if (!isAbsolute(p)) return p.split(sep).join("/");
+  const rel = relative(root, p);
+  return rel.startsWith("..") || isAbsolute(rel) ? p : rel.split(sep).join("/");
+}
+
+const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+/** True when the start of the buffer looks binary (NUL bytes). */
+function looksBinary(buf: Buffer): boolean {
+  const n = Math.min(buf.length, 8192);
+  for (let i = 0; i < n; i++) if (buf[i] === 0) return true;
+  return false;
+}
+
+/**
+ * Brings one namespace's index in line with the files on disk. Unchanged files (same size and mtime)
+ * are not read; a changed file is re-chunked and only chunks whose text is not in the embedding cache
+ * are embedded; a file whose content moved to a new path keeps its chunks and vectors. Each file is
+ * one transaction, so a crash leaves a consistent index and the next sync finishes the work.
+ */
+export class Indexer {
+  private readonly deps: Required<Omit<IndexerDeps, "logger" | "provider">> & Pick<IndexerDeps, "logger" | "provider">;
+
+  constructor(deps: IndexerDeps) {
+    this.deps = {
+      embedBatchSize: 64,
+      maxFileBytes: DEFAULT_MAX_FILE_BYTES,
+      clock: Date.now,
+      ...deps,
+    };
+  }
+
+  get store(): IndexStore {
+    return this.deps.store;
+  }
+
+  async sync(opts: SyncOptions = {}): Promise<SyncReport> {
+    const { store, provider, clock } = this.deps;
+    const started = clock();
+    const report: SyncReport = {
+      namespace: store.namespace,
+      added: 0,
+      changed: 0,
+      removed: 0,
+      renamed: 0,
+      unchanged: 0,
+      chunksWritten: 0,
+      chunksRemoved: 0,
+      embedded: 0,
+      cacheHits: 0,
+      noVector: 0,
+      malformedLines: 0,
+      skipped: [],
+      ms: 0,
+    };
+    let force = opts.force ?? false;
+    if (store.getMeta("chunking") !== this.chunkingKey()) force = true;
+    const useVectors = this.prepareVectors(report);
+    const progress = (p: Omit<SyncProgress, "chunks" | "embedded">) =>
+      opts.onProgress?.({ ...p, chunks: report.chunksWritten, embedded: report.embedded });
+
+    progress({ phase: "scan", filesDone: 0, filesTotal: 0 });
+    const scan = await scanWorkspace(this.deps.target);
+    report.skipped.push(...scan.skipped);
+    let disk = scan.files;
+    const indexed = new Map(store.listFiles().map((f) => [f.path, f]));
+    if (opts.onlyPath) {
+      const only = keyFor(this.deps.target.root, opts.onlyPath);
+      disk = disk.filter((f) => f.path === only || f.absPath === opts.onlyPath);
+      const keys = new Set([only, ...disk.map((f) => f.path)]);
+      for (const key of [...indexed.keys()]) if (!keys.has(key)) indexed.delete(key);
+    }
+    const onDisk = new Set(disk.map((f) => f.path));
+    const gone = [...indexed.values()].filter((f) => !onDisk.has(f.path));
+    const goneBySha = new Map<string, FileRow>();
+    for (const g of gone) goneBySha.set(g.sha256, g);
+
+    let done = 0;
+    for (const file of disk) {
+      const row = indexed.get(file.path);
+      if (row && !force && row.size === file.size && row.mtimeMs === file.mtimeMs) {
+        report.unchanged++;
+      } else {
+        await this.syncFile(file, row, goneBySha, force, useVectors, report);
+      }
+      done++;
+      if (done % 25 === 0 || done === disk.length) progress({ phase: "files", filesDone: done, filesTotal: disk.length });
+    }
+    for (const g of gone) {
+      if (!goneBySha.has(g.sha256) || goneBySha.get(g.sha256) !== g) continue; // consumed by a rename
+      report.chunksRemoved += store.deleteFile(g.path);
+      report.removed++;
+    }
+    if (useVectors) await this.backfillVectors(report, (n) => progress({ phase: "vectors", filesDone: n, filesTotal: disk.length }));
+    if (!opts.onlyPath) store.setMeta("chunking", this.chunkingKey());
+    store.setMeta("last_sync", String(clock()));
+    report.ms = clock() - started;
+    progress({ phase: "done", filesDone: disk.length, filesTotal: disk.length });
+    this.deps.logger?.debug({ report: { ...report, skipped: report.skipped.length } }, "sync finished");
+    return report;
+  }
+
+  private chunkingKey(): string {
+    const c = this.deps.chunking;
+    return `v${CHUNKING_VERSION}:${c.maxTokens}:${c.overlapTokens}`;
+  }
+
+  /** Points the vector index at the provider; reports a model change. Returns whether to embed. */
+  private prepareVectors(report: SyncReport): boolean {
+    const { store, provider } = this.deps;
+    if (!provider) return false;
+    if (!store.vecAvailable) {
+      report.vectorsUnavailable = store.vecError ?? "sqlite-vec unavailable";
+      return false;
+    }
+    const { changed, previous } = store.useVectorIdentity({ identity: provider.identity, dims: provider.dims, model: provider.modelName });
+    if (changed && previous) {
+      report.modelChanged = { from: previous.identity, to: provider.identity };
+      this.deps.logger?.warn({ from: previous.identity, to: provider.identity }, "embedding model changed: vectors will be re-embedded");
+    }
+    return true;
+  }
+
+  private async syncFile(
+    file: WorkspaceFile,
+    row: FileRow | undefined,
+    goneBySha: Map<string, FileRow>,
+    force: boolean,
+    useVectors: boolean,
+    report: SyncReport,
+  ): Promise<void> {
+    const { store } = this.deps;
+    if (file.size > this.deps.maxFileBytes) {
+      report.skipped.push({ path: file.path, reason: `larger than ${this.deps.maxFileBytes} bytes` });
+      if (row) report.chunksRemoved += store.deleteFile(file.path);
+      return;
+    }
+    let buf: Buffer;
+    try {
+      buf = await readFile(file.absPath);
+    } catch (e) {
+      report.skipped.push({ path: file.path, reason: `unreadable: ${(e as NodeJS.ErrnoException).code ?? e}` });
+      return;
+    }
+    if (looksBinary(buf)) {
+      report.skipped.push({ path: file.path, reason: "binary content" });
+      if (row) report.chunksRemoved += store.deleteFile(file.path);
+      return;
+    }
+    const hash = sha256(buf);
+    const meta = { path: file.path, class: file.class, date: file.date, size: buf.length, mtimeMs: file.mtimeMs, sha256: hash };
+    if (row && !force && row.sha256 === hash) {
+      store.touchFile(row.id, buf.length, file.mtimeMs); // touched, content unchanged
+      report.unchanged++;
+      return;
+    }
+    const moved = !row ? goneBySha.get(hash) : undefined;
+    if (moved && !force) {
+      store.renameFile(moved.path, meta);
+      goneBySha.delete(hash);
+      report.renamed++;
+      return;
+    }
+    const text = buf.toString("utf8");
+    const chunked = chunkFile(file.class, text, this.deps.chunking);
+    report.malformedLines += chunked.malformed;
+    const inputs: StoredChunkInput[] = chunked.chunks.map((c) => ({ ...c, hash: sha256(c.text) }));
+    const fullMeta = { ...meta, indexedLines: chunked.lines, malformed: chunked.malformed };
+
+    // Keep the unchanged leading chunks (appends to logs and transcripts only rewrite the tail).
+    let keep = 0;
+    if (row && !force) {
+      const old = store.chunksOfFile(file.path);
+      while (
+        keep < old.length &&
+        keep < inputs.length &&
+        old[keep]!.hash === inputs[keep]!.hash &&
+        old[keep]!.startLine === inputs[keep]!.startLine &&
+        old[keep]!.endLine === inputs[keep]!.endLine
+      )
+        keep++;
+    }
+    const tail = inputs.slice(keep);
+    if (useVectors && this.deps.provider && tail.length > 0) {
+      const outcome = await embedThroughCache(store, this.deps.provider, tail, this.deps.embedBatchSize);
+      report.cacheHits += outcome.cacheHits;
+      report.embedded += outcome.embedded;
+      for (const c of tail) {
+        c.vector = outcome.vectors.get(c.hash) ?? null;
+        if (c.vector === null) report.noVector++;
+      }
+    }
+    const res = keep > 0 ? store.replaceTail(fullMeta, keep, tail) : store.replaceFile(fullMeta, tail);
+    report.chunksWritten += res.added;
+    report.chunksRemoved += res.removed;
+    if (row) report.changed++;
+    else report.added++;
+  }
+
+  /** Embeds chunks still pending (after a model change or a keyword-only period), through the cache. */
+  private async backfillVectors(report: SyncReport, onBatch: (n: number) => void): Promise<void> {
+    const { store, provider } = this.deps;
+    if (!provider) return;
+    let after = 0;
+    let n = 0;
+    for (;;) {
+      const batch = store.pendingChunks(after, 512);
+      if (batch.length === 0) break;
+      after = batch[batch.length - 1]!.id;
+      const outcome = await embedThroughCache(store, provider, batch, this.deps.embedBatchSize);
+      report.cacheHits += outcome.cacheHits;
+      report.embedded += outcome.embedded;
+      const items = batch.map((b) => ({ id: b.id, vector: outcome.vectors.get(b.hash) ?? null }));
+      report.noVector += items.filter((i) => !i.vector).length;
+      store.setVectors(items);
+      n += batch.length;
+      onBatch(n);
+    }
+  }
+}

@@ -1,0 +1,30 @@
+import { chunkMarkdown } from "./markdown.js";
+import { chunkTranscript, parseTranscript } from "./transcript.js";
+import type { Chunk, ChunkingOptions, FileClass } from "./types.js";
+
+/** Bumped whenever chunking output changes for the same input: a mismatch re-chunks every file. */
+export const CHUNKING_VERSION = 1;
+
+export interface FileChunks {
+  chunks: Chunk[];
+  /** JSONL lines that were not valid records (transcripts). */
+  malformed: number;
+  /** Lines of the source that were consumed. */
+  lines: number;
+}
+
+/** Chunks one file's text according to its class. */
+export function chunkFile(cls: FileClass, text: string, opts: ChunkingOptions): FileChunks {
+  if (cls === "transcript") {
+    const { messages, stats } = parseTranscript(text);
+    return { chunks: chunkTranscript(messages, opts), malformed: stats.malformed, lines: countLines(text) };
+  }
+  return { chunks: chunkMarkdown(text, { ...opts, perEntry: cls === "curated" }), malformed: 0, lines: countLines(text) };
+}
+
+function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  let n = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+  return text.endsWith("\n") ? n - 1 : n;
+}

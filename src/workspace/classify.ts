@@ -1,0 +1,49 @@
+import type { FileClass } from "../ingest/types.js";
+
+export interface Classification {
+  class: FileClass;
+  /** YYYY-MM-DD for dated daily logs. */
+  date?: string;
+}
+
+const CURATED = new Set(["MEMORY.md", "USER.md", "memory.md"]);
+const DATED = /^(\d{4})-(\d{2})-(\d{2})(?:[^0-9].*)?\.md$/i;
+
+/** Returns the date in a daily-log file name (`2026-11-28.md`, `2026-11-28-standup.md`), if valid. */
+export function dateFromName(basename: string): string | undefined {
+  const m = DATED.exec(basename);
+  if (!m) return undefined;
+  const [, y, mo, d] = m;
+  const date = new Date(`${y}-${mo}-${d}T00:00:00Z`);
+  if (Number.isNaN(date.getTime()) || date.getUTCDate() !== Number(d)) return undefined;
+  return `${y}-${mo}-${d}`;
+}
+
+/** A markdown note outside the curated files: daily when its name is dated. */
+export function classifyNote(basename: string): Classification {
+  const date = dateFromName(basename);
+  return date ? { class: "daily", date } : { class: "note" };
+}
+
+/**
+ * Classifies a path relative to a workspace root (POSIX separators).
+ * Returns null for files the workspace does not index.
+ */
+export function classifyWorkspacePath(rel: string): Classification | null {
+  const parts = rel.split("/");
+  const base = parts[parts.length - 1]!;
+  if (parts.length === 1) return CURATED.has(base) ? { class: "curated" } : null;
+  if (parts[0] === "memory" && base.toLowerCase().endsWith(".md")) return classifyNote(base);
+  if (parts[0] === "sessions" && base.toLowerCase().endsWith(".jsonl")) return { class: "transcript" };
+  return null;
+}
+
+/** Classifies a file found under a configured extra path or transcript dir. */
+export function classifyExtraPath(absPath: string, transcriptsOnly: boolean): Classification | null {
+  const base = absPath.slice(absPath.lastIndexOf("/") + 1);
+  const lower = base.toLowerCase();
+  if (lower.endsWith(".jsonl")) return { class: "transcript" };
+  if (transcriptsOnly) return null;
+  if (lower.endsWith(".md")) return classifyNote(base);
+  return null;
+}

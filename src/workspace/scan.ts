@@ -1,0 +1,177 @@
+import { lstat, readdir, realpath, stat } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
+import type { FileClass } from "../ingest/types.js";
+import { classifyExtraPath, classifyWorkspacePath, type Classification } from "./classify.js";
+
+/** A memory file found on disk. */
+export interface WorkspaceFile {
+  /** Index key: path relative to the workspace root (POSIX), or absolute for files outside it. */
+  path: string;
+  absPath: string;
+  class: FileClass;
+  date?: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface ScanTarget {
+  root: string;
+  transcriptDirs?: readonly string[];
+  extraPaths?: readonly string[];
+}
+
+export interface ScanResult {
+  files: WorkspaceFile[];
+  /** Things passed over with a reason (symlink out of root, unreadable dir, ...). */
+  skipped: { path: string; reason: string }[];
+}
+
+const IGNORED_DIRS = new Set(["node_modules"]);
+
+function toPosix(p: string): string {
+  return sep === "/" ? p : p.split(sep).join("/");
+}
+
+function isInside(root: string, p: string): boolean {
+  return p === root || p.startsWith(root.endsWith("/") ? root : root + "/");
+}
+
+interface WalkContext {
+  /** Real path of the tree's root: symlinks may not lead outside it. */
+  realRoot: string;
+  visited: Set<string>;
+  out: ScanResult;
+  classify: (absPath: string) => Classification | null;
+  keyOf: (absPath: string) => string;
+}
+
+async function walk(dir: string, ctx: WalkContext): Promise<void> {
+  let real: string;
+  try {
+    real = await realpath(dir);
+  } catch (e) {
+    ctx.out.skipped.push({ path: dir, reason: `unreadable: ${(e as NodeJS.ErrnoException).code ?? e}` });
+    return;
+  }
+  if (ctx.visited.has(real)) return; // symlink loop or a directory reached twice
+  ctx.visited.add(real);
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (e) {
+    ctx.out.skipped.push({ path: dir, reason: `unreadable: ${(e as NodeJS.ErrnoException).code ?? e}` });
+    return;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const files: Promise<void>[] = [];
+  for (const ent of entries) {
+    if (ent.name.startsWith(".") || IGNORED_DIRS.has(ent.name)) continue;
+    const abs = join(dir, ent.name);
+    if (ent.isSymbolicLink()) {
+      let target: string;
+      try {
+        target = await realpath(abs);
+      } catch {
+        ctx.out.skipped.push({ path: abs, reason: "broken symlink" });
+        continue;
+      }
+      if (!isInside(ctx.realRoot, target)) {
+        ctx.out.skipped.push({ path: abs, reason: "symlink leads outside the workspace" });
+        continue;
+      }
+      const st = await stat(abs).catch(() => null);
+      if (st?.isDirectory()) await walk(abs, ctx);
+      else if (st?.isFile()) files.push(addFile(abs, ctx));
+      continue;
+    }
+    if (ent.isDirectory()) await walk(abs, ctx);
+    else if (ent.isFile()) files.push(addFile(abs, ctx));
+  }
+  await Promise.all(files);
+}
+
+async function addFile(abs: string, ctx: WalkContext): Promise<void> {
+  const cls = ctx.classify(abs);
+  if (!cls) return;
+  const st = await stat(abs).catch(() => null);
+  if (!st || !st.isFile()) return; // vanished mid-scan
+  ctx.out.files.push({
+    path: ctx.keyOf(abs),
+    absPath: abs,
+    class: cls.class,
+    ...(cls.date ? { date: cls.date } : {}),
+    size: st.size,
+    mtimeMs: Math.floor(st.mtimeMs),
+  });
+}
+
+/**
+ * Lists every memory file of a workspace: MEMORY.md, USER.md, memory/**\/*.md, sessions/**\/*.jsonl,
+ * plus configured transcript dirs and extra paths. Dot-dirs and node_modules are skipped; symlinks are
+ * followed only while they stay inside the tree they were found in. Result is sorted by path.
+ */
+export async function scanWorkspace(target: ScanTarget): Promise<ScanResult> {
+  const out: ScanResult = { files: [], skipped: [] };
+  const root = target.root;
+  const rootStat = await stat(root).catch(() => null);
+  if (!rootStat?.isDirectory()) {
+    throw new Error(`workspace root ${root} does not exist or is not a directory (create it, or fix "workspaces" in the config)`);
+  }
+  const realRoot = await realpath(root);
+  const visited = new Set<string>();
+  const keyOf = (abs: string) => {
+    const rel = relative(root, abs);
+    return rel.startsWith("..") || rel === "" ? abs : toPosix(rel);
+  };
+  // Root-level curated files, memory/ and sessions/ only: nothing else in the root is memory.
+  for (const name of ["MEMORY.md", "USER.md", "memory.md"]) {
+    const abs = join(root, name);
+    const st = await lstat(abs).catch(() => null);
+    if (!st) continue;
+    if (st.isSymbolicLink()) {
+      const t = await realpath(abs).catch(() => null);
+      if (!t || !isInside(realRoot, t)) {
+        out.skipped.push({ path: abs, reason: "symlink leads outside the workspace" });
+        continue;
+      }
+    }
+    await addFile(abs, { realRoot, visited, out, classify: () => ({ class: "curated" }), keyOf });
+  }
+  const rootCtx: WalkContext = { realRoot, visited, out, keyOf, classify: (abs) => classifyWorkspacePath(keyOf(abs)) };
+  for (const sub of ["memory", "sessions"]) {
+    const abs = join(root, sub);
+    const st = await lstat(abs).catch(() => null);
+    if (!st) continue;
+    if (st.isSymbolicLink()) {
+      const t = await realpath(abs).catch(() => null);
+      if (!t || !isInside(realRoot, t)) {
+        out.skipped.push({ path: abs, reason: "symlink leads outside the workspace" });
+        continue;
+      }
+    }
+    await walk(abs, rootCtx);
+  }
+  const extras: [string, boolean][] = [
+    ...(target.transcriptDirs ?? []).map((d): [string, boolean] => [d, true]),
+    ...(target.extraPaths ?? []).map((d): [string, boolean] => [d, false]),
+  ];
+  for (const [p, transcriptsOnly] of extras) {
+    const st = await stat(p).catch(() => null);
+    if (!st) {
+      out.skipped.push({ path: p, reason: "configured path does not exist" });
+      continue;
+    }
+    const classify = (abs: string) => classifyExtraPath(abs, transcriptsOnly);
+    if (st.isFile()) {
+      await addFile(p, { realRoot: p, visited, out, classify, keyOf });
+      continue;
+    }
+    const realExtra = await realpath(p);
+    await walk(p, { realRoot: realExtra, visited, out, classify, keyOf });
+  }
+  // De-duplicate (an extra path inside the root) and sort for deterministic processing.
+  const seen = new Map<string, WorkspaceFile>();
+  for (const f of out.files) if (!seen.has(f.path)) seen.set(f.path, f);
+  out.files = [...seen.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return out;
+}
