@@ -30,7 +30,7 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
         start_line INTEGER NOT NULL,
         end_line INTEGER NOT NULL,
         text TEXT NOT NULL,
-        hash TEXT NOT NULL,
+        hash BLOB NOT NULL,
         ts INTEGER,
         vec_state INTEGER NOT NULL DEFAULT 0,
         UNIQUE (file_id, seq)
@@ -59,7 +59,7 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
 
       CREATE TABLE embed_cache (
         identity TEXT NOT NULL,
-        hash TEXT NOT NULL,
+        hash BLOB NOT NULL,
         vector BLOB,
         last_used INTEGER NOT NULL,
         PRIMARY KEY (identity, hash)

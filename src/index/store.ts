@@ -56,6 +56,11 @@ function toBlob(v: Float32Array): Buffer {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }
 
+/** Content hashes are stored as 32-byte blobs (half the size of hex text). */
+function hexToBlob(hex: string): Buffer {
+  return Buffer.from(hex, "hex");
+}
+
 function fromBlob(b: Buffer): Float32Array {
   const copy = new Uint8Array(b.byteLength);
   copy.set(b);
@@ -66,7 +71,7 @@ const FILE_COLUMNS = `id, path, class, date, size, mtime_ms AS mtimeMs, sha256, 
   indexed_lines AS indexedLines, malformed, indexed_at AS indexedAt`;
 
 const CHUNK_COLUMNS = `c.id, c.file_id AS fileId, c.seq, f.path, f.class, f.date, c.start_line AS startLine,
-  c.end_line AS endLine, c.text, c.hash, c.ts, c.vec_state AS vecState`;
+  c.end_line AS endLine, c.text, lower(hex(c.hash)) AS hash, c.ts, c.vec_state AS vecState`;
 
 /**
  * The index of one namespace: files, chunks, FTS, vectors and the embedding cache in one SQLite file.
@@ -100,7 +105,7 @@ export class IndexStore {
       insertChunk: db.prepare(`INSERT INTO chunks (file_id, seq, start_line, end_line, text, hash, ts, vec_state)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
       setVecState: db.prepare(`UPDATE chunks SET vec_state = ? WHERE id = ?`),
-      pending: db.prepare(`SELECT id, hash, text FROM chunks WHERE vec_state = 0 AND id > ? ORDER BY id LIMIT ?`),
+      pending: db.prepare(`SELECT id, lower(hex(hash)) AS hash, text FROM chunks WHERE vec_state = 0 AND id > ? ORDER BY id LIMIT ?`),
       cacheGet: db.prepare(`SELECT vector FROM embed_cache WHERE identity = ? AND hash = ?`),
       cacheTouch: db.prepare(`UPDATE embed_cache SET last_used = ? WHERE identity = ? AND hash = ?`),
       cachePut: db.prepare(`INSERT INTO embed_cache (identity, hash, vector, last_used) VALUES (?, ?, ?, ?)
@@ -240,7 +245,7 @@ export class IndexStore {
     chunks.forEach((c, i) => {
       const state = c.vector === undefined || this.vecDims === null ? VEC_PENDING : c.vector === null ? VEC_NONE : VEC_STORED;
       const id = Number(
-        this.stmts.insertChunk.run(fileId, fromSeq + i, c.startLine, c.endLine, c.text, c.hash, c.timestamp ?? null, state).lastInsertRowid,
+        this.stmts.insertChunk.run(fileId, fromSeq + i, c.startLine, c.endLine, c.text, hexToBlob(c.hash), c.timestamp ?? null, state).lastInsertRowid,
       );
       this.stmts.ftsInsert.run(id, prepareFtsText(c.text));
       if (state === VEC_STORED) this.insertVector(id, c.vector!);
@@ -324,10 +329,10 @@ export class IndexStore {
     this.db.transaction(() => {
       for (const h of hashes) {
         if (out.has(h)) continue;
-        const row = this.stmts.cacheGet.get(identity, h) as { vector: Buffer | null } | undefined;
+        const row = this.stmts.cacheGet.get(identity, hexToBlob(h)) as { vector: Buffer | null } | undefined;
         if (!row) continue;
         out.set(h, row.vector ? fromBlob(row.vector) : null);
-        this.stmts.cacheTouch.run(now, identity, h);
+        this.stmts.cacheTouch.run(now, identity, hexToBlob(h));
       }
     })();
     return out;
@@ -336,7 +341,7 @@ export class IndexStore {
   cachePut(identity: string, entries: readonly { hash: string; vector: Float32Array | null }[]): void {
     const now = this.clock();
     this.db.transaction(() => {
-      for (const e of entries) this.stmts.cachePut.run(identity, e.hash, e.vector ? toBlob(e.vector) : null, now);
+      for (const e of entries) this.stmts.cachePut.run(identity, hexToBlob(e.hash), e.vector ? toBlob(e.vector) : null, now);
     })();
   }
 

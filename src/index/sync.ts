@@ -7,7 +7,7 @@ import type { ChunkingOptions } from "../ingest/types.js";
 import { sha256 } from "../util/hash.js";
 import { scanWorkspace, type ScanTarget, type WorkspaceFile } from "../workspace/scan.js";
 import { embedThroughCache } from "./embed-cache.js";
-import type { FileRow, IndexStore, StoredChunkInput } from "./store.js";
+import type { FileMeta, FileRow, IndexStore, StoredChunkInput } from "./store.js";
 
 export interface SyncProgress {
   phase: "scan" | "files" | "vectors" | "done";
@@ -68,6 +68,24 @@ export function keyFor(root: string, p: string): string {
 }
 
 const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
+/** Files read concurrently. */
+const READ_AHEAD = 8;
+/** A write batch closes after this many files or bytes. */
+const BATCH_FILES = 64;
+const BATCH_BYTES = 4 * 1024 * 1024;
+
+interface Loaded {
+  file: WorkspaceFile;
+  buf?: Buffer;
+  hash?: string;
+  skip?: string;
+}
+
+type PreparedFile =
+  | { kind: "touch"; id: number; size: number; mtimeMs: number }
+  | { kind: "rename"; from: string; meta: FileMeta }
+  | { kind: "delete"; path: string }
+  | { kind: "replace"; meta: FileMeta; keep: number; chunks: StoredChunkInput[] };
 
 /** True when the start of the buffer looks binary (NUL bytes). */
 function looksBinary(buf: Buffer): boolean {
@@ -80,7 +98,8 @@ function looksBinary(buf: Buffer): boolean {
  * Brings one namespace's index in line with the files on disk. Unchanged files (same size and mtime)
  * are not read; a changed file is re-chunked and only chunks whose text is not in the embedding cache
  * are embedded; a file whose content moved to a new path keeps its chunks and vectors. Each file is
- * one transaction, so a crash leaves a consistent index and the next sync finishes the work.
+ * written whole inside one transaction (several files per transaction), so a crash leaves a
+ * consistent index and the next sync finishes the work.
  */
 export class Indexer {
   private readonly deps: Required<Omit<IndexerDeps, "logger" | "provider">> & Pick<IndexerDeps, "logger" | "provider">;
@@ -136,25 +155,52 @@ export class Indexer {
     }
     const onDisk = new Set(disk.map((f) => f.path));
     const gone = [...indexed.values()].filter((f) => !onDisk.has(f.path));
-    const goneBySha = new Map<string, FileRow>();
-    for (const g of gone) goneBySha.set(g.sha256, g);
+    const goneBySha = new Map<string, FileRow[]>();
+    for (const g of gone) goneBySha.set(g.sha256, [...(goneBySha.get(g.sha256) ?? []), g]);
+    const batchRenames: string[] = [];
 
-    let done = 0;
-    for (const file of disk) {
+    // Files whose size or mtime changed are read ahead (a few at a time) and written in batches:
+    // each batch is one transaction, so a crash leaves whole files indexed or not at all.
+    const work = disk.filter((file) => {
       const row = indexed.get(file.path);
-      if (row && !force && row.size === file.size && row.mtimeMs === file.mtimeMs) {
-        report.unchanged++;
-      } else {
-        await this.syncFile(file, row, goneBySha, force, useVectors, report);
+      const same = row && !force && row.size === file.size && row.mtimeMs === file.mtimeMs;
+      if (same) report.unchanged++;
+      return !same;
+    });
+    let done = report.unchanged;
+    const reads = new Map<number, Promise<Loaded>>();
+    const readAhead = (i: number) => {
+      if (i < work.length && !reads.has(i)) reads.set(i, this.load(work[i]!));
+    };
+    let batch: PreparedFile[] = [];
+    let batchBytes = 0;
+    for (let i = 0; i < work.length; i++) {
+      for (let j = i; j < i + READ_AHEAD; j++) readAhead(j);
+      const loaded = await reads.get(i)!;
+      reads.delete(i);
+      const prepared = this.prepare(loaded, indexed.get(loaded.file.path), goneBySha, force, report);
+      if (prepared?.kind === "rename") batchRenames.push(prepared.from);
+      if (prepared) {
+        batch.push(prepared);
+        batchBytes += loaded.buf?.length ?? 0;
       }
       done++;
-      if (done % 25 === 0 || done === disk.length) progress({ phase: "files", filesDone: done, filesTotal: disk.length });
+      if (batch.length >= BATCH_FILES || batchBytes >= BATCH_BYTES || i === work.length - 1) {
+        await this.commit(batch, useVectors, report);
+        batch = [];
+        batchBytes = 0;
+      }
+      if (done % 25 === 0) progress({ phase: "files", filesDone: done, filesTotal: disk.length });
     }
-    for (const g of gone) {
-      if (!goneBySha.has(g.sha256) || goneBySha.get(g.sha256) !== g) continue; // consumed by a rename
-      report.chunksRemoved += store.deleteFile(g.path);
-      report.removed++;
-    }
+    progress({ phase: "files", filesDone: disk.length, filesTotal: disk.length });
+    const renamedFrom = new Set(batchRenames);
+    const removals = gone.filter((g) => !renamedFrom.has(g.path));
+    store.db.transaction(() => {
+      for (const g of removals) {
+        report.chunksRemoved += store.deleteFile(g.path);
+        report.removed++;
+      }
+    })();
     if (useVectors) await this.backfillVectors(report, (n) => progress({ phase: "vectors", filesDone: n, filesTotal: disk.length }));
     if (!opts.onlyPath) store.setMeta("chunking", this.chunkingKey());
     store.setMeta("last_sync", String(clock()));
@@ -185,52 +231,40 @@ export class Indexer {
     return true;
   }
 
-  private async syncFile(
-    file: WorkspaceFile,
-    row: FileRow | undefined,
-    goneBySha: Map<string, FileRow>,
-    force: boolean,
-    useVectors: boolean,
-    report: SyncReport,
-  ): Promise<void> {
-    const { store } = this.deps;
-    if (file.size > this.deps.maxFileBytes) {
-      report.skipped.push({ path: file.path, reason: `larger than ${this.deps.maxFileBytes} bytes` });
-      if (row) report.chunksRemoved += store.deleteFile(file.path);
-      return;
-    }
+  /** Reads a file (async, in parallel with others) and hashes it. */
+  private async load(file: WorkspaceFile): Promise<Loaded> {
+    if (file.size > this.deps.maxFileBytes) return { file, skip: `larger than ${this.deps.maxFileBytes} bytes` };
     let buf: Buffer;
     try {
       buf = await readFile(file.absPath);
     } catch (e) {
-      report.skipped.push({ path: file.path, reason: `unreadable: ${(e as NodeJS.ErrnoException).code ?? e}` });
-      return;
+      return { file, skip: `unreadable: ${(e as NodeJS.ErrnoException).code ?? e}` };
     }
-    if (looksBinary(buf)) {
-      report.skipped.push({ path: file.path, reason: "binary content" });
-      if (row) report.chunksRemoved += store.deleteFile(file.path);
-      return;
+    if (looksBinary(buf)) return { file, skip: "binary content" };
+    return { file, buf, hash: sha256(buf) };
+  }
+
+  /** Decides what a changed file needs (in scan order, so renames are detected deterministically). */
+  private prepare(loaded: Loaded, row: FileRow | undefined, goneBySha: Map<string, FileRow[]>, force: boolean, report: SyncReport): PreparedFile | null {
+    const { store } = this.deps;
+    const { file, buf, hash } = loaded;
+    if (loaded.skip !== undefined || !buf || !hash) {
+      report.skipped.push({ path: file.path, reason: loaded.skip ?? "unreadable" });
+      return row ? { kind: "delete", path: file.path } : null;
     }
-    const hash = sha256(buf);
     const meta = { path: file.path, class: file.class, date: file.date, size: buf.length, mtimeMs: file.mtimeMs, sha256: hash };
     if (row && !force && row.sha256 === hash) {
-      store.touchFile(row.id, buf.length, file.mtimeMs); // touched, content unchanged
-      report.unchanged++;
-      return;
+      report.unchanged++; // touched: same content, new mtime
+      return { kind: "touch", id: row.id, size: buf.length, mtimeMs: file.mtimeMs };
     }
-    const moved = !row ? goneBySha.get(hash) : undefined;
-    if (moved && !force) {
-      store.renameFile(moved.path, meta);
-      goneBySha.delete(hash);
+    const moved = !row && !force ? goneBySha.get(hash)?.shift() : undefined;
+    if (moved) {
       report.renamed++;
-      return;
+      return { kind: "rename", from: moved.path, meta };
     }
-    const text = buf.toString("utf8");
-    const chunked = chunkFile(file.class, text, this.deps.chunking);
+    const chunked = chunkFile(file.class, buf.toString("utf8"), this.deps.chunking);
     report.malformedLines += chunked.malformed;
     const inputs: StoredChunkInput[] = chunked.chunks.map((c) => ({ ...c, hash: sha256(c.text) }));
-    const fullMeta = { ...meta, indexedLines: chunked.lines, malformed: chunked.malformed };
-
     // Keep the unchanged leading chunks (appends to logs and transcripts only rewrite the tail).
     let keep = 0;
     if (row && !force) {
@@ -244,21 +278,42 @@ export class Indexer {
       )
         keep++;
     }
-    const tail = inputs.slice(keep);
-    if (useVectors && this.deps.provider && tail.length > 0) {
-      const outcome = await embedThroughCache(store, this.deps.provider, tail, this.deps.embedBatchSize);
+    if (row) report.changed++;
+    else report.added++;
+    return {
+      kind: "replace",
+      meta: { ...meta, indexedLines: chunked.lines, malformed: chunked.malformed },
+      keep,
+      chunks: inputs.slice(keep),
+    };
+  }
+
+  /** Embeds the batch's new chunks (through the cache), then writes the whole batch in one transaction. */
+  private async commit(batch: PreparedFile[], useVectors: boolean, report: SyncReport): Promise<void> {
+    if (batch.length === 0) return;
+    const { store, provider } = this.deps;
+    const fresh = batch.flatMap((p) => (p.kind === "replace" ? p.chunks : []));
+    if (useVectors && provider && fresh.length > 0) {
+      const outcome = await embedThroughCache(store, provider, fresh, this.deps.embedBatchSize);
       report.cacheHits += outcome.cacheHits;
       report.embedded += outcome.embedded;
-      for (const c of tail) {
+      for (const c of fresh) {
         c.vector = outcome.vectors.get(c.hash) ?? null;
         if (c.vector === null) report.noVector++;
       }
     }
-    const res = keep > 0 ? store.replaceTail(fullMeta, keep, tail) : store.replaceFile(fullMeta, tail);
-    report.chunksWritten += res.added;
-    report.chunksRemoved += res.removed;
-    if (row) report.changed++;
-    else report.added++;
+    store.db.transaction(() => {
+      for (const p of batch) {
+        if (p.kind === "touch") store.touchFile(p.id, p.size, p.mtimeMs);
+        else if (p.kind === "rename") store.renameFile(p.from, p.meta);
+        else if (p.kind === "delete") report.chunksRemoved += store.deleteFile(p.path);
+        else {
+          const res = p.keep > 0 ? store.replaceTail(p.meta, p.keep, p.chunks) : store.replaceFile(p.meta, p.chunks);
+          report.chunksWritten += res.added;
+          report.chunksRemoved += res.removed;
+        }
+      }
+    })();
   }
 
   /** Embeds chunks still pending (after a model change or a keyword-only period), through the cache. */

@@ -1,4 +1,4 @@
-import { lstat, readdir, realpath, stat } from "node:fs/promises";
+import { lstatSync, readdirSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
 import { join, relative, sep } from "node:path";
 import type { FileClass } from "../ingest/types.js";
 import { classifyExtraPath, classifyWorkspacePath, type Classification } from "./classify.js";
@@ -28,6 +28,22 @@ export interface ScanResult {
 
 const IGNORED_DIRS = new Set(["node_modules"]);
 
+// The scan uses sync fs calls: for thousands of small stats they are several times faster than the
+// promise API, and a scan of 2,000 files blocks for only ~10 ms.
+function tryStat(p: string): Stats | null {
+  return statSync(p, { throwIfNoEntry: false }) ?? null;
+}
+function tryLstat(p: string): Stats | null {
+  return lstatSync(p, { throwIfNoEntry: false }) ?? null;
+}
+function tryRealpath(p: string): string | null {
+  try {
+    return realpathSync(p);
+  } catch {
+    return null;
+  }
+}
+
 function toPosix(p: string): string {
   return sep === "/" ? p : p.split(sep).join("/");
 }
@@ -45,33 +61,28 @@ interface WalkContext {
   keyOf: (absPath: string) => string;
 }
 
-async function walk(dir: string, ctx: WalkContext): Promise<void> {
-  let real: string;
-  try {
-    real = await realpath(dir);
-  } catch (e) {
-    ctx.out.skipped.push({ path: dir, reason: `unreadable: ${(e as NodeJS.ErrnoException).code ?? e}` });
+function walk(dir: string, ctx: WalkContext): void {
+  const real = tryRealpath(dir);
+  if (real === null) {
+    ctx.out.skipped.push({ path: dir, reason: "unreadable directory" });
     return;
   }
   if (ctx.visited.has(real)) return; // symlink loop or a directory reached twice
   ctx.visited.add(real);
-  let entries;
+  let entries: Dirent[];
   try {
-    entries = await readdir(dir, { withFileTypes: true });
+    entries = readdirSync(dir, { withFileTypes: true });
   } catch (e) {
     ctx.out.skipped.push({ path: dir, reason: `unreadable: ${(e as NodeJS.ErrnoException).code ?? e}` });
     return;
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const files: Promise<void>[] = [];
   for (const ent of entries) {
     if (ent.name.startsWith(".") || IGNORED_DIRS.has(ent.name)) continue;
     const abs = join(dir, ent.name);
     if (ent.isSymbolicLink()) {
-      let target: string;
-      try {
-        target = await realpath(abs);
-      } catch {
+      const target = tryRealpath(abs);
+      if (target === null) {
         ctx.out.skipped.push({ path: abs, reason: "broken symlink" });
         continue;
       }
@@ -79,21 +90,20 @@ async function walk(dir: string, ctx: WalkContext): Promise<void> {
         ctx.out.skipped.push({ path: abs, reason: "symlink leads outside the workspace" });
         continue;
       }
-      const st = await stat(abs).catch(() => null);
-      if (st?.isDirectory()) await walk(abs, ctx);
-      else if (st?.isFile()) files.push(addFile(abs, ctx));
+      const st = tryStat(abs);
+      if (st?.isDirectory()) walk(abs, ctx);
+      else if (st?.isFile()) addFile(abs, ctx);
       continue;
     }
-    if (ent.isDirectory()) await walk(abs, ctx);
-    else if (ent.isFile()) files.push(addFile(abs, ctx));
+    if (ent.isDirectory()) walk(abs, ctx);
+    else if (ent.isFile()) addFile(abs, ctx);
   }
-  await Promise.all(files);
 }
 
-async function addFile(abs: string, ctx: WalkContext): Promise<void> {
+function addFile(abs: string, ctx: WalkContext): void {
   const cls = ctx.classify(abs);
   if (!cls) return;
-  const st = await stat(abs).catch(() => null);
+  const st = tryStat(abs);
   if (!st || !st.isFile()) return; // vanished mid-scan
   ctx.out.files.push({
     path: ctx.keyOf(abs),
@@ -113,11 +123,11 @@ async function addFile(abs: string, ctx: WalkContext): Promise<void> {
 export async function scanWorkspace(target: ScanTarget): Promise<ScanResult> {
   const out: ScanResult = { files: [], skipped: [] };
   const root = target.root;
-  const rootStat = await stat(root).catch(() => null);
+  const rootStat = tryStat(root);
   if (!rootStat?.isDirectory()) {
     throw new Error(`workspace root ${root} does not exist or is not a directory (create it, or fix "workspaces" in the config)`);
   }
-  const realRoot = await realpath(root);
+  const realRoot = realpathSync(root);
   const visited = new Set<string>();
   const keyOf = (abs: string) => {
     const rel = relative(root, abs);
@@ -126,48 +136,47 @@ export async function scanWorkspace(target: ScanTarget): Promise<ScanResult> {
   // Root-level curated files, memory/ and sessions/ only: nothing else in the root is memory.
   for (const name of ["MEMORY.md", "USER.md", "memory.md"]) {
     const abs = join(root, name);
-    const st = await lstat(abs).catch(() => null);
+    const st = tryLstat(abs);
     if (!st) continue;
     if (st.isSymbolicLink()) {
-      const t = await realpath(abs).catch(() => null);
+      const t = tryRealpath(abs);
       if (!t || !isInside(realRoot, t)) {
         out.skipped.push({ path: abs, reason: "symlink leads outside the workspace" });
         continue;
       }
     }
-    await addFile(abs, { realRoot, visited, out, classify: () => ({ class: "curated" }), keyOf });
+    addFile(abs, { realRoot, visited, out, classify: () => ({ class: "curated" }), keyOf });
   }
   const rootCtx: WalkContext = { realRoot, visited, out, keyOf, classify: (abs) => classifyWorkspacePath(keyOf(abs)) };
   for (const sub of ["memory", "sessions"]) {
     const abs = join(root, sub);
-    const st = await lstat(abs).catch(() => null);
+    const st = tryLstat(abs);
     if (!st) continue;
     if (st.isSymbolicLink()) {
-      const t = await realpath(abs).catch(() => null);
+      const t = tryRealpath(abs);
       if (!t || !isInside(realRoot, t)) {
         out.skipped.push({ path: abs, reason: "symlink leads outside the workspace" });
         continue;
       }
     }
-    await walk(abs, rootCtx);
+    walk(abs, rootCtx);
   }
   const extras: [string, boolean][] = [
     ...(target.transcriptDirs ?? []).map((d): [string, boolean] => [d, true]),
     ...(target.extraPaths ?? []).map((d): [string, boolean] => [d, false]),
   ];
   for (const [p, transcriptsOnly] of extras) {
-    const st = await stat(p).catch(() => null);
+    const st = tryStat(p);
     if (!st) {
       out.skipped.push({ path: p, reason: "configured path does not exist" });
       continue;
     }
     const classify = (abs: string) => classifyExtraPath(abs, transcriptsOnly);
     if (st.isFile()) {
-      await addFile(p, { realRoot: p, visited, out, classify, keyOf });
+      addFile(p, { realRoot: p, visited, out, classify, keyOf });
       continue;
     }
-    const realExtra = await realpath(p);
-    await walk(p, { realRoot: realExtra, visited, out, classify, keyOf });
+    walk(p, { realRoot: realpathSync(p), visited, out, classify, keyOf });
   }
   // De-duplicate (an extra path inside the root) and sort for deterministic processing.
   const seen = new Map<string, WorkspaceFile>();

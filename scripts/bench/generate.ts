@@ -1,0 +1,127 @@
+import { mkdirSync, rmSync, writeFileSync, existsSync, readFileSync } from "node:fs";
+import { join, dirname } from "node:path";
+
+/** Small seeded PRNG (mulberry32): the same seed gives the same workspace. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const TOPICS: Record<string, string[]> = {
+  software: "deploy build server pipeline release branch merge review bug crash test database migration schema query index cache latency api endpoint container cluster config logs error timeout rollback".split(" "),
+  cooking: "bread flour oven bake dough recipe soup garlic onion pasta sauce butter sugar salt pepper dinner lunch breakfast kitchen knife".split(" "),
+  travel: "flight train hotel airport ticket passport luggage trip beach mountain city museum map booking delay station journey".split(" "),
+  health: "doctor appointment sleep exercise running gym diet vitamin headache allergy medicine walk yoga stretch injury recovery".split(" "),
+  family: "mother father sister brother daughter son birthday wedding school homework grandparents holiday gift party dinner visit".split(" "),
+  finance: "budget invoice payment salary tax bank account savings expense receipt refund loan mortgage rent bill price".split(" "),
+  music: "guitar piano concert song album band playlist lesson practice chord melody rhythm drums singer festival".split(" "),
+};
+const PEOPLE = "Dana Malik Sam Priya Jonas Aiko Lena Omar Chen Rosa Tariq Maya".split(" ");
+const GLUE = "the a and then with for on in after before because so we they it was is will need to of about".split(" ");
+
+function pick<T>(r: () => number, xs: readonly T[]): T {
+  return xs[Math.floor(r() * xs.length)]!;
+}
+
+function sentence(r: () => number, topic: string): string {
+  const words = TOPICS[topic]!;
+  const n = 8 + Math.floor(r() * 14);
+  const out: string[] = [pick(r, PEOPLE)];
+  for (let i = 0; i < n; i++) out.push(r() < 0.55 ? pick(r, words) : pick(r, GLUE));
+  if (r() < 0.2) out.push(String(Math.floor(r() * 1000)));
+  return out.join(" ") + ".";
+}
+
+function paragraph(r: () => number, topic: string, sentences: number): string {
+  return Array.from({ length: sentences }, () => sentence(r, topic)).join(" ");
+}
+
+function dailyLog(r: () => number, date: string, targetBytes: number): string {
+  let s = `# ${date}\n`;
+  while (s.length < targetBytes) {
+    const topic = pick(r, Object.keys(TOPICS));
+    s += `\n## ${topic[0]!.toUpperCase()}${topic.slice(1)}\n\n`;
+    const items = 2 + Math.floor(r() * 5);
+    for (let i = 0; i < items; i++) s += `- ${paragraph(r, topic, 1 + Math.floor(r() * 2))}\n`;
+    if (r() < 0.3) s += `\n${paragraph(r, topic, 3)}\n`;
+  }
+  return s;
+}
+
+function note(r: () => number, title: string, targetBytes: number): string {
+  let s = `# ${title}\n`;
+  while (s.length < targetBytes) {
+    const topic = pick(r, Object.keys(TOPICS));
+    s += `\n${paragraph(r, topic, 3 + Math.floor(r() * 4))}\n`;
+    if (r() < 0.15) s += "\n```sh\nnpm run build && npm test\n```\n";
+  }
+  return s;
+}
+
+function transcript(r: () => number, start: number, targetBytes: number): string {
+  const lines: string[] = [JSON.stringify({ type: "session", id: `s${start}`, timestamp: new Date(start).toISOString() })];
+  let size = 0;
+  let i = 0;
+  while (size < targetBytes) {
+    const topic = pick(r, Object.keys(TOPICS));
+    const role = i % 2 === 0 ? "user" : "assistant";
+    const line = JSON.stringify({
+      type: "message",
+      timestamp: new Date(start + i * 60_000).toISOString(),
+      message: { role, content: [{ type: "text", text: paragraph(r, topic, role === "user" ? 1 : 3) }] },
+    });
+    lines.push(line);
+    size += line.length;
+    i++;
+  }
+  return lines.join("\n") + "\n";
+}
+
+export interface GeneratedWorkspace {
+  root: string;
+  files: number;
+  bytes: number;
+}
+
+/**
+ * Generates a realistic workspace: MEMORY.md, USER.md, dated daily logs (60%), notes (25%) and
+ * transcripts (15%), ~6 KB per file on average. With `reuse`, an existing identical workspace is kept.
+ */
+export function generateWorkspace(root: string, files = 2000, seed = 42, reuse = false): GeneratedWorkspace {
+  const stamp = join(root, ".generated.json");
+  if (reuse && existsSync(stamp)) {
+    const meta = JSON.parse(readFileSync(stamp, "utf8")) as GeneratedWorkspace & { seed: number };
+    if (meta.files === files && meta.seed === seed) return meta;
+  }
+  rmSync(root, { recursive: true, force: true });
+  const r = rng(seed);
+  let bytes = 0;
+  const write = (rel: string, content: string) => {
+    const p = join(root, rel);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, content);
+    bytes += Buffer.byteLength(content);
+  };
+  write("MEMORY.md", `# Memory\n\n${Array.from({ length: 40 }, () => `- ${sentence(r, pick(r, Object.keys(TOPICS)))}`).join("\n")}\n`);
+  write("USER.md", `# User\n\n${Array.from({ length: 10 }, () => `- ${sentence(r, "family")}`).join("\n")}\n`);
+  const rest = files - 2;
+  const nDaily = Math.round(rest * 0.6);
+  const nNotes = Math.round(rest * 0.25);
+  const nTranscripts = rest - nDaily - nNotes;
+  const day0 = Date.UTC(2024, 0, 1);
+  for (let i = 0; i < nDaily; i++) {
+    const date = new Date(day0 + Math.floor(i / 2) * 86_400_000).toISOString().slice(0, 10);
+    write(`memory/${date}${i % 2 ? "-evening" : ""}.md`, dailyLog(r, date, 2500 + Math.floor(r() * 7000)));
+  }
+  for (let i = 0; i < nNotes; i++) write(`memory/notes/note-${i}.md`, note(r, `Note ${i}`, 2000 + Math.floor(r() * 8000)));
+  for (let i = 0; i < nTranscripts; i++) write(`sessions/session-${i}.jsonl`, transcript(r, day0 + i * 3_600_000, 3000 + Math.floor(r() * 9000)));
+  const meta = { root, files, bytes, seed };
+  writeFileSync(stamp, JSON.stringify(meta));
+  return meta;
+}

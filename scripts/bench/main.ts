@@ -1,0 +1,15 @@
+import { benchIndex } from "./index-bench.js";
+import { parseArgs } from "./util.js";
+
+const BENCHES: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<void>> = {
+  index: benchIndex,
+};
+
+const args = parseArgs(process.argv.slice(2));
+const name = args.positional[0];
+const bench = name ? BENCHES[name] : undefined;
+if (!bench) {
+  console.error(`usage: npm run bench -- <${Object.keys(BENCHES).join("|")}> [options]`);
+  process.exit(2);
+}
+await bench(args);

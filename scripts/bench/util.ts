@@ -1,0 +1,59 @@
+import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+export const BENCH_DIR = resolve(process.env.CORTEXD_BENCH_DIR ?? ".bench");
+
+export function benchPath(...parts: string[]): string {
+  mkdirSync(BENCH_DIR, { recursive: true });
+  return join(BENCH_DIR, ...parts);
+}
+
+export function freshDir(p: string): string {
+  rmSync(p, { recursive: true, force: true });
+  mkdirSync(p, { recursive: true });
+  return p;
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Nearest-rank percentile. */
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.max(0, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
+}
+
+export function fileSize(p: string): number {
+  return existsSync(p) ? statSync(p).size : 0;
+}
+
+export function maxRssMb(): number {
+  return Math.round(process.resourceUsage().maxRSS / 1024);
+}
+
+export function fmtMs(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`;
+}
+
+export interface Args {
+  flags: Record<string, string | boolean>;
+  positional: string[];
+}
+
+export function parseArgs(argv: string[]): Args {
+  const flags: Record<string, string | boolean> = {};
+  const positional: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a.startsWith("--")) {
+      const [k, v] = a.slice(2).split("=", 2);
+      if (v !== undefined) flags[k!] = v;
+      else if (argv[i + 1] && !argv[i + 1]!.startsWith("--")) flags[k!] = argv[++i]!;
+      else flags[k!] = true;
+    } else positional.push(a);
+  }
+  return { flags, positional };
+}
