@@ -1,18 +1,21 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from "commander";
-import { readFileSync } from "node:fs";
 import { ConfigError } from "../config/load.js";
 import { registerIndex } from "./commands/index.js";
 import { registerSearch } from "./commands/search.js";
+import { registerDaemon } from "./commands/daemon.js";
+import { registerStatus } from "./commands/status.js";
+import { registerConfig } from "./commands/config.js";
+import { registerService } from "./commands/service.js";
 import { CliError } from "./context.js";
+import { VERSION } from "../version.js";
 
-const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
 
 export function buildProgram(): Command {
   const program = new Command()
     .name("cortexd")
     .description("Local memory engine for AI agents: indexes memory files and answers recall.")
-    .version(pkg.version)
+    .version(VERSION)
     .option("-c, --config <file>", "config file (default $XDG_CONFIG_HOME/cortexd/config.json)")
     .option("-w, --workspace <dir|name>", "workspace root or namespace (an unconfigured dir is indexed on its own)")
     .option("--data-dir <dir>", "where indexes and models live (default $XDG_DATA_HOME/cortexd)")
@@ -21,6 +24,10 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   registerIndex(program);
   registerSearch(program);
+  registerDaemon(program);
+  registerStatus(program);
+  registerConfig(program);
+  registerService(program);
   return program;
 }
 

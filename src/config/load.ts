@@ -51,7 +51,7 @@ export function parseConfigText(text: string, file?: string): unknown {
 /**
  * Environment overrides (for service managers and tests):
  * CORTEXD_CONFIG (file), CORTEXD_DATA_DIR, CORTEXD_WORKSPACE (one workspace root, replaces the list),
- * CORTEXD_LOG_LEVEL, CORTEXD_EMBEDDING_PROVIDER, CORTEXD_MODEL.
+ * CORTEXD_LOG_LEVEL, CORTEXD_EMBEDDING_PROVIDER, CORTEXD_MODEL, CORTEXD_SOCKET.
  */
 export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, unknown> {
   const out: Record<string, unknown> = { ...raw };
@@ -62,6 +62,7 @@ export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.Proc
   if (env.CORTEXD_EMBEDDING_PROVIDER) embedding.provider = env.CORTEXD_EMBEDDING_PROVIDER;
   if (env.CORTEXD_MODEL) embedding.model = env.CORTEXD_MODEL;
   if (Object.keys(embedding).length) out.embedding = embedding;
+  if (env.CORTEXD_SOCKET) out.daemon = { ...((out.daemon as Record<string, unknown> | undefined) ?? {}), socketPath: env.CORTEXD_SOCKET };
   return out;
 }
 

@@ -56,6 +56,38 @@ export const CacheSchema = z
   })
   .strict();
 
+export const DaemonSchema = z
+  .object({
+    /** Quiet time after the last file event before indexing (ms). */
+    debounceMs: z.number().int().min(0).max(60_000).default(300),
+    /** A changed file must keep the same size and mtime for this long before it is indexed (ms). */
+    settleMs: z.number().int().min(0).max(10_000).default(50),
+    /** auto: native file events, falling back to polling on failure; poll: polling only; off: no watching. */
+    watch: z.enum(["auto", "poll", "off"]).default("auto"),
+    /** Full reconcile interval while polling (ms). */
+    pollIntervalMs: z.number().int().min(250).max(3_600_000).default(5_000),
+    /** Full reconcile interval while watching, to catch anything events missed (ms). */
+    reconcileIntervalMs: z.number().int().min(1_000).max(86_400_000).default(600_000),
+    /** Socket path; default $XDG_RUNTIME_DIR/cortexd/cortexd.sock. */
+    socketPath: z.string().min(1).optional(),
+    /** Largest JSON-RPC request line accepted (bytes). */
+    maxRequestBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  })
+  .strict();
+
+const cron = z.string().min(1).refine((s) => s.trim().split(/\s+/).length >= 5 || s.startsWith("@"), {
+  message: 'expected a cron expression such as "*/5 * * * *"',
+});
+
+export const ScheduleSchema = z
+  .object({
+    heartbeat: cron.default("*/5 * * * *"),
+    consolidation: cron.default("0 3 * * *"),
+    /** IANA time zone for the cron expressions; default the system's. */
+    timezone: z.string().min(1).optional(),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     workspaces: z.array(WorkspaceSchema).min(1).default([{ path: "~/.openclaw/workspace", transcriptDirs: [], extraPaths: [] }]),
@@ -65,6 +97,8 @@ export const ConfigSchema = z
     chunking: ChunkingSchema.default(ChunkingSchema.parse({})),
     search: SearchSchema.default(SearchSchema.parse({})),
     cache: CacheSchema.default(CacheSchema.parse({})),
+    daemon: DaemonSchema.default(DaemonSchema.parse({})),
+    schedule: ScheduleSchema.default(ScheduleSchema.parse({})),
     logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("warn"),
   })
   .strict();
@@ -74,3 +108,5 @@ export type Config = z.output<typeof ConfigSchema>;
 export type WorkspaceConfig = z.output<typeof WorkspaceSchema>;
 export type EmbeddingConfig = z.output<typeof EmbeddingSchema>;
 export type SearchConfig = z.output<typeof SearchSchema>;
+export type DaemonConfig = z.output<typeof DaemonSchema>;
+export type ScheduleConfig = z.output<typeof ScheduleSchema>;

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import type { LoadedConfig } from "../config/load.js";
 import type { Config, WorkspaceConfig } from "../config/schema.js";
-import { selectProvider, type ProviderStatus } from "../embed/select.js";
+import { selectProvider, type ProviderStatus, type SelectedProvider } from "../embed/select.js";
 import type { EmbeddingProvider } from "../embed/provider.js";
 import { openDatabase } from "../index/db.js";
 import { IndexStore } from "../index/store.js";
@@ -33,12 +33,16 @@ export interface Engine {
   providerStatus: ProviderStatus;
   workspaces: WorkspaceEngine[];
   logger: Logger;
+  /** Swaps the embedding provider everywhere (e.g. once the model has loaded in the background). */
+  setProvider(selected: SelectedProvider): Promise<void>;
   /** The workspace for a root path or namespace name (default: the first). */
   workspace(selector?: string): WorkspaceEngine;
   close(): Promise<void>;
 }
 
 export interface OpenEngineOptions {
+  /** Start keyword-only and leave provider selection to the caller (the daemon loads it in the background). */
+  deferProvider?: boolean;
   logger?: Logger;
   clock?: () => number;
   onModelBuildProgress?: (p: { phase: string; done: number; total: number }) => void;
@@ -52,11 +56,13 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
   const { config, dataDir } = loaded;
   const logger = opts.logger ?? silentLogger();
   const clock = opts.clock ?? Date.now;
-  const selected = await selectProvider(config.embedding, {
-    dataDir,
-    logger,
-    ...(opts.onModelBuildProgress ? { onBuildProgress: opts.onModelBuildProgress } : {}),
-  });
+  const selected: SelectedProvider = opts.deferProvider
+    ? { provider: null, status: { state: "keyword-only", provider: config.embedding.provider, reason: "embedding model loading" } }
+    : await selectProvider(config.embedding, {
+        dataDir,
+        logger,
+        ...(opts.onModelBuildProgress ? { onBuildProgress: opts.onModelBuildProgress } : {}),
+      });
   const provider = selected.provider;
   const names = new Set<string>();
   const workspaces = config.workspaces.map((w): WorkspaceEngine => {
@@ -83,7 +89,7 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
     });
     return { name, root: w.path, config: w, target, dbPath, store, indexer, searcher };
   });
-  return {
+  const engine: Engine = {
     config,
     configFile: loaded.file,
     dataDir,
@@ -91,6 +97,16 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
     providerStatus: selected.status,
     workspaces,
     logger,
+    async setProvider(next: SelectedProvider) {
+      const old = engine.provider;
+      engine.provider = next.provider;
+      engine.providerStatus = next.status;
+      for (const w of workspaces) {
+        w.indexer.setProvider(next.provider);
+        w.searcher.setProvider(next.provider, next.status.reason);
+      }
+      if (old && old !== next.provider) await old.close();
+    },
     workspace(selector?: string) {
       if (!selector) return workspaces[0]!;
       const found = workspaces.find((w) => w.name === selector || w.root === selector || w.root === selector.replace(/\/+$/, ""));
@@ -101,7 +117,8 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
     },
     async close() {
       for (const w of workspaces) w.store.close();
-      await provider?.close();
+      await engine.provider?.close();
     },
   };
+  return engine;
 }

@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
-import { isAbsolute, relative, sep } from "node:path";
+import { isAbsolute, join, relative, sep } from "node:path";
 import type { Logger } from "pino";
 import type { EmbeddingProvider } from "../embed/provider.js";
 import { CHUNKING_VERSION, chunkFile } from "../ingest/chunk-file.js";
 import type { ChunkingOptions } from "../ingest/types.js";
 import { sha256 } from "../util/hash.js";
-import { scanWorkspace, type ScanTarget, type WorkspaceFile } from "../workspace/scan.js";
+import { scanWorkspace, statOne, type ScanTarget, type WorkspaceFile } from "../workspace/scan.js";
 import { embedThroughCache } from "./embed-cache.js";
 import type { FileMeta, FileRow, IndexStore, StoredChunkInput } from "./store.js";
 
@@ -20,8 +20,8 @@ export interface SyncProgress {
 export interface SyncOptions {
   /** Re-read, re-chunk and re-store every file (vectors still come from the cache). */
   force?: boolean;
-  /** Sync only this file (index key or absolute path). */
-  onlyPath?: string;
+  /** Sync only these files (index keys or absolute paths) instead of scanning the workspace. */
+  paths?: readonly string[];
   onProgress?: (p: SyncProgress) => void;
 }
 
@@ -117,6 +117,11 @@ export class Indexer {
     return this.deps.store;
   }
 
+  /** Switches the embedding provider (null: keyword-only); the next sync re-embeds as needed. */
+  setProvider(provider: EmbeddingProvider | null): void {
+    this.deps.provider = provider;
+  }
+
   async sync(opts: SyncOptions = {}): Promise<SyncReport> {
     const { store, provider, clock } = this.deps;
     const started = clock();
@@ -143,15 +148,26 @@ export class Indexer {
       opts.onProgress?.({ ...p, chunks: report.chunksWritten, embedded: report.embedded });
 
     progress({ phase: "scan", filesDone: 0, filesTotal: 0 });
-    const scan = await scanWorkspace(this.deps.target);
-    report.skipped.push(...scan.skipped);
-    let disk = scan.files;
-    const indexed = new Map(store.listFiles().map((f) => [f.path, f]));
-    if (opts.onlyPath) {
-      const only = keyFor(this.deps.target.root, opts.onlyPath);
-      disk = disk.filter((f) => f.path === only || f.absPath === opts.onlyPath);
-      const keys = new Set([only, ...disk.map((f) => f.path)]);
-      for (const key of [...indexed.keys()]) if (!keys.has(key)) indexed.delete(key);
+    let disk: WorkspaceFile[];
+    let indexed: Map<string, FileRow>;
+    if (opts.paths) {
+      // Targeted sync (watcher events, index.sync {path}): look at just these paths.
+      const root = this.deps.target.root;
+      disk = [];
+      indexed = new Map();
+      for (const p of new Set(opts.paths)) {
+        const abs = isAbsolute(p) ? p : join(root, p);
+        const file = statOne(this.deps.target, abs);
+        if (file && !disk.some((f) => f.path === file.path)) disk.push(file);
+        const key = file?.path ?? keyFor(root, abs);
+        const row = store.getFile(key);
+        if (row) indexed.set(key, row);
+      }
+    } else {
+      const scan = await scanWorkspace(this.deps.target);
+      report.skipped.push(...scan.skipped);
+      disk = scan.files;
+      indexed = new Map(store.listFiles().map((f) => [f.path, f]));
     }
     const onDisk = new Set(disk.map((f) => f.path));
     const gone = [...indexed.values()].filter((f) => !onDisk.has(f.path));
@@ -202,7 +218,7 @@ export class Indexer {
       }
     })();
     if (useVectors) await this.backfillVectors(report, (n) => progress({ phase: "vectors", filesDone: n, filesTotal: disk.length }));
-    if (!opts.onlyPath) store.setMeta("chunking", this.chunkingKey());
+    if (!opts.paths) store.setMeta("chunking", this.chunkingKey());
     store.setMeta("last_sync", String(clock()));
     report.ms = clock() - started;
     progress({ phase: "done", filesDone: disk.length, filesTotal: disk.length });

@@ -38,6 +38,18 @@ function snippetOf(text: string, max: number): string {
 export class Searcher {
   constructor(private readonly deps: SearcherDeps) {}
 
+  /** Switches the embedding provider used for query vectors (null: keyword-only, with the reason). */
+  setProvider(provider: EmbeddingProvider | null, unavailableReason?: string): void {
+    this.deps.provider = provider;
+    if (unavailableReason) this.deps.providerUnavailable = unavailableReason;
+    else delete this.deps.providerUnavailable;
+  }
+
+  /** Replaces the ranking settings (config reload). */
+  setConfig(config: SearchConfig): void {
+    this.deps.config = config;
+  }
+
   async search(req: SearchRequest): Promise<SearchResponse> {
     const clock = this.deps.clock ?? (() => performance.now());
     const started = clock();

@@ -184,3 +184,37 @@ export async function scanWorkspace(target: ScanTarget): Promise<ScanResult> {
   out.files = [...seen.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return out;
 }
+
+/** True when any segment of a relative path is a dot-dir/file or node_modules. */
+function hasIgnoredSegment(rel: string): boolean {
+  return rel.split("/").some((seg) => seg.startsWith(".") || IGNORED_DIRS.has(seg));
+}
+
+/**
+ * Looks at one path (e.g. from a watcher event) without scanning the tree: the memory file it is,
+ * or null when it is gone, not a memory file, ignored, or a symlink leading out of its tree.
+ */
+export function statOne(target: ScanTarget, absPath: string): WorkspaceFile | null {
+  const trees: { base: string; classify: (abs: string, rel: string) => Classification | null }[] = [
+    { base: target.root, classify: (_abs, rel) => classifyWorkspacePath(rel) },
+    ...(target.transcriptDirs ?? []).map((d) => ({ base: d, classify: (abs: string) => classifyExtraPath(abs, true) })),
+    ...(target.extraPaths ?? []).map((d) => ({ base: d, classify: (abs: string) => classifyExtraPath(abs, false) })),
+  ];
+  for (const tree of trees) {
+    const rel = toPosix(relative(tree.base, absPath));
+    const inside = rel === "" ? tree.base === absPath : !rel.startsWith("..") && !rel.startsWith("/");
+    if (!inside) continue;
+    if (rel && hasIgnoredSegment(rel)) return null;
+    const cls = tree.classify(absPath, rel || absPath.slice(absPath.lastIndexOf("/") + 1));
+    if (!cls) continue;
+    const st = tryStat(absPath);
+    if (!st?.isFile()) return null;
+    const realBase = tryRealpath(tree.base);
+    const real = tryRealpath(absPath);
+    if (!realBase || !real || !isInside(realBase, real)) return null;
+    const rootRel = relative(target.root, absPath);
+    const key = rootRel.startsWith("..") || rootRel === "" ? absPath : toPosix(rootRel);
+    return { path: key, absPath, class: cls.class, ...(cls.date ? { date: cls.date } : {}), size: st.size, mtimeMs: Math.floor(st.mtimeMs) };
+  }
+  return null;
+}

@@ -1,0 +1,130 @@
+import { existsSync } from "node:fs";
+import type { Command } from "commander";
+import { probeDaemon, withClient } from "../../client/client.js";
+import { socketPathFor } from "../../daemon/socket.js";
+import { indexPath } from "../../engine/engine.js";
+import { openDatabase } from "../../index/db.js";
+import { IndexStore } from "../../index/store.js";
+import type { CortexStatus } from "../../rpc/protocol.js";
+import { VERSION } from "../../version.js";
+import { defaultNamespace } from "../../workspace/namespace.js";
+import { loadForCli, printJson, type GlobalOptions } from "../context.js";
+
+/** Exit codes of `cortexd status` (LSB-like): scripts can branch on them. */
+export const STATUS_EXIT = { healthy: 0, degraded: 1, notRunning: 3, unknown: 4 } as const;
+
+function ago(iso: string | null, now = Date.now()): string {
+  if (!iso) return "never";
+  const s = Math.round((now - Date.parse(iso)) / 1000);
+  if (s < 0) return `in ${fmtDuration(-s * 1000)}`;
+  return `${fmtDuration(s * 1000)} ago`;
+}
+
+export function fmtDuration(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+  return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
+}
+
+function describeRunning(st: CortexStatus): string {
+  const lines: string[] = [];
+  lines.push(`cortexd ${st.version}: running (pid ${st.pid}, up ${fmtDuration(st.uptimeMs)}, ${Math.round(st.rssBytes / 1e6)} MB RSS)`);
+  lines.push(`socket:    ${st.socketPath}`);
+  lines.push(`health:    ${st.healthy ? "ok" : "DEGRADED (see below)"}`);
+  const e = st.embedding;
+  lines.push(
+    e.state === "ready"
+      ? `embedding: ${e.model} (${e.dims} dims, provider ${e.provider})`
+      : `embedding: ${e.state === "error" ? "ERROR" : "keyword-only"}: ${e.reason ?? "no provider"}`,
+  );
+  lines.push(`watcher:   ${st.watcher.mode}${st.watcher.reason ? ` (${st.watcher.reason})` : ""}, ${st.watcher.events} events, last ${ago(st.watcher.lastEventAt)}`);
+  lines.push(`knowledge: ${st.knowledgeState.maturity} (tier ${st.knowledgeState.tier}), ${st.knowledgeState.totalSessions} sessions`);
+  lines.push("workspaces:");
+  for (const w of st.workspaces) {
+    lines.push(`  ${w.name}  ${w.root}`);
+    lines.push(
+      `    ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors, ${w.pending} pending, ${w.dirty} dirty; last sync ${ago(w.lastSync)}${w.lastError ? `; LAST ERROR: ${w.lastError}` : ""}`,
+    );
+  }
+  lines.push("schedule:");
+  for (const j of st.schedule) {
+    lines.push(`  ${j.name.padEnd(14)} ${j.cron.padEnd(14)} last ${ago(j.lastRun)}${j.lastResult ? ` (${j.lastResult})` : ""}, next ${ago(j.nextRun)}`);
+  }
+  const r = st.recallMetrics;
+  lines.push(`searches:  ${r.count} (p50 ${r.p50} ms, p95 ${r.p95} ms, p99 ${r.p99} ms over the last 100)`);
+  if (st.errors.length) {
+    lines.push("recent errors:");
+    for (const err of st.errors.slice(-5)) lines.push(`  ${err.at} ${err.message}`);
+  }
+  return lines.join("\n");
+}
+
+interface OfflineWorkspace {
+  name: string;
+  root: string;
+  indexed: boolean;
+  files?: number;
+  chunks?: number;
+  vectors?: number;
+  model?: string | null;
+}
+
+/** What can be said without the daemon: the config and the indexes on disk. */
+function offlineWorkspaces(opts: GlobalOptions): { workspaces: OfflineWorkspace[]; configFile: string | null } {
+  const loaded = loadForCli(opts);
+  const workspaces = loaded.config.workspaces.map((w) => {
+    const name = w.name ?? defaultNamespace(w.path);
+    const db = indexPath(loaded.dataDir, name);
+    if (!existsSync(db)) return { name, root: w.path, indexed: false };
+    const store = new IndexStore(openDatabase(db, { readonly: true }), name);
+    try {
+      const c = store.counts();
+      return { name, root: w.path, indexed: true, files: c.files, chunks: c.chunks, vectors: c.vectors, model: store.getVectorIdentity()?.model ?? null };
+    } finally {
+      store.close();
+    }
+  });
+  return { workspaces, configFile: loaded.file };
+}
+
+export function registerStatus(program: Command): void {
+  program
+    .command("status")
+    .description("is the daemon running and healthy? (exit 0 healthy, 1 degraded, 3 not running, 4 unknown)")
+    .action(async (_o, cmd: Command) => {
+      const opts = cmd.optsWithGlobals<GlobalOptions>();
+      const loaded = loadForCli(opts);
+      const socket = socketPathFor(loaded);
+      const probe = await probeDaemon(socket, 2000);
+      if (probe.up) {
+        const st = await withClient(socket, (c) => c.call("cortex.status", {}), { timeoutMs: 5000 });
+        if (opts.json) printJson({ running: true, ...st });
+        else console.log(describeRunning(st));
+        process.exitCode = st.healthy ? STATUS_EXIT.healthy : STATUS_EXIT.degraded;
+        return;
+      }
+      const offline = offlineWorkspaces(opts);
+      const code = probe.reason === "permission" || probe.reason === "error" ? STATUS_EXIT.unknown : STATUS_EXIT.notRunning;
+      if (opts.json) {
+        printJson({ running: false, version: VERSION, reason: probe.reason, detail: probe.detail, socketPath: socket, ...offline });
+      } else {
+        const hint =
+          probe.reason === "stale-socket"
+            ? " (it exited without cleaning up; `cortexd start` replaces the stale socket)"
+            : probe.reason === "permission"
+              ? " (the socket belongs to another user or has the wrong mode)"
+              : "";
+        console.log(`cortexd ${VERSION}: not running: ${probe.detail}${hint}`);
+        console.log(`start it with \`cortexd start\`, or at login with \`cortexd service install\``);
+        console.log(`config:    ${offline.configFile ?? "none (defaults)"}`);
+        console.log("workspaces (from the indexes on disk):");
+        for (const w of offline.workspaces) {
+          console.log(`  ${w.name}  ${w.root}`);
+          console.log(w.indexed ? `    ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors${w.model ? ` (${w.model})` : ""}` : "    not indexed yet");
+        }
+      }
+      process.exitCode = code;
+    });
+}

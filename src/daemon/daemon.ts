@@ -1,0 +1,205 @@
+import type { Logger } from "pino";
+import { loadConfig, type LoadedConfig } from "../config/load.js";
+import { selectProvider } from "../embed/select.js";
+import { openEngine, type Engine } from "../engine/engine.js";
+import { acquireInstanceLock, type InstanceLock } from "../rpc/instance-lock.js";
+import { startRpcServer, type RpcServer } from "../rpc/server.js";
+import { prepareSocketDir } from "../rpc/socket-path.js";
+import type { CortexStatus } from "../rpc/protocol.js";
+import { VERSION } from "../version.js";
+import { runHeartbeat, runMaintenance } from "./jobs.js";
+import { LatencyWindow } from "./latency.js";
+import { createHandlers } from "./methods.js";
+import { Scheduler } from "./scheduler.js";
+import { socketPathFor } from "./socket.js";
+import { buildStatus } from "./status.js";
+import { SyncQueue } from "./sync-queue.js";
+import { FileWatcher } from "./watcher.js";
+
+export interface DaemonOptions {
+  loaded: LoadedConfig;
+  logger: Logger;
+  env?: NodeJS.ProcessEnv;
+  /** Config file to re-read on reload (SIGHUP). */
+  configFile?: string;
+}
+
+/**
+ * The long-running process: holds the single-instance lock, serves JSON-RPC on the Unix socket,
+ * watches the workspaces, keeps the index in sync, runs the scheduled jobs.
+ */
+export class Daemon {
+  readonly startedAt = Date.now();
+  readonly searchLatency = new LatencyWindow(100);
+  readonly queue: SyncQueue;
+  readonly scheduler: Scheduler;
+  readonly errors: { at: string; message: string }[] = [];
+  lastHeartbeat: number | null = null;
+  private server: RpcServer | null = null;
+  private watcher: FileWatcher | null = null;
+  private stopping: Promise<void> | null = null;
+  private readonly done: Promise<void>;
+  private resolveDone!: () => void;
+  private modelLoad: Promise<void> = Promise.resolve();
+
+  private constructor(
+    readonly engine: Engine,
+    readonly socketPath: string,
+    private readonly lock: InstanceLock,
+    private readonly opts: DaemonOptions,
+  ) {
+    this.queue = new SyncQueue(opts.logger);
+    this.scheduler = new Scheduler(opts.logger, engine.config.schedule.timezone);
+    this.done = new Promise((r) => (this.resolveDone = r));
+  }
+
+  get logger(): Logger {
+    return this.opts.logger;
+  }
+
+  /** Starts everything; resolves once the socket answers (the model may still be loading). */
+  static async start(opts: DaemonOptions): Promise<Daemon> {
+    const socketPath = socketPathFor(opts.loaded, opts.env);
+    prepareSocketDir(socketPath, opts.env);
+    const lock = await acquireInstanceLock(socketPath, { logger: opts.logger });
+    let engine: Engine;
+    try {
+      engine = await openEngine(opts.loaded, { logger: opts.logger, deferProvider: true });
+    } catch (e) {
+      lock.release();
+      throw e;
+    }
+    const d = new Daemon(engine, socketPath, lock, opts);
+    try {
+      await d.boot();
+    } catch (e) {
+      await d.stop("startup failed");
+      throw e;
+    }
+    return d;
+  }
+
+  private async boot(): Promise<void> {
+    const { engine, logger } = this;
+    const cfg = engine.config;
+    this.server = await startRpcServer({
+      socketPath: this.socketPath,
+      logger,
+      maxRequestBytes: cfg.daemon.maxRequestBytes,
+      handlers: createHandlers({
+        engine,
+        queue: this.queue,
+        searchLatency: this.searchLatency,
+        startedAt: this.startedAt,
+        status: () => this.status(),
+        shutdown: () => void this.stop("shutdown requested over RPC"),
+      }),
+    });
+    this.watcher = new FileWatcher({
+      workspaces: engine.workspaces.map((w) => ({ name: w.name, target: w.target })),
+      mode: cfg.daemon.watch,
+      debounceMs: cfg.daemon.debounceMs,
+      settleMs: cfg.daemon.settleMs,
+      pollIntervalMs: cfg.daemon.pollIntervalMs,
+      reconcileIntervalMs: cfg.daemon.reconcileIntervalMs,
+      logger,
+      onChanges: async (name, paths) => {
+        await this.queue.sync(engine.workspace(name), { paths }).catch((e) => this.recordError(e));
+      },
+      onReconcile: async (name) => {
+        await this.queue.sync(engine.workspace(name)).catch((e) => this.recordError(e));
+      },
+    });
+    await this.watcher.start();
+    // Startup reconcile: index whatever changed while the daemon was down (keyword first, fast).
+    for (const ws of engine.workspaces) void this.queue.sync(ws).catch((e) => this.recordError(e));
+    this.modelLoad = this.loadModel();
+    this.scheduler.add({ name: "heartbeat", cron: cfg.schedule.heartbeat, run: () => runHeartbeat(this) });
+    this.scheduler.add({ name: "consolidation", cron: cfg.schedule.consolidation, run: () => runMaintenance(this) });
+    logger.info({ socket: this.socketPath, workspaces: engine.workspaces.map((w) => w.root), watcher: this.watcher.status().mode }, "cortexd started");
+  }
+
+  /** Loads the embedding model in the background; once ready, vectors are backfilled. */
+  private async loadModel(): Promise<void> {
+    const selected = await selectProvider(this.engine.config.embedding, { dataDir: this.engine.dataDir, logger: this.logger });
+    if (this.stopping) {
+      await selected.provider?.close();
+      return;
+    }
+    await this.queue.drain();
+    await this.engine.setProvider(selected);
+    if (selected.status.state === "error") this.recordError(new Error(selected.status.reason ?? "embedding model failed"));
+    if (selected.provider) for (const ws of this.engine.workspaces) void this.queue.sync(ws).catch((e) => this.recordError(e));
+  }
+
+  /** Resolves when the model has loaded (or failed) and queued syncs are done: for tests and tools. */
+  async settled(): Promise<void> {
+    await this.modelLoad;
+    await this.queue.drain();
+  }
+
+  recordError(e: unknown): void {
+    const message = (e as Error).message ?? String(e);
+    this.errors.push({ at: new Date().toISOString(), message });
+    if (this.errors.length > 50) this.errors.shift();
+  }
+
+  status(): CortexStatus {
+    return buildStatus({
+      engine: this.engine,
+      queue: this.queue,
+      watcher: this.watcher?.status() ?? { mode: "off", events: 0, lastEventAt: null },
+      schedule: this.scheduler.status(),
+      recall: this.searchLatency,
+      version: VERSION,
+      startedAt: this.startedAt,
+      socketPath: this.socketPath,
+      lastHeartbeat: this.lastHeartbeat,
+      errors: this.errors,
+    });
+  }
+
+  /** Re-reads the config (SIGHUP): applies what can change live, reports what needs a restart. */
+  reload(): { applied: string[]; restartNeeded: string[] } {
+    const next = loadConfig({ ...(this.opts.configFile ? { file: this.opts.configFile } : {}), ...(this.opts.env ? { env: this.opts.env } : {}) });
+    const applied: string[] = [];
+    const restartNeeded: string[] = [];
+    const cur = this.engine.config;
+    if (next.config.logLevel !== cur.logLevel) {
+      this.logger.level = next.config.logLevel;
+      applied.push("logLevel");
+    }
+    if (JSON.stringify(next.config.search) !== JSON.stringify(cur.search)) {
+      for (const w of this.engine.workspaces) w.searcher.setConfig(next.config.search);
+      applied.push("search");
+    }
+    for (const key of ["workspaces", "embedding", "chunking", "daemon", "schedule", "dataDir"] as const) {
+      if (JSON.stringify(next.config[key]) !== JSON.stringify(cur[key])) restartNeeded.push(key);
+    }
+    Object.assign(cur, { logLevel: next.config.logLevel, search: next.config.search });
+    this.logger.warn({ applied, restartNeeded }, "configuration reloaded");
+    return { applied, restartNeeded };
+  }
+
+  /** Graceful stop: no new work, finish the current transaction, close the DB, remove the socket. */
+  stop(reason: string): Promise<void> {
+    if (this.stopping) return this.stopping;
+    this.stopping = (async () => {
+      this.logger.info({ reason }, "cortexd stopping");
+      this.scheduler.stop();
+      await this.watcher?.close();
+      await this.server?.close();
+      await this.queue.drain();
+      await this.modelLoad.catch(() => {});
+      await this.engine.close();
+      this.lock.release();
+      this.resolveDone();
+    })();
+    return this.stopping;
+  }
+
+  /** Resolves when the daemon has stopped. */
+  wait(): Promise<void> {
+    return this.done;
+  }
+}

@@ -1,0 +1,62 @@
+import type { Engine, WorkspaceEngine } from "../engine/engine.js";
+import { ErrorCodes } from "../rpc/protocol.js";
+import { RpcError, type MethodHandlers } from "../rpc/server.js";
+import { VERSION } from "../version.js";
+import type { LatencyWindow } from "./latency.js";
+import { readMemoryLines } from "./memory-get.js";
+import type { SyncQueue } from "./sync-queue.js";
+import { workspaceStatuses } from "./status.js";
+import type { CortexStatus } from "../rpc/protocol.js";
+
+export interface MethodDeps {
+  engine: Engine;
+  queue: SyncQueue;
+  searchLatency: LatencyWindow;
+  startedAt: number;
+  status: () => CortexStatus;
+  /** Begins a graceful shutdown (after the reply is sent). */
+  shutdown: () => void;
+}
+
+function pickWorkspace(engine: Engine, selector: string | undefined): WorkspaceEngine {
+  try {
+    return engine.workspace(selector);
+  } catch (e) {
+    throw new RpcError(ErrorCodes.UnknownWorkspace, (e as Error).message);
+  }
+}
+
+/** The JSON-RPC method bodies; params arrive validated (see rpc/protocol.ts). */
+export function createHandlers(d: MethodDeps): MethodHandlers {
+  return {
+    "memory.search": async (p) => {
+      const ws = pickWorkspace(d.engine, p.workspace);
+      const t0 = performance.now();
+      const res = await ws.searcher.search({
+        query: p.query,
+        ...(p.limit !== undefined ? { limit: p.limit } : {}),
+        ...(p.minScore !== undefined ? { minScore: p.minScore } : {}),
+        explain: p.explain ?? false,
+      });
+      d.searchLatency.record(performance.now() - t0);
+      return res;
+    },
+    "memory.get": (p) => readMemoryLines(pickWorkspace(d.engine, p.workspace), p.path, p.from, p.lines),
+    "index.sync": async (p) => {
+      const targets = p.workspace || p.path ? [pickWorkspace(d.engine, p.workspace)] : d.engine.workspaces;
+      const reports = [];
+      for (const ws of targets) reports.push(await d.queue.sync(ws, { ...(p.path ? { paths: [p.path] } : {}), force: p.force ?? false }));
+      return { reports };
+    },
+    "index.status": (p) => {
+      const all = workspaceStatuses(d.engine, d.queue);
+      return { workspaces: p.workspace ? all.filter((w) => w.name === pickWorkspace(d.engine, p.workspace).name) : all };
+    },
+    "cortex.status": () => d.status(),
+    "daemon.ping": () => ({ pong: true, version: VERSION, pid: process.pid, uptimeMs: Date.now() - d.startedAt }),
+    "daemon.shutdown": () => {
+      setImmediate(d.shutdown);
+      return { ok: true };
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import type { Engine } from "../engine/engine.js";
+import type { CortexStatus, WorkspaceStatus } from "../rpc/protocol.js";
+import type { LatencyWindow } from "./latency.js";
+import type { JobStatus } from "./scheduler.js";
+import type { SyncQueue } from "./sync-queue.js";
+import type { WatcherStatus } from "./watcher.js";
+
+export interface StatusSources {
+  engine: Engine;
+  queue: SyncQueue;
+  watcher: WatcherStatus;
+  schedule: JobStatus[];
+  recall: LatencyWindow;
+  version: string;
+  startedAt: number;
+  socketPath: string;
+  lastHeartbeat: number | null;
+  errors: { at: string; message: string }[];
+  now?: number;
+}
+
+/** Counts and queue state of each workspace. */
+export function workspaceStatuses(engine: Engine, queue: SyncQueue): WorkspaceStatus[] {
+  return engine.workspaces.map((w) => {
+    const c = w.store.counts();
+    const q = queue.state(w.name);
+    return {
+      name: w.name,
+      root: w.root,
+      files: c.files,
+      chunks: c.chunks,
+      vectors: c.vectors,
+      pending: engine.provider ? c.pending : 0,
+      noVector: c.noVector,
+      dirty: q.dirty,
+      lastSync: q.lastSync ?? (w.store.getMeta("last_sync") ? new Date(Number(w.store.getMeta("last_sync"))).toISOString() : null),
+      lastError: q.lastError,
+    };
+  });
+}
+
+/**
+ * Maturity from how much memory there is and how long it spans: cold (almost nothing yet),
+ * warming (some days of memory), mature (a month or more of daily logs, or a large curated memory).
+ */
+export function knowledgeState(engine: Engine): CortexStatus["knowledgeState"] {
+  let chunks = 0;
+  let sessions = 0;
+  let files = 0;
+  const days = new Set<string>();
+  for (const w of engine.workspaces) {
+    const db = w.store.db;
+    chunks += w.store.counts().chunks;
+    files += (db.prepare(`SELECT count(*) AS n FROM files`).get() as { n: number }).n;
+    sessions += (db.prepare(`SELECT count(*) AS n FROM files WHERE class = 'transcript'`).get() as { n: number }).n;
+    for (const r of db.prepare(`SELECT DISTINCT date FROM files WHERE date IS NOT NULL`).all() as { date: string }[]) days.add(r.date);
+  }
+  const maturity = files < 3 || chunks < 10 ? "cold" : days.size >= 30 || chunks >= 2000 ? "mature" : "warming";
+  return { hasMemories: chunks > 0, totalSessions: sessions, maturity, tier: maturity === "cold" ? 1 : maturity === "warming" ? 2 : 3 };
+}
+
+/** The `cortex.status` payload: the gateway shape plus cortexd's own diagnostics. */
+export function buildStatus(s: StatusSources): CortexStatus {
+  const now = s.now ?? Date.now();
+  const workspaces = workspaceStatuses(s.engine, s.queue);
+  const emb = s.engine.providerStatus;
+  const healthy = emb.state !== "error" && workspaces.every((w) => !w.lastError) && (s.watcher.mode !== "off" || s.engine.config.daemon.watch === "off");
+  return {
+    version: s.version,
+    healthy,
+    knowledgeState: knowledgeState(s.engine),
+    recallMetrics: s.recall.summary(),
+    retryQueuePending: workspaces.reduce((n, w) => n + w.dirty, 0),
+    config: {
+      autoRecall: true,
+      autoCapture: false,
+      fileSync: s.engine.config.daemon.watch !== "off",
+      transcriptSync: true,
+      namespace: s.engine.workspaces[0]?.name ?? null,
+      namespaces: s.engine.workspaces.map((w) => w.name),
+      configFile: s.engine.configFile,
+      dataDir: s.engine.dataDir,
+      embeddingProvider: s.engine.config.embedding.provider,
+      debounceMs: s.engine.config.daemon.debounceMs,
+    },
+    pid: process.pid,
+    uptimeMs: now - s.startedAt,
+    rssBytes: process.memoryUsage.rss(),
+    workspaces,
+    embedding: {
+      state: emb.state,
+      provider: emb.provider,
+      ...(emb.model ? { model: emb.model } : {}),
+      ...(emb.dims ? { dims: emb.dims } : {}),
+      ...(emb.reason ? { reason: emb.reason } : {}),
+    },
+    watcher: s.watcher,
+    schedule: s.schedule.map((j) => ({ name: j.name, cron: j.cron, lastRun: j.lastRun, nextRun: j.nextRun, lastResult: j.lastResult })),
+    lastHeartbeat: s.lastHeartbeat ? new Date(s.lastHeartbeat).toISOString() : null,
+    errors: s.errors.slice(-10),
+    socketPath: s.socketPath,
+  };
+}

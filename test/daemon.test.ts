@@ -1,0 +1,158 @@
+import { appendFileSync, existsSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createConnection } from "node:net";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "./helpers/cli.js";
+import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
+import { tempDir, writeFiles } from "./helpers/workspace.js";
+
+const running: TestDaemon[] = [];
+afterEach(async () => {
+  for (const d of running.splice(0)) await d.stop();
+});
+
+async function daemonOn(root: string, extra: Record<string, unknown> = {}, home?: string): Promise<TestDaemon> {
+  const d = await startDaemon({
+    ...(home ? { home } : {}),
+    config: { workspaces: [{ path: root }], daemon: { debounceMs: 50, settleMs: 20, ...extra } },
+  });
+  running.push(d);
+  return d;
+}
+
+async function found(d: TestDaemon, query: string, path?: string): Promise<boolean> {
+  const r = await d.call("memory.search", { query, limit: 10 });
+  return r.results.some((h) => (!path || h.path === path) && h.snippet.toLowerCase().includes(query.split(" ")[0]!.toLowerCase()));
+}
+
+/** Sends raw lines on a new connection and collects `n` response lines. */
+function raw(socket: string, payload: string, n: number): Promise<unknown[]> {
+  return new Promise((resolve, reject) => {
+    const c = createConnection(socket);
+    let buf = "";
+    const out: unknown[] = [];
+    c.on("data", (d) => {
+      buf += d;
+      let i;
+      while ((i = buf.indexOf("\n")) >= 0) {
+        out.push(JSON.parse(buf.slice(0, i)));
+        buf = buf.slice(i + 1);
+        if (out.length === n) {
+          c.end();
+          resolve(out);
+        }
+      }
+    });
+    c.on("error", reject);
+    c.on("close", () => resolve(out));
+    c.write(payload);
+  });
+}
+
+describe("daemon (real process, real socket)", () => {
+  it("keeps the index fresh: written → searchable, appended transcript → searchable, deleted → gone", async () => {
+    const root = tempDir();
+    writeFiles(root, { "MEMORY.md": "- Prefers tea over coffee.\n" });
+    const d = await daemonOn(root);
+    await waitUntil(() => found(d, "tea"));
+
+    writeFileSync(join(root, "MEMORY.md"), "- Prefers tea over coffee.\n- Allergic to walnuts.\n");
+    writeFiles(root, { "memory/2026-11-29.md": "# 2026-11-29\n\n- Booked the kayaking trip to Lofoten.\n" });
+    await waitUntil(() => found(d, "walnuts"));
+    await waitUntil(() => found(d, "kayaking", "memory/2026-11-29.md"));
+
+    const t = join(root, "sessions", "s1.jsonl");
+    writeFiles(root, { "sessions/s1.jsonl": `{"role":"user","content":"what is the wifi password policy?"}\n` });
+    await waitUntil(() => found(d, "wifi"));
+    appendFileSync(t, `{"role":"assistant","content":"Rotate the guest network passphrase monthly."}\n`);
+    await waitUntil(() => found(d, "passphrase", "sessions/s1.jsonl"));
+
+    rmSync(join(root, "memory/2026-11-29.md"));
+    await waitUntil(async () => !(await found(d, "kayaking")));
+    const st = await d.call("index.status", {});
+    expect(st.workspaces[0]).toMatchObject({ root, files: 2, dirty: 0 });
+  });
+
+  it("a second daemon is refused; a daemon killed with SIGKILL leaves a stale socket that the next one replaces, and it catches up", async () => {
+    const root = tempDir();
+    writeFiles(root, { "memory/a.md": "alpha apple" });
+    const d1 = await daemonOn(root);
+    await waitUntil(() => found(d1, "alpha"));
+
+    const second = runCli(["run"], d1.env);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/already running \(pid \d+\)/);
+
+    d1.child.kill("SIGKILL");
+    await d1.exited();
+    expect(existsSync(d1.socket)).toBe(true); // stale socket left behind
+    writeFiles(root, { "memory/b.md": "bravo banana written while the daemon was down" });
+    rmSync(join(root, "memory/a.md"));
+
+    const down = runCli(["status"], d1.env);
+    expect(down.code).toBe(3);
+    expect(down.stdout).toMatch(/not running.*stale socket/);
+
+    const d2 = await daemonOn(root, {}, d1.home);
+    await waitUntil(() => found(d2, "bravo"));
+    await waitUntil(async () => !(await found(d2, "alpha")));
+    const up = runCli(["status"], d2.env);
+    expect(up.code, up.stdout).toBe(0);
+    expect(up.stdout).toMatch(/running \(pid \d+/);
+    const json = JSON.parse(runCli(["status", "--json"], d2.env).stdout);
+    expect(json).toMatchObject({ running: true, healthy: true, version: expect.any(String), retryQueuePending: 0 });
+    expect(json.knowledgeState).toMatchObject({ hasMemories: true });
+    expect(json.recallMetrics.count).toBeGreaterThan(0);
+  });
+
+  it("answers bad requests with JSON-RPC errors and keeps serving", async () => {
+    const root = tempDir();
+    writeFiles(root, { "memory/a.md": "alpha" });
+    const d = await daemonOn(root, { maxRequestBytes: 4096 });
+    const replies = (await raw(
+      d.socket,
+      [
+        "{not json",
+        JSON.stringify({ jsonrpc: "2.0", id: 1, method: "no.such" }),
+        JSON.stringify({ jsonrpc: "2.0", id: 2, method: "memory.search", params: { query: 5 } }),
+        JSON.stringify({ jsonrpc: "2.0", id: 3, method: "memory.search", params: { query: "x", limit: 0 } }),
+        JSON.stringify({ jsonrpc: "2.0", id: 4, method: "memory.get", params: { path: "../../etc/passwd" } }),
+        JSON.stringify({ jsonrpc: "2.0", id: 5, method: "daemon.ping" }),
+      ].join("\n") + "\n",
+      6,
+    )) as { id: number | null; error?: { code: number; message: string }; result?: unknown }[];
+    const byId = new Map(replies.map((r) => [r.id, r]));
+    expect(byId.get(null)?.error?.code).toBe(-32700);
+    expect(byId.get(1)?.error?.code).toBe(-32601);
+    expect(byId.get(2)?.error).toMatchObject({ code: -32602, message: expect.stringMatching(/query/) });
+    expect(byId.get(3)?.error).toMatchObject({ code: -32602, message: expect.stringMatching(/limit/) });
+    expect(byId.get(4)?.error?.code).toBe(-32001);
+    expect(byId.get(5)?.result).toMatchObject({ pong: true });
+    const big = (await raw(d.socket, JSON.stringify({ jsonrpc: "2.0", id: 9, method: "memory.search", params: { query: "x".repeat(10_000) } }) + "\n", 1)) as {
+      error?: { code: number };
+    }[];
+    expect(big[0]?.error?.code).toBe(-32005);
+    expect((await d.call("daemon.ping", {})).pong).toBe(true);
+    const got = await d.call("memory.get", { path: "memory/a.md" });
+    expect(got).toMatchObject({ path: "memory/a.md", text: "alpha", from: 1, to: 1, truncated: false });
+  });
+
+  it("shuts down cleanly on SIGTERM: socket removed, exit 0; socket is 0600 in a 0700 dir", async () => {
+    const root = tempDir();
+    const d = await daemonOn(root);
+    expect(statSync(d.socket).mode & 0o777).toBe(0o600);
+    expect(statSync(join(d.socket, "..")).mode & 0o777).toBe(0o700);
+    d.child.kill("SIGTERM");
+    expect(await d.exited()).toBe(0);
+    expect(existsSync(d.socket)).toBe(false);
+  });
+
+  it("polling mode keeps the index fresh and says so in status", async () => {
+    const root = tempDir();
+    const d = await daemonOn(root, { watch: "poll", pollIntervalMs: 250 });
+    writeFiles(root, { "memory/p.md": "polling pelican" });
+    await waitUntil(() => found(d, "pelican"));
+    const st = await d.call("cortex.status", {});
+    expect(st.watcher).toMatchObject({ mode: "polling", reason: expect.stringMatching(/poll/) });
+  });
+});

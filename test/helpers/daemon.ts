@@ -1,0 +1,74 @@
+import type { ChildProcess } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { CortexClient, probeDaemon } from "../../src/client/client.js";
+import type { MethodName, MethodResults, ParamsOf } from "../../src/rpc/protocol.js";
+import { isolatedEnv, spawnCli } from "./cli.js";
+import { tempDir } from "./workspace.js";
+
+export interface TestDaemon {
+  home: string;
+  env: Record<string, string>;
+  socket: string;
+  child: ChildProcess;
+  stderr: () => string;
+  call<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<MethodResults[M]>;
+  /** Waits until the process exits; returns its exit code. */
+  exited(): Promise<number | null>;
+  stop(): Promise<void>;
+}
+
+export async function waitUntil(cond: () => Promise<boolean> | boolean, timeoutMs = 10_000, stepMs = 25): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (await cond()) return;
+    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
+
+/** Writes a config file into the isolated home. */
+export function writeConfig(home: string, config: unknown): void {
+  const dir = join(home, ".config", "cortexd");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "config.json"), JSON.stringify(config, null, 2));
+}
+
+/** Starts `cortexd run` as a real child process on a temp home; resolves once the socket answers. */
+export async function startDaemon(opts: { home?: string; config?: unknown; env?: Record<string, string>; args?: string[] } = {}): Promise<TestDaemon> {
+  const home = opts.home ?? tempDir("cortexd-home-");
+  if (opts.config) writeConfig(home, opts.config);
+  const env = isolatedEnv(home, { CORTEXD_EMBEDDING_PROVIDER: "none", ...opts.env });
+  const socket = join(home, "run", "cortexd", "cortexd.sock");
+  const child = spawnCli(["run", ...(opts.args ?? [])], env);
+  let err = "";
+  child.stderr!.on("data", (d) => (err += d));
+  child.stdout!.resume();
+  const exit = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+  let exitedEarly = false;
+  void exit.then(() => (exitedEarly = true));
+  await waitUntil(async () => exitedEarly || (await probeDaemon(socket, 500)).up, 30_000);
+  if (exitedEarly) throw new Error(`daemon exited during start: ${err}`);
+  let client: CortexClient | null = null;
+  const d: TestDaemon = {
+    home,
+    env,
+    socket,
+    child,
+    stderr: () => err,
+    async call(method, params) {
+      client ??= await CortexClient.connect(socket, { timeoutMs: 30_000 });
+      return (client.call as (m: MethodName, p: unknown) => Promise<never>)(method, params);
+    },
+    exited: () => exit,
+    async stop() {
+      client?.close();
+      client = null;
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        await exit;
+      }
+    },
+  };
+  return d;
+}
