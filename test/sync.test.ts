@@ -127,3 +127,48 @@ describe("incremental sync (keyword-only)", () => {
     idx.close();
   });
 });
+
+describe("incremental transcripts", () => {
+  const line = (i: number, role = i % 2 ? "assistant" : "user") =>
+    JSON.stringify({ type: "message", timestamp: 1_700_000_000_000 + i * 60_000, message: { role, content: [{ type: "text", text: `message ${i} about topic${i % 7} with some words to fill the chunk budget up ${"lorem ipsum ".repeat(20)}` }] } }) + "\n";
+
+  it("reads only what was appended, and the result equals a clean build", async () => {
+    const root = tempDir();
+    writeFiles(root, { "sessions/t.jsonl": Array.from({ length: 120 }, (_, i) => line(i)).join("") });
+    const idx = openTestIndex(root, null);
+    await idx.indexer.sync();
+    const path = join(root, "sessions/t.jsonl");
+    for (let round = 0; round < 3; round++) {
+      appendFileSync(path, Array.from({ length: 7 }, (_, i) => line(120 + round * 7 + i)).join(""));
+      const r = await idx.indexer.sync();
+      expect(r).toMatchObject({ changed: 1, appended: 1 });
+    }
+    appendFileSync(path, '{"type":"message","message":{"role":"user","content":"half a li'); // a writer mid-line
+    const half = await idx.indexer.sync();
+    expect(half.appended).toBe(1);
+    appendFileSync(path, 'ne, finished later"}}\n');
+    await idx.indexer.sync();
+    expect((await idx.searcher.search({ query: "finished later" })).results[0]?.path).toBe("sessions/t.jsonl");
+    const clean = openTestIndex(root, null);
+    await clean.indexer.sync();
+    expect(dumpIndex(idx.store.db)).toEqual(dumpIndex(clean.store.db));
+    expect(idx.store.getFile("sessions/t.jsonl")!.malformed).toBe(0);
+    idx.close();
+    clean.close();
+  });
+
+  it("a rewritten (not appended) transcript is re-read whole", async () => {
+    const root = tempDir();
+    writeFiles(root, { "sessions/t.jsonl": Array.from({ length: 30 }, (_, i) => line(i)).join("") });
+    const idx = openTestIndex(root, null);
+    await idx.indexer.sync();
+    writeFiles(root, { "sessions/t.jsonl": Array.from({ length: 40 }, (_, i) => line(i + 1000)).join("") });
+    const r = await idx.indexer.sync();
+    expect(r).toMatchObject({ changed: 1, appended: 0 });
+    const clean = openTestIndex(root, null);
+    await clean.indexer.sync();
+    expect(dumpIndex(idx.store.db)).toEqual(dumpIndex(clean.store.db));
+    idx.close();
+    clean.close();
+  });
+});

@@ -75,7 +75,7 @@ export class CortexClient {
     });
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("error", (err: NodeJS.ErrnoException) => {
-      this.shutdown(new DaemonUnavailableError("closed", `connection to cortexd failed: ${err.message}`, err.code));
+      this.shutdown(this.lastConnectionError ?? new DaemonUnavailableError("closed", `connection to cortexd failed: ${err.message}`, err.code));
     });
     socket.on("close", () => {
       this.shutdown(this.lastConnectionError ?? new DaemonUnavailableError("closed", "cortexd closed the connection"));

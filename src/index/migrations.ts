@@ -67,6 +67,17 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
       CREATE INDEX embed_cache_lru ON embed_cache(last_used);
     `);
   },
+  // 2: incremental transcripts: where the content hash and the chunking can resume after an append.
+  (db) => {
+    db.exec(`
+      ALTER TABLE files ADD COLUMN hash_offset INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE files ADD COLUMN hash_state BLOB;
+      ALTER TABLE files ADD COLUMN resume_offset INTEGER;
+      ALTER TABLE files ADD COLUMN resume_line INTEGER;
+      ALTER TABLE files ADD COLUMN resume_seq INTEGER;
+      ALTER TABLE files ADD COLUMN resume_malformed INTEGER;
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

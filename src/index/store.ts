@@ -13,11 +13,38 @@ export interface FileMeta {
   indexedBytes?: number;
   indexedLines?: number;
   malformed?: number;
+  /** Chained-hash resume point (see util/chained-hash). */
+  hashOffset?: number;
+  hashState?: Buffer | null;
+  /** Transcripts: where re-chunking resumes after an append. */
+  resume?: ResumePoint | null;
 }
 
-export interface FileRow extends Required<Omit<FileMeta, "date">> {
+/** The last chunk of a transcript starts at `line` (byte `offset`, chunk `seq`); `malformed` lines precede it. */
+export interface ResumePoint {
+  offset: number;
+  line: number;
+  seq: number;
+  malformed: number;
+}
+
+export interface FileRow {
   id: number;
+  path: string;
+  class: FileClass;
   date: string | null;
+  size: number;
+  mtimeMs: number;
+  sha256: string;
+  indexedBytes: number;
+  indexedLines: number;
+  malformed: number;
+  hashOffset: number;
+  hashState: Buffer | null;
+  resumeOffset: number | null;
+  resumeLine: number | null;
+  resumeSeq: number | null;
+  resumeMalformed: number | null;
   indexedAt: number;
 }
 
@@ -68,7 +95,8 @@ function fromBlob(b: Buffer): Float32Array {
 }
 
 const FILE_COLUMNS = `id, path, class, date, size, mtime_ms AS mtimeMs, sha256, indexed_bytes AS indexedBytes,
-  indexed_lines AS indexedLines, malformed, indexed_at AS indexedAt`;
+  indexed_lines AS indexedLines, malformed, indexed_at AS indexedAt, hash_offset AS hashOffset, hash_state AS hashState,
+  resume_offset AS resumeOffset, resume_line AS resumeLine, resume_seq AS resumeSeq, resume_malformed AS resumeMalformed`;
 
 const CHUNK_COLUMNS = `c.id, c.file_id AS fileId, c.seq, f.path, f.class, f.date, c.start_line AS startLine,
   c.end_line AS endLine, c.text, lower(hex(c.hash)) AS hash, c.ts, c.vec_state AS vecState`;
@@ -92,10 +120,14 @@ export class IndexStore {
     this.stmts = {
       listFiles: db.prepare(`SELECT ${FILE_COLUMNS} FROM files ORDER BY path`),
       getFile: db.prepare(`SELECT ${FILE_COLUMNS} FROM files WHERE path = ?`),
-      insertFile: db.prepare(`INSERT INTO files (path, class, date, size, mtime_ms, sha256, indexed_bytes, indexed_lines, malformed, indexed_at)
-        VALUES (@path, @class, @date, @size, @mtimeMs, @sha256, @indexedBytes, @indexedLines, @malformed, @indexedAt)`),
+      insertFile: db.prepare(`INSERT INTO files (path, class, date, size, mtime_ms, sha256, indexed_bytes, indexed_lines, malformed, indexed_at,
+          hash_offset, hash_state, resume_offset, resume_line, resume_seq, resume_malformed)
+        VALUES (@path, @class, @date, @size, @mtimeMs, @sha256, @indexedBytes, @indexedLines, @malformed, @indexedAt,
+          @hashOffset, @hashState, @resumeOffset, @resumeLine, @resumeSeq, @resumeMalformed)`),
       updateFile: db.prepare(`UPDATE files SET path = @path, class = @class, date = @date, size = @size, mtime_ms = @mtimeMs, sha256 = @sha256,
-        indexed_bytes = @indexedBytes, indexed_lines = @indexedLines, malformed = @malformed, indexed_at = @indexedAt WHERE id = @id`),
+        indexed_bytes = @indexedBytes, indexed_lines = @indexedLines, malformed = @malformed, indexed_at = @indexedAt,
+        hash_offset = @hashOffset, hash_state = @hashState, resume_offset = @resumeOffset, resume_line = @resumeLine,
+        resume_seq = @resumeSeq, resume_malformed = @resumeMalformed WHERE id = @id`),
       touchFile: db.prepare(`UPDATE files SET size = ?, mtime_ms = ? WHERE id = ?`),
       deleteFileRow: db.prepare(`DELETE FROM files WHERE id = ?`),
       chunksOfFile: db.prepare(`SELECT id, text, vec_state AS vecState FROM chunks WHERE file_id = ? AND seq >= ? ORDER BY seq`),
@@ -197,7 +229,18 @@ export class IndexStore {
       const clash = this.getFile(meta.path);
       if (clash) this.deleteFileById(clash.id);
       this.stmts.updateFile.run({
-        ...this.fileParams({ ...meta, indexedBytes: existing.indexedBytes, indexedLines: existing.indexedLines, malformed: existing.malformed }),
+        ...this.fileParams({
+          ...meta,
+          indexedBytes: existing.indexedBytes,
+          indexedLines: existing.indexedLines,
+          malformed: existing.malformed,
+          hashOffset: existing.hashOffset,
+          hashState: existing.hashState,
+          resume:
+            existing.resumeOffset === null
+              ? null
+              : { offset: existing.resumeOffset, line: existing.resumeLine!, seq: existing.resumeSeq!, malformed: existing.resumeMalformed ?? 0 },
+        }),
         id: existing.id,
       });
     })();
@@ -228,6 +271,12 @@ export class IndexStore {
       indexedLines: meta.indexedLines ?? 0,
       malformed: meta.malformed ?? 0,
       indexedAt: this.clock(),
+      hashOffset: meta.hashOffset ?? 0,
+      hashState: meta.hashState ?? null,
+      resumeOffset: meta.resume?.offset ?? null,
+      resumeLine: meta.resume?.line ?? null,
+      resumeSeq: meta.resume?.seq ?? null,
+      resumeMalformed: meta.resume?.malformed ?? null,
     };
   }
 

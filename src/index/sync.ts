@@ -1,9 +1,11 @@
-import { readFile } from "node:fs/promises";
+import { open, readFile } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
 import type { Logger } from "pino";
 import type { EmbeddingProvider } from "../embed/provider.js";
 import { CHUNKING_VERSION, chunkFile } from "../ingest/chunk-file.js";
-import type { ChunkingOptions } from "../ingest/types.js";
+import type { Chunk, ChunkingOptions } from "../ingest/types.js";
+import { TRANSCRIPT_START, chunkTranscriptFrom, type TranscriptBase } from "../ingest/transcript-incremental.js";
+import { chainedHash, type ChainedHash } from "../util/chained-hash.js";
 import { sha256 } from "../util/hash.js";
 import { scanWorkspace, statOne, type ScanTarget, type WorkspaceFile } from "../workspace/scan.js";
 import { embedThroughCache } from "./embed-cache.js";
@@ -31,6 +33,8 @@ export interface SyncReport {
   changed: number;
   removed: number;
   renamed: number;
+  /** Changed files that were transcripts read incrementally (only their new lines). */
+  appended: number;
   unchanged: number;
   chunksWritten: number;
   chunksRemoved: number;
@@ -77,8 +81,10 @@ const BATCH_BYTES = 4 * 1024 * 1024;
 interface Loaded {
   file: WorkspaceFile;
   buf?: Buffer;
-  hash?: string;
+  hash?: ChainedHash;
   skip?: string;
+  /** An appended transcript: buf holds only the bytes from base.offset on. */
+  append?: TranscriptBase;
 }
 
 type PreparedFile =
@@ -131,6 +137,7 @@ export class Indexer {
       changed: 0,
       removed: 0,
       renamed: 0,
+      appended: 0,
       unchanged: 0,
       chunksWritten: 0,
       chunksRemoved: 0,
@@ -186,7 +193,7 @@ export class Indexer {
     let done = report.unchanged;
     const reads = new Map<number, Promise<Loaded>>();
     const readAhead = (i: number) => {
-      if (i < work.length && !reads.has(i)) reads.set(i, this.load(work[i]!));
+      if (i < work.length && !reads.has(i)) reads.set(i, this.load(work[i]!, indexed.get(work[i]!.path), force));
     };
     let batch: PreparedFile[] = [];
     let batchBytes = 0;
@@ -248,8 +255,12 @@ export class Indexer {
   }
 
   /** Reads a file (async, in parallel with others) and hashes it. */
-  private async load(file: WorkspaceFile): Promise<Loaded> {
+  private async load(file: WorkspaceFile, row: FileRow | undefined, force: boolean): Promise<Loaded> {
     if (file.size > this.deps.maxFileBytes) return { file, skip: `larger than ${this.deps.maxFileBytes} bytes` };
+    if (!force && file.class === "transcript" && row && file.size > row.size && row.resumeOffset !== null && row.hashState) {
+      const appended = await this.loadAppend(file, row).catch(() => null);
+      if (appended) return appended;
+    }
     let buf: Buffer;
     try {
       buf = await readFile(file.absPath);
@@ -257,7 +268,35 @@ export class Indexer {
       return { file, skip: `unreadable: ${(e as NodeJS.ErrnoException).code ?? e}` };
     }
     if (looksBinary(buf)) return { file, skip: "binary content" };
-    return { file, buf, hash: sha256(buf) };
+    return { file, buf, hash: chainedHash(buf) };
+  }
+
+  /**
+   * A transcript that grew: read only from its last chunk (or the last hash block) on, after checking
+   * that the bytes it had are unchanged. Returns null when the file was rewritten, not appended to.
+   */
+  private async loadAppend(file: WorkspaceFile, row: FileRow): Promise<Loaded | null> {
+    const start = Math.min(row.resumeOffset!, row.hashOffset);
+    const fh = await open(file.absPath, "r");
+    let bytes: Buffer;
+    try {
+      const size = (await fh.stat()).size;
+      bytes = Buffer.alloc(size - start);
+      const { bytesRead } = await fh.read(bytes, 0, bytes.length, start);
+      bytes = bytes.subarray(0, bytesRead);
+    } finally {
+      await fh.close();
+    }
+    const from = { offset: row.hashOffset, state: row.hashState! };
+    const oldPart = bytes.subarray(row.hashOffset - start, row.size - start);
+    if (oldPart.length !== row.size - row.hashOffset || chainedHash(oldPart, from).hash !== row.sha256) return null;
+    const base: TranscriptBase = { offset: row.resumeOffset!, line: row.resumeLine!, seq: row.resumeSeq!, malformed: row.resumeMalformed ?? 0 };
+    return {
+      file: { ...file, size: start + bytes.length },
+      buf: bytes.subarray(row.resumeOffset! - start),
+      hash: chainedHash(bytes.subarray(row.hashOffset - start), from),
+      append: base,
+    };
   }
 
   /** Decides what a changed file needs (in scan order, so renames are detected deterministically). */
@@ -268,19 +307,52 @@ export class Indexer {
       report.skipped.push({ path: file.path, reason: loaded.skip ?? "unreadable" });
       return row ? { kind: "delete", path: file.path } : null;
     }
-    const meta = { path: file.path, class: file.class, date: file.date, size: buf.length, mtimeMs: file.mtimeMs, sha256: hash };
-    if (row && !force && row.sha256 === hash) {
+    const size = loaded.append ? file.size : buf.length;
+    const meta: FileMeta = {
+      path: file.path,
+      class: file.class,
+      date: file.date,
+      size,
+      mtimeMs: file.mtimeMs,
+      sha256: hash.hash,
+      hashOffset: hash.resume.offset,
+      hashState: hash.resume.state,
+    };
+    if (row && !force && row.sha256 === hash.hash) {
       report.unchanged++; // touched: same content, new mtime
-      return { kind: "touch", id: row.id, size: buf.length, mtimeMs: file.mtimeMs };
+      return { kind: "touch", id: row.id, size, mtimeMs: file.mtimeMs };
     }
-    const moved = !row && !force ? goneBySha.get(hash)?.shift() : undefined;
+    const moved = !row && !force ? goneBySha.get(hash.hash)?.shift() : undefined;
     if (moved) {
       report.renamed++;
       return { kind: "rename", from: moved.path, meta };
     }
-    const chunked = chunkFile(file.class, buf.toString("utf8"), this.deps.chunking);
-    report.malformedLines += chunked.malformed;
-    const inputs: StoredChunkInput[] = chunked.chunks.map((c) => ({ ...c, hash: sha256(c.text) }));
+    if (loaded.append && row) {
+      // Appended transcript: re-chunk from the last stored chunk only.
+      const t = chunkTranscriptFrom(buf, loaded.append, this.deps.chunking);
+      report.malformedLines += Math.max(0, t.malformed - row.malformed);
+      report.changed++;
+      report.appended++;
+      return {
+        kind: "replace",
+        meta: { ...meta, indexedLines: t.lines, malformed: t.malformed, resume: t.resume },
+        keep: loaded.append.seq,
+        chunks: t.chunks.map((c) => ({ ...c, hash: sha256(c.text) })),
+      };
+    }
+    let chunks: Chunk[];
+    let full: FileMeta;
+    if (file.class === "transcript") {
+      const t = chunkTranscriptFrom(buf, TRANSCRIPT_START, this.deps.chunking);
+      report.malformedLines += t.malformed;
+      chunks = t.chunks;
+      full = { ...meta, indexedLines: t.lines, malformed: t.malformed, resume: t.resume };
+    } else {
+      const chunked = chunkFile(file.class, buf.toString("utf8"), this.deps.chunking);
+      chunks = chunked.chunks;
+      full = { ...meta, indexedLines: chunked.lines, malformed: 0, resume: null };
+    }
+    const inputs: StoredChunkInput[] = chunks.map((c) => ({ ...c, hash: sha256(c.text) }));
     // Keep the unchanged leading chunks (appends to logs and transcripts only rewrite the tail).
     let keep = 0;
     if (row && !force) {
@@ -296,12 +368,7 @@ export class Indexer {
     }
     if (row) report.changed++;
     else report.added++;
-    return {
-      kind: "replace",
-      meta: { ...meta, indexedLines: chunked.lines, malformed: chunked.malformed },
-      keep,
-      chunks: inputs.slice(keep),
-    };
+    return { kind: "replace", meta: full, keep, chunks: inputs.slice(keep) };
   }
 
   /** Embeds the batch's new chunks (through the cache), then writes the whole batch in one transaction. */

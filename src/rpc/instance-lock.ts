@@ -77,14 +77,15 @@ export async function acquireInstanceLock(socketPath: string, opts: AcquireLockO
     const info: LockInfo = { pid: process.pid, startedAt: Date.now(), token: randomUUID(), socketPath };
     if (tryCreate(lockPath, JSON.stringify(info) + "\n")) {
       held.set(lockPath, info.token);
-      const lock = makeLock(lockPath, socketPath, info, logger);
       try {
         await clearStaleSocket(socketPath, probeTimeout, logger);
       } catch (err) {
-        lock.release();
+        // Give the lock back, but leave the socket: it may be a live daemon's.
+        held.delete(lockPath);
+        unlinkQuiet(lockPath);
         throw err;
       }
-      return lock;
+      return makeLock(lockPath, socketPath, info, logger);
     }
     if (Date.now() > deadline) throw new Error(`could not acquire the instance lock ${lockPath} (it keeps changing)`);
 

@@ -4,6 +4,7 @@ import { JSONRPCServer, createJSONRPCErrorResponse, type JSONRPCID, type JSONRPC
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { ErrorCodes, MethodParams, type MethodName, type MethodResults } from "./protocol.js";
+import { SocketPathTooLongError, maxSocketPathBytes } from "./socket-path.js";
 
 /**
  * JSON-RPC 2.0 over a Unix socket, one JSON text per line (NDJSON) each way, dispatched by json-rpc-2.0's
@@ -88,6 +89,7 @@ interface Conn {
 
 export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer> {
   const { socketPath, logger } = opts;
+  if (Buffer.byteLength(socketPath) > maxSocketPathBytes()) throw new SocketPathTooLongError(socketPath, maxSocketPathBytes());
   const maxBytes = opts.maxRequestBytes ?? 1024 * 1024;
   const idleTimeoutMs = opts.idleTimeoutMs ?? 5 * 60_000;
   const lineTimeoutMs = opts.lineTimeoutMs ?? 10_000;
@@ -172,6 +174,8 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
       const line = conn.lineBytes === 0 ? piece : Buffer.concat([...conn.lineParts, piece], total);
       conn.lineParts = [];
       conn.lineBytes = 0;
+      clearTimeout(conn.lineTimer); // the next line gets its own deadline
+      conn.lineTimer = undefined;
       dispatch(conn, line);
     }
     if (conn.done) return;
@@ -183,6 +187,7 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
         dispatch(conn, line);
       }
       clearTimeout(conn.lineTimer);
+      conn.lineTimer = undefined;
       if (conn.inflight === 0 && !conn.socket.destroyed) conn.socket.end();
       return;
     }
@@ -193,6 +198,7 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
         conn.socket.destroy();
       }, lineTimeoutMs);
     } else if (conn.lineTimer) {
+      // Unread data is waiting on us (we're busy), not on the client.
       clearTimeout(conn.lineTimer);
       conn.lineTimer = undefined;
     }
@@ -211,6 +217,7 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
   }
 
   function tooLarge(conn: Conn, bytes: number): void {
+    counters.requests++;
     counters.errors++;
     logger?.warn({ conn: conn.id, bytes, limit: maxBytes }, "rpc request too large, closing connection");
     conn.done = true;
@@ -252,6 +259,7 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
     try {
       parsed = JSON.parse(text);
     } catch {
+      counters.requests++;
       counters.errors++;
       return serialize(createJSONRPCErrorResponse(null, ErrorCodes.ParseError, "parse error: invalid JSON"));
     }
