@@ -29,7 +29,6 @@ export function systemdUnit(spec: ServiceSpec): string {
     "[Unit]",
     "Description=cortexd: local memory engine for AI agents",
     "Documentation=https://www.npmjs.com/package/cortexd",
-    "After=default.target",
     "",
     "[Service]",
     "Type=simple",
@@ -102,3 +101,9 @@ export function serviceFilePath(platform: NodeJS.Platform, env: NodeJS.ProcessEn
   const configHome = env.XDG_CONFIG_HOME || join(home, ".config");
   return join(configHome, "systemd", "user", SYSTEMD_UNIT);
 }
+
+/**
+ * The spec of the reference files shipped in systemd/ and launchd/: `cortexd` found on PATH (npm i -g).
+ * `cortexd service install` writes the same files with this machine's absolute paths instead.
+ */
+export const REFERENCE_SPEC: ServiceSpec = { node: "/usr/bin/env", main: "cortexd", env: { PATH: "/usr/local/bin:/usr/bin:/bin" } };

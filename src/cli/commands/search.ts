@@ -1,5 +1,11 @@
 import type { Command } from "commander";
-import { CliError, openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
+import { existsSync } from "node:fs";
+import { DaemonUnavailableError, RpcCallError, withClient } from "../../client/client.js";
+import { expandPath } from "../../config/paths.js";
+import { socketPathFor } from "../../daemon/socket.js";
+import { ErrorCodes } from "../../rpc/protocol.js";
+import type { SearchRequest, SearchResponse } from "../../search/types.js";
+import { CliError, loadForCli, openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
 
 interface SearchOptions extends GlobalOptions {
   limit?: string;
@@ -12,6 +18,22 @@ function positiveInt(value: string | undefined, name: string): number | undefine
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new CliError(`${name} must be a positive integer, got "${value}"`);
   return n;
+}
+
+async function searchViaDaemon(opts: SearchOptions, request: SearchRequest): Promise<SearchResponse | null> {
+  const loaded = loadForCli(opts);
+  const socket = socketPathFor(loaded);
+  try {
+    return await withClient(
+      socket,
+      (c) => c.call("memory.search", { ...request, ...(opts.workspace ? { workspace: existsSync(expandPath(opts.workspace)) ? expandPath(opts.workspace) : opts.workspace } : {}) }),
+      { timeoutMs: 10_000 },
+    );
+  } catch (e) {
+    if (e instanceof DaemonUnavailableError) return null;
+    if (e instanceof RpcCallError && e.code === ErrorCodes.UnknownWorkspace) return null; // not one of the daemon's workspaces
+    throw e;
+  }
 }
 
 export function registerSearch(program: Command): void {
@@ -27,15 +49,17 @@ export function registerSearch(program: Command): void {
       const limit = positiveInt(opts.limit, "--limit");
       const minScore = opts.minScore === undefined ? undefined : Number(opts.minScore);
       if (minScore !== undefined && !(minScore >= 0 && minScore <= 1)) throw new CliError(`--min-score must be between 0 and 1, got "${opts.minScore}"`);
-      const engine = await openCliEngine(opts);
+      const request = {
+        query: words.join(" "),
+        ...(limit ? { limit } : {}),
+        ...(minScore !== undefined ? { minScore } : {}),
+        explain: !!opts.explain,
+      };
+      // Ask the running daemon (warm index and model); search in-process when it is not running.
+      const viaDaemon = await searchViaDaemon(opts, request);
+      const engine = viaDaemon ? null : await openCliEngine(opts);
       try {
-        const ws = selectWorkspace(engine, opts);
-        const res = await ws.searcher.search({
-          query: words.join(" "),
-          ...(limit ? { limit } : {}),
-          ...(minScore !== undefined ? { minScore } : {}),
-          explain: !!opts.explain,
-        });
+        const res = viaDaemon ?? (await selectWorkspace(engine!, opts).searcher.search(request));
         if (opts.json) {
           printJson(res);
           return;
@@ -49,7 +73,7 @@ export function registerSearch(program: Command): void {
         }
         if (res.fallback) console.error(`(${res.mode} search: ${res.fallback})`);
       } finally {
-        await engine.close();
+        await engine?.close();
       }
     });
 }

@@ -1,0 +1,29 @@
+/**
+ * Retrieval evaluations: `npm run eval -- <name> [options]`.
+ *   locomo [dir]  LoCoMo retrieval set (default ../shared/eval/locomo from the repo root)
+ */
+import { parseArgs } from "./args.js";
+import { locomoCommand, LOCOMO_USAGE } from "./locomo.js";
+
+const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage: string }> = {
+  locomo: { run: locomoCommand, usage: LOCOMO_USAGE },
+};
+
+const argv = process.argv.slice(2);
+const name = argv[0];
+const cmd = name ? COMMANDS[name] : undefined;
+if (!cmd) {
+  console.error(`usage: npm run eval -- <${Object.keys(COMMANDS).join("|")}> [options]\n`);
+  for (const c of Object.values(COMMANDS)) console.error(c.usage);
+  process.exit(2);
+}
+if (parseArgs(argv.slice(1)).flags.help) {
+  console.log(cmd.usage);
+  process.exit(0);
+}
+try {
+  process.exitCode = await cmd.run(argv.slice(1));
+} catch (e) {
+  console.error(`eval ${name}: ${(e as Error).message}`);
+  process.exitCode = 2;
+}
