@@ -3,7 +3,7 @@ import { createConnection } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
-import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
+import { startDaemon, waitUntil, writeConfig, type TestDaemon } from "./helpers/daemon.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 const running: TestDaemon[] = [];
@@ -145,6 +145,21 @@ describe("daemon (real process, real socket)", () => {
     d.child.kill("SIGTERM");
     expect(await d.exited()).toBe(0);
     expect(existsSync(d.socket)).toBe(false);
+  });
+
+  it("SIGHUP reloads the config: search settings apply live; an invalid file keeps the running config", async () => {
+    const root = tempDir();
+    writeFiles(root, { "memory/a.md": "apple one", "memory/b.md": "apple two", "memory/c.md": "apple three" });
+    const d = await daemonOn(root);
+    await waitUntil(async () => (await d.call("memory.search", { query: "apple" })).results.length === 3);
+    writeConfig(d.home, { workspaces: [{ path: root }], daemon: { debounceMs: 50, settleMs: 20 }, search: { maxResults: 1 } });
+    d.child.kill("SIGHUP");
+    await waitUntil(async () => (await d.call("memory.search", { query: "apple" })).results.length === 1);
+    writeFileSync(join(d.home, ".config", "cortexd", "config.json"), "{ broken");
+    d.child.kill("SIGHUP");
+    await waitUntil(async () => (await d.call("cortex.status", {})).errors.some((e) => /not valid JSON/.test(e.message)));
+    expect((await d.call("memory.search", { query: "apple" })).results).toHaveLength(1);
+    expect((await d.call("daemon.ping", {})).pong).toBe(true);
   });
 
   it("polling mode keeps the index fresh and says so in status", async () => {

@@ -1,0 +1,87 @@
+import { appendFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { FileWatcher } from "../src/daemon/watcher.js";
+import { silentLogger } from "../src/util/logger.js";
+import { waitUntil } from "./helpers/daemon.js";
+import { tempDir, writeFiles } from "./helpers/workspace.js";
+
+const open: FileWatcher[] = [];
+afterEach(async () => {
+  for (const w of open.splice(0)) await w.close();
+});
+
+function watcher(root: string, extra: Partial<ConstructorParameters<typeof FileWatcher>[0]> = {}) {
+  const changes: string[][] = [];
+  let reconciles = 0;
+  const w = new FileWatcher({
+    workspaces: [{ name: "ws", target: { root } }],
+    mode: "auto",
+    debounceMs: 40,
+    settleMs: 60,
+    pollIntervalMs: 100,
+    reconcileIntervalMs: 600_000,
+    logger: silentLogger(),
+    onChanges: async (_ws, paths) => void changes.push(paths.map((p) => p.slice(root.length + 1)).sort()),
+    onReconcile: async () => void reconciles++,
+    ...extra,
+  });
+  open.push(w);
+  return { w, changes, reconciles: () => reconciles };
+}
+
+describe("file watcher", () => {
+  it("reports memory files after the debounce, batched, and ignores everything else", async () => {
+    const root = tempDir();
+    writeFiles(root, { "memory/.keep.md": "", "sessions/x.txt": "" });
+    const { w, changes } = watcher(root);
+    await w.start();
+    expect(w.status().mode).toBe("watching");
+    writeFiles(root, {
+      "MEMORY.md": "- a",
+      "memory/2026-11-29.md": "b",
+      "README.md": "not memory",
+      "memory/.obsidian/x.md": "dot dir",
+      "notes/y.md": "outside memory/",
+    });
+    await waitUntil(() => changes.flat().length >= 2);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(changes.flat().sort()).toEqual(["MEMORY.md", "memory/2026-11-29.md"]);
+  });
+
+  it("waits for a file that is still being written (settle check)", async () => {
+    const root = tempDir();
+    writeFiles(root, { "memory/a.md": "start" });
+    const { w, changes } = watcher(root, { debounceMs: 30, settleMs: 150 });
+    await w.start();
+    const file = join(root, "memory/a.md");
+    const writer = setInterval(() => appendFileSync(file, " more"), 40);
+    await new Promise((r) => setTimeout(r, 500));
+    clearInterval(writer);
+    expect(changes).toEqual([]); // never stable while the writer kept going
+    await waitUntil(() => changes.length > 0, 3000);
+    expect(changes.flat()).toEqual(["memory/a.md"]);
+  });
+
+  it("falls back to polling when watching fails, says why, and keeps reconciling", async () => {
+    const root = tempDir();
+    const { w, reconciles } = watcher(root);
+    await w.start();
+    const err = Object.assign(new Error("ENOSPC: System limit for number of file watchers reached"), { code: "ENOSPC" });
+    w.chokidarWatchers[0]!.emit("error", err);
+    await waitUntil(() => w.status().mode === "polling");
+    expect(w.status().reason).toMatch(/file watching failed \(ENOSPC\); polling every 100 ms/);
+    const before = reconciles();
+    await waitUntil(() => reconciles() >= before + 2, 3000);
+  });
+
+  it("mode poll: no native watching, periodic reconcile", async () => {
+    const root = tempDir();
+    const { w, reconciles } = watcher(root, { mode: "poll" });
+    await w.start();
+    expect(w.status()).toMatchObject({ mode: "polling" });
+    expect(w.chokidarWatchers).toHaveLength(0);
+    await waitUntil(() => reconciles() >= 2, 3000);
+    writeFileSync(join(root, "MEMORY.md"), "x");
+  });
+});
