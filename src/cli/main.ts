@@ -7,6 +7,7 @@ import { registerDaemon } from "./commands/daemon.js";
 import { registerStatus } from "./commands/status.js";
 import { registerConfig } from "./commands/config.js";
 import { registerService } from "./commands/service.js";
+import { registerModel } from "./commands/model.js";
 import { CliError } from "./context.js";
 import { VERSION } from "../version.js";
 
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerStatus(program);
   registerConfig(program);
   registerService(program);
+  registerModel(program);
   return program;
 }
 

@@ -92,6 +92,7 @@ export class Daemon {
         searchLatency: this.searchLatency,
         startedAt: this.startedAt,
         status: () => this.status(),
+        reload: () => this.reload(),
         shutdown: () => void this.stop("shutdown requested over RPC"),
       }),
     });
@@ -173,7 +174,13 @@ export class Daemon {
       for (const w of this.engine.workspaces) w.searcher.setConfig(next.config.search);
       applied.push("search");
     }
-    for (const key of ["workspaces", "embedding", "chunking", "daemon", "schedule", "dataDir"] as const) {
+    if (JSON.stringify(next.config.embedding) !== JSON.stringify(cur.embedding)) {
+      // Switch models live: keyword search keeps answering while vectors are re-embedded through the cache.
+      cur.embedding = next.config.embedding;
+      this.modelLoad = this.modelLoad.then(() => this.loadModel());
+      applied.push("embedding");
+    }
+    for (const key of ["workspaces", "chunking", "daemon", "schedule", "dataDir"] as const) {
       if (JSON.stringify(next.config[key]) !== JSON.stringify(cur[key])) restartNeeded.push(key);
     }
     Object.assign(cur, { logLevel: next.config.logLevel, search: next.config.search });

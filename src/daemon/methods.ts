@@ -14,6 +14,8 @@ export interface MethodDeps {
   searchLatency: LatencyWindow;
   startedAt: number;
   status: () => CortexStatus;
+  /** Re-reads the config file. */
+  reload: () => { applied: string[]; restartNeeded: string[] };
   /** Begins a graceful shutdown (after the reply is sent). */
   shutdown: () => void;
 }
@@ -54,6 +56,13 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
     },
     "cortex.status": () => d.status(),
     "daemon.ping": () => ({ pong: true, version: VERSION, pid: process.pid, uptimeMs: Date.now() - d.startedAt }),
+    "daemon.reload": () => {
+      try {
+        return d.reload();
+      } catch (e) {
+        throw new RpcError(ErrorCodes.InvalidParams, `config not reloaded: ${(e as Error).message}`);
+      }
+    },
     "daemon.shutdown": () => {
       setImmediate(d.shutdown);
       return { ok: true };

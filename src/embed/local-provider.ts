@@ -14,6 +14,7 @@ import type { Llama, LlamaEmbeddingContext, LlamaModel, Token } from "node-llama
 import { ggufLoadProblem } from "./gguf/preflight.js";
 import { GgufFormatError, readGgufInfo } from "./gguf/reader.js";
 import type { EmbeddingProvider, EmbedStats } from "./provider.js";
+import { DEFAULT_CONTEXT } from "./defaults.js";
 
 export interface LocalProviderOptions {
   /** A GGUF path, or an "hf:..." URI. */
@@ -45,7 +46,6 @@ export class ModelLoadError extends Error {
 
 const HINT_PATH =
   "Point the embedding model setting at a GGUF embedding model file, or use the keyword-only provider (\"none\").";
-const DEFAULT_CONTEXT = 2048;
 
 // ---- shared llama.cpp runtime --------------------------------------------------------
 

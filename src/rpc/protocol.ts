@@ -31,6 +31,7 @@ export const MethodParams = {
   "cortex.status": z.object({}).passthrough(),
   "daemon.ping": z.object({}).strict(),
   "daemon.shutdown": z.object({}).strict(),
+  "daemon.reload": z.object({}).strict(),
 } as const;
 
 export type MethodName = keyof typeof MethodParams;
@@ -94,6 +95,7 @@ export interface MethodResults {
   "cortex.status": CortexStatus;
   "daemon.ping": { pong: true; version: string; pid: number; uptimeMs: number };
   "daemon.shutdown": { ok: true };
+  "daemon.reload": { applied: string[]; restartNeeded: string[] };
 }
 
 /** Application error codes (JSON-RPC reserves -32768..-32000 for the protocol). */

@@ -27,9 +27,10 @@ import path from "node:path";
 import { f16BitsToF32 } from "../gguf/f16.js";
 import { readGgufInfo, readGgufTensor, ggufValue, tensorDataSize, type GgufInfo, type GgufTensorInfo } from "../gguf/reader.js";
 import type { EmbeddingProvider, EmbedStats } from "../provider.js";
+import { DEFAULT_CONTEXT } from "../defaults.js";
 
-/** The same default as local-provider.ts (DEFAULT_CONTEXT): the two paths must truncate identically. */
-const LOCAL_PROVIDER_DEFAULT_CONTEXT = 2048;
+/** The same default as local-provider.ts: the two paths must truncate identically. */
+const LOCAL_PROVIDER_DEFAULT_CONTEXT = DEFAULT_CONTEXT;
 const WORD_PREFIX = "\u2581";
 
 export class NotStaticBertError extends Error {
