@@ -1,8 +1,12 @@
+import { benchDaemon } from "./daemon-bench.js";
+import { benchEmbed } from "./embed-bench.js";
 import { benchIndex } from "./index-bench.js";
 import { parseArgs } from "./util.js";
 
 const BENCHES: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<void>> = {
   index: benchIndex,
+  embed: benchEmbed,
+  daemon: benchDaemon,
 };
 
 const args = parseArgs(process.argv.slice(2));

@@ -32,8 +32,8 @@ export interface Conversation {
   id: string;
   dir: string;
   queries: Query[];
-  /** Turns listed in turns.jsonl. */
-  turns: number;
+  /** Dialogue ids listed in turns.jsonl (e.g. "D1:3"). */
+  turnIds: string[];
 }
 
 function readJsonl(file: string): unknown[] {
@@ -80,8 +80,12 @@ export function loadConversations(dir: string, only?: readonly string[]): Conver
       const cdir = join(dir, id);
       const queries = readJsonl(join(cdir, "queries.jsonl")).map((q, i) => parseQuery(q, `${id}/queries.jsonl:${i + 1}`));
       const turnsFile = join(cdir, "turns.jsonl");
-      const turns = existsSync(turnsFile) ? readJsonl(turnsFile).length : 0;
-      return { id, dir: cdir, queries, turns };
+      const turnIds = existsSync(turnsFile)
+        ? readJsonl(turnsFile)
+            .map((t) => (t as { dia_id?: unknown }).dia_id)
+            .filter((d): d is string => typeof d === "string")
+        : [];
+      return { id, dir: cdir, queries, turnIds };
     });
 }
 

@@ -90,8 +90,18 @@ function msFmt(ms: number): string {
 
 const HEAD = ["category", "n", ...KS.map((k) => `hit@${k}`), "R@10", "MRR", "chars/res", "budgetR"];
 
-function row(label: string, n: string, a: Aggregate): string[] {
-  return [label, n, ...KS.map((k) => f3(a.hit[k])), f3(a.recall[10]), f3(a.mrr), Number.isFinite(a.charsPerResult) ? a.charsPerResult.toFixed(0) : "-", f3(a.budgetRecall)];
+/** One table row; hit@k and R@k for k beyond the result limit are "-" (they would repeat hit@limit). */
+function row(label: string, n: string, a: Aggregate, limit: number): string[] {
+  const upTo = (k: number, x: number) => (k <= limit ? f3(x) : "-");
+  return [
+    label,
+    n,
+    ...KS.map((k) => upTo(k, a.hit[k])),
+    upTo(10, a.recall[10]),
+    f3(a.mrr),
+    Number.isFinite(a.charsPerResult) ? a.charsPerResult.toFixed(0) : "-",
+    f3(a.budgetRecall),
+  ];
 }
 
 function layout(rows: (string[] | "rule")[]): string {
@@ -103,18 +113,20 @@ function layout(rows: (string[] | "rule")[]): string {
 }
 
 export function formatModeTable(s: ModeSummary, ctx: { variant: string; convs: number; limit: number; budgetChars: number }): string {
-  const title = `== ${s.mode} · ${ctx.variant}/ · ${ctx.convs} conversation${ctx.convs === 1 ? "" : "s"} · ${ctx.limit} results/query · budget ${ctx.budgetChars} chars ==`;
+  const weights = s.mode === "keyword" ? "" : ` · weights vector ${s.config.vectorWeight} / text ${s.config.textWeight}`;
+  const fusion = s.config.fusion !== undefined ? ` · fusion ${String(s.config.fusion)}` : "";
+  const title = `== ${s.mode} · ${ctx.variant}/ · ${ctx.convs} conversation${ctx.convs === 1 ? "" : "s"} · ${ctx.limit} results/query · budget ${ctx.budgetChars} chars${weights}${fusion} ==`;
   if (s.status === "skipped") return `${title}\nskipped: ${s.reason}`;
   const rows: (string[] | "rule")[] = [HEAD, "rule"];
-  for (const c of s.byCategory) rows.push(row(`${c.category} ${c.name}`, String(c.agg.n), c.agg));
+  for (const c of s.byCategory) rows.push(row(`${c.category} ${c.name}`, String(c.agg.n), c.agg, ctx.limit));
   if (s.overallMicro && s.overallMacro) {
     rows.push("rule");
-    rows.push(row("overall 1-4 (micro)", String(s.overallMicro.n), s.overallMicro));
-    rows.push(row("overall 1-4 (macro/conv)", `${s.perConversation.length}c`, s.overallMacro));
+    rows.push(row("overall 1-4 (micro)", String(s.overallMicro.n), s.overallMicro, ctx.limit));
+    rows.push(row("overall 1-4 (macro/conv)", `${s.perConversation.length}c`, s.overallMacro, ctx.limit));
   }
   if (s.adversarial) {
     rows.push("rule");
-    rows.push(row("5 adversarial (NOT in overall)", String(s.adversarial.n), s.adversarial));
+    rows.push(row("5 adversarial (NOT in overall)", String(s.adversarial.n), s.adversarial, ctx.limit));
   }
   const perConv = s.perConversation.map((p) => `${p.conv} ${f3(p.agg.budgetRecall)}`).join(" · ");
   const t = s.timing;
@@ -127,14 +139,14 @@ export function formatModeTable(s: ModeSummary, ctx: { variant: string; convs: n
   ].join("\n");
 }
 
-export function formatSummaryLine(s: ModeSummary, budgetChars: number): string {
+export function formatSummaryLine(s: ModeSummary, budgetChars: number, limit: number): string {
   if (s.status === "skipped") return `${s.mode.padEnd(7)}: skipped: ${s.reason}`;
   const o = s.overallMicro;
   const m = s.overallMacro;
   if (!o || !m) return `${s.mode.padEnd(7)}: no category 1-4 queries`;
   return (
     `${s.mode.padEnd(7)}: HEADLINE budgeted recall@${budgetChars}ch ${f3(o.budgetRecall)} (cat 1-4, n=${o.n}; macro ${f3(m.budgetRecall)})` +
-    ` · hit@10 ${f3(o.hit[10])} · MRR ${f3(o.mrr)} · wall ${secs(s.timing.wallMs)} · p50 ${msFmt(s.timing.p50Ms)} p95 ${msFmt(s.timing.p95Ms)}`
+    ` · hit@10 ${limit >= 10 ? f3(o.hit[10]) : "-"} · MRR ${f3(o.mrr)} · wall ${secs(s.timing.wallMs)} · p50 ${msFmt(s.timing.p50Ms)} p95 ${msFmt(s.timing.p95Ms)}`
   );
 }
 
@@ -159,8 +171,10 @@ export function formatReport(result: RunResult): string {
     const ms = xs.reduce((s, i) => s + i.ms, 0);
     const extra = kind === "vector" ? `, ${xs.reduce((s, i) => s + i.vectors, 0)} vectors, ${xs.reduce((s, i) => s + i.noVector, 0)} without` : "";
     const odd = xs.reduce((s, i) => s + i.skipped + i.malformed, 0);
+    const turns = xs.reduce((s, i) => s + i.turns, 0);
+    const covered = xs.reduce((s, i) => s + i.turnsCovered, 0);
     out.push(
-      `${kind} indexes: ${xs.length} × (${xs.reduce((s, i) => s + i.files, 0)} files total), ${chunks} chunks, mean ${(chars / Math.max(1, chunks)).toFixed(0)} chars${extra}, built in ${secs(ms)}${odd ? `, ${odd} skipped/malformed` : ""}`,
+      `${kind} indexes: ${xs.length} × (${xs.reduce((s, i) => s + i.files, 0)} files total), ${chunks} chunks, mean ${(chars / Math.max(1, chunks)).toFixed(0)} chars${extra}, built in ${secs(ms)}${odd ? `, ${odd} skipped/malformed` : ""}; turn markers indexed ${covered}/${turns}`,
     );
   }
   for (const n of result.notes) out.push(`note: ${n}`);
@@ -175,7 +189,7 @@ export function formatReport(result: RunResult): string {
   }
   out.push("");
   out.push(`summary (columns: hit@k = any evidence marker in the top k; R@10 = evidence recall@10; chars/res = mean characters per result; budgetR = evidence recall within ${o.budgetChars} chars)`);
-  for (const s of summaries) out.push(formatSummaryLine(s, o.budgetChars));
+  for (const s of summaries) out.push(formatSummaryLine(s, o.budgetChars, o.limit));
   out.push(`total wall ${secs(result.totalMs)}`);
   return out.join("\n");
 }

@@ -15,7 +15,7 @@ import type { ChunkingOptions } from "../../src/ingest/types.js";
 import { Searcher } from "../../src/search/searcher.js";
 import type { SearchHit } from "../../src/search/types.js";
 import { loadConversations, makeWorkspace, type Conversation, type Query, type Variant } from "./data.js";
-import { scoreQuery, type QueryScores } from "./metrics.js";
+import { marker, scoreQuery, type QueryScores } from "./metrics.js";
 
 export const MODES = ["keyword", "vector", "hybrid"] as const;
 export type Mode = (typeof MODES)[number];
@@ -64,6 +64,9 @@ export interface IndexInfo {
   vectors: number;
   noVector: number;
   meanChunkChars: number;
+  /** Turns of turns.jsonl whose marker occurs in at least one chunk (evidence that can be found at all). */
+  turnsCovered: number;
+  turns: number;
   ms: number;
   skipped: number;
   malformed: number;
@@ -165,7 +168,10 @@ async function buildIndex(
   const texts = chunkTextIndex(store);
   let chars = 0;
   let n = 0;
-  for (const list of texts.values()) for (const t of list) (chars += t.length), n++;
+  const all: string[] = [];
+  for (const list of texts.values()) for (const t of list) (chars += t.length), n++, all.push(t);
+  const joined = all.join("\n");
+  const turnsCovered = conv.turnIds.filter((id) => joined.includes(marker(id))).length;
   return {
     store,
     texts,
@@ -177,6 +183,8 @@ async function buildIndex(
       vectors: counts.vectors,
       noVector: counts.noVector,
       meanChunkChars: n ? chars / n : 0,
+      turnsCovered,
+      turns: conv.turnIds.length,
       ms,
       skipped: report.skipped.length,
       malformed: report.malformedLines,
@@ -252,7 +260,7 @@ export async function runLocomo(opts: RunOptions): Promise<RunResult> {
       const run = runs.get(m)!;
       if (!provider) {
         run.status = "skipped";
-        run.reason = opts.model ? `model unavailable: ${sel.status.reason}` : `built-in model unavailable (${sel.status.reason})`;
+        run.reason = sel.status.reason ?? (opts.model ? `model ${opts.model} unavailable` : "built-in model unavailable");
       } else if (m === first) run.providerMs = ms;
       else run.sharesIndexWith = first;
     }
@@ -302,7 +310,7 @@ export async function runLocomo(opts: RunOptions): Promise<RunResult> {
   const { log: _log, ...options } = opts;
   return {
     options,
-    conversations: convs.map((c) => ({ id: c.id, queries: c.queries.length, turns: c.turns })),
+    conversations: convs.map((c) => ({ id: c.id, queries: c.queries.length, turns: c.turnIds.length })),
     modes: opts.modes.map((m) => runs.get(m)!),
     indexes,
     ...(providerInfo ? { provider: providerInfo } : {}),

@@ -1,0 +1,68 @@
+import { join } from "node:path";
+import { ensureBuiltinModel } from "../../src/embed/builtin/ensure.js";
+import { createStaticBertProvider } from "../../src/embed/builtin/fast-provider.js";
+import { createLocalProvider } from "../../src/embed/local-provider.js";
+import type { EmbeddingProvider } from "../../src/embed/provider.js";
+import { openDatabase } from "../../src/index/db.js";
+import { IndexStore } from "../../src/index/store.js";
+import { Indexer } from "../../src/index/sync.js";
+import { generateWorkspace, rng } from "./generate.js";
+import { benchPath, fmtMs, freshDir, maxRssMb, median, percentile, type Args } from "./util.js";
+
+const QUERIES = [
+  "why did the deploy fail on the build server",
+  "what did we decide about the database migration",
+  "recipe for sourdough bread",
+  "when is the flight to the conference",
+  "who owns the payments api",
+  "doctor appointment next week",
+  "guitar lesson practice schedule",
+  "budget for the family holiday",
+];
+
+async function measure(name: string, p: EmbeddingProvider, chunks: string[]): Promise<void> {
+  for (const q of QUERIES) await p.embedBatch([q]); // warm-up
+  const lat: number[] = [];
+  for (let i = 0; i < 400; i++) {
+    const t = performance.now();
+    await p.embedBatch([QUERIES[i % QUERIES.length]!]);
+    lat.push(performance.now() - t);
+  }
+  const t0 = performance.now();
+  for (let i = 0; i < chunks.length; i += 64) await p.embedBatch(chunks.slice(i, i + 64));
+  const ms = performance.now() - t0;
+  console.log(`\n[${name}]`);
+  console.log(`  query embedding:  p50 ${fmtMs(median(lat))}, p95 ${fmtMs(percentile(lat, 95))} (${Math.round(1000 / median(lat))} embeddings/s)`);
+  console.log(`  chunk embedding:  ${chunks.length} chunks (~${Math.round(chunks.reduce((n, c) => n + c.length, 0) / chunks.length)} chars) in ${fmtMs(ms)} = ${Math.round(chunks.length / (ms / 1000))} chunks/s`);
+}
+
+/** `npm run bench -- embed [--files N]`: the built-in model through each path, and a cold index with vectors. */
+export async function benchEmbed(args: Args): Promise<void> {
+  const files = Number(args.flags.files ?? 2000);
+  const t0 = performance.now();
+  const model = await ensureBuiltinModel(benchPath("models"));
+  console.log(`built-in model ready in ${fmtMs(performance.now() - t0)}: ${model}`);
+  const r = rng(7);
+  const words = "the deploy build server pipeline release bread oven flight hotel doctor budget invoice guitar family and we then after it was".split(" ");
+  const chunks = Array.from({ length: 2000 }, () => Array.from({ length: 250 }, () => words[Math.floor(r() * words.length)]).join(" "));
+
+  const fast = await createStaticBertProvider(model);
+  await measure("built-in model, TypeScript fast path", fast, chunks);
+  const llama = await createLocalProvider({ model, threads: 1 });
+  await measure("built-in model, node-llama-cpp (threads 1)", llama, chunks.slice(0, 500));
+  await llama.close();
+
+  const root = benchPath(`ws-${files}-42`);
+  const gen = generateWorkspace(root, files, 42);
+  const dir = freshDir(benchPath("db-embed"));
+  const store = new IndexStore(openDatabase(join(dir, "index.sqlite")), "bench");
+  const indexer = new Indexer({ store, target: { root }, provider: fast, chunking: { maxTokens: 400, overlapTokens: 80 } });
+  const t1 = performance.now();
+  const rep = await indexer.sync();
+  const coldMs = performance.now() - t1;
+  console.log(`\n[cold index with vectors, built-in model] ${gen.files} files, ${(gen.bytes / 1e6).toFixed(1)} MB`);
+  console.log(`  ${fmtMs(coldMs)} (${Math.round(gen.files / (coldMs / 1000))} files/s), ${rep.chunksWritten} chunks, ${rep.embedded} embedded`);
+  store.close();
+  await fast.close();
+  console.log(`\nmax RSS: ${maxRssMb()} MB   (node ${process.version}, ${process.platform}-${process.arch})`);
+}
