@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CortexClient, probeDaemon } from "../../src/client/client.js";
+import { DAEMON_NODE_OPTIONS } from "../../src/service/units.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 import { generateWorkspace } from "./generate.js";
 import { benchPath, fmtMs, freshDir, median, percentile, type Args } from "./util.js";
@@ -36,6 +37,7 @@ async function startDaemon(home: string, root: string, provider: "none" | "auto"
     XDG_DATA_HOME: join(home, "data"),
     XDG_RUNTIME_DIR: join(home, "run"),
     CORTEXD_LOG_LEVEL: "warn",
+    NODE_OPTIONS: DAEMON_NODE_OPTIONS, // as the service files and `cortexd start` run it
   };
   // Share the built-in model between runs.
   mkdirSync(join(home, "data", "cortexd"), { recursive: true });

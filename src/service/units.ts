@@ -1,6 +1,13 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 
+/**
+ * Node flags for the long-running daemon: a small young generation keeps the idle footprint
+ * ~30 MB lower after a large index (V8 otherwise keeps up to 3×16 MB of semi-spaces) at no
+ * measurable cost in indexing speed. Passed as NODE_OPTIONS by the service files and `cortexd start`.
+ */
+export const DAEMON_NODE_OPTIONS = "--max-semi-space-size=2";
+
 export const LAUNCHD_LABEL = "dev.cortexd.cortexd";
 export const SYSTEMD_UNIT = "cortexd.service";
 
@@ -24,7 +31,7 @@ function systemdQuote(arg: string): string {
 /** A systemd user unit: started at login, restarted on failure, logs to the journal. */
 export function systemdUnit(spec: ServiceSpec): string {
   const exec = [spec.node, spec.main, "run", ...(spec.args ?? [])].map(systemdQuote).join(" ");
-  const env = Object.entries(spec.env ?? {}).map(([k, v]) => `Environment=${systemdQuote(`${k}=${v}`)}`);
+  const env = Object.entries({ NODE_OPTIONS: DAEMON_NODE_OPTIONS, ...spec.env }).map(([k, v]) => `Environment=${systemdQuote(`${k}=${v}`)}`);
   return [
     "[Unit]",
     "Description=cortexd: local memory engine for AI agents",
@@ -56,7 +63,7 @@ function xml(s: string): string {
 export function launchdPlist(spec: ServiceSpec): string {
   const args = [spec.node, spec.main, "run", ...(spec.args ?? [])];
   const logDir = spec.logDir ?? join(homedir(), "Library", "Logs", "cortexd");
-  const env = Object.entries(spec.env ?? {});
+  const env = Object.entries({ NODE_OPTIONS: DAEMON_NODE_OPTIONS, ...spec.env });
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
     `<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">`,

@@ -7,6 +7,7 @@ import { probeDaemon, withClient } from "../../client/client.js";
 import { Daemon } from "../../daemon/daemon.js";
 import { socketPathFor } from "../../daemon/socket.js";
 import { AlreadyRunningError, lockPathFor, pidAlive } from "../../rpc/instance-lock.js";
+import { DAEMON_NODE_OPTIONS } from "../../service/units.js";
 import { createLogger } from "../../util/logger.js";
 import { CliError, loadForCli, type GlobalOptions } from "../context.js";
 
@@ -71,7 +72,11 @@ async function startBackground(opts: GlobalOptions): Promise<void> {
   const log = logFile(loaded.dataDir);
   mkdirSync(join(loaded.dataDir, "logs"), { recursive: true, mode: 0o700 });
   const fd = openSync(log, "a", 0o600);
-  const child = spawn(process.execPath, [MAIN, "run", ...forwardedArgs(opts)], { detached: true, stdio: ["ignore", fd, fd], env: process.env });
+  const child = spawn(process.execPath, [MAIN, "run", ...forwardedArgs(opts)], {
+    detached: true,
+    stdio: ["ignore", fd, fd],
+    env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} ${DAEMON_NODE_OPTIONS}`.trim() },
+  });
   closeSync(fd);
   let exited: number | null = null;
   child.on("exit", (code) => (exited = code ?? 1));
