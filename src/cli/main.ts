@@ -8,6 +8,7 @@ import { registerStatus } from "./commands/status.js";
 import { registerConfig } from "./commands/config.js";
 import { registerService } from "./commands/service.js";
 import { registerModel } from "./commands/model.js";
+import { registerRecall } from "./commands/recall.js";
 import { CliError } from "./context.js";
 import { VERSION } from "../version.js";
 
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   registerIndex(program);
   registerSearch(program);
+  registerRecall(program);
   registerDaemon(program);
   registerStatus(program);
   registerConfig(program);

@@ -6,6 +6,8 @@ import type { LatencyWindow } from "./latency.js";
 import { readMemoryLines } from "./memory-get.js";
 import type { SyncQueue } from "./sync-queue.js";
 import { workspaceStatuses } from "./status.js";
+import { createIntegrationHandlers } from "./integration-methods.js";
+import { recall } from "../search/recall.js";
 import type { CortexStatus } from "../rpc/protocol.js";
 
 export interface MethodDeps {
@@ -20,7 +22,7 @@ export interface MethodDeps {
   shutdown: () => void;
 }
 
-function pickWorkspace(engine: Engine, selector: string | undefined): WorkspaceEngine {
+export function pickWorkspace(engine: Engine, selector: string | undefined): WorkspaceEngine {
   try {
     return engine.workspace(selector);
   } catch (e) {
@@ -31,6 +33,7 @@ function pickWorkspace(engine: Engine, selector: string | undefined): WorkspaceE
 /** The JSON-RPC method bodies; params arrive validated (see rpc/protocol.ts). */
 export function createHandlers(d: MethodDeps): MethodHandlers {
   return {
+    ...createIntegrationHandlers(d),
     "memory.search": async (p) => {
       const ws = pickWorkspace(d.engine, p.workspace);
       const t0 = performance.now();
@@ -39,6 +42,18 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
         ...(p.limit !== undefined ? { limit: p.limit } : {}),
         ...(p.minScore !== undefined ? { minScore: p.minScore } : {}),
         explain: p.explain ?? false,
+      });
+      d.searchLatency.record(performance.now() - t0);
+      return res;
+    },
+    "memory.recall": async (p) => {
+      const ws = pickWorkspace(d.engine, p.workspace);
+      const t0 = performance.now();
+      const res = await recall(ws.searcher, ws.store, {
+        query: p.query,
+        ...(p.budgetTokens !== undefined ? { budgetTokens: p.budgetTokens } : {}),
+        ...(p.scope ? { scope: p.scope } : {}),
+        ...(p.limit !== undefined ? { limit: p.limit } : {}),
       });
       d.searchLatency.record(performance.now() - t0);
       return res;

@@ -78,6 +78,22 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
       ALTER TABLE files ADD COLUMN resume_malformed INTEGER;
     `);
   },
+  // 3: recall access log (which memories were injected, for which queries): feeds promotion.
+  (db) => {
+    db.exec(`
+      CREATE TABLE recalls (
+        id INTEGER PRIMARY KEY,
+        chunk_hash BLOB NOT NULL,
+        path TEXT NOT NULL,
+        start_line INTEGER NOT NULL,
+        end_line INTEGER NOT NULL,
+        query_hash BLOB NOT NULL,
+        at INTEGER NOT NULL
+      );
+      CREATE INDEX recalls_chunk ON recalls(chunk_hash);
+      CREATE INDEX recalls_at ON recalls(at);
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

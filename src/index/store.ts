@@ -404,6 +404,25 @@ export class IndexStore {
       .run(excess).changes;
   }
 
+  // ---- access log ----
+  /** Records that these chunks were recalled for a query (one transaction). */
+  recordRecalls(queryHash: string, hits: readonly { hash: string; path: string; startLine: number; endLine: number }[]): void {
+    if (hits.length === 0) return;
+    const now = this.clock();
+    const stmt = this.db.prepare(`INSERT INTO recalls (chunk_hash, path, start_line, end_line, query_hash, at) VALUES (?, ?, ?, ?, ?, ?)`);
+    this.db.transaction(() => {
+      for (const h of hits) stmt.run(hexToBlob(h.hash), h.path, h.startLine, h.endLine, hexToBlob(queryHash), now);
+    })();
+  }
+
+  /** Recall counts per chunk text: total recalls, distinct queries, last time. */
+  recallStats(hash: string): { recalls: number; queries: number; lastAt: number | null } {
+    const r = this.db
+      .prepare(`SELECT count(*) AS recalls, count(DISTINCT query_hash) AS queries, max(at) AS lastAt FROM recalls WHERE chunk_hash = ?`)
+      .get(hexToBlob(hash)) as { recalls: number; queries: number; lastAt: number | null };
+    return r;
+  }
+
   // ---- search ----
   /** FTS5 BM25 over chunk text. `match` must be a valid FTS5 query (see search/keyword-query). */
   keywordSearch(match: string, limit: number): { id: number; rank: number }[] {

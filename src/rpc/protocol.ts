@@ -26,6 +26,33 @@ export const MethodParams = {
       workspace,
     })
     .strict(),
+  "memory.recall": z
+    .object({
+      query: z.string().max(100_000),
+      budgetTokens: z.number().int().min(1).max(100_000).optional(),
+      workspace,
+      /** "private" (default) may return MEMORY.md/USER.md; "group" never does. */
+      scope: z.enum(["private", "group"]).optional(),
+      limit: z.number().int().min(1).max(100).optional(),
+    })
+    .strict(),
+  "memory.save": z
+    .object({
+      text: z.string().min(1).max(100_000),
+      target: z.enum(["daily", "memory"]).optional(),
+      workspace,
+      importance: z.number().int().min(1).max(10).optional(),
+      tags: z.array(z.string().min(1).max(64)).max(32).optional(),
+    })
+    .strict(),
+  "memory.capture": z
+    .object({
+      session_id: z.string().min(1).max(512),
+      messages: z.array(z.unknown()).max(10_000).optional(),
+      transcript_path: z.string().min(1).max(4096).optional(),
+      workspace,
+    })
+    .strict(),
   "index.sync": z.object({ path: z.string().min(1).max(4096).optional(), workspace, force: z.boolean().optional() }).strict(),
   "index.status": z.object({ workspace }).strict(),
   "cortex.status": z.object({}).passthrough(),
@@ -45,6 +72,40 @@ export interface MemoryGetResult {
   totalLines: number;
   truncated: boolean;
   nextFrom?: number;
+}
+
+export interface RecalledMemory {
+  path: string;
+  startLine: number;
+  endLine: number;
+  score: number;
+  text: string;
+}
+
+export interface RecallResult {
+  /** A <cortex_memories> block ready to inject ("" when nothing was found). */
+  context: string;
+  memories: RecalledMemory[];
+  memory_count: number;
+  tokens_used: number;
+}
+
+export interface SaveResult {
+  /** False when deduplicated against a recent save. */
+  stored: boolean;
+  path: string;
+  /** 1-based lines written. */
+  startLine?: number;
+  endLine?: number;
+  redactions: number;
+  duplicateOf?: string;
+}
+
+export interface CaptureResult {
+  stored: boolean;
+  entries: number;
+  path?: string;
+  skipped: number;
 }
 
 export interface WorkspaceStatus {
@@ -89,6 +150,9 @@ export interface CortexStatus {
 
 export interface MethodResults {
   "memory.search": SearchResponse;
+  "memory.recall": RecallResult;
+  "memory.save": SaveResult;
+  "memory.capture": CaptureResult;
   "memory.get": MemoryGetResult;
   "index.sync": { reports: SyncReport[] };
   "index.status": IndexStatusResult;

@@ -85,6 +85,7 @@ export class Searcher {
         snippet: snippetOf(row.text, cfg.snippetChars),
         source: row.class,
         ...(req.explain ? { explain: c.explain } : {}),
+        ...(req.fullText ? { text: row.text, hash: row.hash } : {}),
       });
     }
     return {

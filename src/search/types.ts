@@ -9,6 +9,8 @@ export interface SearchRequest {
   minScore?: number;
   /** Include each stage's contribution per hit. */
   explain?: boolean;
+  /** Also return each hit's full chunk text and content hash (recall and evaluation use them). */
+  fullText?: boolean;
 }
 
 /** A chunk on its way through the ranking stages. */
@@ -33,6 +35,10 @@ export interface SearchHit {
   /** The file's class: curated, daily, note or transcript. */
   source: FileClass;
   explain?: Record<string, number>;
+  /** Full chunk text (with fullText). */
+  text?: string;
+  /** Chunk content hash (with fullText). */
+  hash?: string;
 }
 
 export interface SearchResponse {

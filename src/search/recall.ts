@@ -1,0 +1,79 @@
+import { countTokens } from "../ingest/tokens.js";
+import type { IndexStore } from "../index/store.js";
+import type { RecallResult, RecalledMemory } from "../rpc/protocol.js";
+import { sha256 } from "../util/hash.js";
+import { formatMemoryLine, formatRecallBlock, RECALL_CLOSE, RECALL_NOTE, RECALL_OPEN } from "./recall-format.js";
+import type { Searcher } from "./searcher.js";
+import type { SearchHit } from "./types.js";
+
+export const DEFAULT_RECALL_BUDGET = 2000;
+
+export interface RecallRequest {
+  query: string;
+  budgetTokens?: number;
+  /** group: never MEMORY.md / USER.md (private, curated). */
+  scope?: "private" | "group";
+  /** Candidates considered before packing (default 30). */
+  limit?: number;
+  /** Record access (default true): recall has this side effect, search does not. */
+  record?: boolean;
+}
+
+function words(text: string): Set<string> {
+  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+}
+
+/** Word-overlap similarity |A∩B| / min(|A|,|B|): high when one memory restates the other. */
+export function overlap(a: Set<string>, b: Set<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  let n = 0;
+  for (const w of a) if (b.has(w)) n++;
+  return n / Math.min(a.size, b.size);
+}
+
+/**
+ * Recall: the best memories for a query that fit a token budget, formatted for a model. Near
+ * duplicates (word overlap ≥ 0.75) collapse to the best-ranked one; the last memory that does not
+ * fit whole is cut to the remaining budget. Records which memories were recalled for which query.
+ */
+export async function recall(searcher: Searcher, store: IndexStore, req: RecallRequest): Promise<RecallResult> {
+  const budget = req.budgetTokens ?? DEFAULT_RECALL_BUDGET;
+  const res = await searcher.search({ query: req.query, limit: req.limit ?? 30, fullText: true });
+  let hits: SearchHit[] = res.results;
+  if (req.scope === "group") hits = hits.filter((h) => h.source !== "curated");
+  const overhead = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
+  let used = overhead;
+  const kept: { hit: SearchHit; words: Set<string>; line: string; text: string }[] = [];
+  for (const hit of hits) {
+    if (used >= budget) break;
+    const text = hit.text ?? hit.snippet;
+    const w = words(text);
+    if (kept.some((k) => overlap(k.words, w) >= 0.75)) continue;
+    let line = formatMemoryLine(hit.score, hit.path, hit.startLine, hit.endLine, text);
+    let cost = countTokens(line) + 1;
+    let finalText = text;
+    if (used + cost > budget) {
+      const room = budget - used - 1;
+      if (room < 40) break; // not worth a fragment
+      // Cut the text to the remaining budget (by characters, then verified).
+      let chars = Math.floor(text.length * (room / cost));
+      do {
+        finalText = `${text.slice(0, chars)}…`;
+        line = formatMemoryLine(hit.score, hit.path, hit.startLine, hit.endLine, finalText);
+        cost = countTokens(line) + 1;
+        chars = Math.floor(chars * 0.9);
+      } while (used + cost > budget && chars > 0);
+      if (used + cost > budget) break;
+    }
+    kept.push({ hit, words: w, line, text: finalText });
+    used += cost;
+  }
+  const memories: RecalledMemory[] = kept.map((k) => ({ path: k.hit.path, startLine: k.hit.startLine, endLine: k.hit.endLine, score: k.hit.score, text: k.text }));
+  if (req.record !== false && kept.length > 0) {
+    store.recordRecalls(
+      sha256(req.query.trim().toLowerCase()),
+      kept.map((k) => ({ hash: k.hit.hash ?? sha256(k.hit.text ?? ""), path: k.hit.path, startLine: k.hit.startLine, endLine: k.hit.endLine })),
+    );
+  }
+  return { context: formatRecallBlock(kept.map((k) => k.line)), memories, memory_count: memories.length, tokens_used: kept.length ? used : 0 };
+}
