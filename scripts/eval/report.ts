@@ -188,7 +188,7 @@ export function formatReport(result: RunResult): string {
     if (s.ambiguousTexts) out.push(`warning: ${s.ambiguousTexts} results could not be matched to a unique chunk text`);
   }
   out.push("");
-  out.push(`summary (columns: hit@k = any evidence marker in the top k; R@10 = evidence recall@10; chars/res = mean characters per result; budgetR = evidence recall within ${o.budgetChars} chars)`);
+  out.push(`summary (columns: hit@k = any evidence marker in the top k; R@10 = evidence recall@10; chars/res = mean characters per result; budgetR = evidence recall of memory.recall's context within ${Math.round(o.budgetChars / 4)} tokens)`);
   for (const s of summaries) out.push(formatSummaryLine(s, o.budgetChars, o.limit));
   out.push(`total wall ${secs(result.totalMs)}`);
   return out.join("\n");

@@ -15,7 +15,8 @@ import type { ChunkingOptions } from "../../src/ingest/types.js";
 import { Searcher } from "../../src/search/searcher.js";
 import type { SearchHit } from "../../src/search/types.js";
 import { loadConversations, makeWorkspace, type Conversation, type Query, type Variant } from "./data.js";
-import { marker, scoreQuery, type QueryScores } from "./metrics.js";
+import { marker, recallOf, scoreQuery, type QueryScores } from "./metrics.js";
+import { recall } from "../../src/search/recall.js";
 
 export const MODES = ["keyword", "vector", "hybrid"] as const;
 export type Mode = (typeof MODES)[number];
@@ -199,6 +200,8 @@ async function runQueries(conv: Conversation, queries: Query[], searcher: Search
     const res = await searcher.search({ query: q.question, limit: opts.limit });
     const latencyMs = performance.now() - t0;
     const texts = res.results.map((h) => resultText(h, index.texts, () => run.ambiguousTexts++));
+    // The headline: what memory.recall would inject within the token budget.
+    const injected = await recall(searcher, index.store, { query: q.question, budgetTokens: Math.round(opts.budgetChars / 4), record: false });
     run.latencies.push(latencyMs);
     run.engineModes[res.mode] = (run.engineModes[res.mode] ?? 0) + 1;
     run.records.push({
@@ -207,7 +210,7 @@ async function runQueries(conv: Conversation, queries: Query[], searcher: Search
       category: q.category,
       categoryName: q.categoryName,
       evidence: q.evidence,
-      scores: scoreQuery(texts, q.evidence, opts.budgetChars),
+      scores: { ...scoreQuery(texts, q.evidence, opts.budgetChars), budgetRecall: recallOf([injected.context], q.evidence) },
       latencyMs,
       engineMode: res.mode,
       ...(res.fallback ? { fallback: res.fallback } : {}),

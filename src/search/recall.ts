@@ -5,8 +5,10 @@ import { sha256 } from "../util/hash.js";
 import { formatMemoryLine, formatRecallBlock, RECALL_CLOSE, RECALL_NOTE, RECALL_OPEN } from "./recall-format.js";
 import type { Searcher } from "./searcher.js";
 import type { SearchHit } from "./types.js";
+import { DEFAULT_EXCERPT, contentStems, excerpt, units } from "./excerpt.js";
 
 export const DEFAULT_RECALL_BUDGET = 2000;
+const EXCERPT = process.env.CORTEXD_EXCERPT ? { ...DEFAULT_EXCERPT, ...JSON.parse(process.env.CORTEXD_EXCERPT) } : DEFAULT_EXCERPT;
 
 export interface RecallRequest {
   query: string;
@@ -43,13 +45,29 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
   if (req.scope === "group") hits = hits.filter((h) => h.source !== "curated");
   const overhead = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
   let used = overhead;
-  const kept: { hit: SearchHit; words: Set<string>; line: string; text: string }[] = [];
+  // Excerpts: show the lines of each chunk that answer the query, so more memories fit the budget.
+  const queryStems = new Set(contentStems(req.query));
+  const unitDf = new Map<string, number>();
+  let unitCount = 0;
+  for (const h of hits) {
+    for (const u of units(h.text ?? h.snippet)) {
+      unitCount++;
+      for (const st of new Set(contentStems(u.text))) if (queryStems.has(st)) unitDf.set(st, (unitDf.get(st) ?? 0) + 1);
+    }
+  }
+  const idf = (st: string) => Math.log(1 + unitCount / (1 + (unitDf.get(st) ?? 0)));
+  const kept: { hit: SearchHit; words: Set<string>; line: string; text: string; startLine: number; endLine: number }[] = [];
   for (const hit of hits) {
     if (used >= budget) break;
-    const text = hit.text ?? hit.snippet;
+    const full = hit.text ?? hit.snippet;
+    const ex = EXCERPT.maxChars > 0 && kept.length >= (EXCERPT.fullTop ?? 0) ? excerpt(full, queryStems, idf, EXCERPT) : { text: full, firstLine: 0, lastLine: full.split("\n").length - 1, matched: true };
+    const text = ex.text;
+    // Markdown lines map to file lines; transcript chunk text does not (its lines are JSONL records).
+    const startLine = hit.source === "transcript" ? hit.startLine : Math.min(hit.endLine, hit.startLine + ex.firstLine);
+    const endLine = hit.source === "transcript" ? hit.endLine : Math.min(hit.endLine, hit.startLine + ex.lastLine);
     const w = words(text);
     if (kept.some((k) => overlap(k.words, w) >= 0.75)) continue;
-    let line = formatMemoryLine(hit.score, hit.path, hit.startLine, hit.endLine, text);
+    let line = formatMemoryLine(hit.score, hit.path, startLine, endLine, text);
     let cost = countTokens(line) + 1;
     let finalText = text;
     if (used + cost > budget) {
@@ -59,16 +77,16 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
       let chars = Math.floor(text.length * (room / cost));
       do {
         finalText = `${text.slice(0, chars)}…`;
-        line = formatMemoryLine(hit.score, hit.path, hit.startLine, hit.endLine, finalText);
+        line = formatMemoryLine(hit.score, hit.path, startLine, endLine, finalText);
         cost = countTokens(line) + 1;
         chars = Math.floor(chars * 0.9);
       } while (used + cost > budget && chars > 0);
       if (used + cost > budget) break;
     }
-    kept.push({ hit, words: w, line, text: finalText });
+    kept.push({ hit, words: w, line, text: finalText, startLine, endLine });
     used += cost;
   }
-  const memories: RecalledMemory[] = kept.map((k) => ({ path: k.hit.path, startLine: k.hit.startLine, endLine: k.hit.endLine, score: k.hit.score, text: k.text }));
+  const memories: RecalledMemory[] = kept.map((k) => ({ path: k.hit.path, startLine: k.startLine, endLine: k.endLine, score: k.hit.score, text: k.text }));
   if (req.record !== false && kept.length > 0) {
     store.recordRecalls(
       sha256(req.query.trim().toLowerCase()),

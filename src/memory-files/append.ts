@@ -1,0 +1,110 @@
+import { constants } from "node:fs";
+import { mkdir, open, readFile, type FileHandle } from "node:fs/promises";
+import { dirname } from "node:path";
+
+/**
+ * Appending to memory files that a person may be editing at the same time.
+ *
+ * The file is opened with O_APPEND and the whole entry is written with one write() of one buffer,
+ * so the kernel places it at the current end of the file: nothing is ever truncated or rewritten,
+ * and a line another process appended is never lost. Before writing, the last byte is re-read; if
+ * the file does not end with a newline (someone is mid-line), the entry starts with one. A new file
+ * is created with O_EXCL, so two creators cannot both write a heading. Inside the daemon, writers
+ * of one file are serialised with a per-file lock (KeyedLock), which keeps the line numbers we
+ * report exact among our own writes.
+ */
+
+/** Serialises async work per key (e.g. per file path). */
+export class KeyedLock {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.tails.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((r) => (release = r));
+    const tail = prev.then(() => mine);
+    this.tails.set(key, tail);
+    await prev;
+    try {
+      return await fn();
+    } finally {
+      release();
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
+}
+
+export interface AppendResult {
+  /** Absolute path written. */
+  absPath: string;
+  /** The file did not exist and was created (with the header). */
+  created: boolean;
+  /** 1-based lines of the appended entry lines (the header and separator newline excluded). */
+  startLine?: number;
+  endLine?: number;
+  bytes: number;
+}
+
+export interface AppendOptions {
+  /** Written first when the file is created by this append (e.g. "# 2026-11-29\n\n"). */
+  header?: string;
+}
+
+/** Appends lines (without trailing newlines) as one write; see the module comment. */
+export async function appendLines(absPath: string, lines: readonly string[], opts: AppendOptions = {}): Promise<AppendResult> {
+  await mkdir(dirname(absPath), { recursive: true });
+  let fh: FileHandle;
+  let created = false;
+  try {
+    fh = await open(absPath, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL, 0o644);
+    created = true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    fh = await open(absPath, constants.O_RDWR | constants.O_APPEND);
+  }
+  let sizeBefore: number;
+  let buf: Buffer;
+  let prefixBytes: number;
+  try {
+    const st = await fh.stat();
+    sizeBefore = st.size;
+    let prefix = "";
+    if (created) prefix = opts.header ?? "";
+    else if (st.size > 0) {
+      const last = Buffer.alloc(1);
+      await fh.read(last, 0, 1, st.size - 1);
+      if (last[0] !== 0x0a) prefix = "\n";
+    }
+    prefixBytes = Buffer.byteLength(prefix);
+    buf = Buffer.from(prefix + lines.join("\n") + "\n", "utf8");
+    let off = 0;
+    while (off < buf.length) {
+      const { bytesWritten } = await fh.write(buf, off, buf.length - off);
+      off += bytesWritten;
+    }
+  } finally {
+    await fh.close();
+  }
+  // Where did it land? At or after the size we saw (O_APPEND), normally exactly there.
+  const result: AppendResult = { absPath, created, bytes: buf.length };
+  try {
+    const all = await readFile(absPath);
+    const whole = all.indexOf(buf, sizeBefore);
+    // If the file was rewritten meanwhile (an editor saved over it), find the entry itself.
+    const entryAt = whole >= 0 ? whole + prefixBytes : all.lastIndexOf(buf.subarray(prefixBytes));
+    if (entryAt >= 0) {
+      const startLine = countNewlines(all, entryAt) + 1;
+      result.startLine = startLine;
+      result.endLine = startLine + lines.length - 1;
+    }
+  } catch {
+    // line numbers are informative only
+  }
+  return result;
+}
+
+function countNewlines(buf: Buffer, end: number): number {
+  let n = 0;
+  for (let i = buf.indexOf(10); i !== -1 && i < end; i = buf.indexOf(10, i + 1)) n++;
+  return n;
+}

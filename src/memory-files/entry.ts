@@ -1,0 +1,70 @@
+import { join } from "node:path";
+
+/** Where a save goes: today's daily log, or the curated MEMORY.md. */
+export type SaveTarget = "daily" | "memory";
+
+/** Local calendar date YYYY-MM-DD (daily logs follow the user's clock, not UTC). */
+export function localDate(ms: number = Date.now()): string {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+/** Local HH:MM. */
+export function localTime(ms: number = Date.now()): string {
+  const d = new Date(ms);
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+function pad(n: number): string {
+  return String(n).padStart(2, "0");
+}
+
+/** Index key (relative to the workspace root) of a daily log or MEMORY.md. */
+export function targetKey(target: SaveTarget, date: string): string {
+  return target === "memory" ? "MEMORY.md" : `memory/${date}.md`;
+}
+
+export function targetPath(root: string, target: SaveTarget, date: string): string {
+  return join(root, targetKey(target, date));
+}
+
+/** The first lines of a new file (a heading for a daily log, nothing for MEMORY.md). */
+export function fileHeader(target: SaveTarget, date: string): string {
+  return target === "daily" ? `# ${date}\n\n` : "";
+}
+
+/** Tag text as it is written: "#deploy", "#team-infra" (spaces → "-", "#" prefix stripped). */
+export function normalizeTag(tag: string): string {
+  return tag
+    .trim()
+    .replace(/^#+/, "")
+    .replace(/\s+/g, "-")
+    .replace(/[^\p{L}\p{N}_\-/.]/gu, "")
+    .slice(0, 64);
+}
+
+export interface EntryOptions {
+  importance?: number;
+  tags?: readonly string[];
+}
+
+/**
+ * A markdown bullet for a memory: "- text #tag <!-- importance: N -->". Continuation lines are
+ * indented so a multi-line memory stays one list item; blank lines inside it are dropped (they
+ * would end the item). Returns the lines (no trailing newline).
+ */
+export function formatEntry(text: string, opts: EntryOptions = {}): string[] {
+  const body = text
+    .replace(/\r\n?/g, "\n")
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== "");
+  if (body.length === 0) body.push("(empty)");
+  const first = body[0]!.replace(/^\s*(?:[-*+]\s+)?/, ""); // the bullet is ours
+  const lines = [`- ${first}`, ...body.slice(1).map((l) => `  ${l.trim()}`)];
+  const tags = [...new Set((opts.tags ?? []).map(normalizeTag).filter((t) => t !== ""))];
+  let suffix = tags.map((t) => `#${t}`).join(" ");
+  if (opts.importance !== undefined) suffix += `${suffix ? " " : ""}<!-- importance: ${opts.importance} -->`;
+  if (suffix) lines[lines.length - 1] += ` ${suffix}`;
+  return lines;
+}

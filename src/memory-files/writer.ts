@@ -1,0 +1,123 @@
+import { MAX_RECENT_TEXT, type RecentSave, type StateStore } from "../session/state.js";
+import { appendLines, KeyedLock, type AppendResult } from "./append.js";
+import { findDuplicate } from "./dedupe.js";
+import { fileHeader, formatEntry, localDate, targetKey, targetPath, type SaveTarget } from "./entry.js";
+import { redactSecrets } from "./redact.js";
+
+/** Which workspace a write goes to (a WorkspaceEngine fits). */
+export interface WriteTarget {
+  root: string;
+  /** Namespace (the state file and dedupe are per namespace). */
+  name: string;
+}
+
+/** One entry to write: its markdown lines and the text compared for dedupe. Already redacted. */
+export interface PendingEntry {
+  lines: string[];
+  dedupeText: string;
+}
+
+export interface WriteOutcome {
+  /** Index key of the file ("memory/2026-11-29.md", "MEMORY.md"). */
+  key: string;
+  absPath: string;
+  /** Entries written, with their 1-based first/last line when known. */
+  written: { entry: PendingEntry; startLine?: number; endLine?: number }[];
+  /** Entries skipped as duplicates of a recent write ("path:line"). */
+  duplicates: { entry: PendingEntry; of: string }[];
+  append?: AppendResult;
+}
+
+export interface SaveParams {
+  text: string;
+  target?: SaveTarget;
+  importance?: number;
+  tags?: string[];
+}
+
+export interface SaveOutcome {
+  stored: boolean;
+  path: string;
+  absPath: string;
+  startLine?: number;
+  endLine?: number;
+  redactions: number;
+  redactedKinds: string[];
+  duplicateOf?: string;
+}
+
+/**
+ * Every write cortexd makes to memory files goes through here: redaction (by the caller, see
+ * prepare), dedupe against recent writes of the namespace, one O_APPEND write per call under a
+ * per-file lock, and the dedupe record persisted in the state file.
+ */
+export class MemoryWriter {
+  readonly lock = new KeyedLock();
+
+  constructor(
+    readonly state: StateStore,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** memory.save: one bullet in today's daily log (or MEMORY.md). */
+  async save(ws: WriteTarget, p: SaveParams): Promise<SaveOutcome> {
+    const target = p.target ?? "daily";
+    const red = redactSecrets(p.text.trim());
+    const lines = formatEntry(red.text, { ...(p.importance !== undefined ? { importance: p.importance } : {}), ...(p.tags ? { tags: p.tags } : {}) });
+    const out = await this.write(ws, target, localDate(this.clock()), [{ lines, dedupeText: red.text }]);
+    const base = { path: out.key, absPath: out.absPath, redactions: red.count, redactedKinds: red.kinds };
+    const dup = out.duplicates[0];
+    if (dup) return { ...base, stored: false, duplicateOf: dup.of };
+    const w = out.written[0]!;
+    return { ...base, stored: true, ...(w.startLine !== undefined ? { startLine: w.startLine, endLine: w.endLine! } : {}) };
+  }
+
+  /**
+   * Writes entries to one file in one append. Dedupe is decided synchronously before the first
+   * await (a reservation is recorded at once), so concurrent identical writes cannot both pass.
+   */
+  async write(ws: WriteTarget, target: SaveTarget, date: string, entries: readonly PendingEntry[]): Promise<WriteOutcome> {
+    const key = targetKey(target, date);
+    const absPath = targetPath(ws.root, target, date);
+    const st = this.state.get(ws.name);
+    const now = this.clock();
+    const duplicates: WriteOutcome["duplicates"] = [];
+    const reserved: { entry: PendingEntry; rec: RecentSave }[] = [];
+    for (const entry of entries) {
+      const dup = findDuplicate(st.recentSaves, entry.dedupeText, now);
+      if (dup) {
+        duplicates.push({ entry, of: dup.where });
+        continue;
+      }
+      const rec: RecentSave = { at: now, text: entry.dedupeText.slice(0, MAX_RECENT_TEXT), where: key };
+      st.recentSaves.push(rec);
+      reserved.push({ entry, rec });
+    }
+    if (reserved.length === 0) return { key, absPath, written: [], duplicates };
+    let append: AppendResult;
+    try {
+      append = await this.lock.run(absPath, () =>
+        appendLines(
+          absPath,
+          reserved.flatMap((r) => r.entry.lines),
+          { header: fileHeader(target, date) },
+        ),
+      );
+    } catch (e) {
+      st.recentSaves = st.recentSaves.filter((r) => !reserved.some((x) => x.rec === r));
+      throw e;
+    }
+    const written: WriteOutcome["written"] = [];
+    let line = append.startLine;
+    for (const { entry, rec } of reserved) {
+      if (line !== undefined) {
+        const endLine = line + entry.lines.length - 1;
+        rec.where = `${key}:${line}`;
+        written.push({ entry, startLine: line, endLine });
+        line = endLine + 1;
+      } else written.push({ entry });
+    }
+    this.state.save(ws.name);
+    return { key, absPath, written, duplicates, append };
+  }
+}

@@ -1,0 +1,107 @@
+import { STOP_WORDS } from "./keyword-query.js";
+
+/** A unit of a chunk that can be shown alone: a line, or a whole transcript message. */
+export interface Unit {
+  text: string;
+  /** 0-based offset of its first line within the chunk text. */
+  line: number;
+  /** Number of lines it spans. */
+  lines: number;
+}
+
+export interface Excerpt {
+  text: string;
+  /** 0-based first and last chunk-text line of the excerpt (for narrowing citations). */
+  firstLine: number;
+  lastLine: number;
+  /** Whether any query word matched. */
+  matched: boolean;
+}
+
+const SUFFIXES = ["ings", "ing", "edly", "ed", "ies", "es", "s", "ly", "er", "ers"];
+
+/** A light stemmer for matching query words to text words (painting ~ paint ~ paints). */
+export function stem(word: string): string {
+  const w = word.toLowerCase();
+  for (const s of SUFFIXES) if (w.length - s.length >= 3 && w.endsWith(s)) return w.slice(0, -s.length);
+  return w;
+}
+
+export function contentStems(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !STOP_WORDS.has(w)).map(stem);
+}
+
+/** Splits chunk text into units: transcript messages (`User:` / `Assistant:` blocks) or lines. */
+export function units(text: string): Unit[] {
+  const lines = text.split("\n");
+  const out: Unit[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (l.trim() === "") continue;
+    if (/^(User|Assistant): /.test(l)) {
+      let j = i + 1;
+      while (j < lines.length && lines[j]!.trim() !== "" && !/^(User|Assistant): /.test(lines[j]!)) j++;
+      out.push({ text: lines.slice(i, j).join("\n"), line: i, lines: j - i });
+      i = j - 1;
+    } else out.push({ text: l, line: i, lines: 1 });
+  }
+  return out;
+}
+
+export interface ExcerptOptions {
+  /** Longest excerpt in characters. */
+  maxChars: number;
+  /** Units of context kept before/after each matching unit. */
+  before: number;
+  after: number;
+  /** Other units are kept when they score at least this fraction of the best one. */
+  keepRatio: number;
+}
+
+export const DEFAULT_EXCERPT: ExcerptOptions = { maxChars: 700, before: 0, after: 1, keepRatio: 0.5 };
+
+/**
+ * The part of a chunk that answers a query: the units (lines or messages) that match the query's
+ * words best, weighted by how rare each word is (`idf`), with a little context after each (a reply
+ * often follows the line that matches). Without any match, the chunk's beginning.
+ */
+export function excerpt(text: string, queryStems: ReadonlySet<string>, idf: (stem: string) => number, opts: ExcerptOptions = DEFAULT_EXCERPT): Excerpt {
+  const us = units(text);
+  if (us.length === 0) return { text: "", firstLine: 0, lastLine: 0, matched: false };
+  const scores = us.map((u) => {
+    let s = 0;
+    for (const st of new Set(contentStems(u.text))) if (queryStems.has(st)) s += idf(st);
+    return s;
+  });
+  const best = Math.max(...scores);
+  const keep = new Set<number>();
+  if (best > 0) {
+    const order = scores.map((s, i) => [s, i] as const).filter(([s]) => s >= best * opts.keepRatio).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+    let chars = 0;
+    for (const [, i] of order) {
+      const add: number[] = [];
+      for (let j = i - opts.before; j <= i + opts.after; j++) if (j >= 0 && j < us.length && !keep.has(j)) add.push(j);
+      const cost = add.reduce((n, j) => n + us[j]!.text.length + 1, 0);
+      if (keep.size > 0 && chars + cost > opts.maxChars) break;
+      for (const j of add) keep.add(j);
+      chars += cost;
+    }
+  } else {
+    let chars = 0;
+    for (let j = 0; j < us.length && chars < opts.maxChars / 2; j++) {
+      keep.add(j);
+      chars += us[j]!.text.length + 1;
+    }
+  }
+  const idx = [...keep].sort((a, b) => a - b);
+  const parts: string[] = [];
+  idx.forEach((j, k) => {
+    if (k > 0 && j !== idx[k - 1]! + 1) parts.push("…");
+    parts.push(us[j]!.text);
+  });
+  let out = parts.join("\n");
+  if (out.length > opts.maxChars) out = `${out.slice(0, opts.maxChars)}…`;
+  const first = us[idx[0]!]!;
+  const last = us[idx[idx.length - 1]!]!;
+  return { text: out, firstLine: first.line, lastLine: last.line + last.lines - 1, matched: best > 0 };
+}

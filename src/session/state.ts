@@ -1,0 +1,161 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * cortexd's own small state, per namespace, in `<dataDir>/state/<namespace>.json`: session
+ * lifecycle (activity, goal/focus, clean end), capture watermarks, and the recent saves used for
+ * dedupe. The memory files stay the source of truth for memories; this file only says what was
+ * already captured and how sessions ended. Written atomically (temp file, fsync, rename) after
+ * every change, so a watermark survives a crash or restart of the daemon.
+ */
+
+export const STATE_VERSION = 1;
+
+/** A recent write (memory.save, capture, checkpoint) kept for dedupe. */
+export interface RecentSave {
+  at: number;
+  /** The text as written (redacted), at most MAX_RECENT_TEXT chars. */
+  text: string;
+  /** "memory/2026-11-29.md:12" (index key and first line), where it was written. */
+  where: string;
+}
+
+/** Where capture of a transcript file stopped. */
+export interface TranscriptMark {
+  path: string;
+  /** Bytes consumed (always at a line start). */
+  offset: number;
+  /** JSONL lines consumed. */
+  line: number;
+  /** sha256 of the bytes just before offset (up to 256): proves the consumed prefix is unchanged. */
+  tailHash: string;
+  /** Hash of the last consumed message: realigns after the file was rewritten. */
+  lastHash?: string;
+}
+
+/** Where capture of a `messages` array stopped. */
+export interface MessagesMark {
+  count: number;
+  lastHash?: string;
+}
+
+export interface SessionRecord {
+  id: string;
+  startedAt?: number;
+  lastActivity: number;
+  cwd?: string;
+  source?: string;
+  /** The last substantive user request seen. */
+  goal?: string;
+  /** What the assistant was last doing. */
+  focus?: string;
+  /** Set by sleep (a clean end). */
+  endedAt?: number;
+  endReason?: string;
+  /** The session whose start showed this one's recovery note (shown once). */
+  recoveredBy?: string;
+  checkpointAt?: number;
+  transcript?: TranscriptMark;
+  messages?: MessagesMark;
+  /** Entries captured so far. */
+  captured: number;
+}
+
+export interface NamespaceState {
+  version: number;
+  sessions: Record<string, SessionRecord>;
+  recentSaves: RecentSave[];
+}
+
+export const MAX_RECENT_TEXT = 2000;
+const RECENT_WINDOW_MS = 30 * 60_000;
+const MAX_RECENT = 500;
+const SESSION_TTL_MS = 90 * 24 * 3600_000;
+const MAX_SESSIONS = 2000;
+
+export class StateStore {
+  private readonly cache = new Map<string, NamespaceState>();
+
+  constructor(
+    readonly dir: string,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  static forDataDir(dataDir: string, clock?: () => number): StateStore {
+    return new StateStore(join(dataDir, "state"), clock);
+  }
+
+  file(namespace: string): string {
+    return join(this.dir, `${namespace.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
+  }
+
+  /** The namespace's state (loaded once, then kept in memory; this process is its only writer). */
+  get(namespace: string): NamespaceState {
+    let s = this.cache.get(namespace);
+    if (!s) {
+      s = this.load(namespace);
+      this.cache.set(namespace, s);
+    }
+    return s;
+  }
+
+  session(namespace: string, id: string): SessionRecord {
+    const st = this.get(namespace);
+    let rec = st.sessions[id];
+    if (!rec) st.sessions[id] = rec = { id, lastActivity: this.clock(), captured: 0 };
+    return rec;
+  }
+
+  /** Prunes and writes the namespace's state atomically. */
+  save(namespace: string): void {
+    const st = this.get(namespace);
+    this.prune(st);
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const file = this.file(namespace);
+    const tmp = `${file}.${process.pid}.tmp`;
+    const fd = openSync(tmp, "w", 0o600);
+    try {
+      writeSync(fd, JSON.stringify(st));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+  }
+
+  private prune(st: NamespaceState): void {
+    const now = this.clock();
+    st.recentSaves = st.recentSaves.filter((r) => now - r.at < RECENT_WINDOW_MS).slice(-MAX_RECENT);
+    let sessions = Object.values(st.sessions).filter((s) => now - s.lastActivity < SESSION_TTL_MS);
+    if (sessions.length > MAX_SESSIONS) sessions = sessions.sort((a, b) => b.lastActivity - a.lastActivity).slice(0, MAX_SESSIONS);
+    if (sessions.length !== Object.keys(st.sessions).length) st.sessions = Object.fromEntries(sessions.map((s) => [s.id, s]));
+  }
+
+  private load(namespace: string): NamespaceState {
+    const file = this.file(namespace);
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return empty();
+      throw e;
+    }
+    try {
+      const raw = JSON.parse(text) as Partial<NamespaceState>;
+      if (typeof raw !== "object" || raw === null || typeof raw.sessions !== "object" || !Array.isArray(raw.recentSaves)) throw new Error("bad shape");
+      return { version: STATE_VERSION, sessions: raw.sessions ?? {}, recentSaves: raw.recentSaves };
+    } catch {
+      // Keep the damaged file for inspection and start over (worst case: something is captured twice).
+      try {
+        renameSync(file, `${file}.corrupt-${this.clock()}`);
+      } catch {
+        // ignore
+      }
+      return empty();
+    }
+  }
+}
+
+function empty(): NamespaceState {
+  return { version: STATE_VERSION, sessions: {}, recentSaves: [] };
+}
