@@ -119,7 +119,8 @@ export function modeConfig(mode: Mode, opts: Pick<RunOptions, "weights" | "fusio
       else if (!notes.some((n) => n.startsWith("--fusion"))) notes.push(`--fusion ${opts.fusion} ignored: the search config has no "fusion" key`);
     }
   }
-  return SearchSchema.parse(over);
+  const extra = process.env.CORTEXD_EVAL_SEARCH ? (JSON.parse(process.env.CORTEXD_EVAL_SEARCH) as Record<string, unknown>) : {};
+  return SearchSchema.parse({ ...extra, ...over });
 }
 
 /** Chunk texts of an index by (path, startLine, endLine); several chunks may share a key. */

@@ -75,7 +75,7 @@ export class Capturer {
     const byDate = new Map<string, TurnEntry[]>();
     for (const e of entries) byDate.set(e.date, [...(byDate.get(e.date) ?? []), e]);
     for (const [date, list] of [...byDate].sort(([a], [b]) => a.localeCompare(b))) {
-      const pending: PendingEntry[] = list.map((e) => ({ lines: e.lines, dedupeText: e.dedupeText }));
+      const pending: PendingEntry[] = list.map((e) => ({ lines: e.lines, dedupeText: e.dedupeText, kind: "capture" as const }));
       const res = await this.writer.write(ws, "daily", date, pending);
       out.duplicates += res.duplicates.length;
       if (res.written.length === 0) continue;

@@ -61,6 +61,7 @@ const HARNESS_TAGS = /<\/?(command-name)\b[^>]*>/gi;
 export function cleanCaptureText(text: string): string {
   let t = text;
   if (t.includes("<")) t = t.replace(HARNESS_BLOCKS, " ").replace(HARNESS_TAGS, "");
+  if (t.includes("[image]")) t = t.replace(/\[image\]/g, " "); // images are not memories
   return t.replace(/\s+/g, " ").trim();
 }
 
@@ -92,7 +93,13 @@ export interface TurnEntry {
 
 /** The bullet for a turn, or a reason it is skipped. */
 export function turnEntry(turn: Turn, session: string, now: number): TurnEntry | { skip: "trivial" | "no-user" | "no-assistant" | "short" } {
-  const user = cleanCaptureText(turn.user.map((m) => m.text).join(" "));
+  // Slash-command records (<command-name>…) are the harness talking, not the user asking.
+  const user = cleanCaptureText(
+    turn.user
+      .filter((m) => !m.text.includes("<command-name>"))
+      .map((m) => m.text)
+      .join(" "),
+  );
   const assistantTexts = turn.assistant.map((m) => cleanCaptureText(m.text)).filter((t) => t !== "");
   if (!user) return { skip: "no-user" };
   if (assistantTexts.length === 0) return { skip: "no-assistant" };

@@ -9,6 +9,9 @@ import { registerConfig } from "./commands/config.js";
 import { registerService } from "./commands/service.js";
 import { registerModel } from "./commands/model.js";
 import { registerRecall } from "./commands/recall.js";
+import { registerSave } from "./commands/save.js";
+import { registerHook } from "./commands/hook.js";
+import { registerMcp } from "./commands/mcp.js";
 import { CliError } from "./context.js";
 import { VERSION } from "../version.js";
 
@@ -27,6 +30,9 @@ export function buildProgram(): Command {
   registerIndex(program);
   registerSearch(program);
   registerRecall(program);
+  registerSave(program);
+  registerHook(program);
+  registerMcp(program);
   registerDaemon(program);
   registerStatus(program);
   registerConfig(program);

@@ -46,6 +46,23 @@ export const SearchSchema = z
     /** Candidates fetched per leg = maxResults × this (capped at 200). */
     candidateMultiplier: z.number().int().min(1).max(50).default(4),
     snippetChars: z.number().int().min(50).max(20000).default(700),
+    /** How the keyword and vector legs merge: weighted score sum, or reciprocal-rank fusion. */
+    fusion: z.enum(["weighted", "rrf"]).default("weighted"),
+    /** RRF constant k (score = Σ 1/(k + rank)). */
+    rrfK: z.number().int().min(1).max(1000).default(60),
+    /** Recency tie-breaker for dated daily logs and transcripts: added weight × 2^(−age/halfLife). Curated files are evergreen. */
+    recencyHalfLifeDays: z.number().min(0.1).max(36500).default(30),
+    recencyWeight: z.number().min(0).max(0.5).default(0.05),
+    /** Boost for files whose path matches the query (e.g. a date in a daily log's name). */
+    pathWeight: z.number().min(0).max(1).default(0.1),
+    /** `<!-- importance: N -->` (1–10) multiplies the score by 1 + importanceStep × (N − 5). */
+    importanceStep: z.number().min(0).max(0.2).default(0.05),
+    /** MMR diversity: λ·relevance − (1−λ)·similarity to what is already chosen; 1 = off. */
+    mmrLambda: z.number().min(0).max(1).default(0.7),
+    /** Token-Jaccard similarity from which MMR counts two memories as near-duplicates. */
+    mmrThreshold: z.number().min(0).max(1).default(0.5),
+    /** Results below this are dropped, except that keyword matches are never all dropped. */
+    minScore: z.number().min(0).max(1).default(0),
   })
   .strict();
 

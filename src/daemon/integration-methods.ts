@@ -1,10 +1,146 @@
-import type { MethodHandlers } from "../rpc/server.js";
-import type { MethodDeps } from "./methods.js";
+import { join } from "node:path";
+import type { WorkspaceEngine } from "../engine/engine.js";
+import { CaptureError, Capturer, type CaptureOutcome } from "../capture/capture.js";
+import { MemoryWriter } from "../memory-files/writer.js";
+import { ErrorCodes, type CaptureResult, type SleepResult } from "../rpc/protocol.js";
+import { RpcError, type MethodHandlers } from "../rpc/server.js";
+import { Sessions } from "../session/lifecycle.js";
+import { StateStore } from "../session/state.js";
+import { pickWorkspace, type MethodDeps } from "./methods.js";
+
+/** How long a write waits for its file to be indexed before answering (the sync still finishes). */
+export const INDEX_WAIT_MS = 2000;
 
 /**
- * Write-side and integration methods (memory.save, memory.capture). Kept apart from the read
- * methods in methods.ts; filled in by the integrations work.
+ * Write-side and integration methods: memory.save, memory.capture and the session lifecycle
+ * (session.start / touch / checkpoint / sleep). Every write goes to the memory files first
+ * (MemoryWriter: redaction, dedupe, O_APPEND under a per-file lock), then the written file is
+ * indexed at once so it is searchable when the reply arrives.
  */
-export function createIntegrationHandlers(_d: MethodDeps): MethodHandlers {
-  return {};
+export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
+  const state = StateStore.forDataDir(d.engine.dataDir);
+  const writer = new MemoryWriter(state);
+  const capturer = new Capturer(writer, state);
+  const sessions = new Sessions(state, writer, capturer);
+
+  /** Indexes the written files now; false when that fails or takes longer than INDEX_WAIT_MS. */
+  async function index(ws: WorkspaceEngine, absPaths: string[]): Promise<boolean> {
+    if (absPaths.length === 0) return true;
+    const sync = d.queue.sync(ws, { paths: absPaths }).then(
+      () => true,
+      () => false,
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), INDEX_WAIT_MS)));
+    try {
+      return await Promise.race([sync, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof CaptureError) throw new RpcError(ErrorCodes.InvalidParams, `invalid params: ${e.message}`);
+      throw e;
+    }
+  }
+
+  async function captureResult(ws: WorkspaceEngine, c: CaptureOutcome, indexedAlready?: boolean): Promise<CaptureResult> {
+    const indexed = indexedAlready ?? (await index(ws, c.absPaths));
+    return {
+      stored: c.stored,
+      entries: c.entries,
+      ...(c.path ? { path: c.path } : {}),
+      ...(c.paths.length > 1 ? { paths: c.paths } : {}),
+      ...(c.startLine !== undefined ? { startLine: c.startLine, endLine: c.endLine! } : {}),
+      skipped: c.skipped,
+      duplicates: c.duplicates,
+      redactions: c.redactions,
+      messages: c.messages,
+      ...(c.stored ? { indexed } : {}),
+    };
+  }
+
+  return {
+    "memory.save": async (p) => {
+      const ws = pickWorkspace(d.engine, p.workspace);
+      const out = await writer.save(ws, {
+        text: p.text,
+        ...(p.target ? { target: p.target } : {}),
+        ...(p.importance !== undefined ? { importance: p.importance } : {}),
+        ...(p.tags ? { tags: p.tags } : {}),
+      });
+      const indexed = out.stored ? await index(ws, [out.absPath]) : undefined;
+      return {
+        stored: out.stored,
+        path: out.path,
+        ...(out.startLine !== undefined ? { startLine: out.startLine, endLine: out.endLine! } : {}),
+        redactions: out.redactions,
+        ...(out.redactedKinds.length ? { redactedKinds: out.redactedKinds } : {}),
+        ...(out.duplicateOf ? { duplicateOf: out.duplicateOf } : {}),
+        ...(indexed !== undefined ? { indexed } : {}),
+      };
+    },
+    "memory.capture": (p) =>
+      guard(async () => {
+        const ws = pickWorkspace(d.engine, p.workspace);
+        const c = await capturer.capture(ws, {
+          session_id: p.session_id,
+          ...(p.messages ? { messages: p.messages } : {}),
+          ...(p.transcript_path ? { transcript_path: p.transcript_path } : {}),
+        });
+        return captureResult(ws, c);
+      }),
+    "session.start": (p) =>
+      sessions.start(pickWorkspace(d.engine, p.workspace), {
+        session_id: p.session_id,
+        ...(p.source ? { source: p.source } : {}),
+        ...(p.cwd ? { cwd: p.cwd } : {}),
+        ...(p.maxChars !== undefined ? { maxChars: p.maxChars } : {}),
+      }),
+    "session.touch": (p) =>
+      sessions.touch(pickWorkspace(d.engine, p.workspace), {
+        session_id: p.session_id,
+        ...(p.prompt ? { prompt: p.prompt } : {}),
+        ...(p.cwd ? { cwd: p.cwd } : {}),
+      }),
+    "session.checkpoint": (p) =>
+      guard(async () => {
+        const ws = pickWorkspace(d.engine, p.workspace);
+        const out = await sessions.checkpoint(ws, {
+          session_id: p.session_id,
+          ...(p.messages ? { messages: p.messages } : {}),
+          ...(p.transcript_path ? { transcript_path: p.transcript_path } : {}),
+        });
+        const files = [...(out.captured?.absPaths ?? []), ...(out.stored && out.path ? [join(ws.root, out.path)] : [])];
+        const { captured, ...rest } = out;
+        const indexed = await index(ws, [...new Set(files)]);
+        return { ...rest, ...(captured ? { captured: await captureResult(ws, captured, indexed) } : {}) };
+      }),
+    "session.sleep": (p) =>
+      guard(async () => {
+        const ws = pickWorkspace(d.engine, p.workspace);
+        const out = await sessions.sleep(ws, {
+          session_id: p.session_id,
+          ...(p.messages ? { messages: p.messages } : {}),
+          ...(p.transcript_path ? { transcript_path: p.transcript_path } : {}),
+          ...(p.reason ? { reason: p.reason } : {}),
+          ...(p.checkpoint !== undefined ? { checkpoint: p.checkpoint } : {}),
+        });
+        const cp = out.checkpoint;
+        const cap = cp?.captured ?? out.captured;
+        const files = [...(cap?.absPaths ?? []), ...(cp?.stored && cp.path ? [join(ws.root, cp.path)] : [])];
+        const indexed = await index(ws, [...new Set(files)]);
+        const result: SleepResult = { ok: true, endedAt: out.endedAt };
+        if (cp) {
+          const { captured, ...rest } = cp;
+          result.checkpoint = { ...rest, ...(captured ? { captured: await captureResult(ws, captured, indexed) } : {}) };
+        }
+        if (out.captured) result.captured = await captureResult(ws, out.captured, indexed);
+        return result;
+      }),
+  };
 }

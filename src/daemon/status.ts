@@ -73,7 +73,7 @@ export function buildStatus(s: StatusSources): CortexStatus {
     retryQueuePending: workspaces.reduce((n, w) => n + w.dirty, 0),
     config: {
       autoRecall: true,
-      autoCapture: false,
+      autoCapture: true,
       fileSync: s.engine.config.daemon.watch !== "off",
       transcriptSync: true,
       namespace: s.engine.workspaces[0]?.name ?? null,

@@ -9,15 +9,16 @@ export function wordSet(text: string): Set<string> {
 }
 
 /**
- * |A∩B| / max(|A|,|B|): near 1 only when both texts say nearly the same thing (a short note is
- * not a duplicate of a long one that happens to contain its words).
+ * How much of a new text a recent one already says: |new ∩ old| / |new| (words, case-folded).
+ * A new text that adds little to a recent save is a duplicate; a longer text that adds to it is
+ * not. Texts of one or two words must match exactly.
  */
-export function wordOverlap(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 && b.size === 0) return 1;
-  if (a.size === 0 || b.size === 0) return 0;
+export function wordOverlap(fresh: Set<string>, old: Set<string>): number {
+  if (fresh.size === 0) return old.size === 0 ? 1 : 0;
   let n = 0;
-  for (const w of a) if (b.has(w)) n++;
-  return n / Math.max(a.size, b.size);
+  for (const w of fresh) if (old.has(w)) n++;
+  if (fresh.size < 3) return n === fresh.size && old.size === fresh.size ? 1 : 0;
+  return n / fresh.size;
 }
 
 /** The most recent save within the window that this text duplicates, if any. */
@@ -25,14 +26,16 @@ export function findDuplicate(
   recent: readonly RecentSave[],
   text: string,
   now: number,
-  opts: { windowMs?: number; threshold?: number } = {},
+  opts: { windowMs?: number; threshold?: number; kind?: RecentSave["kind"] } = {},
 ): RecentSave | undefined {
+  const checkpoint = opts.kind === "checkpoint";
   const windowMs = opts.windowMs ?? DEDUPE_WINDOW_MS;
   const threshold = opts.threshold ?? DEDUPE_THRESHOLD;
   const words = wordSet(text);
   for (let i = recent.length - 1; i >= 0; i--) {
     const r = recent[i]!;
     if (now - r.at >= windowMs) continue;
+    if ((r.kind === "checkpoint") !== checkpoint) continue;
     if (wordOverlap(words, wordSet(r.text)) >= threshold) return r;
   }
   return undefined;

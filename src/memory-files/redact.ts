@@ -78,7 +78,7 @@ export function redactSecrets(input: string): Redaction {
         if (value.startsWith("[REDACTED")) return match;
         if (NOT_A_VALUE.test(value)) return match;
         const key = (groups[1] ?? "").toLowerCase();
-        kind = /pass|pwd/.test(key) ? "password" : /token|auth/.test(key) ? "token" : /key/.test(key) ? "api-key" : "secret";
+        kind = /pass|pwd/.test(key) ? "password" : /token/.test(key) ? "token" : /secret/.test(key) ? "secret" : "api-key";
       }
       count++;
       if (!kinds.includes(kind)) kinds.push(kind);

@@ -15,6 +15,8 @@ export interface WriteTarget {
 export interface PendingEntry {
   lines: string[];
   dedupeText: string;
+  /** Default "save". Checkpoints are deduplicated against checkpoints only. */
+  kind?: "save" | "capture" | "checkpoint";
 }
 
 export interface WriteOutcome {
@@ -53,6 +55,8 @@ export interface SaveOutcome {
  */
 export class MemoryWriter {
   readonly lock = new KeyedLock();
+  /** Writes in flight: a duplicate of one waits for it, to report where it landed. */
+  private readonly inflight = new Map<RecentSave, Promise<unknown>>();
 
   constructor(
     readonly state: StateStore,
@@ -81,20 +85,27 @@ export class MemoryWriter {
     const absPath = targetPath(ws.root, target, date);
     const st = this.state.get(ws.name);
     const now = this.clock();
-    const duplicates: WriteOutcome["duplicates"] = [];
+    const duplicates: { entry: PendingEntry; rec: RecentSave }[] = [];
     const reserved: { entry: PendingEntry; rec: RecentSave }[] = [];
     for (const entry of entries) {
-      const dup = findDuplicate(st.recentSaves, entry.dedupeText, now);
+      const dup = findDuplicate(st.recentSaves, entry.dedupeText, now, { kind: entry.kind ?? "save" });
       if (dup) {
-        duplicates.push({ entry, of: dup.where });
+        duplicates.push({ entry, rec: dup });
         continue;
       }
-      const rec: RecentSave = { at: now, text: entry.dedupeText.slice(0, MAX_RECENT_TEXT), where: key };
+      const rec: RecentSave = { at: now, text: entry.dedupeText.slice(0, MAX_RECENT_TEXT), where: key, ...(entry.kind && entry.kind !== "save" ? { kind: entry.kind } : {}) };
       st.recentSaves.push(rec);
       reserved.push({ entry, rec });
     }
-    if (reserved.length === 0) return { key, absPath, written: [], duplicates };
+    const dupsOut = async () => {
+      await Promise.all(duplicates.map((d) => this.inflight.get(d.rec)));
+      return duplicates.map((d) => ({ entry: d.entry, of: d.rec.where }));
+    };
+    if (reserved.length === 0) return { key, absPath, written: [], duplicates: await dupsOut() };
     let append: AppendResult;
+    let release!: () => void;
+    const done = new Promise<void>((r) => (release = r));
+    for (const r of reserved) this.inflight.set(r.rec, done);
     try {
       append = await this.lock.run(absPath, () =>
         appendLines(
@@ -105,6 +116,8 @@ export class MemoryWriter {
       );
     } catch (e) {
       st.recentSaves = st.recentSaves.filter((r) => !reserved.some((x) => x.rec === r));
+      for (const r of reserved) this.inflight.delete(r.rec);
+      release();
       throw e;
     }
     const written: WriteOutcome["written"] = [];
@@ -117,7 +130,9 @@ export class MemoryWriter {
         line = endLine + 1;
       } else written.push({ entry });
     }
+    for (const r of reserved) this.inflight.delete(r.rec);
+    release(); // duplicates waiting on these entries can now say where they are
     this.state.save(ws.name);
-    return { key, absPath, written, duplicates, append };
+    return { key, absPath, written, duplicates: await dupsOut(), append };
   }
 }

@@ -7,6 +7,11 @@ import type { SyncReport } from "../index/sync.js";
  * invalid → -32602 naming the field) and result types (used by the typed client).
  */
 const workspace = z.string().min(1).max(4096).optional();
+const session_id = z.string().min(1).max(512);
+/** Agent messages ({role, content} or OpenClaw/Claude Code transcript records). */
+const messages = z.array(z.unknown()).max(10_000).optional();
+/** Absolute path of a JSONL transcript. */
+const transcript_path = z.string().min(1).max(4096).optional();
 
 export const MethodParams = {
   "memory.search": z
@@ -47,11 +52,33 @@ export const MethodParams = {
     .strict(),
   "memory.capture": z
     .object({
-      session_id: z.string().min(1).max(512),
-      messages: z.array(z.unknown()).max(10_000).optional(),
-      transcript_path: z.string().min(1).max(4096).optional(),
+      session_id,
+      messages,
+      transcript_path,
       workspace,
     })
+    .strict()
+    .refine((p) => p.messages !== undefined || p.transcript_path !== undefined, { message: "give messages or transcript_path" }),
+  /** A session starts: recovery note if the previous one ended uncleanly, plus recent memory. */
+  "session.start": z
+    .object({
+      session_id,
+      source: z.string().max(64).optional(),
+      cwd: z.string().max(4096).optional(),
+      /** Characters of recent daily-log context (default 2,000; 0 = none). */
+      maxChars: z.number().int().min(0).max(10_000).optional(),
+      workspace,
+    })
+    .strict(),
+  /** Activity (a prompt) in a session; the prompt becomes its latest goal. */
+  "session.touch": z
+    .object({ session_id, prompt: z.string().max(100_000).optional(), cwd: z.string().max(4096).optional(), workspace })
+    .strict(),
+  /** Capture what is left (when a transcript/messages are given), then write the session summary. */
+  "session.checkpoint": z.object({ session_id, messages, transcript_path, workspace }).strict(),
+  /** A clean end: capture what is left, checkpoint (unless checkpoint: false), mark the session ended. */
+  "session.sleep": z
+    .object({ session_id, messages, transcript_path, reason: z.string().max(64).optional(), checkpoint: z.boolean().optional(), workspace })
     .strict(),
   "index.sync": z.object({ path: z.string().min(1).max(4096).optional(), workspace, force: z.boolean().optional() }).strict(),
   "index.status": z.object({ workspace }).strict(),
@@ -93,19 +120,65 @@ export interface RecallResult {
 export interface SaveResult {
   /** False when deduplicated against a recent save. */
   stored: boolean;
+  /** Index key of the file ("memory/2026-11-29.md" or "MEMORY.md"). */
   path: string;
   /** 1-based lines written. */
   startLine?: number;
   endLine?: number;
+  /** Secrets replaced by [REDACTED:kind] markers. */
   redactions: number;
+  redactedKinds?: string[];
+  /** "path:line" of the recent save this one duplicates (stored: false). */
   duplicateOf?: string;
+  /** The file was indexed before the reply (false: written, indexing failed or deferred). */
+  indexed?: boolean;
 }
 
 export interface CaptureResult {
+  /** At least one entry was written. */
   stored: boolean;
+  /** Entries written. */
   entries: number;
+  /** Index key of the (last) daily log written. */
   path?: string;
+  /** Every file written (a session spanning midnight writes two daily logs). */
+  paths?: string[];
+  /** Lines of the entries in `path`. */
+  startLine?: number;
+  endLine?: number;
+  /** Turns skipped: trivial, too short, or without a reply. */
   skipped: number;
+  /** Entries not written because a recent write says the same. */
+  duplicates?: number;
+  redactions?: number;
+  /** Messages not seen by an earlier capture of this session. */
+  messages?: number;
+  indexed?: boolean;
+}
+
+export interface SessionStartResult {
+  /** A <cortex_recovery> block when the previous session ended uncleanly (shown once), else "". */
+  recovery: string;
+  /** Recent daily-log entries as a <cortex_memories> block, or "". */
+  context: string;
+  previous?: { session_id: string; lastActivity: string; goal?: string; focus?: string; clean: boolean };
+}
+
+export interface CheckpointResult {
+  stored: boolean;
+  path?: string;
+  startLine?: number;
+  endLine?: number;
+  duplicateOf?: string;
+  summary: { goal: string | null; focus: string | null };
+  captured?: CaptureResult;
+}
+
+export interface SleepResult {
+  ok: true;
+  endedAt: string;
+  checkpoint?: CheckpointResult;
+  captured?: CaptureResult;
 }
 
 export interface WorkspaceStatus {
@@ -153,6 +226,10 @@ export interface MethodResults {
   "memory.recall": RecallResult;
   "memory.save": SaveResult;
   "memory.capture": CaptureResult;
+  "session.start": SessionStartResult;
+  "session.touch": { ok: true };
+  "session.checkpoint": CheckpointResult;
+  "session.sleep": SleepResult;
   "memory.get": MemoryGetResult;
   "index.sync": { reports: SyncReport[] };
   "index.status": IndexStatusResult;

@@ -51,3 +51,9 @@ export function buildPathQuery(query: string): string | null {
   const terms = [...new Set(queryTokens(query).filter((t) => !STOP_WORDS.has(t)))];
   return terms.length ? terms.map(quote).join(" OR ") : null;
 }
+
+/** Prefix expansion of query terms (≥ 4 letters, non-CJK): `paint` also matches painting, painter. */
+export function buildPrefixQuery(terms: readonly string[]): string | null {
+  const parts = terms.filter((t) => t.length >= 4 && /^[\p{L}\p{N}_]+$/u.test(t) && splitCjk(t).length === 1).map((t) => `${quote(t.slice(0, Math.max(4, t.length - 2)))}*`);
+  return parts.length ? parts.join(" OR ") : null;
+}

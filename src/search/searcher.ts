@@ -1,8 +1,11 @@
 import type { SearchConfig } from "../config/schema.js";
 import type { EmbeddingProvider } from "../embed/provider.js";
-import type { IndexStore } from "../index/store.js";
-import { buildKeywordQuery } from "./keyword-query.js";
+import type { ChunkRow, IndexStore } from "../index/store.js";
+import { buildKeywordQuery, buildPathQuery, buildPrefixQuery } from "./keyword-query.js";
+import { applyImportance, applyRecency, bm25ToScore, distanceToScore, fuse, mmr, round } from "./stages.js";
 import type { Candidate, SearchHit, SearchRequest, SearchResponse } from "./types.js";
+
+export { bm25ToScore, distanceToScore } from "./stages.js";
 
 export interface SearcherDeps {
   store: IndexStore;
@@ -11,18 +14,8 @@ export interface SearcherDeps {
   config: SearchConfig;
   /** Why there is no provider (reported as `fallback`). */
   providerUnavailable?: string;
-  clock?: () => number;
-}
-
-/** BM25 rank (negative, lower is better) → a score in (0, 1). */
-export function bm25ToScore(rank: number): number {
-  const r = Math.max(0, -rank);
-  return r / (1 + r);
-}
-
-/** Cosine distance (0..2) → similarity score clamped to [0, 1]. */
-export function distanceToScore(distance: number): number {
-  return Math.max(0, Math.min(1, 1 - distance));
+  /** Wall clock for recency (ms since epoch). */
+  now?: () => number;
 }
 
 function snippetOf(text: string, max: number): string {
@@ -32,8 +25,11 @@ function snippetOf(text: string, max: number): string {
 }
 
 /**
- * Hybrid search: keyword candidates (FTS5 BM25) and vector candidates (sqlite-vec KNN), merged with
- * weights. Each step is a named stage so ranking refinements slot in without touching the others.
+ * The ranking pipeline, one named stage at a time (each visible with `explain`):
+ * keyword (FTS5 BM25, OR of topic words; prefix expansion when that finds too little) →
+ * vector (sqlite-vec KNN) → fusion (weighted or RRF) → path (file names matching the query) →
+ * importance (`<!-- importance: N -->`) → recency (bounded tie-breaker) → mmr (diversity) →
+ * minScore (never drops every keyword match).
  */
 export class Searcher {
   constructor(private readonly deps: SearcherDeps) {}
@@ -50,12 +46,15 @@ export class Searcher {
     this.deps.config = config;
   }
 
+  get config(): SearchConfig {
+    return this.deps.config;
+  }
+
   async search(req: SearchRequest): Promise<SearchResponse> {
-    const clock = this.deps.clock ?? (() => performance.now());
-    const started = clock();
+    const started = performance.now();
     const cfg = this.deps.config;
     const limit = req.limit ?? cfg.maxResults;
-    const fetch = Math.min(200, Math.max(limit * cfg.candidateMultiplier, limit));
+    const fetch = Math.min(200, Math.max(limit * cfg.candidateMultiplier, limit, 24));
     const candidates = new Map<number, Candidate>();
     const get = (id: number): Candidate => {
       let c = candidates.get(id);
@@ -66,16 +65,26 @@ export class Searcher {
     const keywordRan = this.keywordStage(req.query, fetch, get);
     const vector = await this.vectorStage(req.query, fetch, get);
     const mode = keywordRan && vector.ran ? "hybrid" : keywordRan ? "keyword" : vector.ran ? "vector" : "none";
-    this.fuseStage([...candidates.values()], vector.ran, keywordRan);
+    const cands = [...candidates.values()];
+    fuse(cands, cfg, { vector: vector.ran, keyword: keywordRan });
 
-    const ranked = [...candidates.values()].sort((a, b) => b.score - a.score || a.id - b.id);
-    const rows = this.deps.store.chunksByIds(ranked.slice(0, Math.max(limit * 2, limit)).map((c) => c.id));
-    const results: SearchHit[] = [];
-    for (const c of ranked) {
-      if (results.length >= limit) break;
+    const rows = this.deps.store.chunksByIds(cands.map((c) => c.id));
+    this.pathStage(req.query, cands, rows);
+    const now = (this.deps.now ?? Date.now)();
+    for (const c of cands) {
       const row = rows.get(c.id);
-      if (!row || c.score < (req.minScore ?? 0)) continue;
-      results.push({
+      if (!row) continue;
+      applyImportance(c, row, cfg);
+      applyRecency(c, row, cfg, now);
+      c.explain.score = round(c.score);
+    }
+    let ranked = cands.filter((c) => rows.has(c.id)).sort((a, b) => b.score - a.score || a.id - b.id);
+    ranked = mmr(ranked, rows, cfg.mmrLambda, limit + 10, cfg.mmrThreshold);
+    ranked = this.minScoreStage(ranked, req.minScore ?? cfg.minScore, limit);
+
+    const results: SearchHit[] = ranked.slice(0, limit).map((c) => {
+      const row = rows.get(c.id)!;
+      return {
         path: row.path,
         startLine: row.startLine,
         endLine: row.endLine,
@@ -86,14 +95,14 @@ export class Searcher {
         source: row.class,
         ...(req.explain ? { explain: c.explain } : {}),
         ...(req.fullText ? { text: row.text, hash: row.hash } : {}),
-      });
-    }
+      };
+    });
     return {
       results,
       mode,
       ...(this.deps.provider ? { model: this.deps.provider.modelName } : {}),
       ...(vector.fallback ? { fallback: vector.fallback } : {}),
-      tookMs: round(clock() - started),
+      tookMs: round(performance.now() - started),
     };
   }
 
@@ -101,10 +110,25 @@ export class Searcher {
   private keywordStage(query: string, k: number, get: (id: number) => Candidate): boolean {
     const q = buildKeywordQuery(query);
     if (!q.match) return false;
-    for (const hit of this.deps.store.keywordSearch(q.match, k)) {
+    const hits = this.deps.store.keywordSearch(q.match, k);
+    for (const hit of hits) {
       const c = get(hit.id);
       c.textScore = bm25ToScore(hit.rank);
       c.explain.keyword = round(c.textScore);
+    }
+    // Expansion: when the exact words find too little, match their prefixes (plural, tense, …).
+    if (hits.length < Math.min(k, 8)) {
+      const prefix = buildPrefixQuery(q.terms);
+      if (prefix) {
+        for (const hit of this.deps.store.keywordSearch(prefix, k)) {
+          const c = get(hit.id);
+          const s = 0.8 * bm25ToScore(hit.rank);
+          if (s > c.textScore) {
+            c.textScore = s;
+            c.explain.keywordExpanded = round(s);
+          }
+        }
+      }
     }
     return true;
   }
@@ -130,19 +154,30 @@ export class Searcher {
     return { ran: true };
   }
 
-  /** Stage "fusion": weighted merge (vectorWeight·vector + textWeight·keyword), normalised weights. */
-  private fuseStage(cands: Candidate[], vectorRan: boolean, keywordRan: boolean): void {
-    const cfg = this.deps.config;
-    const wv = vectorRan ? cfg.vectorWeight : 0;
-    const wt = keywordRan ? cfg.textWeight : 0;
-    const total = wv + wt || 1;
+  /** Stage "path": chunks of files whose path matches the query's words get + pathWeight × match. */
+  private pathStage(query: string, cands: Candidate[], rows: Map<number, ChunkRow>): void {
+    const w = this.deps.config.pathWeight;
+    const q = buildPathQuery(query);
+    if (!q || w === 0) return;
+    const files = new Map(this.deps.store.pathSearch(q, 50).map((f) => [f.fileId, bm25ToScore(f.rank)]));
+    if (files.size === 0) return;
     for (const c of cands) {
-      c.score = (wv * c.vectorScore + wt * c.textScore) / total;
-      c.explain.fusion = round(c.score);
+      const m = files.get(rows.get(c.id)?.fileId ?? -1);
+      if (m === undefined) continue;
+      c.score += w * m;
+      c.explain.path = round(w * m);
     }
   }
-}
 
-function round(x: number): number {
-  return Math.round(x * 1e4) / 1e4;
+  /**
+   * Stage "minScore": drops weak results, but never every keyword match (a known failure of the
+   * reference engine: keyword-only hits scored under a vector-weighted threshold vanished).
+   */
+  private minScoreStage(ranked: Candidate[], minScore: number, limit: number): Candidate[] {
+    if (minScore <= 0) return ranked;
+    const kept = ranked.filter((c) => c.score >= minScore);
+    if (kept.some((c) => c.textScore > 0)) return kept;
+    const keyword = ranked.filter((c) => c.textScore > 0).slice(0, Math.min(3, limit));
+    return [...kept, ...keyword].sort((a, b) => b.score - a.score || a.id - b.id);
+  }
 }

@@ -18,6 +18,8 @@ export interface RecentSave {
   text: string;
   /** "memory/2026-11-29.md:12" (index key and first line), where it was written. */
   where: string;
+  /** What wrote it; checkpoints are only compared with checkpoints. Default "save". */
+  kind?: "save" | "capture" | "checkpoint";
 }
 
 /** Where capture of a transcript file stopped. */

@@ -30,17 +30,17 @@ export function logFile(dataDir: string): string {
 async function runForeground(opts: GlobalOptions): Promise<void> {
   const loaded = loadForCli(opts);
   const logger = createLogger(opts.verbose ? "debug" : loaded.config.logLevel);
-  let daemon: Daemon;
-  try {
-    daemon = await Daemon.start({ loaded, logger, ...(opts.config ? { configFile: opts.config } : {}) });
-  } catch (e) {
-    if (e instanceof AlreadyRunningError) throw new CliError(e.message, 1);
-    throw e;
-  }
-  const stop = (signal: string) => void daemon.stop(`signal ${signal}`);
+  // Signal handlers first: a SIGTERM during start-up must still end in a clean stop, not a kill.
+  let daemon: Daemon | null = null;
+  let pendingStop: string | null = null;
+  const stop = (signal: string) => {
+    if (daemon) void daemon.stop(`signal ${signal}`);
+    else pendingStop = signal;
+  };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGHUP", () => {
+    if (!daemon) return;
     try {
       daemon.reload();
     } catch (e) {
@@ -48,6 +48,13 @@ async function runForeground(opts: GlobalOptions): Promise<void> {
       daemon.recordError(e);
     }
   });
+  try {
+    daemon = await Daemon.start({ loaded, logger, ...(opts.config ? { configFile: opts.config } : {}) });
+  } catch (e) {
+    if (e instanceof AlreadyRunningError) throw new CliError(e.message, 1);
+    throw e;
+  }
+  if (pendingStop) void daemon.stop(`signal ${pendingStop}`);
   process.stderr.write(`cortexd ${process.pid} listening on ${daemon.socketPath}\n`);
   await daemon.wait();
 }

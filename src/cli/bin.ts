@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+/**
+ * The `cortexd` executable. Agent hooks (`cortexd hook <event>`) must start fast, so they are
+ * dispatched to the lean hook entry before the full CLI (commander, zod, SQLite, models) is loaded;
+ * everything else, including `cortexd hook install`, goes to the full CLI in ./main.js.
+ */
+const args = process.argv.slice(2);
+if (args[0] === "hook" && args[1] !== undefined && args[1] !== "install" && args[1] !== "uninstall" && !args[1].startsWith("-")) {
+  const { runHook } = await import("../hooks/run.js");
+  await runHook(args.slice(1));
+} else {
+  await import("./main.js");
+}

@@ -1,0 +1,69 @@
+import type { Command } from "commander";
+import { CliError, printJson, type GlobalOptions } from "../context.js";
+
+interface HookOptions extends GlobalOptions {
+  settings?: string;
+  dryRun?: boolean;
+  command?: string;
+}
+
+/**
+ * `cortexd hook <event>` runs an agent hook (normally dispatched to the lean entry by bin.js before
+ * this CLI loads; this path serves `node main.js hook …` and global options before `hook`), and
+ * `cortexd hook install|uninstall claude-code` edits Claude Code's settings.json.
+ */
+export function registerHook(program: Command): void {
+  program
+    .command("hook")
+    .description(
+      "run an agent hook: UserPromptSubmit | SessionStart | Stop | PreCompact | SessionEnd | auto (Claude Code), pre-turn | post-turn | checkpoint | sleep (generic); " +
+        "or `hook install claude-code [--settings PATH] [--dry-run]` / `hook uninstall claude-code`",
+    )
+    .argument("<event>", "hook event, or install / uninstall")
+    .argument("[args...]", "for install/uninstall: claude-code")
+    .option("--settings <path>", "Claude Code settings file (default ~/.claude/settings.json)")
+    .option("--dry-run", "print the merged settings instead of writing them")
+    .option("--command <cmd>", "hook command prefix to install (default: this node and cortexd's hook entry, absolute paths)")
+    .allowUnknownOption()
+    .action(async (event: string, rest: string[], _o, cmd: Command) => {
+      const opts = cmd.optsWithGlobals<HookOptions>();
+      if (event === "install" || event === "uninstall") {
+        const agent = rest[0] ?? "claude-code";
+        if (agent !== "claude-code") throw new CliError(`unknown agent "${agent}": only claude-code is supported (OpenClaw: see integrations/openclaw, MCP: cortexd mcp)`);
+        const { installClaudeHooks } = await import("../../hooks/install.js");
+        const extra = [
+          ...(opts.workspace ? [`--workspace ${JSON.stringify(opts.workspace)}`] : []),
+          ...(opts.config ? [`--config ${JSON.stringify(opts.config)}`] : []),
+        ].join(" ");
+        let r;
+        try {
+          r = installClaudeHooks({
+            ...(opts.settings ? { settingsPath: opts.settings } : {}),
+            ...(opts.command ? { command: opts.command } : {}),
+            ...(extra ? { extraArgs: extra } : {}),
+            dryRun: !!opts.dryRun,
+            uninstall: event === "uninstall",
+          });
+        } catch (e) {
+          throw new CliError((e as Error).message);
+        }
+        if (opts.json) return printJson({ settingsPath: r.settingsPath, changed: r.changed, backupPath: r.backupPath ?? null, events: r.events, ...(opts.dryRun ? { settings: r.settings } : {}) });
+        if (opts.dryRun) {
+          console.log(`# ${r.settingsPath} would become${r.changed ? "" : " (unchanged)"}:`);
+          console.log(JSON.stringify(r.settings, null, 2));
+          return;
+        }
+        if (!r.changed) console.log(`${r.settingsPath}: cortexd hooks already ${event === "install" ? "installed" : "absent"} (unchanged)`);
+        else console.log(`${r.settingsPath}: cortexd hooks ${event === "install" ? `installed (${r.events.join(", ")})` : "removed"}${r.backupPath ? `; backup at ${r.backupPath}` : ""}`);
+        return;
+      }
+      const { runHook } = await import("../../hooks/run.js");
+      // The raw words after "hook" (hook flags such as --timeout-ms are the hook's own).
+      const at = process.argv.indexOf("hook");
+      const args = at >= 0 ? process.argv.slice(at + 1) : [event, ...rest];
+      if (opts.workspace) args.push("--workspace", opts.workspace);
+      if (opts.config) args.push("--config", opts.config);
+      if (opts.dataDir) args.push("--data-dir", opts.dataDir);
+      await runHook(args);
+    });
+}

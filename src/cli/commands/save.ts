@@ -1,0 +1,72 @@
+import type { Command } from "commander";
+import { existsSync, readFileSync } from "node:fs";
+import { DaemonUnavailableError, withClient } from "../../client/client.js";
+import { expandPath } from "../../config/paths.js";
+import { socketPathFor } from "../../daemon/socket.js";
+import { MemoryWriter } from "../../memory-files/writer.js";
+import type { SaveResult } from "../../rpc/protocol.js";
+import { StateStore } from "../../session/state.js";
+import { defaultNamespace } from "../../workspace/namespace.js";
+import { CliError, loadForCli, printJson, type GlobalOptions } from "../context.js";
+
+interface SaveOptions extends GlobalOptions {
+  target?: string;
+  importance?: string;
+  tag?: string[];
+}
+
+export function registerSave(program: Command): void {
+  program
+    .command("save")
+    .description("append a memory to today's daily log (or MEMORY.md): redacted, deduplicated, indexed at once")
+    .argument("<text...>", 'the memory ("-" reads it from stdin)')
+    .option("--target <target>", "daily (default: memory/YYYY-MM-DD.md) or memory (MEMORY.md)")
+    .option("--importance <n>", "importance 1..10 (written as <!-- importance: N -->)")
+    .option("--tag <tag>", "a tag (#tag); repeatable", (v: string, prev: string[] = []) => [...prev, v])
+    .action(async (words: string[], _o, cmd: Command) => {
+      const opts = cmd.optsWithGlobals<SaveOptions>();
+      const text = words.length === 1 && words[0] === "-" ? readFileSync(0, "utf8") : words.join(" ");
+      if (!text.trim()) throw new CliError("nothing to save: the text is empty");
+      if (opts.target && opts.target !== "daily" && opts.target !== "memory") throw new CliError(`--target must be "daily" or "memory", got "${opts.target}"`);
+      const importance = opts.importance === undefined ? undefined : Number(opts.importance);
+      if (importance !== undefined && !(Number.isInteger(importance) && importance >= 1 && importance <= 10)) {
+        throw new CliError(`--importance must be an integer from 1 to 10, got "${opts.importance}"`);
+      }
+      const params = {
+        text,
+        ...(opts.target ? { target: opts.target as "daily" | "memory" } : {}),
+        ...(importance !== undefined ? { importance } : {}),
+        ...(opts.tag?.length ? { tags: opts.tag } : {}),
+      };
+      const loaded = loadForCli(opts);
+      let res: SaveResult;
+      let offline = false;
+      try {
+        const ws = opts.workspace ? (existsSync(expandPath(opts.workspace)) ? expandPath(opts.workspace) : opts.workspace) : undefined;
+        res = await withClient(socketPathFor(loaded), (c) => c.call("memory.save", { ...params, ...(ws ? { workspace: ws } : {}) }), { timeoutMs: 10_000 });
+      } catch (e) {
+        if (!(e instanceof DaemonUnavailableError) || e.reason === "timeout") throw e;
+        // No daemon: write the file the same way (it is indexed when the daemon next starts).
+        offline = true;
+        const w = opts.workspace
+          ? (loaded.config.workspaces.find((x) => x.path === expandPath(opts.workspace!) || x.name === opts.workspace) ?? loaded.config.workspaces[0]!)
+          : loaded.config.workspaces[0]!;
+        const writer = new MemoryWriter(StateStore.forDataDir(loaded.dataDir));
+        const out = await writer.save({ root: w.path, name: w.name ?? defaultNamespace(w.path) }, params);
+        res = {
+          stored: out.stored,
+          path: out.path,
+          ...(out.startLine !== undefined ? { startLine: out.startLine, endLine: out.endLine! } : {}),
+          redactions: out.redactions,
+          ...(out.redactedKinds.length ? { redactedKinds: out.redactedKinds } : {}),
+          ...(out.duplicateOf ? { duplicateOf: out.duplicateOf } : {}),
+          ...(out.stored ? { indexed: false } : {}),
+        };
+      }
+      if (opts.json) return printJson(res);
+      const where = res.startLine !== undefined ? `${res.path}:${res.startLine}${res.endLine !== res.startLine ? `-${res.endLine}` : ""}` : res.path;
+      if (!res.stored) console.log(`not saved: a recent memory says the same (${res.duplicateOf ?? res.path})`);
+      else console.log(`saved to ${where}${res.redactions ? ` (${res.redactions} secret${res.redactions > 1 ? "s" : ""} redacted)` : ""}`);
+      if (offline && res.stored) console.log("cortexd is not running: the file is written and will be indexed when the daemon starts");
+    });
+}

@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+/**
+ * Lean entry for agent hooks (the `cortexd-hook` bin; `cortexd hook …` dispatches here too).
+ * It loads only node built-ins and src/hooks (no commander, zod, SQLite or model code), so a hook
+ * costs little more than Node's own start-up. See src/hooks/run.ts.
+ */
+import { runHook } from "./run.js";
+
+await runHook(process.argv.slice(2));

@@ -1,0 +1,135 @@
+import type { SearchConfig } from "../config/schema.js";
+import type { ChunkRow } from "../index/store.js";
+import type { Candidate } from "./types.js";
+
+/** BM25 rank (negative, lower is better) → a score in (0, 1). */
+export function bm25ToScore(rank: number): number {
+  const r = Math.max(0, -rank);
+  return r / (1 + r);
+}
+
+/** Cosine distance (0..2) → similarity score clamped to [0, 1]. */
+export function distanceToScore(distance: number): number {
+  return Math.max(0, Math.min(1, 1 - distance));
+}
+
+export function round(x: number): number {
+  return Math.round(x * 1e4) / 1e4;
+}
+
+/**
+ * Stage "fusion". weighted: (wv·vector + wt·keyword) / (wv + wt) over the legs that ran.
+ * rrf: Σ 1/(k + rank) over the legs, scaled so rank 1 in every leg scores 1.
+ */
+export function fuse(cands: Candidate[], cfg: SearchConfig, legs: { vector: boolean; keyword: boolean }): void {
+  if (cfg.fusion === "rrf") {
+    const rankOf = (key: "textScore" | "vectorScore") => {
+      const ranked = cands.filter((c) => c[key] > 0).sort((a, b) => b[key] - a[key] || a.id - b.id);
+      return new Map(ranked.map((c, i) => [c.id, i + 1]));
+    };
+    const kw = legs.keyword ? rankOf("textScore") : new Map<number, number>();
+    const vec = legs.vector ? rankOf("vectorScore") : new Map<number, number>();
+    const n = (legs.keyword ? 1 : 0) + (legs.vector ? 1 : 0) || 1;
+    for (const c of cands) {
+      let s = 0;
+      const rk = kw.get(c.id);
+      const rv = vec.get(c.id);
+      if (rk) s += 1 / (cfg.rrfK + rk);
+      if (rv) s += 1 / (cfg.rrfK + rv);
+      c.score = (s * (cfg.rrfK + 1)) / n;
+      c.explain.fusion = round(c.score);
+    }
+    return;
+  }
+  const wv = legs.vector ? cfg.vectorWeight : 0;
+  const wt = legs.keyword ? cfg.textWeight : 0;
+  const total = wv + wt || 1;
+  for (const c of cands) {
+    c.score = (wv * c.vectorScore + wt * c.textScore) / total;
+    c.explain.fusion = round(c.score);
+  }
+}
+
+/** 2^(−age/halfLife) for dated memories; null for evergreen ones (curated files, undated notes). */
+export function recencyDecay(row: ChunkRow, now: number, halfLifeDays: number): number | null {
+  let t: number | null = null;
+  if (row.class === "transcript" && row.ts) t = row.ts;
+  else if (row.class === "daily" && row.date) t = Date.parse(`${row.date}T12:00:00Z`);
+  if (t === null || Number.isNaN(t)) return null;
+  const ageDays = Math.max(0, (now - t) / 86_400_000);
+  return Math.pow(2, -ageDays / halfLifeDays);
+}
+
+/**
+ * Stage "recency": a bounded tie-breaker, never a multiplier that could bury an old memory:
+ * dated memories get + weight × decay; evergreen ones get + weight × 1 (they never age).
+ */
+export function applyRecency(c: Candidate, row: ChunkRow, cfg: SearchConfig, now: number): void {
+  if (cfg.recencyWeight === 0) return;
+  const d = recencyDecay(row, now, cfg.recencyHalfLifeDays);
+  const add = cfg.recencyWeight * (d ?? 1);
+  c.score += add;
+  c.explain.recency = round(add);
+}
+
+const IMPORTANCE = /<!--\s*importance:\s*(\d{1,2})\s*-->/i;
+
+/** Stage "importance": `<!-- importance: N -->` in the chunk multiplies by 1 + step × (N − 5). */
+export function applyImportance(c: Candidate, row: ChunkRow, cfg: SearchConfig): void {
+  const m = IMPORTANCE.exec(row.text);
+  if (!m || cfg.importanceStep === 0) return;
+  const n = Math.max(1, Math.min(10, Number(m[1])));
+  const f = 1 + cfg.importanceStep * (n - 5);
+  c.score *= f;
+  c.explain.importance = round(f);
+}
+
+function tokenSet(text: string): Set<string> {
+  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+}
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  if (a.size === 0 && b.size === 0) return 1;
+  let inter = 0;
+  for (const x of a) if (b.has(x)) inter++;
+  return inter / (a.size + b.size - inter);
+}
+
+/**
+ * Stage "mmr": re-orders the ranked list so each next pick maximises
+ * λ·score − (1−λ)·(max token-Jaccard similarity to the picks so far, counted when ≥ threshold):
+ * five near-identical daily-log lines no longer fill the top, while memories that merely share a
+ * topic keep their order. Only the first `window` candidates are re-ordered.
+ */
+export function mmr(ranked: Candidate[], rows: Map<number, ChunkRow>, lambda: number, window: number, threshold = 0.5): Candidate[] {
+  if (lambda >= 1 || ranked.length < 3) return ranked;
+  const head = ranked.slice(0, window);
+  const tail = ranked.slice(window);
+  const sets = new Map(head.map((c) => [c.id, tokenSet(rows.get(c.id)?.text ?? "")]));
+  const picked: Candidate[] = [];
+  const left = [...head];
+  // Max similarity of each remaining candidate to the picks, updated incrementally per pick.
+  const maxSim = new Map(head.map((c) => [c.id, 0]));
+  while (left.length) {
+    let best = 0;
+    let bestVal = -Infinity;
+    for (let i = 0; i < left.length; i++) {
+      const c = left[i]!;
+      const val = lambda * c.score - (1 - lambda) * maxSim.get(c.id)!;
+      if (val > bestVal) {
+        bestVal = val;
+        best = i;
+      }
+    }
+    const [c] = left.splice(best, 1);
+    if (picked.length > 0) c!.explain.mmr = round(bestVal - lambda * c!.score);
+    picked.push(c!);
+    const cs = sets.get(c!.id)!;
+    for (const o of left) {
+      const sim = jaccard(sets.get(o.id)!, cs);
+      // Only near-duplicates are pushed down: ordinary topical overlap between memories is not.
+      if (sim >= threshold && sim > maxSim.get(o.id)!) maxSim.set(o.id, sim);
+    }
+  }
+  return [...picked, ...tail];
+}

@@ -1,0 +1,155 @@
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import plugin, { captureWindow, type OpenClawPluginApi, type PluginTool } from "../integrations/openclaw/index.js";
+import { localDate } from "../src/memory-files/entry.js";
+import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
+import { tempDir, writeFiles } from "./helpers/workspace.js";
+
+const running: TestDaemon[] = [];
+afterEach(async () => {
+  for (const d of running.splice(0)) await d.stop();
+});
+
+type Handler = (event: unknown, ctx: unknown) => unknown;
+
+/** A stand-in for OpenClaw's plugin API that records what the plugin registers. */
+function fakeApi(pluginConfig: Record<string, unknown>) {
+  const hooks = new Map<string, Handler[]>();
+  const methods = new Map<string, (a: { params?: unknown; respond: (ok: boolean, payload?: unknown, error?: unknown) => void }) => unknown>();
+  const tools = new Map<string, PluginTool>();
+  const commands = new Map<string, { handler: (ctx: unknown) => unknown }>();
+  const services: { id: string; stop(): void }[] = [];
+  const logs: string[] = [];
+  const api: OpenClawPluginApi = {
+    pluginConfig,
+    logger: { debug: (m) => logs.push(m), info: (m) => logs.push(m), warn: (m) => logs.push(m), error: (m) => logs.push(m) },
+    on: (event, handler) => hooks.set(event, [...(hooks.get(event) ?? []), handler]),
+    registerGatewayMethod: (name, handler) => methods.set(name, handler),
+    registerTool: (tool) => tools.set(tool.name, tool),
+    registerCommand: (cmd) => commands.set(cmd.name, cmd),
+    registerService: (svc) => services.push(svc),
+  };
+  return {
+    api,
+    hooks,
+    tools,
+    commands,
+    logs,
+    stop: () => services.forEach((s) => s.stop()),
+    /** Runs a hook's handlers as the gateway does, returning their results. */
+    fire: async (event: string, ev: unknown, ctx: unknown) => Promise.all((hooks.get(event) ?? []).map((h) => h(ev, ctx))),
+    status: () =>
+      new Promise<{ ok: boolean; payload: Record<string, unknown> }>((res) => {
+        void methods.get("cortex.status")!({ params: {}, respond: (ok, payload) => res({ ok, payload: payload as Record<string, unknown> }) });
+      }),
+  };
+}
+
+const text = (r: { content: { text: string }[] }) => r.content.map((c) => c.text).join("\n");
+
+describe("OpenClaw plugin (fake plugin API, real daemon)", () => {
+  it("ships a manifest and registers cortex.status, the prompt hooks, agent_end and the two tools", () => {
+    const manifest = JSON.parse(readFileSync(resolve(import.meta.dirname, "../integrations/openclaw/openclaw.plugin.json"), "utf8")) as { id: string; configSchema: { additionalProperties: boolean; properties: Record<string, unknown> } };
+    expect(manifest.id).toBe(plugin.id);
+    expect(manifest.configSchema.additionalProperties).toBe(false);
+    expect(Object.keys(manifest.configSchema.properties).sort()).toEqual(Object.keys((plugin.configSchema as { properties: object }).properties).sort());
+    const pkg = JSON.parse(readFileSync(resolve(import.meta.dirname, "../integrations/openclaw/package.json"), "utf8")) as { type: string; openclaw: { extensions: string[] }; dependencies?: object };
+    expect(pkg).toMatchObject({ type: "module", openclaw: { extensions: ["./index.js"] } });
+    expect(pkg.dependencies).toBeUndefined();
+
+    const f = fakeApi({ socketPath: "/nonexistent/cortexd.sock" });
+    plugin.register(f.api);
+    expect([...f.hooks.keys()].sort()).toEqual(["agent_end", "before_agent_start", "before_prompt_build"]);
+    expect([...f.tools.keys()].sort()).toEqual(["cortex_save_memory", "cortex_search_memory"]);
+    expect(f.tools.get("cortex_save_memory")!.parameters).toMatchObject({ type: "object", required: ["text"] });
+    expect([...f.commands.keys()]).toEqual(["cortex"]);
+    f.stop();
+  });
+
+  it("recalls into prependContext once per prompt, captures agent_end into the daily log, answers status and tools", async () => {
+    const root = tempDir();
+    writeFiles(root, {
+      "MEMORY.md": "- The user's home lab runs Proxmox on three Intel NUCs.\n",
+      "memory/2026-11-20.md": "# 2026-11-20\n\n- Migrated the home lab backups from rsync to restic with a Backblaze B2 bucket.\n",
+    });
+    const d = await startDaemon({ config: { workspaces: [{ path: root }], daemon: { debounceMs: 50, settleMs: 20 } } });
+    running.push(d);
+    await waitUntil(async () => (await d.call("memory.search", { query: "restic backups", limit: 3 })).results.length > 0);
+    const f = fakeApi({ socketPath: d.socket, recallTimeoutMs: 3000 });
+    plugin.register(f.api);
+    const ctx = { agentId: "main", sessionKey: "agent:main:main", sessionId: "s-1", workspaceDir: root };
+
+    // Newer gateways fire before_agent_start and before_prompt_build for one run: memories go in once.
+    const event = { prompt: "How are the home lab backups done these days?", messages: [] };
+    const results = [...(await f.fire("before_agent_start", event, ctx)), ...(await f.fire("before_prompt_build", event, ctx))];
+    const injected = results.filter((r): r is { prependContext: string } => !!r);
+    expect(injected).toHaveLength(1);
+    expect(injected[0]!.prependContext).toMatch(/^<cortex_memories>\n\[NOTE: The following are recalled memories/);
+    expect(injected[0]!.prependContext).toContain("restic");
+    // Group chats never get the private MEMORY.md.
+    const group = await f.fire("before_prompt_build", { prompt: "Which machines does the home lab run on?" }, { ...ctx, sessionKey: "agent:main:telegram:group:-100123" });
+    expect(JSON.stringify(group)).not.toContain("Proxmox");
+    const priv = await f.fire("before_prompt_build", { prompt: "Which machines does the home lab run on?" }, ctx);
+    expect(JSON.stringify(priv)).toContain("Proxmox");
+
+    // agent_end → the daily log, searchable.
+    const messages = [
+      { role: "user", content: [{ type: "text", text: `${injected[0]!.prependContext}\n\nSet up a weekly restore test for the restic repository.` }] },
+      { role: "assistant", content: [{ type: "toolCall", id: "t1", name: "exec", arguments: { command: "crontab -l" } }] },
+      { role: "toolResult", content: [{ type: "text", text: "no crontab for user" }] },
+      { role: "assistant", content: [{ type: "text", text: "Added a Sunday 04:00 cron job that restores a random snapshot to /tmp/restore-test and checks its checksums." }] },
+    ];
+    await f.fire("agent_end", { messages, success: true, durationMs: 1200, runId: "r1" }, ctx);
+    const log = join(root, "memory", `${localDate()}.md`);
+    const written = readFileSync(log, "utf8");
+    expect(written).toMatch(/- \[session agent-main-main \d\d:\d\d\] User: Set up a weekly restore test for the restic repository\. — Assistant: Added a Sunday 04:00 cron job/);
+    expect(written).not.toContain("cortex_memories");
+    expect(written).not.toContain("crontab -l");
+    expect((await d.call("memory.search", { query: "weekly restore test cron", limit: 3 })).results[0]?.path).toBe(`memory/${localDate()}.md`);
+    // The next agent_end of the session (the whole history again, plus a turn) adds only the new turn.
+    await f.fire("agent_end", { messages: [...messages, { role: "user", content: "thanks" }, { role: "assistant", content: "Anytime!" }], success: true }, ctx);
+    expect(readFileSync(log, "utf8")).toBe(written);
+
+    const st = await f.status();
+    expect(st.ok).toBe(true);
+    expect(st.payload).toMatchObject({ healthy: true, version: expect.any(String), retryQueuePending: 0, recallMetrics: { count: expect.any(Number) }, config: { autoRecall: true, autoCapture: true } });
+    expect(st.payload.knowledgeState).toMatchObject({ hasMemories: true });
+
+    const saved = await f.tools.get("cortex_save_memory")!.execute("call-1", { text: "The restic repository password is in 1Password under 'homelab-restic'", tags: ["homelab"] });
+    expect(text(saved)).toMatch(/^Saved to memory\/\d{4}-\d\d-\d\d\.md#L\d+\.$/);
+    const found = await f.tools.get("cortex_search_memory")!.execute("call-2", { query: "restic repository password 1Password", maxResults: 3 });
+    const parsed = JSON.parse(text(found)) as { results: { citation: string; snippet: string }[] };
+    expect(parsed.results[0]!.citation).toMatch(/^memory\/\d{4}-\d\d-\d\d\.md#L\d+-L\d+$/);
+    expect(parsed.results[0]!.snippet).toContain("homelab-restic");
+    f.stop();
+  });
+
+  it("never breaks the agent when cortexd is down: no context, quick; tools say so; status is unhealthy", async () => {
+    const f = fakeApi({ socketPath: join(tempDir(), "none.sock") });
+    plugin.register(f.api);
+    const t0 = performance.now();
+    const r = await f.fire("before_prompt_build", { prompt: "anything about backups?" }, { sessionKey: "agent:main:main" });
+    expect(r).toEqual([undefined]);
+    expect(performance.now() - t0).toBeLessThan(250);
+    await expect(f.fire("agent_end", { messages: [{ role: "user", content: "hello there, a long enough message" }, { role: "assistant", content: "hi, and a long enough answer too" }], success: true }, {})).resolves.toBeDefined();
+    const res = await f.tools.get("cortex_search_memory")!.execute("c", { query: "x" });
+    expect(res.isError).toBe(true);
+    expect(text(res)).toMatch(/cortexd is not available .*start it with `cortexd start`/);
+    const st = await f.status();
+    expect(st).toMatchObject({ ok: true, payload: { healthy: false, retryQueuePending: 0 } });
+    f.stop();
+  });
+
+  it("keeps capture payloads small: text only, images as markers, at most 256 KB", () => {
+    const huge = "x".repeat(50_000);
+    const w = captureWindow([
+      ...Array.from({ length: 100 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `${i} ${huge}` })),
+      { role: "user", content: [{ type: "image", data: "iVBORw0KGgo".repeat(10_000) }, { type: "text", text: "what is this?" }] },
+      { role: "tool", content: "result" },
+    ]);
+    expect(Buffer.byteLength(JSON.stringify(w))).toBeLessThanOrEqual(256 * 1024);
+    expect(JSON.stringify(w)).not.toContain("iVBORw0KGgo");
+    expect(w[w.length - 1]).toEqual({ role: "user", content: [{ type: "image" }, { type: "text", text: "what is this?" }] });
+  });
+});
