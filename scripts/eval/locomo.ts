@@ -22,7 +22,8 @@ export const LOCOMO_USAGE = `locomo [dir] — LoCoMo retrieval (default dir: <re
   --limit N          results per query (default 20)
   --conv ID[,ID]     only these conversations (e.g. conv-26)
   --weights V,T      hybrid vector/text weights (default: the search config defaults)
-  --fusion X         search.fusion passthrough (ignored when the config has no such key)
+  --fusion X         search.fusion: weighted | rrf
+  --search JSON      other search settings, e.g. '{"mmrLambda":1,"recencyWeight":0}'
   --budget N         context budget in characters (default ${DEFAULT_BUDGET_CHARS})
   --max-tokens N --overlap N   chunking (default: the config defaults)
   --model PATH       a GGUF instead of the built-in model
@@ -32,7 +33,7 @@ export const LOCOMO_USAGE = `locomo [dir] — LoCoMo retrieval (default dir: <re
 
 export async function locomoCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
-  const known = new Set(["variant", "modes", "limit", "conv", "weights", "fusion", "budget", "max-tokens", "overlap", "model", "data-dir", "json", "per-query", "keep", "quiet", "help"]);
+  const known = new Set(["variant", "modes", "limit", "conv", "weights", "fusion", "search", "budget", "max-tokens", "overlap", "model", "data-dir", "json", "per-query", "keep", "quiet", "help"]);
   const unknown = Object.keys(args.flags).filter((k) => !known.has(k));
   if (unknown.length) throw new Error(`unknown option(s): ${unknown.map((k) => `--${k}`).join(", ")}\n${LOCOMO_USAGE}`);
   if (args.positional.length > 1) throw new Error(`expected at most one directory, got: ${args.positional.join(" ")}`);
@@ -63,6 +64,15 @@ export async function locomoCommand(argv: string[]): Promise<number> {
     .map((c) => c.trim())
     .filter(Boolean);
   const fusion = stringFlag(args, "fusion");
+  const searchJson = stringFlag(args, "search");
+  let search: Record<string, unknown> | undefined;
+  if (searchJson !== undefined) {
+    try {
+      search = JSON.parse(searchJson) as Record<string, unknown>;
+    } catch {
+      throw new Error(`--search takes a JSON object, e.g. '{"mmrLambda":1}' (got ${searchJson})`);
+    }
+  }
   const model = stringFlag(args, "model");
   const json = args.flags.json === true;
   const quiet = args.flags.quiet === true;
@@ -74,6 +84,7 @@ export async function locomoCommand(argv: string[]): Promise<number> {
     ...(convs?.length ? { convs } : {}),
     ...(weights ? { weights } : {}),
     ...(fusion !== undefined ? { fusion } : {}),
+    ...(search ? { search } : {}),
     budgetChars: intFlag(args, "budget", DEFAULT_BUDGET_CHARS, 1),
     chunking,
     dataDir: resolve(stringFlag(args, "data-dir") ?? join(tmpdir(), "cortexd-eval")),

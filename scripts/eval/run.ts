@@ -33,6 +33,8 @@ export interface RunOptions {
   weights?: { vector: number; text: number };
   /** search.fusion passthrough (only when the SearchSchema has that key). */
   fusion?: string;
+  /** Other search settings (the `search` section of the config), e.g. {"mmrLambda": 1}. */
+  search?: Record<string, unknown>;
   budgetChars: number;
   chunking: ChunkingOptions;
   /** Data dir for the embedding model (models/ below it). */
@@ -104,7 +106,7 @@ export interface RunResult {
 }
 
 /** The search config of a mode: vector → vector leg only (text weight 0); hybrid → defaults or override. */
-export function modeConfig(mode: Mode, opts: Pick<RunOptions, "weights" | "fusion">, notes: string[] = []): SearchConfig {
+export function modeConfig(mode: Mode, opts: Pick<RunOptions, "weights" | "fusion" | "search">, notes: string[] = []): SearchConfig {
   const over: Record<string, unknown> = {};
   if (mode === "vector") {
     over.vectorWeight = 1;
@@ -119,8 +121,7 @@ export function modeConfig(mode: Mode, opts: Pick<RunOptions, "weights" | "fusio
       else if (!notes.some((n) => n.startsWith("--fusion"))) notes.push(`--fusion ${opts.fusion} ignored: the search config has no "fusion" key`);
     }
   }
-  const extra = process.env.CORTEXD_EVAL_SEARCH ? (JSON.parse(process.env.CORTEXD_EVAL_SEARCH) as Record<string, unknown>) : {};
-  return SearchSchema.parse({ ...extra, ...over });
+  return SearchSchema.parse({ ...opts.search, ...over });
 }
 
 /** Chunk texts of an index by (path, startLine, endLine); several chunks may share a key. */

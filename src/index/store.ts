@@ -110,6 +110,7 @@ export class IndexStore {
   readonly vecAvailable: boolean;
   readonly vecError: string | undefined;
   private vecDims: number | null = null;
+  private chunksByIdsStmt: Database.Statement | undefined;
   private readonly stmts;
 
   constructor(opened: OpenedDb, readonly namespace: string, private readonly clock: () => number = Date.now) {
@@ -449,11 +450,10 @@ export class IndexStore {
   chunksByIds(ids: readonly number[]): Map<number, ChunkRow> {
     const out = new Map<number, ChunkRow>();
     if (ids.length === 0) return out;
-    const stmt = this.db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?`);
-    for (const id of ids) {
-      const row = stmt.get(id) as ChunkRow | undefined;
-      if (row) out.set(id, row);
-    }
+    this.chunksByIdsStmt ??= this.db.prepare(
+      `SELECT ${CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?))`,
+    );
+    for (const row of this.chunksByIdsStmt.all(JSON.stringify(ids)) as ChunkRow[]) out.set(row.id, row);
     return out;
   }
 

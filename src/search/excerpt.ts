@@ -56,16 +56,23 @@ export interface ExcerptOptions {
   after: number;
   /** Other units are kept when they score at least this fraction of the best one. */
   keepRatio: number;
+  /** The first this-many memories are shown whole. */
+  fullTop: number;
 }
 
-export const DEFAULT_EXCERPT: ExcerptOptions = { maxChars: 700, before: 0, after: 1, keepRatio: 0.5 };
+export const DEFAULT_EXCERPT: ExcerptOptions = { maxChars: 900, before: 1, after: 2, keepRatio: 0.5, fullTop: 3 };
 
 /**
  * The part of a chunk that answers a query: the units (lines or messages) that match the query's
  * words best, weighted by how rare each word is (`idf`), with a little context after each (a reply
  * often follows the line that matches). Without any match, the chunk's beginning.
  */
-export function excerpt(text: string, queryStems: ReadonlySet<string>, idf: (stem: string) => number, opts: ExcerptOptions = DEFAULT_EXCERPT): Excerpt {
+export function excerpt(
+  text: string,
+  queryStems: ReadonlySet<string>,
+  idf: (stem: string) => number,
+  opts: ExcerptOptions = DEFAULT_EXCERPT,
+): Excerpt {
   const us = units(text);
   if (us.length === 0) return { text: "", firstLine: 0, lastLine: 0, matched: false };
   const scores = us.map((u) => {

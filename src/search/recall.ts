@@ -8,7 +8,7 @@ import type { SearchHit } from "./types.js";
 import { DEFAULT_EXCERPT, contentStems, excerpt, units } from "./excerpt.js";
 
 export const DEFAULT_RECALL_BUDGET = 2000;
-const EXCERPT = process.env.CORTEXD_EXCERPT ? { ...DEFAULT_EXCERPT, ...JSON.parse(process.env.CORTEXD_EXCERPT) } : DEFAULT_EXCERPT;
+const EXCERPT = DEFAULT_EXCERPT;
 
 export interface RecallRequest {
   query: string;
@@ -60,7 +60,8 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
   for (const hit of hits) {
     if (used >= budget) break;
     const full = hit.text ?? hit.snippet;
-    const ex = EXCERPT.maxChars > 0 && kept.length >= (EXCERPT.fullTop ?? 0) ? excerpt(full, queryStems, idf, EXCERPT) : { text: full, firstLine: 0, lastLine: full.split("\n").length - 1, matched: true };
+    // The best few memories are shown whole; the rest as excerpts, so more of them fit the budget.
+    const ex = kept.length >= EXCERPT.fullTop ? excerpt(full, queryStems, idf, EXCERPT) : { text: full, firstLine: 0, lastLine: full.split("\n").length - 1, matched: true };
     const text = ex.text;
     // Markdown lines map to file lines; transcript chunk text does not (its lines are JSONL records).
     const startLine = hit.source === "transcript" ? hit.startLine : Math.min(hit.endLine, hit.startLine + ex.firstLine);

@@ -46,6 +46,10 @@ export class Searcher {
     this.deps.config = config;
   }
 
+  get provider(): EmbeddingProvider | null {
+    return this.deps.provider;
+  }
+
   get config(): SearchConfig {
     return this.deps.config;
   }
@@ -79,7 +83,7 @@ export class Searcher {
       c.explain.score = round(c.score);
     }
     let ranked = cands.filter((c) => rows.has(c.id)).sort((a, b) => b.score - a.score || a.id - b.id);
-    ranked = mmr(ranked, rows, cfg.mmrLambda, limit + 10, cfg.mmrThreshold);
+    ranked = mmr(ranked, rows, cfg.mmrLambda, limit + 5, cfg.mmrThreshold);
     ranked = this.minScoreStage(ranked, req.minScore ?? cfg.minScore, limit);
 
     const results: SearchHit[] = ranked.slice(0, limit).map((c) => {

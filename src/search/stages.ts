@@ -84,15 +84,46 @@ export function applyImportance(c: Candidate, row: ChunkRow, cfg: SearchConfig):
   c.explain.importance = round(f);
 }
 
-function tokenSet(text: string): Set<string> {
-  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+/** FNV-1a hash of a string (32 bits). */
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h | 0;
 }
 
-function jaccard(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 && b.size === 0) return 1;
+/** Token-set signatures by chunk content hash (chunks rarely change; this keeps MMR cheap). */
+const signatures = new Map<string, Int32Array>();
+const SIGNATURE_CACHE = 20_000;
+
+/** The sorted, unique token hashes of a text: sets that intersect by merging. */
+function tokenSignature(text: string, key: string): Int32Array {
+  const hit = signatures.get(key);
+  if (hit) return hit;
+  const ids = new Set<number>();
+  for (const t of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) ids.add(fnv1a(t));
+  const sig = Int32Array.from(ids).sort();
+  if (signatures.size >= SIGNATURE_CACHE) signatures.delete(signatures.keys().next().value!);
+  signatures.set(key, sig);
+  return sig;
+}
+
+function jaccard(a: Int32Array, b: Int32Array): number {
+  if (a.length === 0 && b.length === 0) return 1;
+  let i = 0;
+  let j = 0;
   let inter = 0;
-  for (const x of a) if (b.has(x)) inter++;
-  return inter / (a.size + b.size - inter);
+  while (i < a.length && j < b.length) {
+    if (a[i]! === b[j]!) {
+      inter++;
+      i++;
+      j++;
+    } else if (a[i]! < b[j]!) i++;
+    else j++;
+  }
+  return inter / (a.length + b.length - inter);
 }
 
 /**
@@ -105,7 +136,8 @@ export function mmr(ranked: Candidate[], rows: Map<number, ChunkRow>, lambda: nu
   if (lambda >= 1 || ranked.length < 3) return ranked;
   const head = ranked.slice(0, window);
   const tail = ranked.slice(window);
-  const sets = new Map(head.map((c) => [c.id, tokenSet(rows.get(c.id)?.text ?? "")]));
+  const texts = new Map(head.map((c) => [c.id, rows.get(c.id)?.text ?? ""]));
+  const setOf = (id: number) => tokenSignature(texts.get(id)!, rows.get(id)?.hash ?? String(id));
   const picked: Candidate[] = [];
   const left = [...head];
   // Max similarity of each remaining candidate to the picks, updated incrementally per pick.
@@ -124,9 +156,15 @@ export function mmr(ranked: Candidate[], rows: Map<number, ChunkRow>, lambda: nu
     const [c] = left.splice(best, 1);
     if (picked.length > 0) c!.explain.mmr = round(bestVal - lambda * c!.score);
     picked.push(c!);
-    const cs = sets.get(c!.id)!;
+    const cl = texts.get(c!.id)!.length;
     for (const o of left) {
-      const sim = jaccard(sets.get(o.id)!, cs);
+      // Texts of very different lengths cannot be near-duplicates: skip them without tokenizing.
+      const ol = texts.get(o.id)!.length;
+      if (Math.min(ol, cl) < threshold * Math.max(ol, cl)) continue;
+      const os = setOf(o.id);
+      const cs = setOf(c!.id);
+      if (Math.min(os.length, cs.length) < threshold * Math.max(os.length, cs.length)) continue;
+      const sim = jaccard(os, cs);
       // Only near-duplicates are pushed down: ordinary topical overlap between memories is not.
       if (sim >= threshold && sim > maxSim.get(o.id)!) maxSim.set(o.id, sim);
     }
