@@ -115,9 +115,13 @@ export class Searcher {
     const q = buildKeywordQuery(query);
     if (!q.match) return false;
     const hits = this.deps.store.keywordSearch(q.match, k);
+    // FTS5 floors the IDF of words found in most chunks at 1e-6, so in a small workspace every raw
+    // score can collapse towards 0 while their order stays right: then score relative to the best.
+    const best = hits.length ? Math.min(...hits.map((h) => h.rank)) : 0;
+    const degenerate = best < 0 && best > -1e-3;
     for (const hit of hits) {
       const c = get(hit.id);
-      c.textScore = bm25ToScore(hit.rank);
+      c.textScore = degenerate ? hit.rank / best : bm25ToScore(hit.rank);
       c.explain.keyword = round(c.textScore);
     }
     // Expansion: when the exact words find too little, match their prefixes (plural, tense, …).
