@@ -4,21 +4,14 @@ import { join } from "node:path";
 import { CortexClient, probeDaemon } from "../../src/client/client.js";
 import { DAEMON_NODE_OPTIONS } from "../../src/service/units.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
-import { generateWorkspace } from "./generate.js";
+import { generateWorkspace, rng, sampleQuery } from "./generate.js";
 import { benchPath, fmtMs, freshDir, median, percentile, type Args } from "./util.js";
 
-const QUERIES = [
-  "why did the deploy fail on the build server",
-  "database migration rollback",
-  "sourdough bread recipe oven",
-  "flight delay at the airport",
-  "Dana payments api review",
-  "doctor appointment headache",
-  "guitar lesson chord practice",
-  "budget tax refund receipt",
-  "what did Priya say about the cluster",
-  "birthday party gift for my sister",
-];
+/** Seeded queries that mix common and rarer words of the generated vocabulary. */
+const QUERIES = (() => {
+  const r = rng(2024);
+  return Array.from({ length: 50 }, () => sampleQuery(r));
+})();
 
 interface Running {
   child: ChildProcess;

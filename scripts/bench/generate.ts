@@ -23,6 +23,58 @@ const TOPICS: Record<string, string[]> = {
   music: "guitar piano concert song album band playlist lesson practice chord melody rhythm drums singer festival".split(" "),
 };
 const PEOPLE = "Dana Malik Sam Priya Jonas Aiko Lena Omar Chen Rosa Tariq Maya".split(" ");
+
+const SYLLABLES = "ka lo mi ra ven tor el sa qui dan bro fen gal hu ix jo mar nel pol rus tes vi wor yan zel".split(" ");
+
+/**
+ * Each topic's vocabulary: its common real words first, then a long tail of rarer terms (project
+ * names, jargon, places), drawn with Zipf's law as real text is: a few words are everywhere, most
+ * are rare. The tail words are made from syllables, deterministically.
+ */
+function topicVocabulary(): Record<string, string[]> {
+  const r = rng(99);
+  const out: Record<string, string[]> = {};
+  for (const [topic, words] of Object.entries(TOPICS)) {
+    const tail = new Set<string>();
+    while (tail.size < 300) tail.add(Array.from({ length: 2 + Math.floor(r() * 2) }, () => pick(r, SYLLABLES)).join(""));
+    out[topic] = [...words, ...tail];
+  }
+  return out;
+}
+
+const VOCAB = topicVocabulary();
+
+const zipfCdfs = new Map<number, Float64Array>();
+
+/** A 0-based rank drawn with Zipf's law (s = 1) over n items. */
+function zipf(r: () => number, n: number): number {
+  let cdf = zipfCdfs.get(n);
+  if (!cdf) {
+    cdf = new Float64Array(n);
+    let sum = 0;
+    for (let i = 0; i < n; i++) cdf[i] = sum += 1 / (i + 1);
+    for (let i = 0; i < n; i++) cdf[i] = cdf[i]! / sum;
+    zipfCdfs.set(n, cdf);
+  }
+  const u = r();
+  let lo = 0;
+  let hi = n - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cdf[mid]! < u) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** A query a person might type about a topic: one or two common words and a rarer one. */
+export function sampleQuery(r: () => number): string {
+  const topic = pick(r, Object.keys(VOCAB));
+  const words = VOCAB[topic]!;
+  const q = [pick(r, ["what about", "why did", "when was", "who handled", "notes on"]), words[zipf(r, 20)]!, words[zipf(r, words.length)]!];
+  if (r() < 0.5) q.push(words[20 + Math.floor(r() * 100)]!);
+  return q.join(" ");
+}
 const GLUE = "the a and then with for on in after before because so we they it was is will need to of about".split(" ");
 
 function pick<T>(r: () => number, xs: readonly T[]): T {
@@ -30,10 +82,10 @@ function pick<T>(r: () => number, xs: readonly T[]): T {
 }
 
 function sentence(r: () => number, topic: string): string {
-  const words = TOPICS[topic]!;
+  const words = VOCAB[topic]!;
   const n = 8 + Math.floor(r() * 14);
-  const out: string[] = [pick(r, PEOPLE)];
-  for (let i = 0; i < n; i++) out.push(r() < 0.55 ? pick(r, words) : pick(r, GLUE));
+  const out: string[] = r() < 0.3 ? [pick(r, PEOPLE)] : [];
+  for (let i = 0; i < n; i++) out.push(r() < 0.45 ? words[zipf(r, words.length)]! : pick(r, GLUE));
   if (r() < 0.2) out.push(String(Math.floor(r() * 1000)));
   return out.join(" ") + ".";
 }

@@ -48,6 +48,15 @@ export interface FileRow {
   indexedAt: number;
 }
 
+/** The fields of an indexed file that a sync compares with the disk. */
+export interface FileStamp {
+  id: number;
+  path: string;
+  size: number;
+  mtimeMs: number;
+  sha256: string;
+}
+
 /** A chunk ready to store. vector: a vector, null (nothing embeddable), or undefined (not embedded yet). */
 export interface StoredChunkInput extends Chunk {
   hash: string;
@@ -111,6 +120,8 @@ export class IndexStore {
   readonly vecError: string | undefined;
   private vecDims: number | null = null;
   private chunksByIdsStmt: Database.Statement | undefined;
+  private stampsStmt: Database.Statement | undefined;
+  private vocabReady = false;
   private readonly stmts;
 
   constructor(opened: OpenedDb, readonly namespace: string, private readonly clock: () => number = Date.now) {
@@ -166,6 +177,16 @@ export class IndexStore {
   // ---- files ----
   listFiles(): FileRow[] {
     return this.stmts.listFiles.all() as FileRow[];
+  }
+
+  /** Just what a sync compares, for every indexed file (fast: no objects beyond these fields). */
+  fileStamps(): Map<string, FileStamp> {
+    this.stampsStmt ??= this.db.prepare(`SELECT id, path, size, mtime_ms, sha256 FROM files`).raw();
+    const out = new Map<string, FileStamp>();
+    for (const [id, path, size, mtimeMs, sha256] of this.stampsStmt.all() as [number, string, number, number, string][]) {
+      out.set(path, { id, path, size, mtimeMs, sha256 });
+    }
+    return out;
   }
 
   getFile(path: string): FileRow | undefined {
@@ -425,6 +446,36 @@ export class IndexStore {
   }
 
   // ---- search ----
+  /**
+   * How many chunks contain each query term, as FTS5 indexes it (same tokenizer and stemmer):
+   * the terms are tokenized by a scratch FTS5 table in the temp schema, then looked up in an
+   * fts5vocab view of the chunk index. Also returns the number of chunks.
+   */
+  termFrequencies(terms: readonly string[]): { df: number[]; chunks: number } {
+    if (!this.vocabReady) {
+      this.db.exec(`
+        CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_terms USING fts5(t, tokenize = 'porter unicode61 remove_diacritics 2');
+        CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_terms_v USING fts5vocab(temp, query_terms, 'instance');
+        CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, chunks_fts, 'row');
+      `);
+      this.vocabReady = true;
+    }
+    const insert = this.db.prepare(`INSERT INTO temp.query_terms(rowid, t) VALUES (?, ?)`);
+    const stems = this.db.prepare(`SELECT doc, term FROM temp.query_terms_v`);
+    const lookup = this.db.prepare(`SELECT doc FROM temp.chunks_vocab WHERE term = ?`);
+    const df = terms.map(() => 0);
+    this.db.transaction(() => {
+      terms.forEach((t, i) => insert.run(i + 1, t));
+      for (const r of stems.all() as { doc: number; term: string }[]) {
+        const n = (lookup.get(r.term) as { doc: number } | undefined)?.doc ?? 0;
+        df[r.doc - 1] = Math.max(df[r.doc - 1]!, n);
+      }
+      this.db.exec(`DELETE FROM temp.query_terms`);
+    })();
+    const chunks = (this.db.prepare(`SELECT count(*) AS n FROM chunks`).get() as { n: number }).n;
+    return { df, chunks };
+  }
+
   /** FTS5 BM25 over chunk text. `match` must be a valid FTS5 query (see search/keyword-query). */
   keywordSearch(match: string, limit: number): { id: number; rank: number }[] {
     return this.db

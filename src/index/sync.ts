@@ -9,7 +9,7 @@ import { chainedHash, type ChainedHash } from "../util/chained-hash.js";
 import { sha256 } from "../util/hash.js";
 import { scanWorkspace, statOne, type ScanTarget, type WorkspaceFile } from "../workspace/scan.js";
 import { embedThroughCache } from "./embed-cache.js";
-import type { FileMeta, FileRow, IndexStore, StoredChunkInput } from "./store.js";
+import type { FileMeta, FileRow, FileStamp, IndexStore, StoredChunkInput } from "./store.js";
 
 export interface SyncProgress {
   phase: "scan" | "files" | "vectors" | "done";
@@ -156,7 +156,7 @@ export class Indexer {
 
     progress({ phase: "scan", filesDone: 0, filesTotal: 0 });
     let disk: WorkspaceFile[];
-    let indexed: Map<string, FileRow>;
+    let indexed: Map<string, FileStamp>;
     if (opts.paths) {
       // Targeted sync (watcher events, index.sync {path}): look at just these paths.
       const root = this.deps.target.root;
@@ -174,11 +174,11 @@ export class Indexer {
       const scan = await scanWorkspace(this.deps.target);
       report.skipped.push(...scan.skipped);
       disk = scan.files;
-      indexed = new Map(store.listFiles().map((f) => [f.path, f]));
+      indexed = store.fileStamps();
     }
     const onDisk = new Set(disk.map((f) => f.path));
     const gone = [...indexed.values()].filter((f) => !onDisk.has(f.path));
-    const goneBySha = new Map<string, FileRow[]>();
+    const goneBySha = new Map<string, FileStamp[]>();
     for (const g of gone) goneBySha.set(g.sha256, [...(goneBySha.get(g.sha256) ?? []), g]);
     const batchRenames: string[] = [];
 
@@ -193,7 +193,10 @@ export class Indexer {
     let done = report.unchanged;
     const reads = new Map<number, Promise<Loaded>>();
     const readAhead = (i: number) => {
-      if (i < work.length && !reads.has(i)) reads.set(i, this.load(work[i]!, indexed.get(work[i]!.path), force));
+      if (i < work.length && !reads.has(i)) {
+        const f = work[i]!;
+        reads.set(i, this.load(f, indexed.has(f.path) ? store.getFile(f.path) : undefined, force));
+      }
     };
     let batch: PreparedFile[] = [];
     let batchBytes = 0;
@@ -201,7 +204,7 @@ export class Indexer {
       for (let j = i; j < i + READ_AHEAD; j++) readAhead(j);
       const loaded = await reads.get(i)!;
       reads.delete(i);
-      const prepared = this.prepare(loaded, indexed.get(loaded.file.path), goneBySha, force, report);
+      const prepared = this.prepare(loaded, indexed.has(loaded.file.path) ? store.getFile(loaded.file.path) : undefined, goneBySha, force, report);
       if (prepared?.kind === "rename") batchRenames.push(prepared.from);
       if (prepared) {
         batch.push(prepared);
@@ -300,7 +303,7 @@ export class Indexer {
   }
 
   /** Decides what a changed file needs (in scan order, so renames are detected deterministically). */
-  private prepare(loaded: Loaded, row: FileRow | undefined, goneBySha: Map<string, FileRow[]>, force: boolean, report: SyncReport): PreparedFile | null {
+  private prepare(loaded: Loaded, row: FileRow | undefined, goneBySha: Map<string, FileStamp[]>, force: boolean, report: SyncReport): PreparedFile | null {
     const { store } = this.deps;
     const { file, buf, hash } = loaded;
     if (loaded.skip !== undefined || !buf || !hash) {

@@ -112,7 +112,15 @@ export class Searcher {
 
   /** Stage "keyword": BM25 over chunk text with an OR query of the question's topic words. */
   private keywordStage(query: string, k: number, get: (id: number) => Candidate): boolean {
-    const q = buildKeywordQuery(query);
+    let q = buildKeywordQuery(query);
+    if (!q.match) return false;
+    // Words in more than half of the chunks carry no BM25 weight (FTS5 floors their IDF) but cost
+    // the most to score: leave them out when rarer words remain.
+    if (q.terms.length > 1) {
+      const { df, chunks } = this.deps.store.termFrequencies(q.terms);
+      const keep = q.terms.filter((_, i) => df[i]! <= chunks / 2);
+      if (keep.length > 0 && keep.length < q.terms.length) q = buildKeywordQuery(keep.join(" "));
+    }
     if (!q.match) return false;
     const hits = this.deps.store.keywordSearch(q.match, k);
     // FTS5 floors the IDF of words found in most chunks at 1e-6, so in a small workspace every raw
