@@ -46,7 +46,8 @@ async function startDaemon(home: string, root: string, provider: "none" | "auto"
   for (;;) {
     const st = await client.call("cortex.status", {});
     const w = st.workspaces[0]!;
-    const ready = provider === "none" ? w.files > 0 && w.dirty === 0 : st.embedding.state === "ready" && w.vectors > 0 && w.pending === 0;
+    const synced = w.lastSync !== null && w.files > 0 && w.dirty === 0;
+    const ready = provider === "none" ? synced : synced && st.embedding.state === "ready" && w.vectors > 0 && w.pending === 0;
     if (ready) break;
     await new Promise((r) => setTimeout(r, 200));
   }

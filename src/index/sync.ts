@@ -6,7 +6,7 @@ import { CHUNKING_VERSION, chunkFile } from "../ingest/chunk-file.js";
 import type { Chunk, ChunkingOptions } from "../ingest/types.js";
 import { TRANSCRIPT_START, chunkTranscriptFrom, type TranscriptBase } from "../ingest/transcript-incremental.js";
 import { chainedHash, type ChainedHash } from "../util/chained-hash.js";
-import { sha256 } from "../util/hash.js";
+import { chunkHash } from "../util/hash.js";
 import { scanWorkspace, statOne, type ScanTarget, type WorkspaceFile } from "../workspace/scan.js";
 import { embedThroughCache } from "./embed-cache.js";
 import type { FileMeta, FileRow, FileStamp, IndexStore, StoredChunkInput } from "./store.js";
@@ -340,7 +340,7 @@ export class Indexer {
         kind: "replace",
         meta: { ...meta, indexedLines: t.lines, malformed: t.malformed, resume: t.resume },
         keep: loaded.append.seq,
-        chunks: t.chunks.map((c) => ({ ...c, hash: sha256(c.text) })),
+        chunks: t.chunks.map((c) => ({ ...c, hash: chunkHash(c.text) })),
       };
     }
     let chunks: Chunk[];
@@ -355,7 +355,7 @@ export class Indexer {
       chunks = chunked.chunks;
       full = { ...meta, indexedLines: chunked.lines, malformed: 0, resume: null };
     }
-    const inputs: StoredChunkInput[] = chunks.map((c) => ({ ...c, hash: sha256(c.text) }));
+    const inputs: StoredChunkInput[] = chunks.map((c) => ({ ...c, hash: chunkHash(c.text) }));
     // Keep the unchanged leading chunks (appends to logs and transcripts only rewrite the tail).
     let keep = 0;
     if (row && !force) {

@@ -3,7 +3,7 @@ import { chunkTranscript, parseTranscript } from "./transcript.js";
 import type { Chunk, ChunkingOptions, FileClass } from "./types.js";
 
 /** Bumped whenever chunking output changes for the same input: a mismatch re-chunks every file. */
-export const CHUNKING_VERSION = 1;
+export const CHUNKING_VERSION = 2;
 
 export interface FileChunks {
   chunks: Chunk[];

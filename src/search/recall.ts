@@ -1,7 +1,7 @@
 import { countTokens } from "../ingest/tokens.js";
 import type { IndexStore } from "../index/store.js";
 import type { RecallResult, RecalledMemory } from "../rpc/protocol.js";
-import { sha256 } from "../util/hash.js";
+import { chunkHash, sha256 } from "../util/hash.js";
 import { formatMemoryLine, formatRecallBlock, RECALL_CLOSE, RECALL_NOTE, RECALL_OPEN } from "./recall-format.js";
 import type { Searcher } from "./searcher.js";
 import type { SearchHit } from "./types.js";
@@ -91,7 +91,7 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
   if (req.record !== false && kept.length > 0) {
     store.recordRecalls(
       sha256(req.query.trim().toLowerCase()),
-      kept.map((k) => ({ hash: k.hit.hash ?? sha256(k.hit.text ?? ""), path: k.hit.path, startLine: k.hit.startLine, endLine: k.hit.endLine })),
+      kept.map((k) => ({ hash: k.hit.hash ?? chunkHash(k.hit.text ?? ""), path: k.hit.path, startLine: k.hit.startLine, endLine: k.hit.endLine })),
     );
   }
   return { context: formatRecallBlock(kept.map((k) => k.line)), memories, memory_count: memories.length, tokens_used: kept.length ? used : 0 };
