@@ -114,11 +114,12 @@ export class Searcher {
   private keywordStage(query: string, k: number, get: (id: number) => Candidate): boolean {
     let q = buildKeywordQuery(query);
     if (!q.match) return false;
-    // Words in more than half of the chunks carry no BM25 weight (FTS5 floors their IDF) but cost
-    // the most to score: leave them out when rarer words remain.
+    // In a large index, words in more than half of the chunks carry no BM25 weight (FTS5 floors
+    // their IDF) but cost the most to score: leave them out when rarer words remain. (A small
+    // index keeps them: they are cheap there, and still find memories that share only them.)
     if (q.terms.length > 1) {
       const { df, chunks } = this.deps.store.termFrequencies(q.terms);
-      const keep = q.terms.filter((_, i) => df[i]! <= chunks / 2);
+      const keep = chunks < 2000 ? q.terms : q.terms.filter((_, i) => df[i]! <= chunks / 2);
       if (keep.length > 0 && keep.length < q.terms.length) q = buildKeywordQuery(keep.join(" "));
     }
     if (!q.match) return false;
