@@ -1,17 +1,9 @@
 import { mkdirSync, rmSync, writeFileSync, existsSync, readFileSync } from "node:fs";
 import { join, dirname } from "node:path";
+import { mulberry32 } from "../../src/util/prng.js";
 
-/** Small seeded PRNG (mulberry32): the same seed gives the same workspace. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded PRNG: the same seed gives the same workspace. */
+export const rng = mulberry32;
 
 const TOPICS: Record<string, string[]> = {
   software: "deploy build server pipeline release branch merge review bug crash test database migration schema query index cache latency api endpoint container cluster config logs error timeout rollback".split(" "),

@@ -7,6 +7,7 @@ import { mkdir, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { writeStaticBertGguf } from "./gguf/static-bert.js";
+import { mulberry32 } from "../util/prng.js";
 
 export const TINY_MODEL_DIMS = 32;
 /** Bump when the generated content changes (part of the cached file name). */
@@ -67,18 +68,6 @@ export const TINY_MODEL_FUNCTION_WORDS: readonly string[] = [
 /** Punctuation marks (each is its own WordPiece word): zero vectors. */
 export const TINY_MODEL_PUNCTUATION: readonly string[] = [".", ",", "!", "?", "'", ":", ";", "-", "(", ")", "\""];
 
-/** mulberry32: small deterministic PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Approximately standard normal (sum of 4 uniforms, variance-scaled); deterministic given `rand`. */
 function gauss(rand: () => number): number {
   return (rand() + rand() + rand() + rand() - 2) * Math.sqrt(3);
@@ -87,7 +76,7 @@ function gauss(rand: () => number): number {
 /** Build the tiny model's vocabulary and vectors (deterministic). */
 export function tinyModelData(): { words: string[]; vectors: Float32Array } {
   const dims = TINY_MODEL_DIMS;
-  const rand = prng(0xc0 * 1000 + TINY_MODEL_VERSION);
+  const rand = mulberry32(0xc0 * 1000 + TINY_MODEL_VERSION);
   const words: string[] = [];
   const rows: number[][] = [];
   for (const topicWords of Object.values(TINY_MODEL_TOPICS)) {

@@ -134,32 +134,28 @@ export async function scanWorkspace(target: ScanTarget): Promise<ScanResult> {
     return rel.startsWith("..") || rel === "" ? abs : toPosix(rel);
   };
   // Root-level curated files, memory/ and sessions/ only: nothing else in the root is memory.
-  for (const name of ["MEMORY.md", "USER.md", "memory.md"]) {
-    const abs = join(root, name);
+  /** An entry of the root that exists and, if a symlink, stays inside the root. */
+  const usable = (abs: string): boolean => {
     const st = tryLstat(abs);
-    if (!st) continue;
+    if (!st) return false;
     if (st.isSymbolicLink()) {
       const t = tryRealpath(abs);
       if (!t || !isInside(realRoot, t)) {
         out.skipped.push({ path: abs, reason: "symlink leads outside the workspace" });
-        continue;
+        return false;
       }
     }
+    return true;
+  };
+  for (const name of ["MEMORY.md", "USER.md", "memory.md"]) {
+    const abs = join(root, name);
+    if (!usable(abs)) continue;
     addFile(abs, { realRoot, visited, out, classify: () => ({ class: "curated" }), keyOf });
   }
   const rootCtx: WalkContext = { realRoot, visited, out, keyOf, classify: (abs) => classifyWorkspacePath(keyOf(abs)) };
   for (const sub of ["memory", "sessions"]) {
     const abs = join(root, sub);
-    const st = tryLstat(abs);
-    if (!st) continue;
-    if (st.isSymbolicLink()) {
-      const t = tryRealpath(abs);
-      if (!t || !isInside(realRoot, t)) {
-        out.skipped.push({ path: abs, reason: "symlink leads outside the workspace" });
-        continue;
-      }
-    }
-    walk(abs, rootCtx);
+    if (usable(abs)) walk(abs, rootCtx);
   }
   const extras: [string, boolean][] = [
     ...(target.transcriptDirs ?? []).map((d): [string, boolean] => [d, true]),
