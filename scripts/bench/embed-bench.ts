@@ -1,4 +1,7 @@
 import { join } from "node:path";
+import { EmbeddingSchema } from "../../src/config/schema.js";
+import { createRemoteProvider } from "../../src/embed/remote/index.js";
+import { startEmbedTestServer, type EmbedTestServer } from "../../src/embed/remote/test-server.js";
 import { ensureBuiltinModel } from "../../src/embed/builtin/ensure.js";
 import { createStaticBertProvider } from "../../src/embed/builtin/fast-provider.js";
 import { createLocalProvider } from "../../src/embed/local-provider.js";
@@ -36,8 +39,66 @@ async function measure(name: string, p: EmbeddingProvider, chunks: string[]): Pr
   console.log(`  chunk embedding:  ${chunks.length} chunks (~${Math.round(chunks.reduce((n, c) => n + c.length, 0) / chunks.length)} chars) in ${fmtMs(ms)} = ${Math.round(chunks.length / (ms / 1000))} chunks/s`);
 }
 
+/**
+ * `npm run bench -- embed --provider openai-compatible|ollama [--url URL] [--model M] [--api-key-env VAR] [--batches N]`:
+ * a remote provider's throughput and the client's own overhead per 100-text batch (wall time minus
+ * the server's time). Without --url, a local server (the built-in model) is started in-process.
+ */
+async function benchRemote(args: Args): Promise<void> {
+  const kind = String(args.flags.provider);
+  if (kind !== "openai-compatible" && kind !== "ollama") throw new Error(`--provider must be openai-compatible or ollama, not ${kind}`);
+  const batches = Number(args.flags.batches ?? 50);
+  const r = rng(11);
+  const words = "the deploy build server pipeline release bread oven flight hotel doctor budget invoice guitar family and we then after it was".split(" ");
+  const texts = Array.from({ length: 100 * batches }, () => Array.from({ length: 60 }, () => words[Math.floor(r() * words.length)]).join(" "));
+  let server: EmbedTestServer | null = null;
+  let local: EmbeddingProvider | null = null;
+  let url = typeof args.flags.url === "string" ? args.flags.url : undefined;
+  if (!url) {
+    local = await createStaticBertProvider(await ensureBuiltinModel(benchPath("models")));
+    server = await startEmbedTestServer(local);
+    url = server.url;
+    console.log(`local ${kind} server (built-in model) at ${url}`);
+  }
+  const cfg = EmbeddingSchema.parse({
+    provider: kind,
+    baseUrl: url,
+    model: typeof args.flags.model === "string" ? args.flags.model : "glove-test",
+    ...(typeof args.flags["api-key-env"] === "string" ? { apiKeyEnv: args.flags["api-key-env"] } : {}),
+    batchSize: 100,
+    batchTokens: 1_000_000,
+  });
+  const p = createRemoteProvider(cfg);
+  await p.probe();
+  for (let i = 0; i < 5; i++) await p.embedBatch(texts.slice(i * 100, i * 100 + 100)); // warm-up (keep-alive, JIT)
+  const per: number[] = [];
+  const overhead: number[] = [];
+  const t0 = performance.now();
+  for (let b = 0; b < batches; b++) {
+    const s0 = server?.serverMs ?? 0;
+    const t = performance.now();
+    await p.embedBatch(texts.slice(b * 100, b * 100 + 100));
+    const ms = performance.now() - t;
+    per.push(ms);
+    if (server) overhead.push(ms - (server.serverMs - s0));
+  }
+  const total = performance.now() - t0;
+  console.log(`\n[${kind} provider, ${p.identity}]`);
+  console.log(`  ${texts.length} texts (~${Math.round(texts.reduce((n, c) => n + c.length, 0) / texts.length)} chars) in ${batches} batches of 100: ${fmtMs(total)} = ${Math.round(texts.length / (total / 1000))} embeddings/s`);
+  console.log(`  per 100-text batch: p50 ${fmtMs(median(per))}, p95 ${fmtMs(percentile(per, 95))}`);
+  if (server) {
+    console.log(`  client overhead per 100-text batch (wall − server time; HTTP on loopback included): p50 ${fmtMs(median(overhead))}, p95 ${fmtMs(percentile(overhead, 95))}`);
+  } else {
+    console.log("  (client overhead needs the in-process server: run without --url)");
+  }
+  await p.close();
+  await server?.close();
+  await local?.close();
+}
+
 /** `npm run bench -- embed [--files N]`: the built-in model through each path, and a cold index with vectors. */
 export async function benchEmbed(args: Args): Promise<void> {
+  if (args.flags.provider) return benchRemote(args);
   const files = Number(args.flags.files ?? 2000);
   const t0 = performance.now();
   const model = await ensureBuiltinModel(benchPath("models"));

@@ -1,3 +1,4 @@
+import { benchConsolidate } from "./consolidate-bench.js";
 import { benchDaemon } from "./daemon-bench.js";
 import { benchEmbed } from "./embed-bench.js";
 import { benchIndex } from "./index-bench.js";
@@ -7,6 +8,7 @@ const BENCHES: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<vo
   index: benchIndex,
   embed: benchEmbed,
   daemon: benchDaemon,
+  consolidate: benchConsolidate,
 };
 
 const args = parseArgs(process.argv.slice(2));

@@ -12,6 +12,8 @@ import { registerRecall } from "./commands/recall.js";
 import { registerSave } from "./commands/save.js";
 import { registerHook } from "./commands/hook.js";
 import { registerMcp } from "./commands/mcp.js";
+import { registerConsolidate } from "./commands/consolidate.js";
+import { registerPromote } from "./commands/promote.js";
 import { CliError } from "./context.js";
 import { VERSION } from "../version.js";
 
@@ -38,6 +40,8 @@ export function buildProgram(): Command {
   registerConfig(program);
   registerService(program);
   registerModel(program);
+  registerConsolidate(program);
+  registerPromote(program);
   return program;
 }
 

@@ -18,10 +18,30 @@ export const WorkspaceSchema = z
 
 export const EmbeddingSchema = z
   .object({
-    /** auto: configured model → built-in model → keyword-only. local: `model` must work. none: keyword only. */
-    provider: z.enum(["auto", "local", "none"]).default("auto"),
-    /** A GGUF path or an hf: URI (downloads only when allowDownload is true). */
+    /**
+     * auto: configured model → built-in model → keyword-only. local: `model` must work. none: keyword only.
+     * openai-compatible: POST {baseUrl}/v1/embeddings (OpenAI, LM Studio, llama.cpp server, vLLM, …).
+     * ollama: POST {baseUrl}/api/embed. A remote provider that is down is an error, never replaced by another model.
+     */
+    provider: z.enum(["auto", "local", "none", "openai-compatible", "ollama"]).default("auto"),
+    /** local/auto: a GGUF path or an hf: URI (downloads only when allowDownload is true). Remote: the model name on the server. */
     model: z.string().min(1).optional(),
+    /** Remote: the server's base URL. Default https://api.openai.com (openai-compatible), http://127.0.0.1:11434 (ollama). A trailing /v1 is accepted. */
+    baseUrl: z.string().url().optional(),
+    /** openai-compatible: NAME of the environment variable holding the API key (the key itself never goes in this file). */
+    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name").optional(),
+    /** Remote: requested output dimension (sent as `dimensions`); default: whatever the first response returns. */
+    dimensions: z.number().int().min(1).max(16384).optional(),
+    /** openai-compatible: `input_type` sent with search queries, for asymmetric endpoints (e.g. "query"). */
+    queryInputType: z.string().min(1).optional(),
+    /** openai-compatible: `input_type` sent with documents (e.g. "passage" or "document"). */
+    documentInputType: z.string().min(1).optional(),
+    /** Remote: timeout per HTTP request (ms). */
+    timeoutMs: z.number().int().min(100).max(600_000).default(30_000),
+    /** Remote: retries on 429 / 5xx / network errors, with exponential backoff and jitter (Retry-After honoured). */
+    maxRetries: z.number().int().min(0).max(10).default(4),
+    /** Remote: estimated tokens per request (requests are also capped at batchSize texts). */
+    batchTokens: z.number().int().min(256).max(1_000_000).default(8192),
     threads: z.number().int().min(1).max(64).default(1),
     contextSize: z.number().int().min(16).max(32768).optional(),
     allowDownload: z.boolean().default(false),
@@ -100,6 +120,8 @@ export const ScheduleSchema = z
   .object({
     heartbeat: cron.default("*/5 * * * *"),
     consolidation: cron.default("0 3 * * *"),
+    /** Consolidation appends promotion candidates to MEMORY.md by itself (after a backup); default: list only. */
+    autoPromote: z.boolean().default(false),
     /** IANA time zone for the cron expressions; default the system's. */
     timezone: z.string().min(1).optional(),
   })

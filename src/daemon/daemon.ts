@@ -5,16 +5,18 @@ import { openEngine, type Engine } from "../engine/engine.js";
 import { acquireInstanceLock, type InstanceLock } from "../rpc/instance-lock.js";
 import { startRpcServer, type RpcServer } from "../rpc/server.js";
 import { prepareSocketDir } from "../rpc/socket-path.js";
-import type { CortexStatus } from "../rpc/protocol.js";
+import type { CortexStatus, HeartbeatResult } from "../rpc/protocol.js";
+import type { ConsolidationReport } from "../consolidate/report.js";
+import { loadReports } from "../consolidate/report.js";
 import { VERSION } from "../version.js";
-import { runHeartbeat, runMaintenance } from "./jobs.js";
+import { HEARTBEAT_HISTORY, runConsolidation, runHeartbeat, runMaintenance } from "./jobs.js";
 import { LatencyWindow } from "./latency.js";
 import { createHandlers } from "./methods.js";
 import { Scheduler } from "./scheduler.js";
 import { socketPathFor } from "./socket.js";
 import { buildStatus } from "./status.js";
 import { SyncQueue } from "./sync-queue.js";
-import { FileWatcher } from "./watcher.js";
+import { FileWatcher, type WatcherStatus } from "./watcher.js";
 
 export interface DaemonOptions {
   loaded: LoadedConfig;
@@ -35,6 +37,13 @@ export class Daemon {
   readonly scheduler: Scheduler;
   readonly errors: { at: string; message: string }[] = [];
   lastHeartbeat: number | null = null;
+  /** The last heartbeat results (bounded), newest last. */
+  readonly heartbeats: HeartbeatResult[] = [];
+  /** The latest consolidation run's reports (also persisted in each index). */
+  lastConsolidation: ConsolidationReport[] | null = null;
+  private modelLoading = false;
+  /** Provider retry backoff: heartbeats to skip before the next attempt (doubles per failure, ≤ 64). */
+  private providerRetry = { failures: 0, skip: 0 };
   private server: RpcServer | null = null;
   private watcher: FileWatcher | null = null;
   private stopping: Promise<void> | null = null;
@@ -94,6 +103,7 @@ export class Daemon {
         status: () => this.status(),
         reload: () => this.reload(),
         shutdown: () => void this.stop("shutdown requested over RPC"),
+        consolidate: (o) => runConsolidation(this, o),
       }),
     });
     this.watcher = new FileWatcher({
@@ -122,6 +132,15 @@ export class Daemon {
 
   /** Loads the embedding model in the background; once ready, vectors are backfilled. */
   private async loadModel(): Promise<void> {
+    this.modelLoading = true;
+    try {
+      await this.loadModelOnce();
+    } finally {
+      this.modelLoading = false;
+    }
+  }
+
+  private async loadModelOnce(): Promise<void> {
     const selected = await selectProvider(this.engine.config.embedding, { dataDir: this.engine.dataDir, logger: this.logger });
     if (this.stopping) {
       await selected.provider?.close();
@@ -137,6 +156,42 @@ export class Daemon {
   async settled(): Promise<void> {
     await this.modelLoad;
     await this.queue.drain();
+  }
+
+  /**
+   * Heartbeat provider recovery: when vectors are off although a provider is configured, try to
+   * load it again (backoff: 0, 1, 3, 7 … up to 64 skipped heartbeats between attempts). Once it
+   * works, it is swapped in and the next sync backfills the keyword-only chunks. True when recovered.
+   */
+  async retryProvider(): Promise<boolean> {
+    const cfg = this.engine.config.embedding;
+    if (cfg.provider === "none" || this.engine.provider || this.modelLoading || this.stopping) return false;
+    if (this.providerRetry.skip > 0) {
+      this.providerRetry.skip--;
+      return false;
+    }
+    const selected = await selectProvider(cfg, { dataDir: this.engine.dataDir, logger: this.logger });
+    if (!selected.provider || this.stopping) {
+      await selected.provider?.close();
+      this.providerRetry.failures++;
+      this.providerRetry.skip = Math.min(64, 2 ** this.providerRetry.failures - 1);
+      return false;
+    }
+    await this.queue.drain();
+    await this.engine.setProvider(selected);
+    this.providerRetry = { failures: 0, skip: 0 };
+    this.logger.warn({ model: selected.status.model }, "embedding provider recovered; backfilling vectors");
+    return true;
+  }
+
+  recordHeartbeat(r: HeartbeatResult): void {
+    this.lastHeartbeat = Date.parse(r.at);
+    this.heartbeats.push(r);
+    if (this.heartbeats.length > HEARTBEAT_HISTORY) this.heartbeats.shift();
+  }
+
+  watcherStatus(): WatcherStatus {
+    return this.watcher?.status() ?? { mode: "off", events: 0, lastEventAt: null };
   }
 
   recordError(e: unknown): void {
@@ -156,6 +211,8 @@ export class Daemon {
       startedAt: this.startedAt,
       socketPath: this.socketPath,
       lastHeartbeat: this.lastHeartbeat,
+      heartbeats: this.heartbeats,
+      consolidation: this.lastConsolidation ?? this.engine.workspaces.flatMap((w) => loadReports(w.store, 1)),
       errors: this.errors,
     });
   }

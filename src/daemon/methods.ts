@@ -9,6 +9,9 @@ import { workspaceStatuses } from "./status.js";
 import { createIntegrationHandlers } from "./integration-methods.js";
 import { recall } from "../search/recall.js";
 import type { CortexStatus } from "../rpc/protocol.js";
+import type { ConsolidationReport } from "../consolidate/report.js";
+import { loadReports } from "../consolidate/report.js";
+import { applyPromotions, promotionCandidates } from "../consolidate/promotion.js";
 
 export interface MethodDeps {
   engine: Engine;
@@ -20,6 +23,8 @@ export interface MethodDeps {
   reload: () => { applied: string[]; restartNeeded: string[] };
   /** Begins a graceful shutdown (after the reply is sent). */
   shutdown: () => void;
+  /** Runs consolidation now (optionally one workspace). */
+  consolidate?: (opts: { workspace?: WorkspaceEngine; dryRun: boolean }) => Promise<ConsolidationReport[]>;
 }
 
 export function pickWorkspace(engine: Engine, selector: string | undefined): WorkspaceEngine {
@@ -54,9 +59,36 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
         ...(p.budgetTokens !== undefined ? { budgetTokens: p.budgetTokens } : {}),
         ...(p.scope ? { scope: p.scope } : {}),
         ...(p.limit !== undefined ? { limit: p.limit } : {}),
+        ...(p.includeHistory ? { includeHistory: true } : {}),
       });
       d.searchLatency.record(performance.now() - t0);
       return res;
+    },
+    "consolidate.run": async (p) => {
+      if (!d.consolidate) throw new RpcError(ErrorCodes.InternalError, "consolidation is not available");
+      const ws = p.workspace ? pickWorkspace(d.engine, p.workspace) : undefined;
+      return { reports: await d.consolidate({ ...(ws ? { workspace: ws } : {}), dryRun: p.dryRun ?? false }) };
+    },
+    "consolidate.report": (p) => {
+      const targets = p.workspace ? [pickWorkspace(d.engine, p.workspace)] : d.engine.workspaces;
+      return { reports: targets.flatMap((ws) => loadReports(ws.store, p.limit ?? 1)) };
+    },
+    "promote.list": async (p) => {
+      const targets = p.workspace ? [pickWorkspace(d.engine, p.workspace)] : d.engine.workspaces;
+      const out = [];
+      for (const ws of targets) out.push({ workspace: ws.name, candidates: await promotionCandidates(ws.store, ws.root) });
+      return out;
+    },
+    "promote.apply": async (p) => {
+      const targets = p.workspace ? [pickWorkspace(d.engine, p.workspace)] : d.engine.workspaces;
+      const out = [];
+      for (const ws of targets) {
+        const r = await applyPromotions(ws.store, ws.root);
+        // Index the appended entries now (the watcher would too, later).
+        if (r.applied) await d.queue.sync(ws, { paths: ["MEMORY.md"] }).catch(() => {});
+        out.push({ workspace: ws.name, ...r });
+      }
+      return out;
     },
     "memory.get": (p) => readMemoryLines(pickWorkspace(d.engine, p.workspace), p.path, p.from, p.lines),
     "index.sync": async (p) => {

@@ -1,5 +1,6 @@
 import type { Engine } from "../engine/engine.js";
-import type { CortexStatus, WorkspaceStatus } from "../rpc/protocol.js";
+import type { CortexStatus, HeartbeatResult, WorkspaceStatus } from "../rpc/protocol.js";
+import type { ConsolidationReport } from "../consolidate/report.js";
 import type { LatencyWindow } from "./latency.js";
 import type { JobStatus } from "./scheduler.js";
 import type { SyncQueue } from "./sync-queue.js";
@@ -15,6 +16,8 @@ export interface StatusSources {
   startedAt: number;
   socketPath: string;
   lastHeartbeat: number | null;
+  heartbeats?: HeartbeatResult[];
+  consolidation?: ConsolidationReport[];
   errors: { at: string; message: string }[];
   now?: number;
 }
@@ -43,7 +46,7 @@ export function workspaceStatuses(engine: Engine, queue: SyncQueue): WorkspaceSt
  * Maturity from how much memory there is and how long it spans: cold (almost nothing yet),
  * warming (some days of memory), mature (a month or more of daily logs, or a large curated memory).
  */
-export function knowledgeState(engine: Engine): CortexStatus["knowledgeState"] {
+export function knowledgeState(engine: Engine, lastHeartbeat: number | null = null): CortexStatus["knowledgeState"] {
   let chunks = 0;
   let sessions = 0;
   let files = 0;
@@ -56,7 +59,16 @@ export function knowledgeState(engine: Engine): CortexStatus["knowledgeState"] {
     for (const r of db.prepare(`SELECT DISTINCT date FROM files WHERE date IS NOT NULL`).all() as { date: string }[]) days.add(r.date);
   }
   const maturity = files < 3 || chunks < 10 ? "cold" : days.size >= 30 || chunks >= 2000 ? "mature" : "warming";
-  return { hasMemories: chunks > 0, totalSessions: sessions, maturity, tier: maturity === "cold" ? 1 : maturity === "warming" ? 2 : 3 };
+  const sorted = [...days].sort();
+  return {
+    hasMemories: chunks > 0,
+    totalSessions: sessions,
+    maturity,
+    tier: maturity === "cold" ? 1 : maturity === "warming" ? 2 : 3,
+    memoryDays: days.size,
+    oldestMemory: sorted[0] ?? null,
+    lastHeartbeat: lastHeartbeat ? new Date(lastHeartbeat).toISOString() : null,
+  };
 }
 
 /** The `cortex.status` payload: the gateway shape plus cortexd's own diagnostics. */
@@ -64,11 +76,12 @@ export function buildStatus(s: StatusSources): CortexStatus {
   const now = s.now ?? Date.now();
   const workspaces = workspaceStatuses(s.engine, s.queue);
   const emb = s.engine.providerStatus;
-  const healthy = emb.state !== "error" && workspaces.every((w) => !w.lastError) && (s.watcher.mode !== "off" || s.engine.config.daemon.watch === "off");
+  const healthy = emb.state !== "error" && workspaces.every((w) => !w.lastError) && (s.watcher.mode !== "off" || s.engine.config.daemon.watch === "off") &&
+    (s.heartbeats?.at(-1)?.db ?? true);
   return {
     version: s.version,
     healthy,
-    knowledgeState: knowledgeState(s.engine),
+    knowledgeState: knowledgeState(s.engine, s.lastHeartbeat),
     recallMetrics: s.recall.summary(),
     retryQueuePending: workspaces.reduce((n, w) => n + w.dirty, 0),
     config: {
@@ -97,6 +110,8 @@ export function buildStatus(s: StatusSources): CortexStatus {
     watcher: s.watcher,
     schedule: s.schedule.map((j) => ({ name: j.name, cron: j.cron, lastRun: j.lastRun, nextRun: j.nextRun, lastResult: j.lastResult })),
     lastHeartbeat: s.lastHeartbeat ? new Date(s.lastHeartbeat).toISOString() : null,
+    ...(s.heartbeats ? { heartbeats: s.heartbeats.slice(-20) } : {}),
+    ...(s.consolidation ? { consolidation: s.consolidation } : {}),
     errors: s.errors.slice(-10),
     socketPath: s.socketPath,
   };

@@ -15,6 +15,8 @@ export interface EmbeddingProvider {
    * (empty, only unknown words): such texts are keyword-only.
    */
   embedBatch(texts: readonly string[]): Promise<(Float32Array | null)[]>;
+  /** Embeds search queries, for models that embed queries and documents differently (optional). */
+  embedQueries?(texts: readonly string[]): Promise<(Float32Array | null)[]>;
   /** Counters since creation (for status). */
   stats(): EmbedStats;
   close(): Promise<void>;

@@ -26,6 +26,8 @@ export interface SelectOptions {
   dataDir: string;
   logger?: Logger;
   onBuildProgress?: (p: { phase: string; done: number; total: number }) => void;
+  /** Remote providers: environment (for apiKeyEnv) and backoff/gate overrides (tests). */
+  remote?: { env?: NodeJS.ProcessEnv; resilience?: import("./remote/base.js").RemoteProviderOptions["resilience"] };
 }
 
 export function modelsDir(dataDir: string): string {
@@ -61,6 +63,8 @@ async function loadBuiltin(cfg: EmbeddingConfig, opts: SelectOptions): Promise<E
  * Chooses the embedding provider:
  * - none: keyword only;
  * - local: the configured model, or an error (never silently replaced);
+ * - openai-compatible / ollama: the configured endpoint, probed once (one small embed) to learn the
+ *   dimension; if it is down, an error with the reason (never silently replaced);
  * - auto: the configured model if one is set (its failure is an error), else the built-in model
  *   (built on first use), else keyword-only with the reason.
  */
@@ -68,6 +72,7 @@ export async function selectProvider(cfg: EmbeddingConfig, opts: SelectOptions):
   if (cfg.provider === "none") {
     return { provider: null, status: { state: "keyword-only", provider: "none", reason: 'embedding.provider is "none"' } };
   }
+  if (cfg.provider === "openai-compatible" || cfg.provider === "ollama") return selectRemote(cfg, opts);
   if (cfg.model) {
     try {
       return ready(await loadConfigured(cfg, opts), cfg, "configured");
@@ -89,5 +94,22 @@ export async function selectProvider(cfg: EmbeddingConfig, opts: SelectOptions):
     const reason = `built-in model unavailable: ${(e as Error).message}`;
     opts.logger?.warn({ err: (e as Error).message }, "built-in embedding model unavailable; keyword search only");
     return { provider: null, status: { state: "keyword-only", provider: "auto", reason, source: "builtin" } };
+  }
+}
+
+/** A remote endpoint: constructed without a network call, then probed once to learn its dimension. */
+async function selectRemote(cfg: EmbeddingConfig, opts: SelectOptions): Promise<SelectedProvider> {
+  const { createRemoteProvider } = await import("./remote/index.js");
+  const where = `${cfg.provider}${cfg.baseUrl ? ` at ${cfg.baseUrl}` : ""}${cfg.model ? ` (model ${cfg.model})` : ""}`;
+  let p;
+  try {
+    p = createRemoteProvider(cfg, { ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.remote ?? {}) });
+    await p.probe();
+    return ready(p, cfg, "configured");
+  } catch (e) {
+    await p?.close();
+    const reason = `${where} unavailable: ${(e as Error).message}`;
+    opts.logger?.error({ provider: cfg.provider, model: cfg.model, err: (e as Error).message }, "embedding provider unavailable; keyword search only");
+    return { provider: null, status: { state: "error", provider: cfg.provider, ...(cfg.model ? { model: cfg.model } : {}), reason, source: "configured" } };
   }
 }

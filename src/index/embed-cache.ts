@@ -5,6 +5,11 @@ export interface EmbedOutcome {
   vectors: Map<string, Float32Array | null>;
   cacheHits: number;
   embedded: number;
+  /**
+   * Set when the provider failed: texts without an entry in `vectors` were not embedded and stay
+   * pending (keyword-only until a later sync backfills them). `embedded` counts only what succeeded.
+   */
+  error?: string;
 }
 
 /**
@@ -26,9 +31,17 @@ export async function embedThroughCache(
     queued.add(it.hash);
     misses.push(it);
   }
+  let embedded = 0;
   for (let i = 0; i < misses.length; i += batchSize) {
     const batch = misses.slice(i, i + batchSize);
-    const out = await provider.embedBatch(batch.map((b) => b.text));
+    let out: (Float32Array | null)[];
+    try {
+      out = await provider.embedBatch(batch.map((b) => b.text));
+    } catch (e) {
+      // Provider down (or gated): stop calling it; the rest stays pending for a later backfill.
+      return { vectors, cacheHits, embedded, error: (e as Error).message };
+    }
+    embedded += batch.length;
     const entries = batch.map((b, j) => ({ hash: b.hash, vector: out[j] ?? null }));
     for (const e of entries) {
       if (e.vector && e.vector.length !== provider.dims) {
@@ -38,5 +51,5 @@ export async function embedThroughCache(
     }
     store.cachePut(provider.identity, entries);
   }
-  return { vectors, cacheHits, embedded: misses.length };
+  return { vectors, cacheHits, embedded };
 }

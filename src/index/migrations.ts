@@ -94,6 +94,32 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
       CREATE INDEX recalls_at ON recalls(at);
     `);
   },
+  // 4: heartbeat and consolidation: duplicate groups, reinforcement, supersession, promotions, run reports.
+  // Keyed by chunk content hash, so they survive re-indexing; rebuilt by each consolidation run.
+  (db) => {
+    db.exec(`
+      CREATE TABLE heartbeat (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL, beats INTEGER NOT NULL);
+      CREATE TABLE dup_groups (
+        chunk_hash BLOB PRIMARY KEY,
+        canonical_hash BLOB NOT NULL,
+        canonical_path TEXT NOT NULL,
+        canonical_start INTEGER NOT NULL,
+        canonical_end INTEGER NOT NULL,
+        size INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE reinforcement (chunk_hash BLOB PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID;
+      CREATE TABLE supersessions (
+        chunk_hash BLOB PRIMARY KEY,
+        by_hash BLOB NOT NULL,
+        by_path TEXT NOT NULL,
+        by_start INTEGER NOT NULL,
+        valid_to TEXT NOT NULL,
+        reason TEXT NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE promotions (chunk_hash BLOB PRIMARY KEY, path TEXT NOT NULL, at INTEGER NOT NULL, backup TEXT) WITHOUT ROWID;
+      CREATE TABLE consolidation_reports (id INTEGER PRIMARY KEY, at INTEGER NOT NULL, dry_run INTEGER NOT NULL, ms INTEGER NOT NULL, report TEXT NOT NULL);
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -48,6 +48,10 @@ export interface SyncReport {
   modelChanged?: { from: string; to: string };
   /** Set when vectors could not be produced (keyword-only). */
   vectorsUnavailable?: string;
+  /** Chunks left keyword-only (pending) because the provider failed; a later sync backfills them. */
+  vectorsDeferred?: number;
+  /** The provider's error behind vectorsDeferred. */
+  vectorError?: string;
   ms: number;
 }
 
@@ -227,7 +231,12 @@ export class Indexer {
         report.removed++;
       }
     })();
-    if (useVectors) await this.backfillVectors(report, (n) => progress({ phase: "vectors", filesDone: n, filesTotal: disk.length }));
+    // After a provider failure in this sync, do not call it again: the next sync backfills.
+    if (useVectors && !report.vectorError) await this.backfillVectors(report, (n) => progress({ phase: "vectors", filesDone: n, filesTotal: disk.length }));
+    if (report.vectorError) {
+      report.vectorsDeferred = store.counts().pending;
+      this.deps.logger?.warn({ deferred: report.vectorsDeferred, err: report.vectorError }, "embedding provider failed: chunks stay keyword-only until a later sync");
+    }
     if (!opts.paths) store.setMeta("chunking", this.chunkingKey());
     store.setMeta("last_sync", String(clock()));
     report.ms = clock() - started;
@@ -379,11 +388,16 @@ export class Indexer {
     if (batch.length === 0) return;
     const { store, provider } = this.deps;
     const fresh = batch.flatMap((p) => (p.kind === "replace" ? p.chunks : []));
-    if (useVectors && provider && fresh.length > 0) {
+    // After a provider failure in this sync, the remaining chunks stay pending without further calls.
+    if (useVectors && provider && fresh.length > 0 && !report.vectorError) {
       const outcome = await embedThroughCache(store, provider, fresh, this.deps.embedBatchSize);
       report.cacheHits += outcome.cacheHits;
       report.embedded += outcome.embedded;
       for (const c of fresh) {
+        if (!outcome.vectors.has(c.hash)) {
+          deferred(report, outcome.error);
+          continue; // stays pending (vector undefined)
+        }
         c.vector = outcome.vectors.get(c.hash) ?? null;
         if (c.vector === null) report.noVector++;
       }
@@ -415,11 +429,20 @@ export class Indexer {
       const outcome = await embedThroughCache(store, provider, batch, this.deps.embedBatchSize);
       report.cacheHits += outcome.cacheHits;
       report.embedded += outcome.embedded;
-      const items = batch.map((b) => ({ id: b.id, vector: outcome.vectors.get(b.hash) ?? null }));
+      const done = outcome.error ? batch.filter((b) => outcome.vectors.has(b.hash)) : batch;
+      const items = done.map((b) => ({ id: b.id, vector: outcome.vectors.get(b.hash) ?? null }));
       report.noVector += items.filter((i) => !i.vector).length;
       store.setVectors(items);
       n += batch.length;
       onBatch(n);
+      if (outcome.error) {
+        deferred(report, outcome.error);
+        break; // provider down: the rest stays pending too
+      }
     }
   }
+}
+
+function deferred(report: SyncReport, error: string | undefined): void {
+  if (!report.vectorError) report.vectorError = error ?? "embedding failed";
 }

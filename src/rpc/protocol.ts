@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { SearchResponse } from "../search/types.js";
 import type { SyncReport } from "../index/sync.js";
+import type { ConsolidationReport } from "../consolidate/report.js";
+import type { PromotionCandidate } from "../consolidate/promotion.js";
 
 /**
  * The JSON-RPC 2.0 methods cortexd serves, with their parameter schemas (validated by the server,
@@ -39,6 +41,8 @@ export const MethodParams = {
       /** "private" (default) may return MEMORY.md/USER.md; "group" never does. */
       scope: z.enum(["private", "group"]).optional(),
       limit: z.number().int().min(1).max(100).optional(),
+      /** Also show memories superseded by newer ones (marked), not only current facts. */
+      includeHistory: z.boolean().optional(),
     })
     .strict(),
   "memory.save": z
@@ -82,6 +86,14 @@ export const MethodParams = {
     .strict(),
   "index.sync": z.object({ path: z.string().min(1).max(4096).optional(), workspace, force: z.boolean().optional() }).strict(),
   "index.status": z.object({ workspace }).strict(),
+  /** Runs consolidation now (every workspace, or one); dryRun computes and reports without changing the index. */
+  "consolidate.run": z.object({ workspace, dryRun: z.boolean().optional() }).strict(),
+  /** The latest consolidation reports (default 1 per workspace). */
+  "consolidate.report": z.object({ workspace, limit: z.number().int().min(1).max(30).optional() }).strict(),
+  /** Promotion candidates: recalled often (≥ 3 recalls, ≥ 3 distinct queries, last 30 days). */
+  "promote.list": z.object({ workspace }).strict(),
+  /** Appends the candidates to MEMORY.md under a dated heading, after a backup; idempotent. */
+  "promote.apply": z.object({ workspace }).strict(),
   "cortex.status": z.object({}).passthrough(),
   "daemon.ping": z.object({}).strict(),
   "daemon.shutdown": z.object({}).strict(),
@@ -107,6 +119,10 @@ export interface RecalledMemory {
   endLine: number;
   score: number;
   text: string;
+  /** Times this memory was written (its duplicate group); shown at the newest. */
+  duplicates?: number;
+  /** A newer entry (path:line) states a different value (only with includeHistory). */
+  supersededBy?: string;
 }
 
 export interface RecallResult {
@@ -204,7 +220,16 @@ export interface IndexStatusResult {
 export interface CortexStatus {
   version: string;
   healthy: boolean;
-  knowledgeState: { hasMemories: boolean; totalSessions: number; maturity: "cold" | "warming" | "mature"; tier: number };
+  knowledgeState: {
+    hasMemories: boolean;
+    totalSessions: number;
+    maturity: "cold" | "warming" | "mature";
+    tier: number;
+    /** Distinct days of daily logs, and the oldest one. */
+    memoryDays?: number;
+    oldestMemory?: string | null;
+    lastHeartbeat?: string | null;
+  };
   recallMetrics: { count: number; p50: number; p95: number; p99: number };
   retryQueuePending: number;
   config: Record<string, unknown>;
@@ -217,8 +242,28 @@ export interface CortexStatus {
   watcher: { mode: "watching" | "polling" | "off"; reason?: string; events: number; lastEventAt: string | null };
   schedule: { name: string; cron: string; lastRun: string | null; nextRun: string | null; lastResult: string | null }[];
   lastHeartbeat: string | null;
+  /** The last heartbeats (newest last, bounded). */
+  heartbeats?: HeartbeatResult[];
+  /** The latest consolidation report per workspace. */
+  consolidation?: ConsolidationReport[];
   errors: { at: string; message: string }[];
   socketPath: string;
+}
+
+export interface HeartbeatResult {
+  at: string;
+  ms: number;
+  ok: boolean;
+  /** DB answered and took a write. */
+  db: boolean;
+  watcher: string;
+  /** Files found changed on disk and re-indexed by the heartbeat's sync. */
+  drift: number;
+  /** Provider state after the heartbeat ("ready", "keyword-only", "recovered", …). */
+  embedding: string;
+  /** Chunks embedded by this heartbeat's sync (backfill). */
+  backfilled: number;
+  problems: string[];
 }
 
 export interface MethodResults {
@@ -233,6 +278,10 @@ export interface MethodResults {
   "memory.get": MemoryGetResult;
   "index.sync": { reports: SyncReport[] };
   "index.status": IndexStatusResult;
+  "consolidate.run": { reports: ConsolidationReport[] };
+  "consolidate.report": { reports: ConsolidationReport[] };
+  "promote.list": { workspace: string; candidates: PromotionCandidate[] }[];
+  "promote.apply": { workspace: string; applied: number; backup?: string; heading?: string; candidates: PromotionCandidate[] }[];
   "cortex.status": CortexStatus;
   "daemon.ping": { pong: true; version: string; pid: number; uptimeMs: number };
   "daemon.shutdown": { ok: true };

@@ -4,8 +4,8 @@ import type { RecallResult, RecalledMemory } from "../rpc/protocol.js";
 import { chunkHash, sha256 } from "../util/hash.js";
 import { formatMemoryLine, formatRecallBlock, RECALL_CLOSE, RECALL_NOTE, RECALL_OPEN } from "./recall-format.js";
 import type { Searcher } from "./searcher.js";
-import type { SearchHit } from "./types.js";
 import { DEFAULT_EXCERPT, contentStems, excerpt, units } from "./excerpt.js";
+import { applyConsolidation, consolidationNote, type AnnotatedHit } from "../consolidate/annotate.js";
 
 export const DEFAULT_RECALL_BUDGET = 2000;
 const EXCERPT = DEFAULT_EXCERPT;
@@ -19,6 +19,8 @@ export interface RecallRequest {
   limit?: number;
   /** Record access (default true): recall has this side effect, search does not. */
   record?: boolean;
+  /** Also show superseded memories (marked); default: current facts only. */
+  includeHistory?: boolean;
 }
 
 function words(text: string): Set<string> {
@@ -41,8 +43,9 @@ export function overlap(a: Set<string>, b: Set<string>): number {
 export async function recall(searcher: Searcher, store: IndexStore, req: RecallRequest): Promise<RecallResult> {
   const budget = req.budgetTokens ?? DEFAULT_RECALL_BUDGET;
   const res = await searcher.search({ query: req.query, limit: req.limit ?? 30, fullText: true });
-  let hits: SearchHit[] = res.results;
+  let hits: AnnotatedHit[] = res.results;
   if (req.scope === "group") hits = hits.filter((h) => h.source !== "curated");
+  hits = applyConsolidation(store, hits, { includeHistory: req.includeHistory ?? false });
   const overhead = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
   let used = overhead;
   // Excerpts: show the lines of each chunk that answer the query, so more memories fit the budget.
@@ -56,13 +59,13 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
     }
   }
   const idf = (st: string) => Math.log(1 + unitCount / (1 + (unitDf.get(st) ?? 0)));
-  const kept: { hit: SearchHit; words: Set<string>; line: string; text: string; startLine: number; endLine: number }[] = [];
+  const kept: { hit: AnnotatedHit; words: Set<string>; line: string; text: string; startLine: number; endLine: number }[] = [];
   for (const hit of hits) {
     if (used >= budget) break;
     const full = hit.text ?? hit.snippet;
     // The best few memories are shown whole; the rest as excerpts, so more of them fit the budget.
     const ex = kept.length >= EXCERPT.fullTop ? excerpt(full, queryStems, idf, EXCERPT) : { text: full, firstLine: 0, lastLine: full.split("\n").length - 1, matched: true };
-    const text = ex.text;
+    const text = consolidationNote(hit, ex.text);
     // Markdown lines map to file lines; transcript chunk text does not (its lines are JSONL records).
     const startLine = hit.source === "transcript" ? hit.startLine : Math.min(hit.endLine, hit.startLine + ex.firstLine);
     const endLine = hit.source === "transcript" ? hit.endLine : Math.min(hit.endLine, hit.startLine + ex.lastLine);
@@ -87,7 +90,15 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
     kept.push({ hit, words: w, line, text: finalText, startLine, endLine });
     used += cost;
   }
-  const memories: RecalledMemory[] = kept.map((k) => ({ path: k.hit.path, startLine: k.startLine, endLine: k.endLine, score: k.hit.score, text: k.text }));
+  const memories: RecalledMemory[] = kept.map((k) => ({
+    path: k.hit.path,
+    startLine: k.startLine,
+    endLine: k.endLine,
+    score: k.hit.score,
+    text: k.text,
+    ...(k.hit.duplicates ? { duplicates: k.hit.duplicates } : {}),
+    ...(k.hit.supersededBy ? { supersededBy: k.hit.supersededBy } : {}),
+  }));
   if (req.record !== false && kept.length > 0) {
     store.recordRecalls(
       sha256(req.query.trim().toLowerCase()),

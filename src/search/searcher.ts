@@ -158,7 +158,7 @@ export class Searcher {
     if (query.trim() === "") return { ran: false };
     let vec: Float32Array | null;
     try {
-      [vec = null] = await provider.embedBatch([query]);
+      [vec = null] = await (provider.embedQueries ? provider.embedQueries([query]) : provider.embedBatch([query]));
     } catch (e) {
       return { ran: false, fallback: `query embedding failed: ${(e as Error).message}` };
     }

@@ -134,6 +134,54 @@ export function registerModel(program: Command): void {
       else console.log(describe(info, false).trimStart());
     });
   model
+    .command("test")
+    .description("embed two probe sentences with the configured provider: latency, dimension, similarity")
+    .action(async (_o, cmd: Command) => {
+      const opts = cmd.optsWithGlobals<GlobalOptions>();
+      const loaded = loadForCli(opts);
+      const emb = loaded.config.embedding;
+      const t0 = performance.now();
+      const sel = await selectProvider(emb, { dataDir: loaded.dataDir });
+      const loadMs = performance.now() - t0;
+      if (!sel.provider) throw new CliError(`embedding provider ${emb.provider}: ${sel.status.state}${sel.status.reason ? `: ${sel.status.reason}` : ""}`);
+      const p = sel.provider;
+      try {
+        const probes = ["The deploy failed on the build server last night.", "Our CI pipeline broke during the release."];
+        const t1 = performance.now();
+        const [a, b] = await p.embedBatch(probes);
+        const latencyMs = performance.now() - t1;
+        const t2 = performance.now();
+        await p.embedBatch([probes[0]!]);
+        const singleMs = performance.now() - t2;
+        let similarity: number | null = null;
+        if (a && b) {
+          similarity = 0;
+          for (let i = 0; i < a.length; i++) similarity += a[i]! * b[i]!;
+        }
+        const out = {
+          provider: emb.provider,
+          model: p.modelName,
+          identity: p.identity,
+          dims: p.dims,
+          loadMs: Math.round(loadMs),
+          latencyMs: Math.round(latencyMs * 10) / 10,
+          singleLatencyMs: Math.round(singleMs * 10) / 10,
+          similarity: similarity === null ? null : Math.round(similarity * 1000) / 1000,
+          probes,
+        };
+        if (opts.json) printJson(out);
+        else {
+          console.log(`provider: ${out.provider}, model ${out.model} (${out.identity})`);
+          console.log(`  ready in ${out.loadMs} ms (includes one probe embed for remote providers)`);
+          console.log(`  dimension: ${out.dims}`);
+          console.log(`  latency:   ${out.latencyMs} ms for 2 texts, ${out.singleLatencyMs} ms for 1`);
+          console.log(`  cosine similarity of the two probe sentences: ${out.similarity ?? "n/a (a probe had no vector)"}`);
+        }
+      } finally {
+        await p.close();
+      }
+    });
+  model
     .command("use")
     .description("switch models: a GGUF path, an hf: URI, `builtin`, or `none` (keyword-only); vectors are re-embedded in the background")
     .argument("<model>", "path | hf:<uri> | builtin | none")

@@ -10,6 +10,7 @@ import { CliError, loadForCli, openCliEngine, printJson, selectWorkspace, type G
 interface RecallOptions extends GlobalOptions {
   budget?: string;
   scope?: string;
+  includeHistory?: boolean;
 }
 
 export function registerRecall(program: Command): void {
@@ -19,6 +20,7 @@ export function registerRecall(program: Command): void {
     .argument("<query...>", "the prompt")
     .option("-b, --budget <tokens>", "token budget (default 2000)")
     .option("--scope <scope>", "private (default) or group (never MEMORY.md/USER.md)")
+    .option("--include-history", "also show memories superseded by newer ones (marked)")
     .action(async (words: string[], _o, cmd: Command) => {
       const opts = cmd.optsWithGlobals<RecallOptions>();
       const budgetTokens = opts.budget === undefined ? undefined : Number(opts.budget);
@@ -28,6 +30,7 @@ export function registerRecall(program: Command): void {
         query: words.join(" "),
         ...(budgetTokens ? { budgetTokens } : {}),
         ...(opts.scope ? { scope: opts.scope as "private" | "group" } : {}),
+        ...(opts.includeHistory ? { includeHistory: true } : {}),
       };
       let res: RecallResult | null = null;
       try {

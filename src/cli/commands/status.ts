@@ -52,6 +52,11 @@ function describeRunning(st: CortexStatus): string {
   for (const j of st.schedule) {
     lines.push(`  ${j.name.padEnd(14)} ${j.cron.padEnd(14)} last ${ago(j.lastRun)}${j.lastResult ? ` (${j.lastResult})` : ""}, next ${ago(j.nextRun)}`);
   }
+  const hb = st.heartbeats?.at(-1);
+  if (hb) lines.push(`heartbeat: ${hb.ok ? "ok" : "PROBLEMS"} ${ago(hb.at)}: drift ${hb.drift}, embedding ${hb.embedding}, watcher ${hb.watcher}${hb.problems.length ? `; ${hb.problems.join("; ")}` : ""}`);
+  for (const c of st.consolidation ?? []) {
+    lines.push(`consolidation (${ago(c.at)}): ${c.error ? `error: ${c.error}` : `${c.duplicateGroups} duplicate groups, ${c.reinforced} reinforced, ${c.superseded} superseded, ${c.promotionCandidates} promotion candidates${c.promoted ? `, ${c.promoted} promoted` : ""}, check ${c.maintenance?.quickCheck ?? "-"}, ${c.ms} ms`}`);
+  }
   const r = st.recallMetrics;
   lines.push(`searches:  ${r.count} (p50 ${r.p50} ms, p95 ${r.p95} ms, p99 ${r.p99} ms over the last 100)`);
   if (st.errors.length) {

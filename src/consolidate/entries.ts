@@ -1,0 +1,65 @@
+import type { IndexStore } from "../index/store.js";
+
+/** A daily-log chunk as consolidation sees it (vector: unit-normalised, or null when not embedded). */
+export interface DailyEntry {
+  id: number;
+  hash: string;
+  path: string;
+  date: string;
+  startLine: number;
+  endLine: number;
+  ts: number | null;
+  text: string;
+  vector: Float32Array | null;
+}
+
+function unit(b: Buffer): Float32Array {
+  const copy = new Uint8Array(b.byteLength);
+  copy.set(b);
+  const v = new Float32Array(copy.buffer);
+  let n = 0;
+  for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
+  n = Math.sqrt(n);
+  if (n > 0) for (let i = 0; i < v.length; i++) v[i]! /= n;
+  return v;
+}
+
+/** Every chunk of a dated daily log, with its vector when it has one (read in slices, yielding in between). */
+export async function loadDailyEntries(store: IndexStore): Promise<DailyEntry[]> {
+  const db = store.db;
+  const rows = db
+    .prepare(
+      `SELECT c.id, lower(hex(c.hash)) AS hash, f.path, f.date, c.start_line AS startLine, c.end_line AS endLine, c.ts, c.text, c.vec_state AS vecState
+       FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.class = 'daily' AND f.date IS NOT NULL ORDER BY f.date, c.id`,
+    )
+    .all() as (Omit<DailyEntry, "vector"> & { vecState: number })[];
+  const hasVec = store.vectorDims !== null && !!db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'`).get();
+  const vecStmt = hasVec ? db.prepare(`SELECT embedding FROM chunks_vec WHERE rowid = ?`) : null;
+  const out: DailyEntry[] = [];
+  for (const { vecState, ...r } of rows) {
+    let vector: Float32Array | null = null;
+    if (vecStmt && vecState === 1) {
+      const row = vecStmt.get(BigInt(r.id)) as { embedding: Buffer } | undefined;
+      if (row) vector = unit(row.embedding);
+    }
+    out.push({ ...r, vector });
+    if (out.length % 500 === 0) await new Promise<void>((res) => setImmediate(res));
+  }
+  return out;
+}
+
+/** Newer first: later date, then later timestamp, then later chunk. */
+export function newer(a: DailyEntry, b: DailyEntry): boolean {
+  if (a.date !== b.date) return a.date > b.date;
+  if ((a.ts ?? 0) !== (b.ts ?? 0)) return (a.ts ?? 0) > (b.ts ?? 0);
+  return a.id > b.id;
+}
+
+/** The entry text without heading lines (a daily log's date heading joins its first entry). */
+export function bodyText(text: string): string {
+  return text
+    .split("\n")
+    .filter((l) => !/^\s{0,3}#{1,6}\s/.test(l) && !/^\s*<!--.*-->\s*$/.test(l))
+    .join("\n")
+    .trim();
+}

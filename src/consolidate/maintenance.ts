@@ -1,0 +1,57 @@
+import type { IndexStore } from "../index/store.js";
+
+export interface MaintenanceReport {
+  ftsOptimizeMs: number;
+  cachePruned: number;
+  cachePruneMs: number;
+  walCheckpoint: { busy: number; log: number; checkpointed: number };
+  walCheckpointMs: number;
+  quickCheck: string;
+  quickCheckMs: number;
+  freePages: number;
+  pages: number;
+  vacuumed: boolean;
+  vacuumMs: number;
+}
+
+/** VACUUM when more than this share of the pages are free (and at least VACUUM_MIN_FREE pages). */
+export const VACUUM_FREE_RATIO = 0.25;
+export const VACUUM_MIN_FREE = 256;
+
+function timed<T>(fn: () => T): [T, number] {
+  const t0 = performance.now();
+  const r = fn();
+  return [r, Math.round(performance.now() - t0)];
+}
+
+/** FTS5 optimize, embedding-cache pruning to its cap, WAL checkpoint, quick_check, VACUUM when fragmented. */
+export function maintain(store: IndexStore, opts: { cacheMax: number; dryRun?: boolean }): MaintenanceReport {
+  const db = store.db;
+  const [, ftsOptimizeMs] = opts.dryRun ? [null, 0] : timed(() => db.prepare(`INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')`).run());
+  const [cachePruned, cachePruneMs] = opts.dryRun ? [0, 0] : timed(() => store.pruneCache(opts.cacheMax));
+  const [quickCheck, quickCheckMs] = timed(() => (db.pragma("quick_check", { simple: true }) as string) ?? "unknown");
+  const pages = db.pragma("page_count", { simple: true }) as number;
+  const freePages = db.pragma("freelist_count", { simple: true }) as number;
+  let vacuumed = false;
+  let vacuumMs = 0;
+  if (!opts.dryRun && quickCheck === "ok" && freePages >= VACUUM_MIN_FREE && freePages > pages * VACUUM_FREE_RATIO) {
+    [, vacuumMs] = timed(() => db.exec("VACUUM"));
+    vacuumed = true;
+  }
+  const [ck, walCheckpointMs] = opts.dryRun
+    ? [[{ busy: 0, log: 0, checkpointed: 0 }], 0]
+    : timed(() => db.pragma("wal_checkpoint(TRUNCATE)") as { busy: number; log: number; checkpointed: number }[]);
+  return {
+    ftsOptimizeMs,
+    cachePruned,
+    cachePruneMs,
+    walCheckpoint: ck[0] ?? { busy: 0, log: 0, checkpointed: 0 },
+    walCheckpointMs,
+    quickCheck,
+    quickCheckMs,
+    freePages,
+    pages,
+    vacuumed,
+    vacuumMs,
+  };
+}

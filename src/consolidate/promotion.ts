@@ -1,0 +1,116 @@
+import { copyFile, readFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { IndexStore } from "../index/store.js";
+import { appendLines, KeyedLock } from "../memory-files/append.js";
+import { localDate } from "../memory-files/entry.js";
+import { bodyText } from "./entries.js";
+
+/** Promotion rule (the reference engine's "dreaming" constants): ≥ 3 recalls from ≥ 3 distinct queries within 30 days. */
+export const PROMOTION = { minRecalls: 3, minQueries: 3, maxAgeDays: 30 } as const;
+
+export interface PromotionCandidate {
+  hash: string;
+  path: string;
+  startLine: number;
+  endLine: number;
+  recalls: number;
+  queries: number;
+  lastRecall: string;
+  /** The lines that would be appended to MEMORY.md. */
+  text: string;
+}
+
+const blob = (hex: string) => Buffer.from(hex, "hex");
+
+/** Normalised entry lines for MEMORY.md: headings dropped, each remaining line kept; a bare paragraph becomes a bullet. */
+export function promotedLines(text: string): string[] {
+  const body = bodyText(text)
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== "");
+  if (body.length === 0) return [];
+  if (!/^\s*[-*+]\s|^\s*\d+[.)]\s/.test(body[0]!)) body[0] = `- ${body[0]!.trim()}`;
+  return body;
+}
+
+function normalise(s: string): string {
+  return s.toLowerCase().replace(/^\s*[-*+]\s+/gm, "").replace(/\s+/g, " ").trim();
+}
+
+/**
+ * Entries recalled often enough (see PROMOTION), still indexed in a daily log or note, not superseded,
+ * not a non-newest duplicate, not promoted before, and not already written in MEMORY.md.
+ */
+export async function promotionCandidates(store: IndexStore, root: string, now = Date.now()): Promise<PromotionCandidate[]> {
+  const since = now - PROMOTION.maxAgeDays * 86_400_000;
+  const rows = store.db
+    .prepare(
+      `SELECT lower(hex(r.chunk_hash)) AS hash, count(*) AS recalls, count(DISTINCT r.query_hash) AS queries, max(r.at) AS lastAt
+       FROM recalls r WHERE r.at >= ?
+         AND r.chunk_hash NOT IN (SELECT chunk_hash FROM promotions)
+         AND r.chunk_hash NOT IN (SELECT chunk_hash FROM supersessions)
+         AND r.chunk_hash NOT IN (SELECT chunk_hash FROM dup_groups WHERE chunk_hash <> canonical_hash)
+       GROUP BY r.chunk_hash HAVING recalls >= ? AND queries >= ? ORDER BY recalls DESC, lastAt DESC`,
+    )
+    .all(since, PROMOTION.minRecalls, PROMOTION.minQueries) as { hash: string; recalls: number; queries: number; lastAt: number }[];
+  if (rows.length === 0) return [];
+  const chunkStmt = store.db.prepare(
+    `SELECT f.path, c.start_line AS startLine, c.end_line AS endLine, c.text FROM chunks c JOIN files f ON f.id = c.file_id
+     WHERE c.hash = ? AND f.class IN ('daily', 'note') ORDER BY f.date DESC LIMIT 1`,
+  );
+  const memPath = join(root, "MEMORY.md");
+  const existing = existsSync(memPath) ? normalise(await readFile(memPath, "utf8")) : "";
+  const out: PromotionCandidate[] = [];
+  for (const r of rows) {
+    const c = chunkStmt.get(blob(r.hash)) as { path: string; startLine: number; endLine: number; text: string } | undefined;
+    if (!c) continue;
+    // Lines MEMORY.md already says (written by hand, or promoted from another copy) are left out.
+    const lines = promotedLines(c.text).filter((l) => !existing.includes(normalise(l)));
+    if (lines.length === 0 || lines.every((l) => /^\s*$/.test(l))) continue;
+    if (!/^\s*[-*+]\s|^\s*\d+[.)]\s/.test(lines[0]!)) lines[0] = `- ${lines[0]!.trim()}`;
+    out.push({ hash: r.hash, path: c.path, startLine: c.startLine, endLine: c.endLine, recalls: r.recalls, queries: r.queries, lastRecall: new Date(r.lastAt).toISOString(), text: lines.join("\n") });
+  }
+  return out;
+}
+
+export interface PromotionResult {
+  applied: number;
+  candidates: PromotionCandidate[];
+  /** Where MEMORY.md was copied before the append (absent when nothing was appended or the file did not exist). */
+  backup?: string;
+  heading?: string;
+}
+
+/**
+ * Appends the candidates to MEMORY.md under "## Promoted YYYY-MM-DD" after copying it to
+ * MEMORY.md.bak-<timestamp>; one O_APPEND write, nothing rewritten. Each promoted chunk is
+ * recorded, so a second run adds nothing (also when the person later deletes the section).
+ */
+export function applyPromotions(store: IndexStore, root: string, now = Date.now()): Promise<PromotionResult> {
+  return promoteLock.run(root, () => applyLocked(store, root, now));
+}
+
+/** Two applies of one workspace never interleave (each sees what the other recorded). */
+const promoteLock = new KeyedLock();
+
+async function applyLocked(store: IndexStore, root: string, now: number): Promise<PromotionResult> {
+  const candidates = await promotionCandidates(store, root, now);
+  if (candidates.length === 0) return { applied: 0, candidates };
+  const memPath = join(root, "MEMORY.md");
+  let backup: string | undefined;
+  if (existsSync(memPath)) {
+    backup = `${memPath}.bak-${new Date(now).toISOString().replace(/[:.]/g, "-")}`;
+    await copyFile(memPath, backup);
+  }
+  const date = localDate(now);
+  const heading = `## Promoted ${date}`;
+  const lines = ["", heading, ""];
+  for (const c of candidates) lines.push(...c.text.split("\n"), `  <!-- promoted from ${c.path}:${c.startLine}-${c.endLine} (${c.recalls} recalls, ${c.queries} queries) -->`);
+  await appendLines(memPath, lines, { header: "# MEMORY\n" });
+  const ins = store.db.prepare(`INSERT OR IGNORE INTO promotions (chunk_hash, path, at, backup) VALUES (?, ?, ?, ?)`);
+  store.db.transaction(() => {
+    for (const c of candidates) ins.run(blob(c.hash), c.path, now, backup ?? null);
+  })();
+  return { applied: candidates.length, candidates, ...(backup ? { backup } : {}), heading };
+}

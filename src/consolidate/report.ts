@@ -1,0 +1,56 @@
+import type { IndexStore } from "../index/store.js";
+import type { MaintenanceReport } from "./maintenance.js";
+
+export interface ConsolidationReport {
+  workspace: string;
+  at: string;
+  dryRun: boolean;
+  ms: number;
+  /** Daily-log entries considered, and how many had a vector. */
+  entries: number;
+  withVectors: number;
+  duplicateGroups: number;
+  /** Entries hidden behind a newer duplicate. */
+  duplicatesHidden: number;
+  reinforced: number;
+  superseded: number;
+  /** A few supersessions with their reason ("older → newer: why"). */
+  supersessionExamples: string[];
+  promotionCandidates: number;
+  promoted: number;
+  backup?: string;
+  maintenance: MaintenanceReport | null;
+  timings: Record<string, number>;
+  error?: string;
+}
+
+export const REPORTS_KEPT = 30;
+
+/** One line for status and logs. */
+export function summarize(r: ConsolidationReport): string {
+  if (r.error) return `${r.workspace}: error: ${r.error}`;
+  const m = r.maintenance;
+  return (
+    `${r.workspace}${r.dryRun ? " (dry run)" : ""}: ${r.duplicateGroups} duplicate groups (${r.duplicatesHidden} hidden), ` +
+    `${r.reinforced} reinforced, ${r.superseded} superseded, ${r.promotionCandidates} promotion candidates` +
+    (r.promoted ? `, ${r.promoted} promoted` : "") +
+    (m ? `; check ${m.quickCheck}, ${m.cachePruned} cache pruned${m.vacuumed ? ", vacuumed" : ""}` : "") +
+    ` in ${r.ms} ms`
+  );
+}
+
+export function saveReport(store: IndexStore, r: ConsolidationReport): void {
+  const db = store.db;
+  db.transaction(() => {
+    db.prepare(`INSERT INTO consolidation_reports (at, dry_run, ms, report) VALUES (?, ?, ?, ?)`).run(Date.parse(r.at), r.dryRun ? 1 : 0, r.ms, JSON.stringify(r));
+    db.prepare(`DELETE FROM consolidation_reports WHERE id NOT IN (SELECT id FROM consolidation_reports ORDER BY id DESC LIMIT ?)`).run(REPORTS_KEPT);
+  })();
+}
+
+/** The latest reports, newest first. */
+export function loadReports(store: IndexStore, limit = 1): ConsolidationReport[] {
+  if (!store.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'consolidation_reports'`).get()) return [];
+  return (store.db.prepare(`SELECT report FROM consolidation_reports ORDER BY id DESC LIMIT ?`).all(limit) as { report: string }[]).map(
+    (r) => JSON.parse(r.report) as ConsolidationReport,
+  );
+}

@@ -1,0 +1,129 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { EmbeddingProvider } from "../provider.js";
+
+/**
+ * A local embedding server for tests and the bench: speaks the OpenAI-compatible and the Ollama
+ * protocol on 127.0.0.1, computes vectors with any in-process provider (the built-in model), and
+ * can inject failures: HTTP errors (with Retry-After), slow responses, wrong dimensions, a dropped
+ * connection. Not used by the daemon.
+ */
+export interface InjectedFault {
+  /** HTTP status to answer with (e.g. 429, 500), or "drop" to destroy the socket. */
+  status: number | "drop";
+  /** Retry-After header value (seconds). */
+  retryAfter?: string;
+  /** Response body (default a small JSON error). */
+  body?: string;
+}
+
+export interface RecordedRequest {
+  path: string;
+  authorization: string | undefined;
+  body: { model?: string; input?: string[]; dimensions?: number; input_type?: string };
+}
+
+export interface EmbedTestServer {
+  url: string;
+  requests: RecordedRequest[];
+  /** Faults answered to the next requests, one each, in order. */
+  faults: InjectedFault[];
+  /** Answer every request with this fault until cleared (a server that is down). */
+  down: InjectedFault | null;
+  /** When set: this many more requests succeed, then every request gets a 503 (until cleared). */
+  failAfter: number | null;
+  /** Delay before answering (ms). */
+  delayMs: number;
+  /** Truncate vectors to this many dimensions (a model/dimension change on the server). */
+  dims: number | null;
+  /** Shuffle the order of `data` in OpenAI responses (clients must sort by `index`). */
+  shuffle: boolean;
+  /** Time spent computing and serialising answers (ms), for the bench's client-overhead figure. */
+  serverMs: number;
+  close(): Promise<void>;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on("data", (c: Buffer) => parts.push(c));
+    req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+export async function startEmbedTestServer(provider: EmbeddingProvider): Promise<EmbedTestServer> {
+  const state: EmbedTestServer = {
+    url: "",
+    requests: [],
+    faults: [],
+    down: null,
+    failAfter: null,
+    delayMs: 0,
+    dims: null,
+    shuffle: false,
+    serverMs: 0,
+    close: () => new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const raw = await readBody(req);
+    const t0 = performance.now();
+    const path = (req.url ?? "").split("?")[0]!;
+    let body: RecordedRequest["body"] = {};
+    try {
+      body = JSON.parse(raw) as RecordedRequest["body"];
+    } catch {
+      /* recorded as empty */
+    }
+    state.requests.push({ path, authorization: req.headers.authorization, body });
+    let fault = state.faults.shift() ?? state.down;
+    if (!fault && state.failAfter !== null) {
+      if (state.failAfter <= 0) fault = { status: 503 };
+      else state.failAfter--;
+    }
+    if (state.delayMs > 0) await new Promise((r) => setTimeout(r, state.delayMs));
+    if (fault) {
+      if (fault.status === "drop") {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(fault.status, { "content-type": "application/json", ...(fault.retryAfter !== undefined ? { "retry-after": fault.retryAfter } : {}) });
+      res.end(fault.body ?? JSON.stringify({ error: { message: `injected ${fault.status}` } }));
+      return;
+    }
+    if (!Array.isArray(body.input) || (path !== "/v1/embeddings" && path !== "/api/embed")) {
+      res.writeHead(path === "/v1/embeddings" || path === "/api/embed" ? 400 : 404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "bad request" } }));
+      return;
+    }
+    const vecs = await provider.embedBatch(body.input);
+    const dims = state.dims ?? provider.dims;
+    const arrays = vecs.map((v) => (v ? Array.from(v.subarray(0, dims)) : new Array<number>(dims).fill(0)));
+    let payload: string;
+    if (path === "/api/embed") {
+      payload = JSON.stringify({ model: body.model, embeddings: arrays });
+    } else {
+      const data = arrays.map((embedding, index) => ({ object: "embedding", index, embedding }));
+      if (state.shuffle) data.reverse();
+      payload = JSON.stringify({ object: "list", model: body.model, data, usage: { prompt_tokens: 0, total_tokens: 0 } });
+    }
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(payload);
+    state.serverMs += performance.now() - t0;
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      res.writeHead(500);
+      res.end(String((e as Error).message));
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return state;
+}
