@@ -107,7 +107,7 @@ export async function similarPairs(entries: readonly DailyEntry[]): Promise<Simi
           if (seen.has(key)) continue;
           seen.add(key);
           found(a, b, dot(va, entries[b]!.vector!));
-          if (++ops % 20_000 === 0) await pause(); // a few ms of work at a time: searches stay fast
+          if (++ops % 5_000 === 0) await pause(); // a few ms of work at a time: searches stay fast
         }
       }
     }
@@ -168,7 +168,7 @@ export async function groupDuplicates(entries: readonly DailyEntry[], pairs: rea
   };
   let ops = 0;
   for (const p of pairs) {
-    if (++ops % 20_000 === 0) await new Promise<void>((r) => setImmediate(r));
+    if (++ops % 5_000 === 0) await new Promise<void>((r) => setImmediate(r));
     if (p.cosine < threshold) continue;
     if (entries[p.a]!.path === entries[p.b]!.path) continue; // across daily logs only
     if (wordOverlap(ws(p.a), ws(p.b)) < DUPLICATE_WORD_OVERLAP) continue;

@@ -73,7 +73,7 @@ export async function consolidate(ws: ConsolidateTarget, opts: ConsolidateOption
     candidates = (await promotionCandidates(store, ws.root, now)).length;
   }
   mark("promotion");
-  const maintenance = maintain(store, { cacheMax: opts.cacheMax, ...(opts.dryRun ? { dryRun: true } : {}) });
+  const maintenance = await maintain(store, { cacheMax: opts.cacheMax, ...(opts.dryRun ? { dryRun: true } : {}) });
   mark("maintenance");
   const report: ConsolidationReport = {
     workspace: ws.name,

@@ -131,7 +131,7 @@ export async function findSupersessions(entries: readonly DailyEntry[]): Promise
         const key = i < j ? i * n + j : j * n + i;
         if (tried.has(key)) continue;
         tried.add(key);
-        if (++ops % 20_000 === 0) await pause();
+        if (++ops % 5_000 === 0) await pause();
         const ei = entries[i]!;
         const ej = entries[j]!;
         if (ei.date === ej.date && ei.path === ej.path) continue; // same log: both are current, or a list
