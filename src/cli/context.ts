@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { loadConfig, type LoadedConfig } from "../config/load.js";
 import { expandPath } from "../config/paths.js";
 import { openEngine, type Engine, type OpenEngineOptions } from "../engine/engine.js";
@@ -38,6 +39,16 @@ export function selectWorkspace(engine: Engine, opts: GlobalOptions) {
   if (!opts.workspace) return engine.workspaces[0]!;
   const abs = expandPath(opts.workspace);
   return engine.workspaces.find((w) => w.root === abs || w.name === opts.workspace) ?? engine.workspace(opts.workspace);
+}
+
+/**
+ * The `workspace` param to send to the daemon for --workspace: an existing directory as an absolute
+ * root, anything else as a namespace name; undefined when not given (the daemon's first workspace).
+ */
+export function daemonWorkspace(opts: GlobalOptions): string | undefined {
+  if (!opts.workspace) return undefined;
+  const abs = expandPath(opts.workspace);
+  return existsSync(abs) ? abs : opts.workspace;
 }
 
 export function printJson(value: unknown): void {

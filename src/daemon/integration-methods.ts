@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { WorkspaceEngine } from "../engine/engine.js";
 import { CaptureError, Capturer, type CaptureOutcome } from "../capture/capture.js";
-import { MemoryWriter } from "../memory-files/writer.js";
+import { MemoryWriter, saveResult } from "../memory-files/writer.js";
 import { ErrorCodes, type CaptureResult, type SleepResult } from "../rpc/protocol.js";
 import { RpcError, type MethodHandlers } from "../rpc/server.js";
 import { Sessions } from "../session/lifecycle.js";
@@ -73,16 +73,7 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
         ...(p.importance !== undefined ? { importance: p.importance } : {}),
         ...(p.tags ? { tags: p.tags } : {}),
       });
-      const indexed = out.stored ? await index(ws, [out.absPath]) : undefined;
-      return {
-        stored: out.stored,
-        path: out.path,
-        ...(out.startLine !== undefined ? { startLine: out.startLine, endLine: out.endLine! } : {}),
-        redactions: out.redactions,
-        ...(out.redactedKinds.length ? { redactedKinds: out.redactedKinds } : {}),
-        ...(out.duplicateOf ? { duplicateOf: out.duplicateOf } : {}),
-        ...(indexed !== undefined ? { indexed } : {}),
-      };
+      return saveResult(out, out.stored ? await index(ws, [out.absPath]) : undefined);
     },
     "memory.capture": (p) =>
       guard(async () => {

@@ -227,11 +227,6 @@ export class IndexStore {
     })();
   }
 
-  /** Number of chunks a file has, and the sequence number of its last chunk. */
-  chunkCount(fileId: number): number {
-    return (this.db.prepare(`SELECT count(*) AS n FROM chunks WHERE file_id = ?`).get(fileId) as { n: number }).n;
-  }
-
   /** The chunks of one file in order. */
   chunksOfFile(path: string): ChunkRow[] {
     return this.db
@@ -506,12 +501,6 @@ export class IndexStore {
     );
     for (const row of this.chunksByIdsStmt.all(JSON.stringify(ids)) as ChunkRow[]) out.set(row.id, row);
     return out;
-  }
-
-  /** The first chunks of a set of files (for filename matches). */
-  firstChunksOfFiles(fileIds: readonly number[]): ChunkRow[] {
-    const stmt = this.db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.file_id = ? ORDER BY c.seq LIMIT 1`);
-    return fileIds.map((id) => stmt.get(id) as ChunkRow | undefined).filter((r): r is ChunkRow => !!r);
   }
 
   counts(): { files: number; chunks: number; vectors: number; pending: number; noVector: number; cacheEntries: number } {

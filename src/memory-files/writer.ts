@@ -3,6 +3,7 @@ import { appendLines, KeyedLock, type AppendResult } from "./append.js";
 import { findDuplicate } from "./dedupe.js";
 import { fileHeader, formatEntry, localDate, targetKey, targetPath, type SaveTarget } from "./entry.js";
 import { redactSecrets } from "./redact.js";
+import type { SaveResult } from "../rpc/protocol.js";
 
 /** Which workspace a write goes to (a WorkspaceEngine fits). */
 export interface WriteTarget {
@@ -46,6 +47,19 @@ export interface SaveOutcome {
   redactions: number;
   redactedKinds: string[];
   duplicateOf?: string;
+}
+
+/** The memory.save answer for a write (`indexed`: whether the file was indexed before the reply). */
+export function saveResult(out: SaveOutcome, indexed?: boolean): SaveResult {
+  return {
+    stored: out.stored,
+    path: out.path,
+    ...(out.startLine !== undefined ? { startLine: out.startLine, endLine: out.endLine! } : {}),
+    redactions: out.redactions,
+    ...(out.redactedKinds.length ? { redactedKinds: out.redactedKinds } : {}),
+    ...(out.duplicateOf ? { duplicateOf: out.duplicateOf } : {}),
+    ...(indexed !== undefined ? { indexed } : {}),
+  };
 }
 
 /**

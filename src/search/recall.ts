@@ -6,6 +6,7 @@ import { formatMemoryLine, formatRecallBlock, RECALL_CLOSE, RECALL_NOTE, RECALL_
 import type { Searcher } from "./searcher.js";
 import { DEFAULT_EXCERPT, contentStems, excerpt, units } from "./excerpt.js";
 import { applyConsolidation, consolidationNote, type AnnotatedHit } from "../consolidate/annotate.js";
+import { wordSet } from "../memory-files/dedupe.js";
 
 export const DEFAULT_RECALL_BUDGET = 2000;
 const EXCERPT = DEFAULT_EXCERPT;
@@ -21,10 +22,6 @@ export interface RecallRequest {
   record?: boolean;
   /** Also show superseded memories (marked); default: current facts only. */
   includeHistory?: boolean;
-}
-
-function words(text: string): Set<string> {
-  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
 }
 
 /** Word-overlap similarity |A∩B| / min(|A|,|B|): high when one memory restates the other. */
@@ -69,7 +66,7 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
     // Markdown lines map to file lines; transcript chunk text does not (its lines are JSONL records).
     const startLine = hit.source === "transcript" ? hit.startLine : Math.min(hit.endLine, hit.startLine + ex.firstLine);
     const endLine = hit.source === "transcript" ? hit.endLine : Math.min(hit.endLine, hit.startLine + ex.lastLine);
-    const w = words(text);
+    const w = wordSet(text);
     if (kept.some((k) => overlap(k.words, w) >= 0.75)) continue;
     let line = formatMemoryLine(hit.score, hit.path, startLine, endLine, text);
     let cost = countTokens(line) + 1;

@@ -5,8 +5,6 @@ import { buildKeywordQuery, buildPathQuery, buildPrefixQuery } from "./keyword-q
 import { applyImportance, applyRecency, bm25ToScore, distanceToScore, fuse, mmr, round } from "./stages.js";
 import type { Candidate, SearchHit, SearchRequest, SearchResponse } from "./types.js";
 
-export { bm25ToScore, distanceToScore } from "./stages.js";
-
 export interface SearcherDeps {
   store: IndexStore;
   /** null: keyword-only. */

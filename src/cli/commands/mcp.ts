@@ -1,8 +1,6 @@
 import type { Command } from "commander";
-import { existsSync } from "node:fs";
-import { expandPath } from "../../config/paths.js";
 import { socketPathFor } from "../../daemon/socket.js";
-import { loadForCli, type GlobalOptions } from "../context.js";
+import { daemonWorkspace, loadForCli, type GlobalOptions } from "../context.js";
 
 /** `cortexd mcp`: an MCP server on stdio whose tools proxy to the running daemon. */
 export function registerMcp(program: Command): void {
@@ -14,7 +12,7 @@ export function registerMcp(program: Command): void {
       const opts = cmd.optsWithGlobals<GlobalOptions & { timeoutMs?: string }>();
       const loaded = loadForCli(opts);
       const { runMcpServer } = await import("../../mcp/server.js");
-      const workspace = opts.workspace ? (existsSync(expandPath(opts.workspace)) ? expandPath(opts.workspace) : opts.workspace) : undefined;
+      const workspace = daemonWorkspace(opts);
       await runMcpServer({
         socketPath: socketPathFor(loaded),
         ...(workspace ? { workspace } : {}),

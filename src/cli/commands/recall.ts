@@ -1,11 +1,9 @@
 import type { Command } from "commander";
-import { existsSync } from "node:fs";
 import { DaemonUnavailableError, RpcCallError, withClient } from "../../client/client.js";
-import { expandPath } from "../../config/paths.js";
 import { socketPathFor } from "../../daemon/socket.js";
 import { ErrorCodes, type RecallResult } from "../../rpc/protocol.js";
 import { recall } from "../../search/recall.js";
-import { CliError, loadForCli, openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
+import { CliError, daemonWorkspace, loadForCli, openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
 
 interface RecallOptions extends GlobalOptions {
   budget?: string;
@@ -34,7 +32,7 @@ export function registerRecall(program: Command): void {
       };
       let res: RecallResult | null = null;
       try {
-        const ws = opts.workspace ? (existsSync(expandPath(opts.workspace)) ? expandPath(opts.workspace) : opts.workspace) : undefined;
+        const ws = daemonWorkspace(opts);
         res = await withClient(socketPathFor(loadForCli(opts)), (c) => c.call("memory.recall", { ...params, ...(ws ? { workspace: ws } : {}) }), { timeoutMs: 10_000 });
       } catch (e) {
         if (!(e instanceof DaemonUnavailableError) && !(e instanceof RpcCallError && e.code === ErrorCodes.UnknownWorkspace)) throw e;

@@ -1,13 +1,13 @@
 import type { Command } from "commander";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { DaemonUnavailableError, withClient } from "../../client/client.js";
 import { expandPath } from "../../config/paths.js";
 import { socketPathFor } from "../../daemon/socket.js";
-import { MemoryWriter } from "../../memory-files/writer.js";
+import { MemoryWriter, saveResult } from "../../memory-files/writer.js";
 import type { SaveResult } from "../../rpc/protocol.js";
 import { StateStore } from "../../session/state.js";
 import { defaultNamespace } from "../../workspace/namespace.js";
-import { CliError, loadForCli, printJson, type GlobalOptions } from "../context.js";
+import { CliError, daemonWorkspace, loadForCli, printJson, type GlobalOptions } from "../context.js";
 
 interface SaveOptions extends GlobalOptions {
   target?: string;
@@ -42,7 +42,7 @@ export function registerSave(program: Command): void {
       let res: SaveResult;
       let offline = false;
       try {
-        const ws = opts.workspace ? (existsSync(expandPath(opts.workspace)) ? expandPath(opts.workspace) : opts.workspace) : undefined;
+        const ws = daemonWorkspace(opts);
         res = await withClient(socketPathFor(loaded), (c) => c.call("memory.save", { ...params, ...(ws ? { workspace: ws } : {}) }), { timeoutMs: 10_000 });
       } catch (e) {
         if (!(e instanceof DaemonUnavailableError) || e.reason === "timeout") throw e;
@@ -53,15 +53,7 @@ export function registerSave(program: Command): void {
           : loaded.config.workspaces[0]!;
         const writer = new MemoryWriter(StateStore.forDataDir(loaded.dataDir));
         const out = await writer.save({ root: w.path, name: w.name ?? defaultNamespace(w.path) }, params);
-        res = {
-          stored: out.stored,
-          path: out.path,
-          ...(out.startLine !== undefined ? { startLine: out.startLine, endLine: out.endLine! } : {}),
-          redactions: out.redactions,
-          ...(out.redactedKinds.length ? { redactedKinds: out.redactedKinds } : {}),
-          ...(out.duplicateOf ? { duplicateOf: out.duplicateOf } : {}),
-          ...(out.stored ? { indexed: false } : {}),
-        };
+        res = saveResult(out, out.stored ? false : undefined);
       }
       if (opts.json) return printJson(res);
       const where = res.startLine !== undefined ? `${res.path}:${res.startLine}${res.endLine !== res.startLine ? `-${res.endLine}` : ""}` : res.path;

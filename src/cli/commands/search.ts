@@ -1,11 +1,9 @@
 import type { Command } from "commander";
-import { existsSync } from "node:fs";
 import { DaemonUnavailableError, RpcCallError, withClient } from "../../client/client.js";
-import { expandPath } from "../../config/paths.js";
 import { socketPathFor } from "../../daemon/socket.js";
 import { ErrorCodes } from "../../rpc/protocol.js";
 import type { SearchRequest, SearchResponse } from "../../search/types.js";
-import { CliError, loadForCli, openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
+import { CliError, daemonWorkspace, loadForCli, openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
 
 interface SearchOptions extends GlobalOptions {
   limit?: string;
@@ -26,7 +24,10 @@ async function searchViaDaemon(opts: SearchOptions, request: SearchRequest): Pro
   try {
     return await withClient(
       socket,
-      (c) => c.call("memory.search", { ...request, ...(opts.workspace ? { workspace: existsSync(expandPath(opts.workspace)) ? expandPath(opts.workspace) : opts.workspace } : {}) }),
+      (c) => {
+        const workspace = daemonWorkspace(opts);
+        return c.call("memory.search", { ...request, ...(workspace ? { workspace } : {}) });
+      },
       { timeoutMs: 10_000 },
     );
   } catch (e) {
