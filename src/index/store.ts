@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import type { Chunk, FileClass } from "../ingest/types.js";
 import type { OpenedDb } from "./db.js";
 import { prepareFtsText } from "./fts-text.js";
+import { TermStats } from "./term-stats.js";
 
 export interface FileMeta {
   path: string;
@@ -121,7 +122,8 @@ export class IndexStore {
   private vecDims: number | null = null;
   private chunksByIdsStmt: Database.Statement | undefined;
   private stampsStmt: Database.Statement | undefined;
-  private vocabReady = false;
+  private termStats: TermStats | undefined;
+  private readonly statements = new Map<string, Database.Statement>();
   private readonly stmts;
 
   constructor(opened: OpenedDb, readonly namespace: string, private readonly clock: () => number = Date.now) {
@@ -159,6 +161,13 @@ export class IndexStore {
     };
     const identity = this.getVectorIdentity();
     if (identity && this.vecAvailable && this.hasVecTable()) this.vecDims = identity.dims;
+  }
+
+  /** A prepared statement for a query run on every search (prepared once). */
+  private cached(sql: string): Database.Statement {
+    let stmt = this.statements.get(sql);
+    if (!stmt) this.statements.set(sql, (stmt = this.db.prepare(sql)));
+    return stmt;
   }
 
   close(): void {
@@ -442,55 +451,33 @@ export class IndexStore {
 
   // ---- search ----
   /**
-   * How many chunks contain each query term, as FTS5 indexes it (same tokenizer and stemmer):
-   * the terms are tokenized by a scratch FTS5 table in the temp schema, then looked up in an
-   * fts5vocab view of the chunk index. Also returns the number of chunks.
+   * How many chunks contain each query term, as FTS5 indexes it (same tokenizer and stemmer), and
+   * the number of chunks; cached until the index changes (see term-stats).
    */
-  termFrequencies(terms: readonly string[]): { df: number[]; chunks: number } {
-    if (!this.vocabReady) {
-      this.db.exec(`
-        CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_terms USING fts5(t, tokenize = 'porter unicode61 remove_diacritics 2');
-        CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_terms_v USING fts5vocab(temp, query_terms, 'instance');
-        CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, chunks_fts, 'row');
-      `);
-      this.vocabReady = true;
-    }
-    const insert = this.db.prepare(`INSERT INTO temp.query_terms(rowid, t) VALUES (?, ?)`);
-    const stems = this.db.prepare(`SELECT doc, term FROM temp.query_terms_v`);
-    const lookup = this.db.prepare(`SELECT doc FROM temp.chunks_vocab WHERE term = ?`);
-    const df = terms.map(() => 0);
-    this.db.transaction(() => {
-      terms.forEach((t, i) => insert.run(i + 1, t));
-      for (const r of stems.all() as { doc: number; term: string }[]) {
-        const n = (lookup.get(r.term) as { doc: number } | undefined)?.doc ?? 0;
-        df[r.doc - 1] = Math.max(df[r.doc - 1]!, n);
-      }
-      this.db.exec(`DELETE FROM temp.query_terms`);
-    })();
-    const chunks = (this.db.prepare(`SELECT count(*) AS n FROM chunks`).get() as { n: number }).n;
-    return { df, chunks };
+  termFrequencies(terms: readonly string[]): { df: number[]; exact: boolean[]; chunks: number } {
+    this.termStats ??= new TermStats(this.db);
+    return this.termStats.docFrequencies(terms);
   }
 
   /** FTS5 BM25 over chunk text. `match` must be a valid FTS5 query (see search/keyword-query). */
   keywordSearch(match: string, limit: number): { id: number; rank: number }[] {
-    return this.db
-      .prepare(`SELECT rowid AS id, bm25(chunks_fts) AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?`)
-      .all(match, limit) as { id: number; rank: number }[];
+    return this.cached(
+      `SELECT rowid AS id, bm25(chunks_fts) AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank, rowid LIMIT ?`,
+    ).all(match, limit) as { id: number; rank: number }[];
   }
 
   /** Files whose path matches (FTS5 over paths). */
   pathSearch(match: string, limit: number): { fileId: number; path: string; rank: number }[] {
-    return this.db
-      .prepare(`SELECT rowid AS fileId, path, bm25(files_fts) AS rank FROM files_fts WHERE files_fts MATCH ? ORDER BY rank LIMIT ?`)
-      .all(match, limit) as { fileId: number; path: string; rank: number }[];
+    return this.cached(`SELECT rowid AS fileId, path, bm25(files_fts) AS rank FROM files_fts WHERE files_fts MATCH ? ORDER BY rank LIMIT ?`).all(
+      match,
+      limit,
+    ) as { fileId: number; path: string; rank: number }[];
   }
 
   /** sqlite-vec KNN: the k nearest chunks by cosine distance. */
   vectorSearch(query: Float32Array, k: number): { id: number; distance: number }[] {
     if (this.vecDims === null || query.length !== this.vecDims) return [];
-    return this.db
-      .prepare(`SELECT rowid AS id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance`)
-      .all(toBlob(query), k) as { id: number; distance: number }[];
+    return this.cached(`SELECT rowid AS id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance`).all(toBlob(query), k) as { id: number; distance: number }[];
   }
 
   chunksByIds(ids: readonly number[]): Map<number, ChunkRow> {

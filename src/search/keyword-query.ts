@@ -26,6 +26,8 @@ export interface KeywordQuery {
   match: string | null;
   /** The terms used. */
   terms: string[];
+  /** Each term as the FTS5 phrase in `match` (same order). */
+  phrases: string[];
 }
 
 /**
@@ -38,12 +40,12 @@ export function buildKeywordQuery(query: string, opts: { keepStopWords?: boolean
   const content = all.filter((t) => !STOP_WORDS.has(t));
   const chosen = opts.keepStopWords || content.length === 0 ? all : content;
   const terms = [...new Set(chosen)].slice(0, opts.maxTerms ?? 64);
-  if (terms.length === 0) return { match: null, terms: [] };
-  const parts = terms.map((t) => {
+  if (terms.length === 0) return { match: null, terms: [], phrases: [] };
+  const phrases = terms.map((t) => {
     const chars = splitCjk(t);
     return chars.length > 1 ? quote(chars.join(" ")) : quote(t);
   });
-  return { match: parts.join(" OR "), terms };
+  return { match: phrases.join(" OR "), terms, phrases };
 }
 
 /** Query over file paths (filename search). */

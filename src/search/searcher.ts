@@ -2,6 +2,7 @@ import type { SearchConfig } from "../config/schema.js";
 import type { EmbeddingProvider } from "../embed/provider.js";
 import type { ChunkRow, IndexStore } from "../index/store.js";
 import { buildKeywordQuery, buildPathQuery, buildPrefixQuery } from "./keyword-query.js";
+import { topKeywordHits } from "./keyword-topk.js";
 import { applyImportance, applyRecency, bm25ToScore, distanceToScore, fuse, mmr, round } from "./stages.js";
 import type { Candidate, SearchHit, SearchRequest, SearchResponse } from "./types.js";
 
@@ -15,6 +16,9 @@ export interface SearcherDeps {
   /** Wall clock for recency (ms since epoch). */
   now?: () => number;
 }
+
+/** From this many chunks on, a search plans its keyword query (pruning, exact top-k); below, it just runs it. */
+const LARGE_INDEX = 2000;
 
 function snippetOf(text: string, max: number): string {
   if (text.length <= max) return text;
@@ -108,20 +112,36 @@ export class Searcher {
     };
   }
 
-  /** Stage "keyword": BM25 over chunk text with an OR query of the question's topic words. */
+  /**
+   * Stage "keyword": BM25 over chunk text with an OR query of the question's topic words. In a large
+   * index the exact top-k is found without scoring every chunk that holds a common word
+   * (search/keyword-topk).
+   */
   private keywordStage(query: string, k: number, get: (id: number) => Candidate): boolean {
-    let q = buildKeywordQuery(query);
+    const q = buildKeywordQuery(query);
     if (!q.match) return false;
-    // In a large index, words in more than half of the chunks carry no BM25 weight (FTS5 floors
-    // their IDF) but cost the most to score: leave them out when rarer words remain. (A small
-    // index keeps them: they are cheap there, and still find memories that share only them.)
+    let hits: { id: number; rank: number }[];
+    let used = q.terms;
+    const { store } = this.deps;
     if (q.terms.length > 1) {
-      const { df, chunks } = this.deps.store.termFrequencies(q.terms);
-      const keep = chunks < 2000 ? q.terms : q.terms.filter((_, i) => df[i]! <= chunks / 2);
-      if (keep.length > 0 && keep.length < q.terms.length) q = buildKeywordQuery(keep.join(" "));
+      const { df, exact, chunks } = store.termFrequencies(q.terms);
+      let terms = q.phrases.map((phrase, i) => ({ phrase, df: exact[i] ? df[i]! : null }));
+      // In a large index, words in more than half of the chunks carry no BM25 weight (FTS5 floors
+      // their IDF) but cost the most to score: leave them out when rarer words remain. (A small
+      // index keeps them: they are cheap there, and still find memories that share only them.)
+      if (chunks >= LARGE_INDEX) {
+        const keep = terms.filter((_, i) => df[i]! <= chunks / 2);
+        if (keep.length > 0 && keep.length < terms.length) {
+          used = q.terms.filter((_, i) => df[i]! <= chunks / 2);
+          terms = keep;
+        }
+        hits = topKeywordHits(store, terms, chunks, k);
+      } else {
+        hits = store.keywordSearch(q.match, k);
+      }
+    } else {
+      hits = store.keywordSearch(q.match, k);
     }
-    if (!q.match) return false;
-    const hits = this.deps.store.keywordSearch(q.match, k);
     // FTS5 floors the IDF of words found in most chunks at 1e-6, so in a small workspace every raw
     // score can collapse towards 0 while their order stays right: then score relative to the best.
     const best = hits.length ? Math.min(...hits.map((h) => h.rank)) : 0;
@@ -133,7 +153,7 @@ export class Searcher {
     }
     // Expansion: when the exact words find too little, match their prefixes (plural, tense, …).
     if (hits.length < Math.min(k, 8)) {
-      const prefix = buildPrefixQuery(q.terms);
+      const prefix = buildPrefixQuery(used);
       if (prefix) {
         for (const hit of this.deps.store.keywordSearch(prefix, k)) {
           const c = get(hit.id);

@@ -1,0 +1,90 @@
+/**
+ * Exact top-k BM25 for an OR query without scoring every chunk that holds one of its common words.
+ *
+ * FTS5's bm25() is a sum over the query's terms of idf(term) × g, where g — the term-frequency
+ * part — is always below k1 + 1 = 2.2. So a chunk holding only the query's common words C can
+ * score at most Σ 2.2 × idf(c) (the "MaxScore" bound). The plan:
+ *  1. score the chunks that hold a rare word R (few, cheap), each once, with all its words:
+ *     `(R₁ OR …) AND (C₁ OR …)` and `(R₁ OR …) NOT (C₁ OR …)`;
+ *  2. if the k-th best of those beats the bound, no chunk without a rare word can enter the
+ *     top k, and the answer is exact; otherwise run the plain OR query.
+ * Scores are FTS5's own (same idf, same order of terms), so results equal the plain query's.
+ * Words found in most chunks are what make BM25 slow; this skips scoring them except where a
+ * rare word is present.
+ */
+
+/** FTS5's bm25() parameter k1 (b = 0.75 does not enter the bound). */
+const K1 = 1.2;
+/** The rare words may hold at most this share of the chunks between them, or the plan is not worth it. */
+const RARE_SHARE = 0.2;
+
+export interface KeywordHit {
+  id: number;
+  /** FTS5 bm25(): negative, lower is better. */
+  rank: number;
+}
+
+export interface KeywordIndex {
+  /** Best `limit` chunks for an FTS5 MATCH, ordered by rank then id. */
+  keywordSearch(match: string, limit: number): KeywordHit[];
+}
+
+export interface WeightedTerm {
+  /** FTS5 phrase, already quoted (see keyword-query). */
+  phrase: string;
+  /** Chunks holding the term; null when unknown (then the term is never treated as rare or bounded). */
+  df: number | null;
+}
+
+/** The idf FTS5's bm25() gives a term in `df` of `chunks` chunks. */
+export function fts5Idf(df: number, chunks: number): number {
+  const idf = Math.log((chunks - df + 0.5) / (df + 0.5));
+  return idf <= 0 ? 1e-6 : idf;
+}
+
+export interface TopKStats {
+  /** "plain": one OR query; "pruned": the bound held; "fallback": it did not, plain query run after. */
+  plan: "plain" | "pruned" | "fallback";
+}
+
+/**
+ * The best `k` chunks for the OR of `terms` by BM25, equal to the plain query's (ties by id).
+ * `chunks` is the number of chunks in the index.
+ */
+export function topKeywordHits(index: KeywordIndex, terms: readonly WeightedTerm[], chunks: number, k: number, stats?: TopKStats): KeywordHit[] {
+  const ordered = [...terms].sort((a, b) => (a.df ?? Infinity) - (b.df ?? Infinity));
+  const plain = () => index.keywordSearch(ordered.map((t) => t.phrase).join(" OR "), k);
+  const setPlan = (plan: TopKStats["plan"]) => {
+    if (stats) stats.plan = plan;
+  };
+  setPlan("plain");
+  if (ordered.length < 2 || ordered.some((t) => t.df === null)) return plain();
+
+  // The rarest words, up to RARE_SHARE of the chunks between them; at least one common word left.
+  let rareCount = 0;
+  let rareDocs = 0;
+  while (rareCount < ordered.length - 1 && rareDocs + ordered[rareCount]!.df! <= chunks * RARE_SHARE) rareDocs += ordered[rareCount++]!.df!;
+  if (rareCount === 0) return plain();
+  const rare = ordered.slice(0, rareCount).map((t) => t.phrase);
+  const common = ordered.slice(rareCount);
+  const bound = common.reduce((sum, t) => sum + (K1 + 1) * fts5Idf(t.df!, chunks), 0);
+
+  // Every chunk with a rare word is scored once: with common words too (AND), or without (NOT).
+  const anyRare = rare.join(" OR ");
+  const anyCommon = common.map((t) => t.phrase).join(" OR ");
+  const best = [...index.keywordSearch(`(${anyRare}) AND (${anyCommon})`, k), ...index.keywordSearch(`(${anyRare}) NOT (${anyCommon})`, k)];
+  if (best.length < k) return fallback();
+  best.sort((a, b) => a.rank - b.rank || a.id - b.id);
+  const top = best.slice(0, k);
+  // Strictly better than any chunk without a rare word can be (ranks are negated scores).
+  if (-top[top.length - 1]!.rank > bound) {
+    setPlan("pruned");
+    return top;
+  }
+  return fallback();
+
+  function fallback(): KeywordHit[] {
+    setPlan("fallback");
+    return plain();
+  }
+}
