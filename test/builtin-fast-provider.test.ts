@@ -13,10 +13,11 @@ import {
   NotStaticBertError,
   WordPiecePreTokenizer,
   createStaticBertProvider,
+  embedTokenIds,
   loadStaticBertModel,
   type StaticBertProvider,
 } from "../src/embed/builtin/fast-provider.js";
-import { readGgufInfo, readGgufTensor, type GgufKV } from "../src/embed/gguf/reader.js";
+import { ggufValue, readGgufInfo, readGgufTensor, type GgufKV } from "../src/embed/gguf/reader.js";
 import { kv, writeGguf, type GgufTensor } from "../src/embed/gguf/writer.js";
 import { createLocalProvider } from "../src/embed/local-provider.js";
 import { ensureTinyTestModel } from "../src/embed/tiny-model.js";
@@ -77,6 +78,20 @@ describe("createStaticBertProvider", () => {
     expect(after.empty - before.empty).toBe(3);
     const [again] = await provider.embedBatch(["the build server"]);
     expect(again).toEqual(out[0]);
+  });
+
+  it("computes token rows on first use, growing its pool, and gives the same vectors whatever came before", async () => {
+    const text = "the quarterly budget review moved to tuesday";
+    const model = await loadStaticBertModel(modelPath);
+    const embed = (t: string) => embedTokenIds(model, model.tokenizer.tokenize(t));
+    const first = embed(text);
+    expect(model.rows.computed).toBeLessThan(20); // only the tokens used so far, not the 50k vocabulary
+    // Thousands of other words from the model's own vocabulary force the row pool to grow.
+    const vocab = (ggufValue(model.info, "tokenizer.ggml.tokens") as string[]).filter((t) => t.startsWith("\u2581")).map((t) => t.slice(1));
+    for (let i = 0; i < 50; i++) embed(vocab.slice(2000 + i * 100, 2100 + i * 100).join(" "));
+    expect(model.rows.computed).toBeGreaterThan(4000);
+    expect(embed(text)).toEqual(first);
+    expect(first).toEqual((await provider.embedBatch([text]))[0]);
   });
 
   it("has the local provider's identity format", () => {

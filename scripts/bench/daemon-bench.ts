@@ -142,7 +142,8 @@ export async function benchDaemon(args: Args): Promise<void> {
     console.log(`  throughput, 8 clients: ${Math.round(await throughput(r, 8, seconds))} searches/s`);
     const c2s = await changeToSearchable(r, root, edits, debounceMs);
     console.log(`  ${line("change→searchable:    ", c2s)} beyond the ${debounceMs} ms debounce`);
-    await new Promise((res) => setTimeout(res, 2000));
+    // Idle: a few seconds after the last request (the daemon gives memory back after 3 s of quiet).
+    await new Promise((res) => setTimeout(res, 5000));
     console.log(`  idle RSS:              ${rssMb(r.child.pid!)} MB`);
     await stop(r);
   }

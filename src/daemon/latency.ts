@@ -3,9 +3,14 @@ export class LatencyWindow {
   private readonly samples: number[] = [];
   private total = 0;
 
-  constructor(private readonly size = 100) {}
+  /** `onRecord` is told of every call (the daemon counts searches as work for MemoryCompactor). */
+  constructor(
+    private readonly size = 100,
+    private readonly onRecord?: () => void,
+  ) {}
 
   record(ms: number): void {
+    this.onRecord?.();
     this.samples.push(ms);
     if (this.samples.length > this.size) this.samples.shift();
     this.total++;

@@ -17,7 +17,11 @@ interface Lane {
 export class SyncQueue {
   private readonly lanes = new Map<string, Lane>();
 
-  constructor(private readonly logger: Logger) {}
+  /** `onSynced` sees every finished sync's report (the daemon gives memory back after big ones). */
+  constructor(
+    private readonly logger: Logger,
+    private readonly onSynced?: (report: SyncReport) => void,
+  ) {}
 
   private lane(name: string): Lane {
     let l = this.lanes.get(name);
@@ -35,6 +39,7 @@ export class SyncQueue {
         const report = await ws.indexer.sync(opts);
         lane.lastSync = Date.now();
         lane.lastError = null;
+        this.onSynced?.(report);
         this.logger.debug({ workspace: ws.name, added: report.added, changed: report.changed, removed: report.removed, ms: report.ms }, "synced");
         return report;
       } catch (e) {

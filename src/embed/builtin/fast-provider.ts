@@ -247,34 +247,58 @@ function layerNorm(x: Float64Array, eps: number, p: LayerNormParams): void {
 }
 
 /**
- * Token output rows, computed lazily: row `id` of `table` starts as token_embd[id] and is
- * replaced in place by its LayerNorm chain the first time the token is used (positions and
- * token types are zero, so the output does not depend on where the token stands). Doing
- * all 50k rows up front would cost ≈150 ms of startup; a query touches a few dozen.
+ * Token output rows, computed lazily: the file's token_embd stays as stored (F16 bits or F32), and
+ * the first time a token is used its LayerNorm chain is computed into a growing pool of F32 rows
+ * (positions and token types are zero, so the output does not depend on where the token stands).
+ * Doing all 50k rows up front would cost ≈150 ms of startup and 20 MB that mostly go unused: a
+ * workspace touches a fraction of the vocabulary.
  */
 export class TokenRows {
-  private readonly ready: Uint8Array;
+  /** Per token id: its row in `table` + 1, or 0 while not computed. */
+  private readonly slots: Int32Array;
+  private pool: Float32Array;
+  private used = 0;
   private readonly x: Float64Array;
   constructor(
-    readonly table: Float32Array,
+    /** token_embd: F32 values, or F16 bit patterns (decoded per row). */
+    private readonly source: Float32Array | Uint16Array,
     readonly dims: number,
     private readonly eps: number,
     private readonly norms: readonly LayerNormParams[],
   ) {
-    this.ready = new Uint8Array(table.length / dims);
+    this.slots = new Int32Array(source.length / dims);
+    this.pool = new Float32Array(dims * 1024);
     this.x = new Float64Array(dims);
+  }
+  /** The computed rows; read it after offset() (computing a row may replace it with a larger one). */
+  get table(): Float32Array {
+    return this.pool;
+  }
+  /** Tokens whose row has been computed. */
+  get computed(): number {
+    return this.used;
   }
   /** Offset of token `id`'s output row in `table`, computing the row on first use. */
   offset(id: number): number {
-    const { dims, table } = this;
-    const off = id * dims;
-    if (this.ready[id] === 0) {
-      const x = this.x;
-      for (let i = 0; i < dims; i++) x[i] = table[off + i]!;
-      for (let l = 0; l < this.norms.length; l++) layerNorm(x, this.eps, this.norms[l]!);
-      for (let i = 0; i < dims; i++) table[off + i] = x[i]!;
-      this.ready[id] = 1;
+    const slot = this.slots[id]!;
+    if (slot > 0) return (slot - 1) * this.dims;
+    const { dims, source, x } = this;
+    const from = id * dims;
+    if (source instanceof Uint16Array) {
+      const f16 = f16Decoder();
+      for (let i = 0; i < dims; i++) x[i] = f16[source[from + i]!]!;
+    } else {
+      for (let i = 0; i < dims; i++) x[i] = source[from + i]!;
     }
+    for (let l = 0; l < this.norms.length; l++) layerNorm(x, this.eps, this.norms[l]!);
+    if ((this.used + 1) * dims > this.pool.length) {
+      const bigger = new Float32Array(Math.min(this.slots.length * dims, this.pool.length * 2));
+      bigger.set(this.pool);
+      this.pool = bigger;
+    }
+    const off = this.used * dims;
+    for (let i = 0; i < dims; i++) this.pool[off + i] = x[i]!;
+    this.slots[id] = ++this.used;
     return off;
   }
 }
@@ -296,11 +320,30 @@ export interface StaticBertModel {
 
 let f16Table: Float32Array | undefined;
 
+/** F16 bit pattern → F32 value, as a 64K-entry table. */
+function f16Decoder(): Float32Array {
+  if (!f16Table) {
+    f16Table = new Float32Array(65536);
+    for (let h = 0; h < 65536; h++) f16Table[h] = f16BitsToF32(h);
+  }
+  return f16Table;
+}
+
 /**
  * Like reader.ts's readGgufTensor, but decodes with typed-array views and a 64K-entry F16
  * table: ≈20× faster on the 5M-value token_embd (load time matters: the daemon starts with it).
  */
 async function readTensorF32(file: string, info: GgufInfo, t: GgufTensorInfo): Promise<Float32Array> {
+  const data = await readTensorStored(file, info, t);
+  if (data instanceof Float32Array) return data;
+  const f16 = f16Decoder();
+  const out = new Float32Array(data.length);
+  for (let i = 0; i < data.length; i++) out[i] = f16[data[i]!]!;
+  return out;
+}
+
+/** A tensor's values as stored: F32 values, or F16 bit patterns (little-endian hosts; else decoded to F32). */
+async function readTensorStored(file: string, info: GgufInfo, t: GgufTensorInfo): Promise<Float32Array | Uint16Array> {
   if (os.endianness() !== "LE") return readGgufTensor(file, info, t.name);
   const n = t.dims.reduce((a, b) => a * b, 1);
   const bytes = tensorDataSize(t)!;
@@ -316,15 +359,7 @@ async function readTensorF32(file: string, info: GgufInfo, t: GgufTensorInfo): P
   } finally {
     await fh.close();
   }
-  if (t.ggmlType === 0) return new Float32Array(raw.buffer, 0, n);
-  if (!f16Table) {
-    f16Table = new Float32Array(65536);
-    for (let h = 0; h < 65536; h++) f16Table[h] = f16BitsToF32(h);
-  }
-  const half = new Uint16Array(raw.buffer, 0, n);
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) out[i] = f16Table[half[i]!]!;
-  return out;
+  return t.ggmlType === 0 ? new Float32Array(raw.buffer, 0, n) : new Uint16Array(raw.buffer, 0, n);
 }
 
 async function sha256File(file: string): Promise<string> {
@@ -408,9 +443,9 @@ export async function loadStaticBertModel(file: string): Promise<StaticBertModel
     await lnParams(`${p}layer_output_norm`);
   }
 
-  // Precompute each token's output row: LN chain of its embedding (positions/types are zero).
-  const emb = (await read("token_embd.weight", true))!;
-  const rows = new TokenRows(emb, dims!, eps as number, norms);
+  // Each token's output row is the LN chain of its embedding (positions/types are zero), on first use.
+  if (embT!.ggmlType !== 0 && embT!.ggmlType !== 1) refuse(`tensor token_embd.weight is quantized (ggml type ${embT!.ggmlType})`);
+  const rows = new TokenRows(await readTensorStored(abs, info, embT!), dims!, eps as number, norms);
 
   const lowercase = ggufValue(info, "tokenizer.ggml.normalizer.lowercase");
   const strip = ggufValue(info, "tokenizer.ggml.normalizer.strip_accents");
@@ -441,9 +476,9 @@ export async function loadStaticBertModel(file: string): Promise<StaticBertModel
 export function embedTokenIds(model: StaticBertModel, ids: readonly number[], sum: Float64Array = new Float64Array(model.dims)): Float32Array | null {
   const { dims, rows } = model;
   sum.fill(0);
-  const table = rows.table;
   const add = (id: number): void => {
     const off = rows.offset(id);
+    const table = rows.table;
     for (let i = 0; i < dims; i++) sum[i]! += table[off + i]!;
   };
   add(model.clsId);
