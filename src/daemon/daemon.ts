@@ -31,14 +31,9 @@ export interface DaemonOptions {
  * The long-running process: holds the single-instance lock, serves JSON-RPC on the Unix socket,
  * watches the workspaces, keeps the index in sync, runs the scheduled jobs.
  */
-/** A model load allocates like this many chunks of indexing (see MemoryCompactor). */
-const MODEL_LOAD_WORK = 1000;
-/** …and a search like this many (a few hundred searches in a row are worth a collection afterwards). */
-const SEARCH_WORK = 0.5;
-
 export class Daemon {
   readonly startedAt = Date.now();
-  readonly searchLatency = new LatencyWindow(100, () => this.compactor.noteWork(SEARCH_WORK));
+  readonly searchLatency = new LatencyWindow(100, () => this.compactor.noteWork());
   readonly queue: SyncQueue;
   readonly compactor: MemoryCompactor;
   readonly scheduler: Scheduler;
@@ -65,7 +60,7 @@ export class Daemon {
     private readonly opts: DaemonOptions,
   ) {
     this.compactor = new MemoryCompactor({ gc: (globalThis as { gc?: () => void }).gc, logger: opts.logger });
-    this.queue = new SyncQueue(opts.logger, (r) => this.compactor.noteWork(r.chunksWritten + r.chunksRemoved + r.embedded));
+    this.queue = new SyncQueue(opts.logger, () => this.compactor.noteWork());
     this.scheduler = new Scheduler(opts.logger, engine.config.schedule.timezone);
     this.done = new Promise((r) => (this.resolveDone = r));
   }
@@ -156,7 +151,7 @@ export class Daemon {
     }
     await this.queue.drain();
     await this.engine.setProvider(selected);
-    this.compactor.noteWork(MODEL_LOAD_WORK);
+    this.compactor.noteWork();
     if (selected.status.state === "error") this.recordError(new Error(selected.status.reason ?? "embedding model failed"));
     if (selected.provider) for (const ws of this.engine.workspaces) void this.queue.sync(ws).catch((e) => this.recordError(e));
   }

@@ -102,7 +102,7 @@ export async function runConsolidation(d: Daemon, opts: { workspace?: WorkspaceE
     }
   }
   d.lastConsolidation = reports;
-  d.compactor.noteWork(reports.reduce((n, r) => n + r.entries, 0));
+  d.compactor.noteWork();
   return reports;
 }
 

@@ -17,10 +17,10 @@ interface Lane {
 export class SyncQueue {
   private readonly lanes = new Map<string, Lane>();
 
-  /** `onSynced` sees every finished sync's report (the daemon gives memory back after big ones). */
+  /** `onSynced` is told of every finished sync (the daemon gives memory back after bursts of work). */
   constructor(
     private readonly logger: Logger,
-    private readonly onSynced?: (report: SyncReport) => void,
+    private readonly onSynced?: () => void,
   ) {}
 
   private lane(name: string): Lane {
@@ -39,7 +39,7 @@ export class SyncQueue {
         const report = await ws.indexer.sync(opts);
         lane.lastSync = Date.now();
         lane.lastError = null;
-        this.onSynced?.(report);
+        this.onSynced?.();
         this.logger.debug({ workspace: ws.name, added: report.added, changed: report.changed, removed: report.removed, ms: report.ms }, "synced");
         return report;
       } catch (e) {
