@@ -63,6 +63,22 @@ describe("file watcher", () => {
     expect(changes.flat()).toEqual(["memory/a.md"]);
   });
 
+  it("does not hold changes back forever while other files keep changing faster than the debounce", async () => {
+    const root = tempDir();
+    writeFiles(root, { "memory/.keep.md": "" });
+    const { w, changes } = watcher(root, { debounceMs: 300, settleMs: 0 });
+    await w.start();
+    let n = 0;
+    const writer = setInterval(() => writeFileSync(join(root, "memory", `note-${n++}.md`), `note ${n}`), 100);
+    try {
+      await waitUntil(() => changes.length > 0, 4000);
+      expect(n).toBeLessThan(40); // handed over while the writer was still going (ceiling: 2 s)
+      expect(changes[0]!.length).toBeGreaterThan(5);
+    } finally {
+      clearInterval(writer);
+    }
+  });
+
   it("falls back to polling when watching fails, says why, and keeps reconciling", async () => {
     const root = tempDir();
     const { w, reconciles } = watcher(root);

@@ -72,6 +72,8 @@ export class FileWatcher {
   private lastEventAt: number | null = null;
   private readonly pending = new Map<string, Set<string>>();
   private debounce: NodeJS.Timeout | null = null;
+  /** When the oldest change not yet handed to the indexer arrived (null: none waiting). */
+  private waitingSince: number | null = null;
   private timers: NodeJS.Timeout[] = [];
   private flushing: Promise<void> = Promise.resolve();
   private closed = false;
@@ -151,10 +153,19 @@ export class FileWatcher {
     this.schedule(this.opts.debounceMs);
   }
 
+  /**
+   * Trailing debounce with a ceiling: a file written more often than the debounce (a transcript
+   * streamed line by line) is still indexed at least every max(2 s, 4 × debounce).
+   */
   private schedule(delay: number): void {
+    const now = Date.now();
+    this.waitingSince ??= now;
+    const ceiling = this.waitingSince + Math.max(2000, 4 * this.opts.debounceMs);
+    delay = Math.max(0, Math.min(delay, ceiling - now));
     if (this.debounce) clearTimeout(this.debounce);
     this.debounce = setTimeout(() => {
       this.debounce = null;
+      this.waitingSince = null;
       this.flushing = this.flushing.then(() => this.flush()).catch((e) => this.opts.logger.error({ err: (e as Error).message }, "indexing changes failed"));
     }, delay);
   }
