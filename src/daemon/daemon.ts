@@ -73,7 +73,7 @@ export class Daemon {
     const lock = await acquireInstanceLock(socketPath, { logger: opts.logger });
     let engine: Engine;
     try {
-      engine = await openEngine(opts.loaded, { logger: opts.logger, deferProvider: true });
+      engine = await openEngine(opts.loaded, { logger: opts.logger, deferProvider: true, verifyIndexes: true });
     } catch (e) {
       lock.release();
       throw e;

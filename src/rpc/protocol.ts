@@ -211,6 +211,8 @@ export interface WorkspaceStatus {
   dirty: number;
   lastSync: string | null;
   lastError: string | null;
+  /** The index was found damaged when the daemon started: moved aside and rebuilt from the files. */
+  recovered?: { at: string; reason: string; movedTo: string };
 }
 
 export interface IndexStatusResult {
