@@ -251,6 +251,7 @@ export class Daemon {
     this.stopping = (async () => {
       this.logger.info({ reason }, "cortexd stopping");
       this.scheduler.stop();
+      this.queue.close();
       await this.watcher?.close();
       await this.server?.close();
       await this.queue.drain();
