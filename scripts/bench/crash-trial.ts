@@ -190,7 +190,12 @@ export async function runCrashTrial(opts: CrashTrialOptions): Promise<CrashTrial
       const c = await connect();
       clients.push(c);
       if (phase !== "mixed") {
-        await c.call("index.sync", {});
+        // Indexed, model loaded and vectors backfilled: saves answer at once, consolidation has vectors.
+        await until("the model and the first index", async () => {
+          await c.call("index.sync", {});
+          const st = await c.call("cortex.status", {});
+          return (!opts.modelsDir || st.embedding.state === "ready") && st.workspaces.every((w) => w.pending === 0);
+        });
         await recallFacts(c);
       }
       t = performance.now();

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { loadConfig, type LoadedConfig } from "../config/load.js";
-import { selectProvider } from "../embed/select.js";
+import { existsSync } from "node:fs";
+import { modelsDir, selectProvider } from "../embed/select.js";
 import { openEngine, type Engine } from "../engine/engine.js";
 import { acquireInstanceLock, type InstanceLock } from "../rpc/instance-lock.js";
 import { startRpcServer, type RpcServer } from "../rpc/server.js";
@@ -182,6 +183,29 @@ export class Daemon {
     this.providerRetry = { failures: 0, skip: 0 };
     this.logger.warn({ model: selected.status.model }, "embedding provider recovered; backfilling vectors");
     return true;
+  }
+
+  /**
+   * Heartbeat: is the model file still there? The loaded model keeps working without it (it is in
+   * memory), but the next start could not load it. The built-in model is ours and is rebuilt; a
+   * configured model is the user's: it is reported, never touched. Returns a problem, or null.
+   */
+  async checkModelFile(): Promise<string | null> {
+    const st = this.engine.providerStatus;
+    if (st.state !== "ready" || !st.file) return null;
+    if (existsSync(st.file)) {
+      delete st.warning;
+      return null;
+    }
+    if (st.source === "builtin") {
+      const { ensureBuiltinModel } = await import("../embed/builtin/ensure.js");
+      await ensureBuiltinModel(modelsDir(this.engine.dataDir));
+      this.logger.warn({ file: st.file }, "the built-in model file was deleted; rebuilt it");
+      return null;
+    }
+    st.warning = `model file ${st.file} is gone (deleted or moved while cortexd runs): vectors continue from the loaded copy until the daemon restarts, then search is keyword-only until the file is back`;
+    this.logger.warn({ file: st.file }, "embedding model file is gone");
+    return st.warning;
   }
 
   recordHeartbeat(r: HeartbeatResult): void {

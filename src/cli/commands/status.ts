@@ -39,6 +39,7 @@ function describeRunning(st: CortexStatus): string {
       ? `embedding: ${e.model} (${e.dims} dims, provider ${e.provider})`
       : `embedding: ${e.state === "error" ? "ERROR" : "keyword-only"}: ${e.reason ?? "no provider"}`,
   );
+  if (e.warning) lines.push(`           WARNING: ${e.warning}`);
   lines.push(`watcher:   ${st.watcher.mode}${st.watcher.reason ? ` (${st.watcher.reason})` : ""}, ${st.watcher.events} events, last ${ago(st.watcher.lastEventAt)}`);
   lines.push(`knowledge: ${st.knowledgeState.maturity} (tier ${st.knowledgeState.tier}), ${st.knowledgeState.totalSessions} sessions`);
   lines.push("workspaces:");
