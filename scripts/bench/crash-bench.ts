@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ensureBuiltinModel } from "../../src/embed/builtin/ensure.js";
-import { PHASES, removeTrialDir, runCrashTrial, type CrashTrialResult, type Phase } from "./crash-trial.js";
+import { killLiveDaemons, PHASES, removeTrialDir, runCrashTrial, type CrashTrialResult, type Phase } from "./crash-trial.js";
 import { benchPath, freshDir, type Args } from "./util.js";
 
 /**
@@ -25,6 +25,12 @@ export async function benchCrash(args: Args): Promise<void> {
     await ensureBuiltinModel(modelsDir);
   }
   const base = freshDir(benchPath("crash"));
+  for (const sig of ["SIGINT", "SIGTERM"] as const) {
+    process.once(sig, () => {
+      killLiveDaemons();
+      process.exit(130);
+    });
+  }
   console.log(`crash: ${trials} trials from seed ${seed0}, ${modelsDir ? "built-in model (vectors on)" : "keyword-only"}${phase ? `, phase ${phase}` : ""}`);
   const results: CrashTrialResult[] = [];
   const t0 = performance.now();

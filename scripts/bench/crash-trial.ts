@@ -70,6 +70,13 @@ interface Daemon {
   stderr: () => string;
 }
 
+/** Daemons of running trials, so an interrupted stress run leaves none behind. */
+const live = new Set<ChildProcess>();
+
+export function killLiveDaemons(): void {
+  for (const c of live) c.kill("SIGKILL");
+}
+
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
@@ -129,7 +136,8 @@ export async function runCrashTrial(opts: CrashTrialOptions): Promise<CrashTrial
     const child = spawn(process.execPath, [opts.cli, "run"], { env, stdio: ["ignore", "ignore", "pipe"] });
     let err = "";
     child.stderr!.on("data", (d) => (err = (err + d).slice(-20_000)));
-    const exited = new Promise<void>((res) => child.once("exit", () => res()));
+    live.add(child);
+    const exited = new Promise<void>((res) => child.once("exit", () => (live.delete(child), res())));
     return { child, exited, stderr: () => err };
   };
   const connect = () =>
