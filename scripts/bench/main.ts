@@ -1,4 +1,5 @@
 import { benchConsolidate } from "./consolidate-bench.js";
+import { benchCrash } from "./crash-bench.js";
 import { benchDaemon } from "./daemon-bench.js";
 import { benchEmbed } from "./embed-bench.js";
 import { benchIndex } from "./index-bench.js";
@@ -9,6 +10,7 @@ const BENCHES: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<vo
   embed: benchEmbed,
   daemon: benchDaemon,
   consolidate: benchConsolidate,
+  crash: benchCrash,
 };
 
 const args = parseArgs(process.argv.slice(2));

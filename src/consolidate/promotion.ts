@@ -1,6 +1,6 @@
-import { copyFile, readFile } from "node:fs/promises";
+import { copyFile, open, readFile, rename, unlink } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { IndexStore } from "../index/store.js";
 import { appendLines, KeyedLock } from "../memory-files/append.js";
 import { localDate } from "../memory-files/entry.js";
@@ -91,6 +91,28 @@ export function applyPromotions(store: IndexStore, root: string, now = Date.now(
   return promoteLock.run(root, () => applyLocked(store, root, now));
 }
 
+/**
+ * The backup is copied to a dot-temp file, synced and renamed into place: a crash leaves either a
+ * complete backup or none (never a half one someone might restore from), and the append to
+ * MEMORY.md only happens after the backup is on disk.
+ */
+async function copyDurably(from: string, to: string): Promise<void> {
+  const tmp = join(dirname(to), `.${basename(to)}.${process.pid}.tmp`);
+  try {
+    await copyFile(from, tmp);
+    const fh = await open(tmp, "r+");
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, to);
+  } catch (e) {
+    await unlink(tmp).catch(() => undefined);
+    throw e;
+  }
+}
+
 /** Two applies of one workspace never interleave (each sees what the other recorded). */
 const promoteLock = new KeyedLock();
 
@@ -101,7 +123,7 @@ async function applyLocked(store: IndexStore, root: string, now: number): Promis
   let backup: string | undefined;
   if (existsSync(memPath)) {
     backup = `${memPath}.bak-${new Date(now).toISOString().replace(/[:.]/g, "-")}`;
-    await copyFile(memPath, backup);
+    await copyDurably(memPath, backup);
   }
   const date = localDate(now);
   const heading = `## Promoted ${date}`;

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { loadConfig, type LoadedConfig } from "../config/load.js";
-import { selectProvider } from "../embed/select.js";
+import { existsSync } from "node:fs";
+import { modelsDir, selectProvider } from "../embed/select.js";
 import { openEngine, type Engine } from "../engine/engine.js";
 import { acquireInstanceLock, type InstanceLock } from "../rpc/instance-lock.js";
 import { startRpcServer, type RpcServer } from "../rpc/server.js";
@@ -60,7 +61,7 @@ export class Daemon {
     private readonly opts: DaemonOptions,
   ) {
     this.compactor = new MemoryCompactor({ gc: (globalThis as { gc?: () => void }).gc, logger: opts.logger });
-    this.queue = new SyncQueue(opts.logger, () => this.compactor.noteWork());
+    this.queue = new SyncQueue(opts.logger, {}, () => this.compactor.noteWork());
     this.scheduler = new Scheduler(opts.logger, engine.config.schedule.timezone);
     this.done = new Promise((r) => (this.resolveDone = r));
   }
@@ -76,7 +77,7 @@ export class Daemon {
     const lock = await acquireInstanceLock(socketPath, { logger: opts.logger });
     let engine: Engine;
     try {
-      engine = await openEngine(opts.loaded, { logger: opts.logger, deferProvider: true });
+      engine = await openEngine(opts.loaded, { logger: opts.logger, deferProvider: true, verifyIndexes: true });
     } catch (e) {
       lock.release();
       throw e;
@@ -188,6 +189,29 @@ export class Daemon {
     return true;
   }
 
+  /**
+   * Heartbeat: is the model file still there? The loaded model keeps working without it (it is in
+   * memory), but the next start could not load it. The built-in model is ours and is rebuilt; a
+   * configured model is the user's: it is reported, never touched. Returns a problem, or null.
+   */
+  async checkModelFile(): Promise<string | null> {
+    const st = this.engine.providerStatus;
+    if (st.state !== "ready" || !st.file) return null;
+    if (existsSync(st.file)) {
+      delete st.warning;
+      return null;
+    }
+    if (st.source === "builtin") {
+      const { ensureBuiltinModel } = await import("../embed/builtin/ensure.js");
+      await ensureBuiltinModel(modelsDir(this.engine.dataDir));
+      this.logger.warn({ file: st.file }, "the built-in model file was deleted; rebuilt it");
+      return null;
+    }
+    st.warning = `model file ${st.file} is gone (deleted or moved while cortexd runs): vectors continue from the loaded copy until the daemon restarts, then search is keyword-only until the file is back`;
+    this.logger.warn({ file: st.file }, "embedding model file is gone");
+    return st.warning;
+  }
+
   recordHeartbeat(r: HeartbeatResult): void {
     this.lastHeartbeat = Date.parse(r.at);
     this.heartbeats.push(r);
@@ -255,6 +279,7 @@ export class Daemon {
     this.stopping = (async () => {
       this.logger.info({ reason }, "cortexd stopping");
       this.scheduler.stop();
+      this.queue.close();
       await this.watcher?.close();
       await this.server?.close();
       await this.queue.drain();

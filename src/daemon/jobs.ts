@@ -23,6 +23,8 @@ export async function runHeartbeat(d: Daemon): Promise<string> {
     problems.push(`provider retry failed: ${(e as Error).message}`);
     return false;
   });
+  const modelProblem = await d.checkModelFile().catch((e: unknown) => `model file check failed: ${(e as Error).message}`);
+  if (modelProblem) problems.push(modelProblem);
   for (const ws of d.engine.workspaces) {
     try {
       ws.store.db.prepare("SELECT 1").get();

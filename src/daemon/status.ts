@@ -38,6 +38,7 @@ export function workspaceStatuses(engine: Engine, queue: SyncQueue): WorkspaceSt
       dirty: q.dirty,
       lastSync: q.lastSync ?? (w.store.getMeta("last_sync") ? new Date(Number(w.store.getMeta("last_sync"))).toISOString() : null),
       lastError: q.lastError,
+      ...(w.recovery ? { recovered: w.recovery } : {}),
     };
   });
 }
@@ -76,7 +77,7 @@ export function buildStatus(s: StatusSources): CortexStatus {
   const now = s.now ?? Date.now();
   const workspaces = workspaceStatuses(s.engine, s.queue);
   const emb = s.engine.providerStatus;
-  const healthy = emb.state !== "error" && workspaces.every((w) => !w.lastError) && (s.watcher.mode !== "off" || s.engine.config.daemon.watch === "off") &&
+  const healthy = emb.state !== "error" && !emb.warning && workspaces.every((w) => !w.lastError) && (s.watcher.mode !== "off" || s.engine.config.daemon.watch === "off") &&
     (s.heartbeats?.at(-1)?.db ?? true);
   return {
     version: s.version,
@@ -106,6 +107,7 @@ export function buildStatus(s: StatusSources): CortexStatus {
       ...(emb.model ? { model: emb.model } : {}),
       ...(emb.dims ? { dims: emb.dims } : {}),
       ...(emb.reason ? { reason: emb.reason } : {}),
+      ...(emb.warning ? { warning: emb.warning } : {}),
     },
     watcher: s.watcher,
     schedule: s.schedule.map((j) => ({ name: j.name, cron: j.cron, lastRun: j.lastRun, nextRun: j.nextRun, lastResult: j.lastResult })),

@@ -1,6 +1,8 @@
 import type { Logger } from "pino";
 import type { WorkspaceEngine } from "../engine/engine.js";
 import type { SyncOptions, SyncReport } from "../index/sync.js";
+import { describeWriteError } from "../index/write-errors.js";
+import { dirname } from "node:path";
 
 interface Lane {
   tail: Promise<unknown>;
@@ -8,25 +10,55 @@ interface Lane {
   dirty: Set<string>;
   lastSync: number | null;
   lastError: string | null;
+  /** Consecutive failed syncs, and the timer of the full-sync retry they scheduled. */
+  failures: number;
+  retry: NodeJS.Timeout | null;
+}
+
+export interface SyncRetryOptions {
+  /** First retry after this long; doubles per failure (default 1000 ms). */
+  baseMs?: number;
+  /** Longest wait between retries (default 60 000 ms). */
+  maxMs?: number;
 }
 
 /**
  * Serialises index writes per workspace: watcher batches, reconciles, RPC index.sync and backfills
- * run one after another, never concurrently on the same index.
+ * run one after another, never concurrently on the same index. A failed sync (a full disk, a
+ * read-only data dir) schedules a full sync of the workspace with backoff, so the changes it could
+ * not write are indexed once the fault is gone, without waiting for the next event or heartbeat.
  */
 export class SyncQueue {
   private readonly lanes = new Map<string, Lane>();
+  private closed = false;
 
   /** `onSynced` is told of every finished sync (the daemon gives memory back after bursts of work). */
   constructor(
     private readonly logger: Logger,
+    private readonly retry: SyncRetryOptions = {},
     private readonly onSynced?: () => void,
   ) {}
 
   private lane(name: string): Lane {
     let l = this.lanes.get(name);
-    if (!l) this.lanes.set(name, (l = { tail: Promise.resolve(), dirty: new Set(), lastSync: null, lastError: null }));
+    if (!l) this.lanes.set(name, (l = { tail: Promise.resolve(), dirty: new Set(), lastSync: null, lastError: null, failures: 0, retry: null }));
     return l;
+  }
+
+  private scheduleRetry(ws: WorkspaceEngine, lane: Lane): void {
+    if (this.closed || lane.retry) return;
+    const delay = Math.min(this.retry.maxMs ?? 60_000, (this.retry.baseMs ?? 1000) * 2 ** Math.min(lane.failures - 1, 16));
+    lane.retry = setTimeout(() => {
+      lane.retry = null;
+      void this.sync(ws).catch(() => {});
+    }, delay);
+    lane.retry.unref();
+  }
+
+  /** No more retries (the daemon is stopping). */
+  close(): void {
+    this.closed = true;
+    for (const l of this.lanes.values()) if (l.retry) clearTimeout(l.retry);
   }
 
   /** Queues a sync of a workspace (optionally of some paths only); resolves with its report. */
@@ -38,13 +70,18 @@ export class SyncQueue {
       try {
         const report = await ws.indexer.sync(opts);
         lane.lastSync = Date.now();
+        if (lane.failures) this.logger.warn({ workspace: ws.name, after: lane.failures }, "indexing works again");
         lane.lastError = null;
+        lane.failures = 0;
         this.onSynced?.();
         this.logger.debug({ workspace: ws.name, added: report.added, changed: report.changed, removed: report.removed, ms: report.ms }, "synced");
         return report;
       } catch (e) {
-        lane.lastError = (e as Error).message;
-        this.logger.error({ workspace: ws.name, err: (e as Error).message }, "sync failed");
+        lane.lastError = describeWriteError(e, dirname(ws.dbPath));
+        lane.failures++;
+        this.logger.error({ workspace: ws.name, err: lane.lastError, failures: lane.failures }, "sync failed");
+        // The paths of this sync were taken off the dirty set: a full sync later finds them again.
+        this.scheduleRetry(ws, lane);
         throw e;
       }
     });

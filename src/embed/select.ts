@@ -1,4 +1,5 @@
-import { join } from "node:path";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
 import type { Logger } from "pino";
 import type { EmbeddingConfig } from "../config/schema.js";
 import type { EmbeddingProvider } from "./provider.js";
@@ -15,6 +16,10 @@ export interface ProviderStatus {
   reason?: string;
   /** "configured" | "builtin" */
   source?: "configured" | "builtin";
+  /** The model file in use (local GGUF paths and the built-in model), checked by the heartbeat. */
+  file?: string;
+  /** Vectors work but something needs attention (e.g. the model file was deleted while running). */
+  warning?: string;
 }
 
 export interface SelectedProvider {
@@ -34,11 +39,16 @@ export function modelsDir(dataDir: string): string {
   return join(dataDir, "models");
 }
 
-function ready(p: EmbeddingProvider, cfg: EmbeddingConfig, source: "configured" | "builtin"): SelectedProvider {
+function ready(p: EmbeddingProvider, cfg: EmbeddingConfig, source: "configured" | "builtin", file?: string): SelectedProvider {
   return {
     provider: p,
-    status: { state: "ready", provider: cfg.provider, model: p.modelName, identity: p.identity, dims: p.dims, source },
+    status: { state: "ready", provider: cfg.provider, model: p.modelName, identity: p.identity, dims: p.dims, source, ...(file ? { file } : {}) },
   };
+}
+
+/** The file a configured local model is read from (hf: URIs live in a cache: not tracked). */
+function configuredFile(cfg: EmbeddingConfig): string | undefined {
+  return cfg.model && !cfg.model.startsWith("hf:") ? resolve(cfg.model.replace(/^~(?=\/|$)/, homedir())) : undefined;
 }
 
 async function loadConfigured(cfg: EmbeddingConfig, opts: SelectOptions): Promise<EmbeddingProvider> {
@@ -75,7 +85,7 @@ export async function selectProvider(cfg: EmbeddingConfig, opts: SelectOptions):
   if (cfg.provider === "openai-compatible" || cfg.provider === "ollama") return selectRemote(cfg, opts);
   if (cfg.model) {
     try {
-      return ready(await loadConfigured(cfg, opts), cfg, "configured");
+      return ready(await loadConfigured(cfg, opts), cfg, "configured", configuredFile(cfg));
     } catch (e) {
       const reason = `configured model ${cfg.model} failed to load: ${(e as Error).message}`;
       opts.logger?.error({ model: cfg.model, err: (e as Error).message }, "embedding model failed to load; keyword search only");
@@ -89,7 +99,8 @@ export async function selectProvider(cfg: EmbeddingConfig, opts: SelectOptions):
     };
   }
   try {
-    return ready(await loadBuiltin(cfg, opts), cfg, "builtin");
+    const { builtinModelPath } = await import("./builtin/ensure.js");
+    return ready(await loadBuiltin(cfg, opts), cfg, "builtin", builtinModelPath(modelsDir(opts.dataDir)));
   } catch (e) {
     const reason = `built-in model unavailable: ${(e as Error).message}`;
     opts.logger?.warn({ err: (e as Error).message }, "built-in embedding model unavailable; keyword search only");

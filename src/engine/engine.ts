@@ -4,7 +4,7 @@ import type { LoadedConfig } from "../config/load.js";
 import type { Config, WorkspaceConfig } from "../config/schema.js";
 import { selectProvider, type ProviderStatus, type SelectedProvider } from "../embed/select.js";
 import type { EmbeddingProvider } from "../embed/provider.js";
-import { openDatabase } from "../index/db.js";
+import { openIndexChecked, type IndexRecovery } from "../index/open-checked.js";
 import { IndexStore } from "../index/store.js";
 import { Indexer } from "../index/sync.js";
 import { Searcher } from "../search/searcher.js";
@@ -22,6 +22,8 @@ export interface WorkspaceEngine {
   store: IndexStore;
   indexer: Indexer;
   searcher: Searcher;
+  /** Set when the index was found damaged at open, moved aside and started afresh (the next sync rebuilds it). */
+  recovery?: IndexRecovery;
 }
 
 /** Everything a command or the daemon needs, built from a config: dependencies are wired here only. */
@@ -46,6 +48,8 @@ export interface OpenEngineOptions {
   logger?: Logger;
   clock?: () => number;
   onModelBuildProgress?: (p: { phase: string; done: number; total: number }) => void;
+  /** Run SQLite's quick_check on each index at open (the daemon and `cortexd index`); damage is always detected when SQLite reports it. */
+  verifyIndexes?: boolean;
 }
 
 export function indexPath(dataDir: string, namespace: string): string {
@@ -70,7 +74,8 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
     if (names.has(name)) throw new Error(`two workspaces share the namespace "${name}": give one a different "name" in the config`);
     names.add(name);
     const dbPath = indexPath(dataDir, name);
-    const store = new IndexStore(openDatabase(dbPath), name, clock);
+    const { opened, recovery } = openIndexChecked(dbPath, { quickCheck: opts.verifyIndexes ?? false, logger, clock });
+    const store = new IndexStore(opened, name, clock);
     const target: ScanTarget = { root: w.path, transcriptDirs: w.transcriptDirs, extraPaths: w.extraPaths };
     const indexer = new Indexer({
       store,
@@ -87,7 +92,7 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
       config: config.search,
       ...(selected.status.reason ? { providerUnavailable: selected.status.reason } : {}),
     });
-    return { name, root: w.path, config: w, target, dbPath, store, indexer, searcher };
+    return { name, root: w.path, config: w, target, dbPath, store, indexer, searcher, ...(recovery ? { recovery } : {}) };
   });
   const engine: Engine = {
     config,

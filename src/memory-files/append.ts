@@ -1,5 +1,5 @@
 import { constants } from "node:fs";
-import { mkdir, open, readFile, type FileHandle } from "node:fs/promises";
+import { mkdir, open, readFile, unlink, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 
 /**
@@ -50,6 +50,38 @@ export interface AppendOptions {
   header?: string;
 }
 
+/** An append that did not happen (e.g. the disk is full): nothing of it is left in the file. */
+export class AppendError extends Error {
+  override name = "AppendError";
+  readonly code: string | undefined;
+  constructor(
+    readonly path: string,
+    cause: NodeJS.ErrnoException,
+  ) {
+    const why =
+      cause.code === "ENOSPC" || cause.code === "EDQUOT"
+        ? "the disk is full (free some space and save again)"
+        : cause.code === "EROFS" || cause.code === "EACCES" || cause.code === "EPERM"
+          ? "the file or its directory is not writable"
+          : cause.message;
+    super(`could not append to ${path}: ${why} [${cause.code ?? "error"}]; nothing was written`, { cause });
+    this.code = cause.code;
+  }
+}
+
+/**
+ * A write that failed half-way (ENOSPC after some bytes) would leave half an entry: cut the file
+ * back to where it was, but only if the file still ends with exactly our bytes (nobody appended
+ * after them), so no one else's line is ever removed.
+ */
+async function undoPartialAppend(fh: FileHandle, sizeBefore: number, written: number): Promise<void> {
+  try {
+    if ((await fh.stat()).size === sizeBefore + written) await fh.truncate(sizeBefore);
+  } catch {
+    // best effort: the entry may remain incomplete, which the error says
+  }
+}
+
 /** Appends lines (without trailing newlines) as one write; see the module comment. */
 export async function appendLines(absPath: string, lines: readonly string[], opts: AppendOptions = {}): Promise<AppendResult> {
   await mkdir(dirname(absPath), { recursive: true });
@@ -78,12 +110,21 @@ export async function appendLines(absPath: string, lines: readonly string[], opt
     prefixBytes = Buffer.byteLength(prefix);
     buf = Buffer.from(prefix + lines.join("\n") + "\n", "utf8");
     let off = 0;
-    while (off < buf.length) {
-      const { bytesWritten } = await fh.write(buf, off, buf.length - off);
-      off += bytesWritten;
+    try {
+      while (off < buf.length) {
+        const { bytesWritten } = await fh.write(buf, off, buf.length - off);
+        off += bytesWritten;
+      }
+      // On disk before we say it is saved: an acknowledged entry survives a crash of the machine too.
+      await fh.datasync();
+    } catch (e) {
+      if (off > 0) await undoPartialAppend(fh, sizeBefore, off);
+      // A file this call created and could not fill is removed again (it is empty).
+      if (created && (await fh.stat().then((st) => st.size === 0, () => false))) await unlink(absPath).catch(() => undefined);
+      throw new AppendError(absPath, e as NodeJS.ErrnoException);
     }
   } finally {
-    await fh.close();
+    await fh.close().catch(() => undefined);
   }
   // Where did it land? At or after the size we saw (O_APPEND), normally exactly there.
   const result: AppendResult = { absPath, created, bytes: buf.length };

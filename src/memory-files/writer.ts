@@ -146,7 +146,12 @@ export class MemoryWriter {
     }
     for (const r of reserved) this.inflight.delete(r.rec);
     release(); // duplicates waiting on these entries can now say where they are
-    this.state.save(ws.name);
+    try {
+      this.state.save(ws.name);
+    } catch {
+      // The entry is in the file; only the dedupe record could not be persisted (e.g. the data dir
+      // is full or read-only). It stays in memory, and a failure here must not report the save as lost.
+    }
     return { key, absPath, written, duplicates: await dupsOut(), append };
   }
 }

@@ -211,6 +211,8 @@ export interface WorkspaceStatus {
   dirty: number;
   lastSync: string | null;
   lastError: string | null;
+  /** The index was found damaged when the daemon started: moved aside and rebuilt from the files. */
+  recovered?: { at: string; reason: string; movedTo: string };
 }
 
 export interface IndexStatusResult {
@@ -238,7 +240,7 @@ export interface CortexStatus {
   uptimeMs: number;
   rssBytes: number;
   workspaces: WorkspaceStatus[];
-  embedding: { state: string; provider: string; model?: string; dims?: number; reason?: string };
+  embedding: { state: string; provider: string; model?: string; dims?: number; reason?: string; warning?: string };
   watcher: { mode: "watching" | "polling" | "off"; reason?: string; events: number; lastEventAt: string | null };
   schedule: { name: string; cron: string; lastRun: string | null; nextRun: string | null; lastResult: string | null }[];
   lastHeartbeat: string | null;

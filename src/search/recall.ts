@@ -97,10 +97,14 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
     ...(k.hit.supersededBy ? { supersededBy: k.hit.supersededBy } : {}),
   }));
   if (req.record !== false && kept.length > 0) {
-    store.recordRecalls(
-      sha256(req.query.trim().toLowerCase()),
-      kept.map((k) => ({ hash: k.hit.hash ?? chunkHash(k.hit.text ?? ""), path: k.hit.path, startLine: k.hit.startLine, endLine: k.hit.endLine })),
-    );
+    try {
+      store.recordRecalls(
+        sha256(req.query.trim().toLowerCase()),
+        kept.map((k) => ({ hash: k.hit.hash ?? chunkHash(k.hit.text ?? ""), path: k.hit.path, startLine: k.hit.startLine, endLine: k.hit.endLine })),
+      );
+    } catch {
+      // The access log only feeds promotion: a full or read-only disk must not cost the agent its recall.
+    }
   }
   return { context: formatRecallBlock(kept.map((k) => k.line)), memories, memory_count: memories.length, tokens_used: kept.length ? used : 0 };
 }

@@ -31,9 +31,11 @@ export function registerIndex(program: Command): void {
     .option("--all", "index every configured workspace")
     .action(async (_o: IndexOptions, cmd: Command) => {
       const opts = cmd.optsWithGlobals<IndexOptions>();
-      const engine = await openCliEngine(opts, { onModelBuildProgress: modelBuildProgress(!opts.json) });
+      const engine = await openCliEngine(opts, { onModelBuildProgress: modelBuildProgress(!opts.json), verifyIndexes: true });
       try {
         const targets = opts.all ? engine.workspaces : [selectWorkspace(engine, opts)];
+        const recovered = engine.workspaces.flatMap((w) => (w.recovery ? [{ workspace: w.name, ...w.recovery }] : []));
+        if (!opts.json) for (const r of recovered) console.error(`index of ${r.workspace} was damaged (${r.reason}): moved to ${r.movedTo}; rebuilding it from the files`);
         const reports: SyncReport[] = [];
         for (const ws of targets) {
           const bar = syncProgressBar(!opts.json);
@@ -45,7 +47,7 @@ export function registerIndex(program: Command): void {
         }
         const status = engine.providerStatus;
         if (opts.json) {
-          printJson({ reports, embedding: status });
+          printJson({ reports, embedding: status, ...(recovered.length ? { recovered } : {}) });
           return;
         }
         reports.forEach((r, i) => console.log(describe(r, targets[i]!.root)));

@@ -39,6 +39,7 @@ function describeRunning(st: CortexStatus): string {
       ? `embedding: ${e.model} (${e.dims} dims, provider ${e.provider})`
       : `embedding: ${e.state === "error" ? "ERROR" : "keyword-only"}: ${e.reason ?? "no provider"}`,
   );
+  if (e.warning) lines.push(`           WARNING: ${e.warning}`);
   lines.push(`watcher:   ${st.watcher.mode}${st.watcher.reason ? ` (${st.watcher.reason})` : ""}, ${st.watcher.events} events, last ${ago(st.watcher.lastEventAt)}`);
   lines.push(`knowledge: ${st.knowledgeState.maturity} (tier ${st.knowledgeState.tier}), ${st.knowledgeState.totalSessions} sessions`);
   lines.push("workspaces:");
@@ -47,6 +48,7 @@ function describeRunning(st: CortexStatus): string {
     lines.push(
       `    ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors, ${w.pending} pending, ${w.dirty} dirty; last sync ${ago(w.lastSync)}${w.lastError ? `; LAST ERROR: ${w.lastError}` : ""}`,
     );
+    if (w.recovered) lines.push(`    INDEX REBUILT: it was damaged at start (${w.recovered.reason}); moved to ${w.recovered.movedTo} ${ago(w.recovered.at)}`);
   }
   lines.push("schedule:");
   for (const j of st.schedule) {
@@ -74,6 +76,8 @@ interface OfflineWorkspace {
   chunks?: number;
   vectors?: number;
   model?: string | null;
+  /** The index could not be read (e.g. damaged: the daemon moves it aside and rebuilds it at start). */
+  error?: string;
 }
 
 /** What can be said without the daemon: the config and the indexes on disk. */
@@ -83,12 +87,15 @@ function offlineWorkspaces(opts: GlobalOptions): { workspaces: OfflineWorkspace[
     const name = w.name ?? defaultNamespace(w.path);
     const db = indexPath(loaded.dataDir, name);
     if (!existsSync(db)) return { name, root: w.path, indexed: false };
-    const store = new IndexStore(openDatabase(db, { readonly: true }), name);
+    let store: IndexStore | undefined;
     try {
+      store = new IndexStore(openDatabase(db, { readonly: true }), name);
       const c = store.counts();
       return { name, root: w.path, indexed: true, files: c.files, chunks: c.chunks, vectors: c.vectors, model: store.getVectorIdentity()?.model ?? null };
+    } catch (e) {
+      return { name, root: w.path, indexed: true, error: `index unreadable: ${(e as Error).message}` };
     } finally {
-      store.close();
+      store?.close();
     }
   });
   return { workspaces, configFile: loaded.file };
@@ -127,7 +134,7 @@ export function registerStatus(program: Command): void {
         console.log("workspaces (from the indexes on disk):");
         for (const w of offline.workspaces) {
           console.log(`  ${w.name}  ${w.root}`);
-          console.log(w.indexed ? `    ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors${w.model ? ` (${w.model})` : ""}` : "    not indexed yet");
+          console.log(w.error ? `    ${w.error} (the daemon moves a damaged index aside and rebuilds it when it starts)` : w.indexed ? `    ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors${w.model ? ` (${w.model})` : ""}` : "    not indexed yet");
         }
       }
       process.exitCode = code;

@@ -1,0 +1,25 @@
+/**
+ * Index write failures a person can act on, named plainly: a full disk and a read-only data dir.
+ * Anything else keeps SQLite's own message.
+ */
+export type WriteFault = "disk-full" | "read-only";
+
+export function writeFault(e: unknown): WriteFault | null {
+  const code = String((e as { code?: unknown }).code ?? "");
+  if (code === "SQLITE_FULL" || code === "ENOSPC" || code === "EDQUOT" || code.startsWith("SQLITE_IOERR_WRITE")) return "disk-full";
+  if (code.startsWith("SQLITE_READONLY") || code === "EROFS" || code === "EACCES" || code === "EPERM") return "read-only";
+  return null;
+}
+
+/** "disk full: …" / "read-only: …" with what still works and what to do; else the error's message. */
+export function describeWriteError(e: unknown, where: string): string {
+  const msg = (e as Error).message ?? String(e);
+  switch (writeFault(e)) {
+    case "disk-full":
+      return `disk full: cannot write the index in ${where} (${msg}); searches answer from the index as it is, changes are indexed again once space is freed`;
+    case "read-only":
+      return `read-only: cannot write the index in ${where} (${msg}); searches answer from the index as it is, changes are indexed again once it is writable`;
+    default:
+      return msg;
+  }
+}
