@@ -38,6 +38,7 @@ export function workspaceStatuses(engine: Engine, queue: SyncQueue): WorkspaceSt
       dirty: q.dirty,
       lastSync: q.lastSync ?? (w.store.getMeta("last_sync") ? new Date(Number(w.store.getMeta("last_sync"))).toISOString() : null),
       lastError: q.lastError,
+      ...w.indexer.issues.summary(),
     };
   });
 }

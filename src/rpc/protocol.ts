@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { SearchResponse } from "../search/types.js";
 import type { SyncReport } from "../index/sync.js";
+import type { IssueSummary } from "../workspace/issues.js";
 import type { ConsolidationReport } from "../consolidate/report.js";
 import type { PromotionCandidate } from "../consolidate/promotion.js";
 
@@ -211,6 +212,10 @@ export interface WorkspaceStatus {
   dirty: number;
   lastSync: string | null;
   lastError: string | null;
+  /** Files not indexed (binary, too large, unreadable, symlink out, ...): counts by reason, examples. */
+  skipped: IssueSummary;
+  /** Files indexed with a loss (invalid UTF-8 replaced). */
+  repaired: IssueSummary;
 }
 
 export interface IndexStatusResult {

@@ -7,6 +7,7 @@ import { openDatabase } from "../../index/db.js";
 import { IndexStore } from "../../index/store.js";
 import type { CortexStatus } from "../../rpc/protocol.js";
 import { VERSION } from "../../version.js";
+import { formatByReason } from "../../workspace/issues.js";
 import { defaultNamespace } from "../../workspace/namespace.js";
 import { loadForCli, printJson, type GlobalOptions } from "../context.js";
 
@@ -47,6 +48,8 @@ function describeRunning(st: CortexStatus): string {
     lines.push(
       `    ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors, ${w.pending} pending, ${w.dirty} dirty; last sync ${ago(w.lastSync)}${w.lastError ? `; LAST ERROR: ${w.lastError}` : ""}`,
     );
+    if (w.skipped?.total) lines.push(`    skipped ${w.skipped.total} files: ${formatByReason(w.skipped.byReason)} (e.g. ${w.skipped.examples[0]!.path})`);
+    if (w.repaired?.total) lines.push(`    indexed with a loss ${w.repaired.total} files: ${formatByReason(w.repaired.byReason)} (e.g. ${w.repaired.examples[0]!.path})`);
   }
   lines.push("schedule:");
   for (const j of st.schedule) {
