@@ -85,6 +85,10 @@ async function raw(path: string): Promise<Raw> {
     closed,
   };
 }
+async function waitClosed(c: CortexClient): Promise<void> {
+  for (let i = 0; i < 100 && !c.closed; i++) await sleep(10);
+  expect(c.closed).toBe(true);
+}
 const req = (id: unknown, method: string, params?: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n";
 
 describe("rpc server + client", () => {
@@ -283,17 +287,41 @@ describe("rpc server + client", () => {
     for (const r of idle) r.socket.destroy();
   });
 
-  it("past maxConnections a client gets -32006 and is closed", async () => {
+  it("past maxConnections with every connection busy, a client gets -32006 and is closed", async () => {
     const s = await serve({ maxConnections: 2 });
     const a = await CortexClient.connect(s.socketPath);
     const b = await CortexClient.connect(s.socketPath);
-    await a.call("daemon.ping");
-    await b.call("daemon.ping");
+    const slow = [a.call("memory.search", { query: "sleep:400" }), b.call("memory.search", { query: "sleep:400" })];
+    await sleep(30);
     const probe = await probeDaemon(s.socketPath, 1000);
     expect(probe.up).toBe(false);
     expect(probe.up === false && probe.detail).toContain("-32006");
+    expect((await Promise.all(slow)).map((r) => r.fallback)).toEqual(["sleep:400", "sleep:400"]); // the busy ones were kept
     a.close();
     b.close();
+  });
+
+  it("past maxConnections, the longest-idle connection makes room (idle and stalled clients cannot lock others out)", async () => {
+    const s = await serve({ maxConnections: 3 });
+    const oldest = await raw(s.socketPath);
+    oldest.send('{"jsonrpc":"2.0","id":1,'); // stalled mid-line
+    await sleep(10);
+    const mid = await CortexClient.connect(s.socketPath);
+    await mid.call("daemon.ping");
+    await sleep(10);
+    const newest = await CortexClient.connect(s.socketPath);
+    await newest.call("daemon.ping");
+    const third = await CortexClient.connect(s.socketPath);
+    expect((await third.call("daemon.ping")).pong).toBe(true);
+    await oldest.closed; // it went first
+    expect(mid.closed).toBe(false);
+    // then the next-longest idle one (mid) for the next newcomer
+    expect((await withClient(s.socketPath, (c) => c.call("daemon.ping"))).pong).toBe(true);
+    await waitClosed(mid);
+    expect((await newest.call("daemon.ping")).pong).toBe(true);
+    expect((await third.call("daemon.ping")).pong).toBe(true);
+    newest.close();
+    third.close();
   });
 
   it("close() lets in-flight requests finish, refuses new ones, and unlinks the socket", async () => {

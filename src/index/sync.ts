@@ -1,4 +1,3 @@
-import { lstatSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
 import type { Logger } from "pino";
@@ -10,7 +9,7 @@ import { chainedHash, type ChainedHash } from "../util/chained-hash.js";
 import { chunkHash } from "../util/hash.js";
 import { ReadFileError, readRegularFile } from "../util/read-regular.js";
 import type { RepairedFile, SkipKind, SkippedFile } from "../workspace/issues.js";
-import { scanWorkspace, statOne, type ScanTarget, type WorkspaceFile } from "../workspace/scan.js";
+import { scanWorkspace, statOne, tryLstat, type ScanTarget, type WorkspaceFile } from "../workspace/scan.js";
 import { checkText } from "../ingest/decode.js";
 import { embedThroughCache } from "./embed-cache.js";
 import { FileIssues, stampOf, type Stamp } from "./file-issues.js";
@@ -187,7 +186,7 @@ export class Indexer {
         if (file && !disk.some((f) => f.path === file.path)) disk.push(file);
         const key = file?.path ?? keyFor(root, abs);
         // A path that is gone (not one statOne refused, e.g. a symlink out) loses its issue entry.
-        if (file || !lstatSync(abs, { throwIfNoEntry: false })) looked.push(key);
+        if (file || !tryLstat(abs)) looked.push(key);
         const row = store.getFile(key);
         if (row) indexed.set(key, row);
       }

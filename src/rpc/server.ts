@@ -13,7 +13,9 @@ import { SocketPathTooLongError, maxSocketPathBytes } from "./socket-path.js";
  * Bounded per connection: a line may not exceed maxRequestBytes (-32005, then the connection is closed),
  * a started line must finish within lineTimeoutMs, at most MAX_INFLIGHT requests run at once (reading
  * pauses beyond that, and while the client is not reading our responses), idle connections close after
- * idleTimeoutMs.
+ * idleTimeoutMs. At most maxConnections at once: when full, the connection idle the longest (nothing
+ * in flight, nothing unread) is closed to make room, so a pile of idle or stalled clients cannot lock
+ * a real one out; only when every connection is busy is a new one refused (-32006).
  */
 
 export interface RequestContext {
@@ -49,7 +51,7 @@ export interface RpcServerOptions {
   idleTimeoutMs?: number;
   /** Close a connection whose started line is not finished within this long. Default 10 s. */
   lineTimeoutMs?: number;
-  /** Further connections get a -32006 error and are closed. Default 256. */
+  /** Connections at once (beyond it the longest-idle one is closed, or, all busy, the new one refused). Default 256. */
   maxConnections?: number;
   /** close() waits this long for in-flight requests before dropping connections. Default 3 s. */
   closeGraceMs?: number;
@@ -85,6 +87,8 @@ interface Conn {
   done: boolean;
   /** The client half-closed: answer what is pending (an unterminated last line too), then end. */
   ended: boolean;
+  /** Last time bytes came in or a response went out (performance.now()). */
+  lastActive: number;
 }
 
 export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer> {
@@ -104,7 +108,25 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
   let closing = false;
   let idleWaiters: (() => void)[] = [];
 
+  /** The connection idle the longest, among those with nothing in flight and nothing unread. */
+  function longestIdle(): Conn | undefined {
+    let best: Conn | undefined;
+    for (const c of conns) {
+      if (c.inflight > 0 || c.unscanned.length > 0 || c.writeBlocked) continue;
+      if (!best || c.lastActive < best.lastActive) best = c;
+    }
+    return best;
+  }
+
   const server = createServer({ allowHalfOpen: true }, (socket) => {
+    if (!closing && conns.size >= maxConnections) {
+      const idle = longestIdle();
+      if (idle) {
+        logger?.debug({ conn: idle.id, connections: conns.size }, "rpc connection limit reached: closing the longest-idle connection");
+        conns.delete(idle); // room now; its close event follows
+        idle.socket.destroy();
+      }
+    }
     if (closing || conns.size >= maxConnections) {
       const message = closing ? "cortexd is shutting down" : `too many connections (limit ${maxConnections})`;
       const code = closing ? ErrorCodes.ShuttingDown : ErrorCodes.TooManyConnections;
@@ -123,6 +145,7 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
       writeBlocked: false,
       done: false,
       ended: false,
+      lastActive: performance.now(),
     };
     conns.add(conn);
     logger?.debug({ conn: conn.id }, "rpc connection opened");
@@ -147,6 +170,7 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
     });
     socket.on("data", (chunk: Buffer) => {
       if (conn.done) return; // discarding after a fatal error
+      conn.lastActive = performance.now();
       conn.unscanned.push(chunk);
       pump(conn);
     });
@@ -236,6 +260,7 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
     const started = Date.now();
     handleText(text, { connectionId: conn.id })
       .then((out) => {
+        conn.lastActive = performance.now();
         if (out !== null && !conn.socket.destroyed && conn.socket.writable) {
           if (!conn.socket.write(out + "\n")) conn.writeBlocked = true;
         }

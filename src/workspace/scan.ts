@@ -31,11 +31,20 @@ const IGNORED_DIRS = new Set(["node_modules"]);
 
 // The scan uses sync fs calls: for thousands of small stats they are several times faster than the
 // promise API, and a scan of 2,000 files blocks for only ~10 ms.
+// Any failure (gone, ENAMETOOLONG, ELOOP, EACCES, a NUL in the path) means "not a usable file".
 function tryStat(p: string): Stats | null {
-  return statSync(p, { throwIfNoEntry: false }) ?? null;
+  try {
+    return statSync(p, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
+  }
 }
-function tryLstat(p: string): Stats | null {
-  return lstatSync(p, { throwIfNoEntry: false }) ?? null;
+export function tryLstat(p: string): Stats | null {
+  try {
+    return lstatSync(p, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
+  }
 }
 function tryRealpath(p: string): string | null {
   try {
