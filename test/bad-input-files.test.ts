@@ -1,7 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { closeSync, openSync, readFileSync, rmSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "./helpers/cli.js";
+import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { openTestIndex, tempDir, writeFiles } from "./helpers/workspace.js";
 
 /**
@@ -101,16 +103,25 @@ describe("bad files", () => {
       "memory/headings.md": Array.from({ length: 20_000 }, (_, i) => `${"#".repeat((i % 6) + 1)} h${i}\n[[[[((((${"`".repeat(i % 5)}`).join("\n"),
       "memory/fences.md": "```\n".repeat(30_001) + "fencedtail\n",
       "MEMORY.md": "- " + "y ".repeat(500_000) + "curatedline\n",
+      // a transcript with a 1 MB message line, and a line of JSON nested 100,000 deep
+      "sessions/big.jsonl":
+        JSON.stringify({ role: "user", content: "z ".repeat(500_000) + "longmessage" }) +
+        "\n" +
+        "[".repeat(100_000) + "]".repeat(100_000) +
+        "\n" +
+        JSON.stringify({ role: "assistant", content: "after the nesting comes the albatross" }) +
+        "\n",
     });
     const idx = openTestIndex(root, null);
     const t0 = Date.now();
     const r = await idx.indexer.sync();
     expect(Date.now() - t0).toBeLessThan(15_000);
-    expect(r.added).toBe(7);
+    expect(r.added).toBe(8);
     expect(r.skipped).toEqual([]);
-    const longest = idx.store.db.prepare(`SELECT max(length(text)) AS n FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path IN ('memory/oneline.md', 'memory/nospace.md', 'MEMORY.md')`).get() as { n: number };
+    expect(r.malformedLines).toBe(1); // the nested array is not a message
+    const longest = idx.store.db.prepare(`SELECT max(length(text)) AS n FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path IN ('memory/oneline.md', 'memory/nospace.md', 'MEMORY.md', 'sessions/big.jsonl')`).get() as { n: number };
     expect(longest.n).toBeLessThan(10_000);
-    for (const q of ["zebrafinch", "wombatine", "deepquote", "nestedlist", "h19999", "fencedtail", "curatedline"]) {
+    for (const q of ["zebrafinch", "wombatine", "deepquote", "nestedlist", "h19999", "fencedtail", "curatedline", "longmessage", "albatross"]) {
       expect((await idx.searcher.search({ query: q })).results.length, q).toBeGreaterThan(0);
     }
     idx.close();
@@ -176,5 +187,45 @@ describe("bad files", () => {
     expect(idx.indexer.issues.summary().skipped.total).toBe(0);
     expect(readFileSync(join(root, "memory/n00.md"), "utf8")).toBe("note 0 about the capybara");
     idx.close();
+  });
+});
+
+describe("skipped files in status (real daemon)", () => {
+  let d: TestDaemon | undefined;
+  afterEach(async () => {
+    await d?.stop();
+  });
+
+  it("cortex.status and `cortexd status` count skipped files by reason; each is logged once, not on every sync", async () => {
+    const root = tempDir();
+    const outside = tempDir();
+    writeFiles(outside, { "x.md": "outside" });
+    writeFiles(root, { "memory/2026-01-05.md": "- the gannet note" });
+    writeFileSync(join(root, "memory/blob.md"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 0, 0]));
+    writeFileSync(join(root, "memory/latin1.md"), Buffer.from("r\xe9sum\xe9 of the gannet survey\n", "latin1"));
+    symlinkSync(join(outside, "x.md"), join(root, "memory/out.md"));
+    d = await startDaemon({ config: { workspaces: [{ path: root }], daemon: { debounceMs: 50, settleMs: 20 } } });
+    const daemon = d;
+    await waitUntil(async () => (await daemon.call("cortex.status", {})).workspaces[0]!.skipped.total === 2);
+    await d.call("index.sync", {});
+    await d.call("index.sync", { force: true });
+    const w = (await d.call("cortex.status", {})).workspaces[0]!;
+    expect(w.skipped).toMatchObject({ total: 2, byReason: { binary: 1, "symlink-outside": 1 } });
+    expect(w.skipped.examples).toEqual([
+      { path: "memory/blob.md", reason: "binary: binary content (NUL bytes)" },
+      { path: "memory/out.md", reason: "symlink-outside: symlink leads outside the workspace" },
+    ]);
+    expect(w.repaired).toMatchObject({ total: 1, byReason: { "invalid-utf8": 1 } });
+    expect((await d.call("index.status", {})).workspaces[0]!.skipped.total).toBe(2);
+    const logged = d
+      .stderr()
+      .split("\n")
+      .filter((l) => l.includes("file skipped, not indexed"))
+      .map((l) => (JSON.parse(l) as { path: string; kind: string }).path)
+      .sort();
+    expect(logged).toEqual(["memory/blob.md", "memory/out.md"]); // once each, across three syncs
+    const cli = runCli(["status"], d.env);
+    expect(cli.stdout).toContain("not indexed: 2 files (binary 1, symlink-outside 1), e.g. memory/blob.md");
+    expect(cli.stdout).toContain("indexed with a loss: 1 file (invalid-utf8 1), e.g. memory/latin1.md");
   });
 });

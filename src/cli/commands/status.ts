@@ -48,8 +48,9 @@ function describeRunning(st: CortexStatus): string {
     lines.push(
       `    ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors, ${w.pending} pending, ${w.dirty} dirty; last sync ${ago(w.lastSync)}${w.lastError ? `; LAST ERROR: ${w.lastError}` : ""}`,
     );
-    if (w.skipped?.total) lines.push(`    skipped ${w.skipped.total} files: ${formatByReason(w.skipped.byReason)} (e.g. ${w.skipped.examples[0]!.path})`);
-    if (w.repaired?.total) lines.push(`    indexed with a loss ${w.repaired.total} files: ${formatByReason(w.repaired.byReason)} (e.g. ${w.repaired.examples[0]!.path})`);
+    const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`;
+    if (w.skipped?.total) lines.push(`    not indexed: ${files(w.skipped.total)} (${formatByReason(w.skipped.byReason)}), e.g. ${w.skipped.examples[0]!.path}`);
+    if (w.repaired?.total) lines.push(`    indexed with a loss: ${files(w.repaired.total)} (${formatByReason(w.repaired.byReason)}), e.g. ${w.repaired.examples[0]!.path}`);
   }
   lines.push("schedule:");
   for (const j of st.schedule) {
