@@ -175,6 +175,37 @@ describe.skipIf(!linux)("socket floods against a real daemon", () => {
     expect((await d.call("memory.search", { query: "toucan" })).results).toHaveLength(1);
   });
 
+  it("200 connections each holding an unfinished ~1 MiB line: the server-wide budget (64 MiB) keeps RSS bounded", async () => {
+    const root = tempDir();
+    writeFiles(root, { "memory/2026-01-05.md": "- the puffin note" });
+    const d = await daemonOn(root);
+    const pid = d.child.pid!;
+    await d.call("daemon.ping", {});
+    const rss0 = rssMB(pid);
+    const conns: Conn[] = [];
+    const part = '{"jsonrpc":"2.0","id":1,"method":"memory.search","params":{"query":"' + "p".repeat(1024 * 1024 - 200);
+    let refused = 0;
+    for (let i = 0; i < 200; i++) {
+      const c = await connect(d.socket);
+      c.next(60_000).then(
+        (r) => r.error?.code === ErrorCodes.RequestTooLarge && refused++,
+        () => {},
+      );
+      c.socket.write(part);
+      conns.push(c);
+      if (i % 20 === 19) await sleep(20);
+    }
+    await sleep(500);
+    const rss1 = rssMB(pid);
+    console.log(`[budget] 200 × 1 MiB unfinished lines: ${refused} connections refused (-32005), RSS ${rss0.toFixed(1)} → ${rss1.toFixed(1)} MB`);
+    expect(refused).toBeGreaterThan(100); // the rest of them did not fit the budget
+    expect(rss1 - rss0).toBeLessThan(140); // 64 MiB of held lines plus socket buffers and garbage not yet collected
+    const fresh = await connect(d.socket);
+    fresh.send(JSON.stringify({ jsonrpc: "2.0", id: "q", method: "memory.search", params: { query: "puffin" } }) + "\n");
+    expect((await fresh.next()).result.results).toHaveLength(1);
+    for (const c of [...conns, fresh]) c.socket.destroy();
+  });
+
   it("a FIFO named *.jsonl as transcript_path is refused, not waited on", async () => {
     const root = tempDir();
     const fifo = join(tempDir(), "stuck.jsonl");

@@ -244,6 +244,27 @@ describe("rpc server + client", () => {
     other.close();
   });
 
+  it("unfinished lines over the server-wide budget: the connection holding the most gets -32005 and is closed, the others stay", async () => {
+    const s = await serve({ maxRequestBytes: 64 * 1024, maxBufferedBytes: 100 * 1024 });
+    const small = await raw(s.socketPath);
+    const big = await raw(s.socketPath);
+    small.send('{"jsonrpc":"2.0","id":1,"method":"memory.search","params":{"query":"' + "a".repeat(20 * 1024));
+    big.send('{"jsonrpc":"2.0","id":2,"method":"memory.search","params":{"query":"' + "b".repeat(60 * 1024));
+    await sleep(50);
+    const third = await raw(s.socketPath);
+    third.send('{"jsonrpc":"2.0","id":3,"method":"memory.search","params":{"query":"' + "c".repeat(30 * 1024)); // 110 KB in all
+    const res = await big.next();
+    expect(res.error.code).toBe(ErrorCodes.RequestTooLarge);
+    expect(res.error.message).toMatch(/over the server's budget/);
+    await big.closed;
+    small.send('"}}\n');
+    third.send('"}}\n');
+    expect((await small.next()).id).toBe(1);
+    expect((await third.next()).id).toBe(3);
+    small.socket.destroy();
+    third.socket.destroy();
+  });
+
   it("a slow client with half a line is closed after lineTimeoutMs", async () => {
     const s = await serve({ lineTimeoutMs: 150 });
     const r = await raw(s.socketPath);
