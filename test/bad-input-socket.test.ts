@@ -199,7 +199,7 @@ describe.skipIf(!linux)("socket floods against a real daemon", () => {
     const rss1 = rssMB(pid);
     console.log(`[budget] 200 × 1 MiB unfinished lines: ${refused} connections refused (-32005), RSS ${rss0.toFixed(1)} → ${rss1.toFixed(1)} MB`);
     expect(refused).toBeGreaterThan(100); // the rest of them did not fit the budget
-    expect(rss1 - rss0).toBeLessThan(140); // 64 MiB of held lines plus socket buffers and garbage not yet collected
+    expect(rss1 - rss0).toBeLessThan(170); // 64 MiB of held lines plus socket buffers and garbage not yet collected (+223 MB without the budget)
     const fresh = await connect(d.socket);
     fresh.send(JSON.stringify({ jsonrpc: "2.0", id: "q", method: "memory.search", params: { query: "puffin" } }) + "\n");
     expect((await fresh.next()).result.results).toHaveLength(1);
