@@ -85,6 +85,10 @@ async function raw(path: string): Promise<Raw> {
     closed,
   };
 }
+async function waitClosed(c: CortexClient): Promise<void> {
+  for (let i = 0; i < 100 && !c.closed; i++) await sleep(10);
+  expect(c.closed).toBe(true);
+}
 const req = (id: unknown, method: string, params?: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n";
 
 describe("rpc server + client", () => {
@@ -240,6 +244,27 @@ describe("rpc server + client", () => {
     other.close();
   });
 
+  it("unfinished lines over the server-wide budget: the connection holding the most gets -32005 and is closed, the others stay", async () => {
+    const s = await serve({ maxRequestBytes: 64 * 1024, maxBufferedBytes: 100 * 1024 });
+    const small = await raw(s.socketPath);
+    const big = await raw(s.socketPath);
+    small.send('{"jsonrpc":"2.0","id":1,"method":"memory.search","params":{"query":"' + "a".repeat(20 * 1024));
+    big.send('{"jsonrpc":"2.0","id":2,"method":"memory.search","params":{"query":"' + "b".repeat(60 * 1024));
+    await sleep(50);
+    const third = await raw(s.socketPath);
+    third.send('{"jsonrpc":"2.0","id":3,"method":"memory.search","params":{"query":"' + "c".repeat(30 * 1024)); // 110 KB in all
+    const res = await big.next();
+    expect(res.error.code).toBe(ErrorCodes.RequestTooLarge);
+    expect(res.error.message).toMatch(/over the server's budget/);
+    await big.closed;
+    small.send('"}}\n');
+    third.send('"}}\n');
+    expect((await small.next()).id).toBe(1);
+    expect((await third.next()).id).toBe(3);
+    small.socket.destroy();
+    third.socket.destroy();
+  });
+
   it("a slow client with half a line is closed after lineTimeoutMs", async () => {
     const s = await serve({ lineTimeoutMs: 150 });
     const r = await raw(s.socketPath);
@@ -283,17 +308,41 @@ describe("rpc server + client", () => {
     for (const r of idle) r.socket.destroy();
   });
 
-  it("past maxConnections a client gets -32006 and is closed", async () => {
+  it("past maxConnections with every connection busy, a client gets -32006 and is closed", async () => {
     const s = await serve({ maxConnections: 2 });
     const a = await CortexClient.connect(s.socketPath);
     const b = await CortexClient.connect(s.socketPath);
-    await a.call("daemon.ping");
-    await b.call("daemon.ping");
+    const slow = [a.call("memory.search", { query: "sleep:400" }), b.call("memory.search", { query: "sleep:400" })];
+    await sleep(30);
     const probe = await probeDaemon(s.socketPath, 1000);
     expect(probe.up).toBe(false);
     expect(probe.up === false && probe.detail).toContain("-32006");
+    expect((await Promise.all(slow)).map((r) => r.fallback)).toEqual(["sleep:400", "sleep:400"]); // the busy ones were kept
     a.close();
     b.close();
+  });
+
+  it("past maxConnections, the longest-idle connection makes room (idle and stalled clients cannot lock others out)", async () => {
+    const s = await serve({ maxConnections: 3 });
+    const oldest = await raw(s.socketPath);
+    oldest.send('{"jsonrpc":"2.0","id":1,'); // stalled mid-line
+    await sleep(10);
+    const mid = await CortexClient.connect(s.socketPath);
+    await mid.call("daemon.ping");
+    await sleep(10);
+    const newest = await CortexClient.connect(s.socketPath);
+    await newest.call("daemon.ping");
+    const third = await CortexClient.connect(s.socketPath);
+    expect((await third.call("daemon.ping")).pong).toBe(true);
+    await oldest.closed; // it went first
+    expect(mid.closed).toBe(false);
+    // then the next-longest idle one (mid) for the next newcomer
+    expect((await withClient(s.socketPath, (c) => c.call("daemon.ping"))).pong).toBe(true);
+    await waitClosed(mid);
+    expect((await newest.call("daemon.ping")).pong).toBe(true);
+    expect((await third.call("daemon.ping")).pong).toBe(true);
+    newest.close();
+    third.close();
   });
 
   it("close() lets in-flight requests finish, refuses new ones, and unlinks the socket", async () => {

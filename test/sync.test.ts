@@ -106,7 +106,7 @@ describe("incremental sync (keyword-only)", () => {
     writeFileSync(join(root, "memory/bin.md"), Buffer.from([0x89, 0x50, 0x00, 0x01, 0x02]));
     const idx = openTestIndex(root, null);
     const r = await idx.indexer.sync();
-    expect(r.skipped).toContainEqual({ path: "memory/bin.md", reason: "binary content" });
+    expect(r.skipped).toContainEqual({ path: "memory/bin.md", kind: "binary", reason: "binary content (NUL bytes)" });
     expect(r.malformedLines).toBe(2);
     expect(r.added).toBe(2);
     idx.close();

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
+import { constants } from "node:fs";
 import { isAbsolute } from "node:path";
 import { parseTranscript, type TranscriptMessage } from "../ingest/transcript.js";
 import { KeyedLock } from "../memory-files/append.js";
@@ -156,7 +157,8 @@ async function readTranscript(path: string, rec: SessionRecord): Promise<Read> {
   if (!/\.jsonl$/i.test(path)) throw new CaptureError("transcript_path must be a .jsonl file");
   let fh;
   try {
-    fh = await open(path, "r");
+    // Non-blocking: a FIFO named *.jsonl must not hang a thread-pool thread; fstat refuses it below.
+    fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
     throw new CaptureError(`cannot read transcript ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }

@@ -104,12 +104,18 @@ export function turnEntry(turn: Turn, session: string, now: number): TurnEntry |
   if (!user) return { skip: "no-user" };
   if (assistantTexts.length === 0) return { skip: "no-assistant" };
   // The final message is the answer; a very short one (e.g. "Done.") borrows from the one before.
-  let assistant = assistantTexts[assistantTexts.length - 1]!;
-  if (assistant.length < 80 && assistantTexts.length > 1) assistant = `${cap(assistantTexts[assistantTexts.length - 2]!, MAX_ASSISTANT_CHARS / 2)} … ${assistant}`;
-  if (user.length + assistant.length <= MIN_TURN_CHARS) return { skip: "short" };
-  if (isTrivial(user) && assistant.length < 200) return { skip: "trivial" };
-  const ru = redactSecrets(cap(user, MAX_USER_CHARS));
-  const ra = redactSecrets(cap(assistant, MAX_ASSISTANT_CHARS));
+  const last = assistantTexts[assistantTexts.length - 1]!;
+  const prev = last.length < 80 && assistantTexts.length > 1 ? assistantTexts[assistantTexts.length - 2]! : undefined;
+  const assistantLength = last.length + (prev !== undefined ? Math.min(prev.length, MAX_ASSISTANT_CHARS / 2) + 3 : 0);
+  if (user.length + assistantLength <= MIN_TURN_CHARS) return { skip: "short" };
+  if (isTrivial(user) && assistantLength < 200) return { skip: "trivial" };
+  // Redact before capping: a secret cut in half by the cap would no longer be recognised.
+  const rUser = redactSecrets(user);
+  const rLast = redactSecrets(last);
+  const rPrev = prev !== undefined ? redactSecrets(prev) : undefined;
+  const assistant = rPrev ? `${cap(rPrev.text, MAX_ASSISTANT_CHARS / 2)} … ${rLast.text}` : rLast.text;
+  const ru = { text: cap(rUser.text, MAX_USER_CHARS), count: rUser.count };
+  const ra = { text: cap(assistant, MAX_ASSISTANT_CHARS), count: rLast.count + (rPrev?.count ?? 0) };
   const ts = [...turn.user, ...turn.assistant].reduce<number | undefined>((t, m) => (m.timestamp !== undefined && (t === undefined || m.timestamp > t) ? m.timestamp : t), undefined) ?? now;
   const text = `[session ${shortSession(session)} ${localTime(ts)}] User: ${ru.text} — Assistant: ${ra.text}`;
   return {

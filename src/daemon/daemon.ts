@@ -6,6 +6,7 @@ import { openEngine, type Engine } from "../engine/engine.js";
 import { acquireInstanceLock, type InstanceLock } from "../rpc/instance-lock.js";
 import { startRpcServer, type RpcServer } from "../rpc/server.js";
 import { prepareSocketDir } from "../rpc/socket-path.js";
+import { octal, securePrivateData } from "../util/private-paths.js";
 import type { CortexStatus, HeartbeatResult } from "../rpc/protocol.js";
 import type { ConsolidationReport } from "../consolidate/report.js";
 import { loadReports } from "../consolidate/report.js";
@@ -73,7 +74,12 @@ export class Daemon {
   /** Starts everything; resolves once the socket answers (the model may still be loading). */
   static async start(opts: DaemonOptions): Promise<Daemon> {
     const socketPath = socketPathFor(opts.loaded, opts.env);
-    prepareSocketDir(socketPath, opts.env);
+    // Owner-only data (0700 dirs, 0600 files): looser modes are tightened and logged, others' files refused.
+    securePrivateData(opts.loaded.dataDir, opts.logger, opts.env);
+    const socketDir = prepareSocketDir(socketPath, opts.env);
+    if (socketDir.fixedMode !== undefined) {
+      opts.logger.warn({ path: socketDir.dir, from: octal(socketDir.fixedMode), to: "0700" }, "permissions were looser than owner-only; tightened");
+    }
     const lock = await acquireInstanceLock(socketPath, { logger: opts.logger });
     let engine: Engine;
     try {

@@ -39,6 +39,7 @@ export function workspaceStatuses(engine: Engine, queue: SyncQueue): WorkspaceSt
       lastSync: q.lastSync ?? (w.store.getMeta("last_sync") ? new Date(Number(w.store.getMeta("last_sync"))).toISOString() : null),
       lastError: q.lastError,
       ...(w.recovery ? { recovered: w.recovery } : {}),
+      ...w.indexer.issues.summary(),
     };
   });
 }

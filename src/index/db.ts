@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import * as sqliteVec from "sqlite-vec";
 import { migrate } from "./migrations.js";
@@ -14,7 +14,11 @@ export interface OpenedDb {
 
 /** Opens (creating if needed) an index database: WAL, foreign keys, sqlite-vec, migrations. */
 export function openDatabase(path: string, opts: { readonly?: boolean; loadVec?: boolean } = {}): OpenedDb {
-  if (path !== ":memory:" && !opts.readonly) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (path !== ":memory:" && !opts.readonly) {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    // Created owner-only; SQLite gives the -wal and -shm files the database file's mode.
+    closeSync(openSync(path, "a", 0o600));
+  }
   const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
   db.pragma("busy_timeout = 5000");
   if (!opts.readonly) {

@@ -1,4 +1,4 @@
-import { open, readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
 import type { Logger } from "pino";
 import type { EmbeddingProvider } from "../embed/provider.js";
@@ -7,8 +7,12 @@ import type { Chunk, ChunkingOptions } from "../ingest/types.js";
 import { TRANSCRIPT_START, chunkTranscriptFrom, type TranscriptBase } from "../ingest/transcript-incremental.js";
 import { chainedHash, type ChainedHash } from "../util/chained-hash.js";
 import { chunkHash } from "../util/hash.js";
-import { scanWorkspace, statOne, type ScanTarget, type WorkspaceFile } from "../workspace/scan.js";
+import { ReadFileError, readRegularFile } from "../util/read-regular.js";
+import type { RepairedFile, SkipKind, SkippedFile } from "../workspace/issues.js";
+import { scanWorkspace, statOne, tryLstat, type ScanTarget, type WorkspaceFile } from "../workspace/scan.js";
+import { checkText } from "../ingest/decode.js";
 import { embedThroughCache } from "./embed-cache.js";
+import { FileIssues, stampOf, type Stamp } from "./file-issues.js";
 import type { FileMeta, FileRow, FileStamp, IndexStore, StoredChunkInput } from "./store.js";
 
 export interface SyncProgress {
@@ -43,7 +47,10 @@ export interface SyncReport {
   /** Chunks with nothing embeddable (e.g. only unknown words). */
   noVector: number;
   malformedLines: number;
-  skipped: { path: string; reason: string }[];
+  /** Files not indexed, with the reason (binary, too large, unreadable, vanished, symlink out, ...). */
+  skipped: SkippedFile[];
+  /** Files indexed with a loss (invalid UTF-8 replaced by U+FFFD). */
+  repaired: RepairedFile[];
   /** Set when the embedding model differs from the one the index was built with. */
   modelChanged?: { from: string; to: string };
   /** Set when vectors could not be produced (keyword-only). */
@@ -75,7 +82,7 @@ export function keyFor(root: string, p: string): string {
   return rel.startsWith("..") || isAbsolute(rel) ? p : rel.split(sep).join("/");
 }
 
-const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 /** Files read concurrently. */
 const READ_AHEAD = 8;
 /** A write batch closes after this many files or bytes. */
@@ -85,8 +92,12 @@ const BATCH_BYTES = 4 * 1024 * 1024;
 interface Loaded {
   file: WorkspaceFile;
   buf?: Buffer;
+  /** The decoded text (markdown files). */
+  text?: string;
   hash?: ChainedHash;
-  skip?: string;
+  skip?: { kind: SkipKind; reason: string };
+  /** Set when invalid UTF-8 was replaced. */
+  repaired?: string;
   /** An appended transcript: buf holds only the bytes from base.offset on. */
   append?: TranscriptBase;
 }
@@ -97,13 +108,6 @@ type PreparedFile =
   | { kind: "delete"; path: string }
   | { kind: "replace"; meta: FileMeta; keep: number; chunks: StoredChunkInput[] };
 
-/** True when the start of the buffer looks binary (NUL bytes). */
-function looksBinary(buf: Buffer): boolean {
-  const n = Math.min(buf.length, 8192);
-  for (let i = 0; i < n; i++) if (buf[i] === 0) return true;
-  return false;
-}
-
 /**
  * Brings one namespace's index in line with the files on disk. Unchanged files (same size and mtime)
  * are not read; a changed file is re-chunked and only chunks whose text is not in the embedding cache
@@ -113,6 +117,8 @@ function looksBinary(buf: Buffer): boolean {
  */
 export class Indexer {
   private readonly deps: Required<Omit<IndexerDeps, "logger" | "provider">> & Pick<IndexerDeps, "logger" | "provider">;
+  /** Files skipped or indexed with a loss, and why (status shows the counts). */
+  readonly issues: FileIssues;
 
   constructor(deps: IndexerDeps) {
     this.deps = {
@@ -121,6 +127,11 @@ export class Indexer {
       clock: Date.now,
       ...deps,
     };
+    this.issues = new FileIssues(deps.logger);
+  }
+
+  get maxFileBytes(): number {
+    return this.deps.maxFileBytes;
   }
 
   get store(): IndexStore {
@@ -150,6 +161,7 @@ export class Indexer {
       noVector: 0,
       malformedLines: 0,
       skipped: [],
+      repaired: [],
       ms: 0,
     };
     let force = opts.force ?? false;
@@ -161,6 +173,8 @@ export class Indexer {
     progress({ phase: "scan", filesDone: 0, filesTotal: 0 });
     let disk: WorkspaceFile[];
     let indexed: Map<string, FileStamp>;
+    /** Index keys a targeted sync looked at (their issue entries are replaced). */
+    const looked: string[] = [];
     if (opts.paths) {
       // Targeted sync (watcher events, index.sync {path}): look at just these paths.
       const root = this.deps.target.root;
@@ -171,6 +185,8 @@ export class Indexer {
         const file = statOne(this.deps.target, abs);
         if (file && !disk.some((f) => f.path === file.path)) disk.push(file);
         const key = file?.path ?? keyFor(root, abs);
+        // A path that is gone (not one statOne refused, e.g. a symlink out) loses its issue entry.
+        if (file || !tryLstat(abs)) looked.push(key);
         const row = store.getFile(key);
         if (row) indexed.set(key, row);
       }
@@ -188,12 +204,21 @@ export class Indexer {
 
     // Files whose size or mtime changed are read ahead (a few at a time) and written in batches:
     // each batch is one transaction, so a crash leaves whole files indexed or not at all.
+    const skipStamps = new Map<string, Stamp>();
     const work = disk.filter((file) => {
       const row = indexed.get(file.path);
       const same = row && !force && row.size === file.size && row.mtimeMs === file.mtimeMs;
       if (same) report.unchanged++;
-      return !same;
+      // A file skipped before and unchanged since (say, a 60 MB binary) is not read again.
+      const known = !same && !force && !row ? this.issues.knownSkip(file) : undefined;
+      if (known) {
+        report.skipped.push(known);
+        skipStamps.set(file.path, stampOf(file));
+      }
+      return !same && !known;
     });
+    // Counts known before any file is read (and a hook for tests: files may vanish from here on).
+    progress({ phase: "files", filesDone: report.unchanged, filesTotal: disk.length });
     let done = report.unchanged;
     const reads = new Map<number, Promise<Loaded>>();
     const readAhead = (i: number) => {
@@ -208,6 +233,7 @@ export class Indexer {
       for (let j = i; j < i + READ_AHEAD; j++) readAhead(j);
       const loaded = await reads.get(i)!;
       reads.delete(i);
+      if (loaded.skip) skipStamps.set(loaded.file.path, stampOf(loaded.file));
       const prepared = this.prepare(loaded, indexed.has(loaded.file.path) ? store.getFile(loaded.file.path) : undefined, goneBySha, force, report);
       if (prepared?.kind === "rename") batchRenames.push(prepared.from);
       if (prepared) {
@@ -237,11 +263,12 @@ export class Indexer {
       report.vectorsDeferred = store.counts().pending;
       this.deps.logger?.warn({ deferred: report.vectorsDeferred, err: report.vectorError }, "embedding provider failed: chunks stay keyword-only until a later sync");
     }
+    this.issues.update({ full: !opts.paths, paths: looked, skipped: report.skipped, repaired: report.repaired, stamps: skipStamps });
     if (!opts.paths) store.setMeta("chunking", this.chunkingKey());
     store.setMeta("last_sync", String(clock()));
     report.ms = clock() - started;
     progress({ phase: "done", filesDone: disk.length, filesTotal: disk.length });
-    this.deps.logger?.debug({ report: { ...report, skipped: report.skipped.length } }, "sync finished");
+    this.deps.logger?.debug({ report: { ...report, skipped: report.skipped.length, repaired: report.repaired.length } }, "sync finished");
     return report;
   }
 
@@ -268,19 +295,20 @@ export class Indexer {
 
   /** Reads a file (async, in parallel with others) and hashes it. */
   private async load(file: WorkspaceFile, row: FileRow | undefined, force: boolean): Promise<Loaded> {
-    if (file.size > this.deps.maxFileBytes) return { file, skip: `larger than ${this.deps.maxFileBytes} bytes` };
+    const max = this.deps.maxFileBytes;
+    if (file.size > max) return { file, skip: { kind: "too-large", reason: `larger than ${max} bytes (${file.size})` } };
     if (!force && file.class === "transcript" && row && file.size > row.size && row.resumeOffset !== null && row.hashState) {
       const appended = await this.loadAppend(file, row).catch(() => null);
-      if (appended) return appended;
+      if (appended) return withText(appended, appended.buf!, false);
     }
     let buf: Buffer;
     try {
-      buf = await readFile(file.absPath);
+      buf = await readRegularFile(file.absPath, max);
     } catch (e) {
-      return { file, skip: `unreadable: ${(e as NodeJS.ErrnoException).code ?? e}` };
+      if (e instanceof ReadFileError) return { file, skip: { kind: e.kind, reason: e.message } };
+      throw e;
     }
-    if (looksBinary(buf)) return { file, skip: "binary content" };
-    return { file, buf, hash: chainedHash(buf) };
+    return withText({ file, buf, hash: chainedHash(buf) }, buf, file.class !== "transcript");
   }
 
   /**
@@ -316,9 +344,10 @@ export class Indexer {
     const { store } = this.deps;
     const { file, buf, hash } = loaded;
     if (loaded.skip !== undefined || !buf || !hash) {
-      report.skipped.push({ path: file.path, reason: loaded.skip ?? "unreadable" });
+      report.skipped.push({ path: file.path, ...(loaded.skip ?? { kind: "unreadable", reason: "unreadable" }) });
       return row ? { kind: "delete", path: file.path } : null;
     }
+    if (loaded.repaired) report.repaired.push({ path: file.path, kind: "invalid-utf8", reason: loaded.repaired });
     const size = loaded.append ? file.size : buf.length;
     const meta: FileMeta = {
       path: file.path,
@@ -360,7 +389,7 @@ export class Indexer {
       chunks = t.chunks;
       full = { ...meta, indexedLines: t.lines, malformed: t.malformed, resume: t.resume };
     } else {
-      const chunked = chunkFile(file.class, buf.toString("utf8"), this.deps.chunking);
+      const chunked = chunkFile(file.class, loaded.text ?? buf.toString("utf8"), this.deps.chunking);
       chunks = chunked.chunks;
       full = { ...meta, indexedLines: chunked.lines, malformed: 0, resume: null };
     }
@@ -441,6 +470,17 @@ export class Indexer {
       }
     }
   }
+}
+
+/** Checks that the bytes are text: binary → skipped; invalid UTF-8 here and there → repaired. */
+function withText(loaded: Loaded, bytes: Buffer, decode: boolean): Loaded {
+  const t = checkText(bytes, { decode });
+  if (!t.ok) return { file: loaded.file, skip: { kind: "binary", reason: t.reason } };
+  return {
+    ...loaded,
+    ...(decode ? { text: t.text } : {}),
+    ...(t.replaced > 0 ? { repaired: `${t.replaced} invalid UTF-8 sequence${t.replaced > 1 ? "s" : ""} replaced by U+FFFD` } : {}),
+  };
 }
 
 function deferred(report: SyncReport, error: string | undefined): void {

@@ -31,7 +31,7 @@ const RULES: Rule[] = [
   },
   { kind: "anthropic-key", re: /\bsk-ant-(?:api|admin|oat)?\d{0,2}-?[A-Za-z0-9_-]{20,}/g },
   { kind: "openai-key", re: /\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}/g },
-  { kind: "stripe-key", re: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/g },
+  { kind: "stripe-key", re: /\b(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})/g },
   { kind: "github-token", re: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})/g },
   { kind: "gitlab-token", re: /\bglpat-[A-Za-z0-9_-]{20,}/g },
   { kind: "aws-access-key", re: /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g },
@@ -44,13 +44,13 @@ const RULES: Rule[] = [
   { kind: "jwt", re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
   {
     kind: "bearer-token",
-    re: /\b(Bearer|Token)(\s+)(?!\[REDACTED)([A-Za-z0-9._~+/-]{16,}=*)/g,
+    re: /\b(Bearer|Token|Basic)(\s+)(?!\[REDACTED)([A-Za-z0-9._~+/-]{16,}=*)/g,
     replace: (m, scheme, space) => `${scheme}${space}${m}`,
   },
   {
-    // scheme://user:password@host
+    // scheme://user:password@host (the user may be empty: redis://:password@host)
     kind: "password",
-    re: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)(?!\[REDACTED)([^\s@/]{3,})(@)/gi,
+    re: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)(?!\[REDACTED)([^\s@/]{3,})(@)/gi,
     replace: (m, before, _secret, at) => `${before}${m}${at}`,
   },
   {
@@ -58,6 +58,12 @@ const RULES: Rule[] = [
     kind: "secret",
     re: /(["']?)\b([A-Za-z0-9_-]*?(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret)(?:[_-][A-Za-z0-9_]+)?)\1(\s*[:=]\s*)(?:"([^"\n]{4,200})"|'([^'\n]{4,200})'|(?!\[REDACTED)([^\s"'`,;)}\]]{4,}))/gi,
     replace: (m, q1, key, sep, dq, sq) => `${q1}${key}${q1}${sep}${dq ? `"${m}"` : sq ? `'${m}'` : m}`,
+  },
+  {
+    // (after the assignments) A 40-character AWS secret access key named as such nearby ("aws secret key: …"); alone it is just base64.
+    kind: "aws-secret-key",
+    re: /\b(aws[\w .-]{0,20}?secret[\w .-]{0,20}?[:=]?\s*["']?)([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gi,
+    replace: (m, before) => `${before}${m}`,
   },
 ];
 

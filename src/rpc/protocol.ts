@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { SearchResponse } from "../search/types.js";
 import type { SyncReport } from "../index/sync.js";
+import type { IssueSummary } from "../workspace/issues.js";
 import type { ConsolidationReport } from "../consolidate/report.js";
 import type { PromotionCandidate } from "../consolidate/promotion.js";
 
@@ -8,12 +9,18 @@ import type { PromotionCandidate } from "../consolidate/promotion.js";
  * The JSON-RPC 2.0 methods cortexd serves, with their parameter schemas (validated by the server,
  * invalid → -32602 naming the field) and result types (used by the typed client).
  */
-const workspace = z.string().min(1).max(4096).optional();
+/** A file path: 1–4,096 characters, no NUL byte (no file system accepts one). */
+const filePath = z
+  .string()
+  .min(1)
+  .max(4096)
+  .refine((s) => !s.includes("\0"), { message: "contains a NUL byte" });
+const workspace = filePath.optional();
 const session_id = z.string().min(1).max(512);
 /** Agent messages ({role, content} or OpenClaw/Claude Code transcript records). */
 const messages = z.array(z.unknown()).max(10_000).optional();
 /** Absolute path of a JSONL transcript. */
-const transcript_path = z.string().min(1).max(4096).optional();
+const transcript_path = filePath.optional();
 
 export const MethodParams = {
   "memory.search": z
@@ -27,7 +34,7 @@ export const MethodParams = {
     .strict(),
   "memory.get": z
     .object({
-      path: z.string().min(1).max(4096),
+      path: filePath,
       from: z.number().int().min(1).optional(),
       lines: z.number().int().min(1).max(10_000).optional(),
       workspace,
@@ -84,7 +91,7 @@ export const MethodParams = {
   "session.sleep": z
     .object({ session_id, messages, transcript_path, reason: z.string().max(64).optional(), checkpoint: z.boolean().optional(), workspace })
     .strict(),
-  "index.sync": z.object({ path: z.string().min(1).max(4096).optional(), workspace, force: z.boolean().optional() }).strict(),
+  "index.sync": z.object({ path: filePath.optional(), workspace, force: z.boolean().optional() }).strict(),
   "index.status": z.object({ workspace }).strict(),
   /** Runs consolidation now (every workspace, or one); dryRun computes and reports without changing the index. */
   "consolidate.run": z.object({ workspace, dryRun: z.boolean().optional() }).strict(),
@@ -213,6 +220,10 @@ export interface WorkspaceStatus {
   lastError: string | null;
   /** The index was found damaged when the daemon started: moved aside and rebuilt from the files. */
   recovered?: { at: string; reason: string; movedTo: string };
+  /** Files not indexed (binary, too large, unreadable, symlink out, ...): counts by reason, examples. */
+  skipped: IssueSummary;
+  /** Files indexed with a loss (invalid UTF-8 replaced). */
+  repaired: IssueSummary;
 }
 
 export interface IndexStatusResult {

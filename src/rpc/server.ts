@@ -11,9 +11,12 @@ import { SocketPathTooLongError, maxSocketPathBytes } from "./socket-path.js";
  * JSONRPCServer. Params are validated with the zod schemas in protocol.ts before a handler runs.
  *
  * Bounded per connection: a line may not exceed maxRequestBytes (-32005, then the connection is closed),
- * a started line must finish within lineTimeoutMs, at most MAX_INFLIGHT requests run at once (reading
+ * unfinished lines together may not exceed maxBufferedBytes (the largest holder goes), a started line
+ * must finish within lineTimeoutMs, at most MAX_INFLIGHT requests run at once (reading
  * pauses beyond that, and while the client is not reading our responses), idle connections close after
- * idleTimeoutMs.
+ * idleTimeoutMs. At most maxConnections at once: when full, the connection idle the longest (nothing
+ * in flight, nothing unread) is closed to make room, so a pile of idle or stalled clients cannot lock
+ * a real one out; only when every connection is busy is a new one refused (-32006).
  */
 
 export interface RequestContext {
@@ -49,8 +52,13 @@ export interface RpcServerOptions {
   idleTimeoutMs?: number;
   /** Close a connection whose started line is not finished within this long. Default 10 s. */
   lineTimeoutMs?: number;
-  /** Further connections get a -32006 error and are closed. Default 256. */
+  /** Connections at once (beyond it the longest-idle one is closed, or, all busy, the new one refused). Default 256. */
   maxConnections?: number;
+  /**
+   * Bytes of unfinished request lines held across all connections; beyond it the connection holding
+   * the most gets -32005 and is closed. Default 64 MiB (so 256 connections × 1 MiB cannot add up).
+   */
+  maxBufferedBytes?: number;
   /** close() waits this long for in-flight requests before dropping connections. Default 3 s. */
   closeGraceMs?: number;
 }
@@ -78,6 +86,8 @@ interface Conn {
   /** The current, unfinished line. */
   lineParts: Buffer[];
   lineBytes: number;
+  /** Bytes held in lineParts (counted in the server-wide budget). */
+  held: number;
   lineTimer: NodeJS.Timeout | undefined;
   inflight: number;
   writeBlocked: boolean;
@@ -85,6 +95,8 @@ interface Conn {
   done: boolean;
   /** The client half-closed: answer what is pending (an unterminated last line too), then end. */
   ended: boolean;
+  /** Last time bytes came in or a response went out (performance.now()). */
+  lastActive: number;
 }
 
 export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer> {
@@ -94,6 +106,8 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
   const idleTimeoutMs = opts.idleTimeoutMs ?? 5 * 60_000;
   const lineTimeoutMs = opts.lineTimeoutMs ?? 10_000;
   const maxConnections = opts.maxConnections ?? 256;
+  const maxBuffered = opts.maxBufferedBytes ?? 64 * 1024 * 1024;
+  let bufferedTotal = 0;
   const closeGraceMs = opts.closeGraceMs ?? 3000;
 
   const rpc = createDispatcher(opts.handlers, logger);
@@ -104,7 +118,25 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
   let closing = false;
   let idleWaiters: (() => void)[] = [];
 
+  /** The connection idle the longest, among those with nothing in flight and nothing unread. */
+  function longestIdle(): Conn | undefined {
+    let best: Conn | undefined;
+    for (const c of conns) {
+      if (c.inflight > 0 || c.unscanned.length > 0 || c.writeBlocked) continue;
+      if (!best || c.lastActive < best.lastActive) best = c;
+    }
+    return best;
+  }
+
   const server = createServer({ allowHalfOpen: true }, (socket) => {
+    if (!closing && conns.size >= maxConnections) {
+      const idle = longestIdle();
+      if (idle) {
+        logger?.debug({ conn: idle.id, connections: conns.size }, "rpc connection limit reached: closing the longest-idle connection");
+        conns.delete(idle); // room now; its close event follows
+        idle.socket.destroy();
+      }
+    }
     if (closing || conns.size >= maxConnections) {
       const message = closing ? "cortexd is shutting down" : `too many connections (limit ${maxConnections})`;
       const code = closing ? ErrorCodes.ShuttingDown : ErrorCodes.TooManyConnections;
@@ -118,11 +150,13 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
       unscanned: [],
       lineParts: [],
       lineBytes: 0,
+      held: 0,
       lineTimer: undefined,
       inflight: 0,
       writeBlocked: false,
       done: false,
       ended: false,
+      lastActive: performance.now(),
     };
     conns.add(conn);
     logger?.debug({ conn: conn.id }, "rpc connection opened");
@@ -138,7 +172,7 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
       conns.delete(conn);
       clearTimeout(conn.lineTimer);
       conn.unscanned = [];
-      conn.lineParts = [];
+      dropLine(conn);
       logger?.debug({ conn: conn.id }, "rpc connection closed");
     });
     socket.on("drain", () => {
@@ -147,6 +181,7 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
     });
     socket.on("data", (chunk: Buffer) => {
       if (conn.done) return; // discarding after a fatal error
+      conn.lastActive = performance.now();
       conn.unscanned.push(chunk);
       pump(conn);
     });
@@ -172,8 +207,7 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
       const total = conn.lineBytes + piece.length;
       if (total > maxBytes) return tooLarge(conn, total);
       const line = conn.lineBytes === 0 ? piece : Buffer.concat([...conn.lineParts, piece], total);
-      conn.lineParts = [];
-      conn.lineBytes = 0;
+      dropLine(conn);
       clearTimeout(conn.lineTimer); // the next line gets its own deadline
       conn.lineTimer = undefined;
       dispatch(conn, line);
@@ -182,8 +216,7 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
     if (conn.ended && conn.unscanned.length === 0) {
       if (conn.lineBytes > 0) {
         const line = Buffer.concat(conn.lineParts, conn.lineBytes);
-        conn.lineParts = [];
-        conn.lineBytes = 0;
+        dropLine(conn);
         dispatch(conn, line);
       }
       clearTimeout(conn.lineTimer);
@@ -213,18 +246,36 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
       return false;
     }
     conn.lineParts.push(Buffer.from(part)); // copy: don't pin the whole read buffer for a short tail
+    conn.held += part.length;
+    bufferedTotal += part.length;
+    if (bufferedTotal > maxBuffered) {
+      // Too much unfinished data server-wide: the connection holding the most goes.
+      let hog = conn;
+      for (const c of conns) if (c.held > hog.held) hog = c;
+      logger?.warn({ conn: hog.id, bytes: hog.held, total: bufferedTotal, limit: maxBuffered }, "rpc unfinished requests over budget, closing the largest");
+      tooLarge(hog, hog.lineBytes, `unfinished request data over the server's budget (${bufferedTotal} bytes > ${maxBuffered}); this connection held the most`);
+      return hog !== conn;
+    }
     return true;
   }
 
-  function tooLarge(conn: Conn, bytes: number): void {
+  /** Forgets the current unfinished line (and its bytes in the budget). */
+  function dropLine(conn: Conn): void {
+    bufferedTotal -= conn.held;
+    conn.held = 0;
+    conn.lineParts = [];
+    conn.lineBytes = 0;
+  }
+
+  function tooLarge(conn: Conn, bytes: number, why?: string): void {
     counters.requests++;
     counters.errors++;
-    logger?.warn({ conn: conn.id, bytes, limit: maxBytes }, "rpc request too large, closing connection");
+    if (!why) logger?.warn({ conn: conn.id, bytes, limit: maxBytes }, "rpc request too large, closing connection");
     conn.done = true;
     conn.unscanned = [];
-    conn.lineParts = [];
+    dropLine(conn);
     clearTimeout(conn.lineTimer);
-    const msg = `request too large (${bytes} bytes > ${maxBytes})`;
+    const msg = `request too large (${why ?? `${bytes} bytes > ${maxBytes}`})`;
     sayGoodbye(conn.socket, serialize(createJSONRPCErrorResponse(null, ErrorCodes.RequestTooLarge, msg)));
   }
 
@@ -236,6 +287,7 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
     const started = Date.now();
     handleText(text, { connectionId: conn.id })
       .then((out) => {
+        conn.lastActive = performance.now();
         if (out !== null && !conn.socket.destroyed && conn.socket.writable) {
           if (!conn.socket.write(out + "\n")) conn.writeBlocked = true;
         }

@@ -2,6 +2,7 @@ import { lstatSync, readdirSync, realpathSync, statSync, type Dirent, type Stats
 import { join, relative, sep } from "node:path";
 import type { FileClass } from "../ingest/types.js";
 import { classifyExtraPath, classifyWorkspacePath, type Classification } from "./classify.js";
+import type { SkippedFile } from "./issues.js";
 
 /** A memory file found on disk. */
 export interface WorkspaceFile {
@@ -23,18 +24,27 @@ export interface ScanTarget {
 export interface ScanResult {
   files: WorkspaceFile[];
   /** Things passed over with a reason (symlink out of root, unreadable dir, ...). */
-  skipped: { path: string; reason: string }[];
+  skipped: SkippedFile[];
 }
 
 const IGNORED_DIRS = new Set(["node_modules"]);
 
 // The scan uses sync fs calls: for thousands of small stats they are several times faster than the
 // promise API, and a scan of 2,000 files blocks for only ~10 ms.
+// Any failure (gone, ENAMETOOLONG, ELOOP, EACCES, a NUL in the path) means "not a usable file".
 function tryStat(p: string): Stats | null {
-  return statSync(p, { throwIfNoEntry: false }) ?? null;
+  try {
+    return statSync(p, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
+  }
 }
-function tryLstat(p: string): Stats | null {
-  return lstatSync(p, { throwIfNoEntry: false }) ?? null;
+export function tryLstat(p: string): Stats | null {
+  try {
+    return lstatSync(p, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
+  }
 }
 function tryRealpath(p: string): string | null {
   try {
@@ -64,7 +74,7 @@ interface WalkContext {
 function walk(dir: string, ctx: WalkContext): void {
   const real = tryRealpath(dir);
   if (real === null) {
-    ctx.out.skipped.push({ path: dir, reason: "unreadable directory" });
+    ctx.out.skipped.push({ path: dir, kind: "vanished", reason: "directory vanished during the scan" });
     return;
   }
   if (ctx.visited.has(real)) return; // symlink loop or a directory reached twice
@@ -73,7 +83,7 @@ function walk(dir: string, ctx: WalkContext): void {
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch (e) {
-    ctx.out.skipped.push({ path: dir, reason: `unreadable: ${(e as NodeJS.ErrnoException).code ?? e}` });
+    ctx.out.skipped.push({ path: dir, kind: "unreadable", reason: `directory unreadable: ${(e as NodeJS.ErrnoException).code ?? e}` });
     return;
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -83,11 +93,11 @@ function walk(dir: string, ctx: WalkContext): void {
     if (ent.isSymbolicLink()) {
       const target = tryRealpath(abs);
       if (target === null) {
-        ctx.out.skipped.push({ path: abs, reason: "broken symlink" });
+        ctx.out.skipped.push({ path: abs, kind: "broken-symlink", reason: "broken symlink (target missing, or a symlink loop)" });
         continue;
       }
       if (!isInside(ctx.realRoot, target)) {
-        ctx.out.skipped.push({ path: abs, reason: "symlink leads outside the workspace" });
+        ctx.out.skipped.push({ path: abs, kind: "symlink-outside", reason: "symlink leads outside the workspace" });
         continue;
       }
       const st = tryStat(abs);
@@ -141,7 +151,7 @@ export async function scanWorkspace(target: ScanTarget): Promise<ScanResult> {
     if (st.isSymbolicLink()) {
       const t = tryRealpath(abs);
       if (!t || !isInside(realRoot, t)) {
-        out.skipped.push({ path: abs, reason: "symlink leads outside the workspace" });
+        out.skipped.push({ path: abs, kind: "symlink-outside", reason: "symlink leads outside the workspace" });
         return false;
       }
     }
@@ -164,7 +174,7 @@ export async function scanWorkspace(target: ScanTarget): Promise<ScanResult> {
   for (const [p, transcriptsOnly] of extras) {
     const st = tryStat(p);
     if (!st) {
-      out.skipped.push({ path: p, reason: "configured path does not exist" });
+      out.skipped.push({ path: p, kind: "missing", reason: "configured path does not exist" });
       continue;
     }
     const classify = (abs: string) => classifyExtraPath(abs, transcriptsOnly);
@@ -178,6 +188,7 @@ export async function scanWorkspace(target: ScanTarget): Promise<ScanResult> {
   const seen = new Map<string, WorkspaceFile>();
   for (const f of out.files) if (!seen.has(f.path)) seen.set(f.path, f);
   out.files = [...seen.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  out.skipped = out.skipped.map((s) => ({ ...s, path: keyOf(s.path) }));
   return out;
 }
 

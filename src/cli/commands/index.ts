@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { formatByReason, summarizeIssues } from "../../workspace/issues.js";
 import type { SyncReport } from "../../index/sync.js";
 import { openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
 import { modelBuildProgress, syncProgressBar } from "../progress.js";
@@ -18,8 +19,10 @@ function describe(r: SyncReport, root: string): string {
   if (r.modelChanged) lines.push(`  model changed (${r.modelChanged.from} → ${r.modelChanged.to}): vectors re-embedded`);
   if (r.vectorsUnavailable) lines.push(`  vectors unavailable: ${r.vectorsUnavailable}`);
   if (r.malformedLines) lines.push(`  transcripts: ${r.malformedLines} malformed lines skipped`);
-  for (const s of r.skipped.slice(0, 10)) lines.push(`  skipped ${s.path}: ${s.reason}`);
-  if (r.skipped.length > 10) lines.push(`  … and ${r.skipped.length - 10} more skipped`);
+  if (r.skipped.length) lines.push(`  not indexed: ${r.skipped.length} (${formatByReason(summarizeIssues(r.skipped).byReason)})`);
+  for (const s of r.skipped.slice(0, 10)) lines.push(`    ${s.path}: ${s.reason}`);
+  if (r.skipped.length > 10) lines.push(`    … and ${r.skipped.length - 10} more`);
+  for (const x of (r.repaired ?? []).slice(0, 10)) lines.push(`  indexed with a loss ${x.path}: ${x.reason}`);
   return lines.join("\n");
 }
 

@@ -7,6 +7,7 @@ import { openDatabase } from "../../index/db.js";
 import { IndexStore } from "../../index/store.js";
 import type { CortexStatus } from "../../rpc/protocol.js";
 import { VERSION } from "../../version.js";
+import { formatByReason } from "../../workspace/issues.js";
 import { defaultNamespace } from "../../workspace/namespace.js";
 import { loadForCli, printJson, type GlobalOptions } from "../context.js";
 
@@ -49,6 +50,9 @@ function describeRunning(st: CortexStatus): string {
       `    ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors, ${w.pending} pending, ${w.dirty} dirty; last sync ${ago(w.lastSync)}${w.lastError ? `; LAST ERROR: ${w.lastError}` : ""}`,
     );
     if (w.recovered) lines.push(`    INDEX REBUILT: it was damaged at start (${w.recovered.reason}); moved to ${w.recovered.movedTo} ${ago(w.recovered.at)}`);
+    const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`;
+    if (w.skipped?.total) lines.push(`    not indexed: ${files(w.skipped.total)} (${formatByReason(w.skipped.byReason)}), e.g. ${w.skipped.examples[0]!.path}`);
+    if (w.repaired?.total) lines.push(`    indexed with a loss: ${files(w.repaired.total)} (${formatByReason(w.repaired.byReason)}), e.g. ${w.repaired.examples[0]!.path}`);
   }
   lines.push("schedule:");
   for (const j of st.schedule) {

@@ -1,0 +1,47 @@
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
+
+/** Why a file could not be read: gone (or no longer a regular file), too large, or an I/O error. */
+export class ReadFileError extends Error {
+  constructor(
+    readonly kind: "vanished" | "too-large" | "unreadable",
+    message: string,
+  ) {
+    super(message);
+    this.name = "ReadFileError";
+  }
+}
+
+/**
+ * Reads a regular file whole, at most maxBytes. Opened non-blocking and checked with fstat first, so
+ * a path swapped for a FIFO or a device after it was listed is refused instead of blocking forever,
+ * and a file that grew past the limit is not read.
+ */
+export async function readRegularFile(absPath: string, maxBytes: number): Promise<Buffer> {
+  let fh;
+  try {
+    fh = await open(absPath, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? String(e);
+    if (code === "ENOENT" || code === "ENOTDIR") throw new ReadFileError("vanished", "vanished before it was read");
+    throw new ReadFileError("unreadable", `unreadable: ${code}`);
+  }
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) throw new ReadFileError("vanished", "no longer a regular file");
+    if (st.size > maxBytes) throw new ReadFileError("too-large", `larger than ${maxBytes} bytes (${st.size})`);
+    const buf = Buffer.allocUnsafe(st.size);
+    let n = 0;
+    while (n < buf.length) {
+      const { bytesRead } = await fh.read(buf, n, buf.length - n, n);
+      if (bytesRead === 0) break; // shrank while we read: keep what is there
+      n += bytesRead;
+    }
+    return n === buf.length ? buf : buf.subarray(0, n);
+  } catch (e) {
+    if (e instanceof ReadFileError) throw e;
+    throw new ReadFileError("unreadable", `unreadable: ${(e as NodeJS.ErrnoException).code ?? e}`);
+  } finally {
+    await fh.close();
+  }
+}
