@@ -1,6 +1,7 @@
 import { benchConsolidate } from "./consolidate-bench.js";
 import { benchDaemon } from "./daemon-bench.js";
 import { benchEmbed } from "./embed-bench.js";
+import { benchHooks } from "./hooks-bench.js";
 import { benchIndex } from "./index-bench.js";
 import { parseArgs } from "./util.js";
 
@@ -9,6 +10,7 @@ const BENCHES: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<vo
   embed: benchEmbed,
   daemon: benchDaemon,
   consolidate: benchConsolidate,
+  hooks: benchHooks,
 };
 
 const args = parseArgs(process.argv.slice(2));
