@@ -7,9 +7,11 @@ import { writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
+import fc from "fast-check";
 import pino from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EmbeddingSchema } from "../src/config/schema.js";
+import { countTokens } from "../src/ingest/tokens.js";
 import { BUILTIN_BUILDER_VERSION } from "../src/embed/builtin/build.js";
 import { ensureBuiltinModel } from "../src/embed/builtin/ensure.js";
 import { createStaticBertProvider, type StaticBertProvider } from "../src/embed/builtin/fast-provider.js";
@@ -17,7 +19,7 @@ import type { EmbeddingProvider } from "../src/embed/provider.js";
 import type { RemoteEmbeddingProvider } from "../src/embed/remote/base.js";
 import { createRemoteProvider } from "../src/embed/remote/index.js";
 import { OllamaProvider } from "../src/embed/remote/ollama.js";
-import { OpenAICompatibleProvider } from "../src/embed/remote/openai-compatible.js";
+import { decodeFloat32, OpenAICompatibleProvider } from "../src/embed/remote/openai-compatible.js";
 import { BadResponseError, GateClosedError, planBatches } from "../src/embed/remote/resilience.js";
 import { startEmbedTestServer, type EmbedTestServer } from "../src/embed/remote/test-server.js";
 import { selectProvider } from "../src/embed/select.js";
@@ -45,7 +47,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  Object.assign(server, { requests: [], faults: [], down: null, failAfter: null, delayMs: 0, dims: null, shuffle: false });
+  Object.assign(server, { requests: [], faults: [], down: null, failAfter: null, delayMs: 0, dims: null, shuffle: false, base64: "support" });
 });
 
 function openai(extra: Partial<ConstructorParameters<typeof OpenAICompatibleProvider>[0]> = {}): OpenAICompatibleProvider {
@@ -83,6 +85,33 @@ describe("openai-compatible provider", () => {
     expect(cos(out[2]!, ref[2]!)).toBeCloseTo(1, 5);
   });
 
+  it("asks for base64 float32 and decodes it exactly; reads number arrays from servers that ignore it; drops it for servers that reject it", async () => {
+    const texts = ["the deploy failed on the build server", "sourdough bread recipe", "who owns the payments api"];
+    const p = openai();
+    const b64 = await p.embedBatch(texts);
+    expect(server.requests[0]!.body.encoding_format).toBe("base64");
+    server.base64 = "ignore";
+    const arrays = await p.embedBatch(texts);
+    expect(server.requests[1]!.body.encoding_format).toBe("base64");
+    for (let i = 0; i < texts.length; i++) expect(Array.from(b64[i]!)).toEqual(Array.from(arrays[i]!)); // bit-identical
+    expect(cos(b64[0]!, (await builtin.embedBatch([texts[0]!]))[0]!)).toBeCloseTo(1, 6);
+
+    server.base64 = "reject";
+    server.requests.length = 0;
+    const strict = openai();
+    const out = await strict.embedBatch(texts);
+    expect(server.requests.map((r) => r.body.encoding_format)).toEqual(["base64", undefined]); // once more without it
+    for (let i = 0; i < texts.length; i++) expect(Array.from(out[i]!)).toEqual(Array.from(b64[i]!));
+    await strict.embedBatch(["bread oven"]);
+    expect(server.requests.map((r) => r.body.encoding_format)).toEqual(["base64", undefined, undefined]); // remembered
+    expect(strict.health()).toMatchObject({ state: "ok", consecutiveFailures: 0 });
+
+    // Malformed base64 (not whole float32s) is a bad response, not a crash.
+    expect(decodeFloat32(Buffer.from(new Float32Array([1.5, -2, 0.25]).buffer).toString("base64"))).toEqual(new Float32Array([1.5, -2, 0.25]));
+    expect(decodeFloat32("AAAA")).toBeNull(); // 3 bytes
+    expect(decodeFloat32("")).toBeNull();
+  });
+
   it("batches by count and by estimated tokens, preserving order (responses sorted by index)", async () => {
     server.shuffle = true;
     const texts = Array.from({ length: 23 }, (_, i) => `note ${i} about the ${i % 2 ? "deploy pipeline" : "bread oven"} ${"word ".repeat(i * 3)}`);
@@ -95,6 +124,32 @@ describe("openai-compatible provider", () => {
     for (const r of server.requests) expect(r.body.input!.length).toBeLessThanOrEqual(5);
     for (let i = 0; i < texts.length; i++) expect(cos(out[i]!, ref[i]!)).toBeCloseTo(1, 5);
     expect(planBatches(["a b c", "d e f", "g"], 10, 4)).toEqual([[0, 1], [1, 3]]);
+  });
+
+  it("planBatches counts tokens only when needed, with the same batches as counting every text", () => {
+    const reference = (texts: string[], maxCount: number, maxTokens: number) => {
+      const out: [number, number][] = [];
+      let start = 0;
+      let tokens = 0;
+      for (let i = 0; i < texts.length; i++) {
+        const t = countTokens(texts[i]!);
+        if (i > start && (i - start >= maxCount || tokens + t > maxTokens)) {
+          out.push([start, i]);
+          start = i;
+          tokens = 0;
+        }
+        tokens += t;
+      }
+      if (start < texts.length) out.push([start, texts.length]);
+      return out;
+    };
+    const text = fc.array(fc.constantFrom("a", "bread", "oven  ", " ", "\n", "日本", "deploy-pipeline", "𠀀", "x".repeat(40)), { maxLength: 30 }).map((p) => p.join(""));
+    fc.assert(
+      fc.property(fc.array(text, { maxLength: 40 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 300 }), (texts, maxCount, maxTokens) => {
+        expect(planBatches(texts, maxCount, maxTokens)).toEqual(reference(texts, maxCount, maxTokens));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("sends dimensions, input types and the bearer key", async () => {

@@ -189,19 +189,36 @@ export class ResilientCaller {
 /**
  * Splits texts into batches of at most `maxCount` texts and about `maxTokens` estimated tokens
  * (a text larger than `maxTokens` goes alone). Returns index ranges [start, end), in order.
+ * A text never has more estimated tokens than UTF-16 units, so texts are only counted when the
+ * batch's length could exceed `maxTokens` (short texts and large budgets cost no counting).
  */
 export function planBatches(texts: readonly string[], maxCount: number, maxTokens: number): [number, number][] {
   const out: [number, number][] = [];
   let start = 0;
-  let tokens = 0;
+  let tokens = 0; // estimated tokens of texts[start, counted)
+  let counted = 0;
+  let bound = 0; // total length of texts[counted, i): an upper bound of their tokens
   for (let i = 0; i < texts.length; i++) {
+    if (i > start && i - start >= maxCount) {
+      out.push([start, i]);
+      start = counted = i;
+      tokens = bound = 0;
+    }
+    const len = texts[i]!.length;
+    if (tokens + bound + len <= maxTokens) {
+      bound += len;
+      continue;
+    }
+    for (; counted < i; counted++) tokens += countTokens(texts[counted]!);
+    bound = 0;
     const t = countTokens(texts[i]!);
-    if (i > start && (i - start >= maxCount || tokens + t > maxTokens)) {
+    if (i > start && tokens + t > maxTokens) {
       out.push([start, i]);
       start = i;
       tokens = 0;
     }
     tokens += t;
+    counted = i + 1;
   }
   if (start < texts.length) out.push([start, texts.length]);
   return out;

@@ -20,7 +20,7 @@ export interface InjectedFault {
 export interface RecordedRequest {
   path: string;
   authorization: string | undefined;
-  body: { model?: string; input?: string[]; dimensions?: number; input_type?: string };
+  body: { model?: string; input?: string[]; dimensions?: number; input_type?: string; encoding_format?: string };
 }
 
 export interface EmbedTestServer {
@@ -38,6 +38,11 @@ export interface EmbedTestServer {
   dims: number | null;
   /** Shuffle the order of `data` in OpenAI responses (clients must sort by `index`). */
   shuffle: boolean;
+  /**
+   * `encoding_format: "base64"` in OpenAI requests: "support" (base64 float32, as OpenAI does),
+   * "ignore" (number arrays anyway), "reject" (HTTP 400, as a strict server would).
+   */
+  base64: "support" | "ignore" | "reject";
   /** Time spent computing and serialising answers (ms), for the bench's client-overhead figure. */
   serverMs: number;
   close(): Promise<void>;
@@ -52,7 +57,12 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-export async function startEmbedTestServer(provider: EmbeddingProvider): Promise<EmbedTestServer> {
+export interface EmbedTestServerOptions {
+  /** Called after each answered embedding request with the time the server spent on it (ms). */
+  onServed?: (ms: number) => void;
+}
+
+export async function startEmbedTestServer(provider: EmbeddingProvider, opts: EmbedTestServerOptions = {}): Promise<EmbedTestServer> {
   const state: EmbedTestServer = {
     url: "",
     requests: [],
@@ -62,6 +72,7 @@ export async function startEmbedTestServer(provider: EmbeddingProvider): Promise
     delayMs: 0,
     dims: null,
     shuffle: false,
+    base64: "support",
     serverMs: 0,
     close: () => new Promise<void>((r) => {
       server.closeAllConnections();
@@ -100,20 +111,30 @@ export async function startEmbedTestServer(provider: EmbeddingProvider): Promise
       res.end(JSON.stringify({ error: { message: "bad request" } }));
       return;
     }
+    if (path === "/v1/embeddings" && body.encoding_format !== undefined && state.base64 === "reject") {
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "Unrecognized request argument supplied: encoding_format" } }));
+      return;
+    }
     const vecs = await provider.embedBatch(body.input);
     const dims = state.dims ?? provider.dims;
-    const arrays = vecs.map((v) => (v ? Array.from(v.subarray(0, dims)) : new Array<number>(dims).fill(0)));
+    const base64 = path === "/v1/embeddings" && body.encoding_format === "base64" && state.base64 === "support";
+    const arrays = vecs.map((v) => (v ? v.subarray(0, dims) : new Float32Array(dims)));
     let payload: string;
     if (path === "/api/embed") {
-      payload = JSON.stringify({ model: body.model, embeddings: arrays });
+      payload = JSON.stringify({ model: body.model, embeddings: arrays.map((v) => Array.from(v)) });
     } else {
-      const data = arrays.map((embedding, index) => ({ object: "embedding", index, embedding }));
+      // base64: the float32s' bytes, little-endian (as OpenAI sends them).
+      const encode = (v: Float32Array) => (base64 ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("base64") : Array.from(v));
+      const data = arrays.map((v, index) => ({ object: "embedding", index, embedding: encode(v) }));
       if (state.shuffle) data.reverse();
       payload = JSON.stringify({ object: "list", model: body.model, data, usage: { prompt_tokens: 0, total_tokens: 0 } });
     }
     res.writeHead(200, { "content-type": "application/json" });
     res.end(payload);
-    state.serverMs += performance.now() - t0;
+    const ms = performance.now() - t0;
+    state.serverMs += ms;
+    opts.onServed?.(ms);
   };
 
   const server: Server = createServer((req, res) => {
