@@ -26,7 +26,8 @@ import { selectProvider } from "../src/embed/select.js";
 import { openDatabase } from "../src/index/db.js";
 import { IndexStore } from "../src/index/store.js";
 import { Indexer } from "../src/index/sync.js";
-import { isolatedEnv, spawnCli } from "./helpers/cli.js";
+import { isolatedEnv, runCli, spawnCli } from "./helpers/cli.js";
+import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { openTestIndex, tempDir, writeFiles } from "./helpers/workspace.js";
 
 const FAST = { baseDelayMs: 5, maxDelayMs: 500, gateMs: 150 };
@@ -363,6 +364,70 @@ describe("selection, indexing and degradation", () => {
     expect(all).not.toContain(KEY);
     expect(all).not.toContain(KEY.slice(8, 30));
   });
+});
+
+describe("daemon status: live endpoint health", () => {
+  const running: TestDaemon[] = [];
+  afterAll(async () => {
+    for (const d of running) await d.stop();
+  });
+
+  it("shows the endpoint going down and coming back while a real daemon runs (cortex.status and cortexd status)", async () => {
+    const root = workspace();
+    const config = {
+      workspaces: [{ path: root }],
+      embedding: { provider: "openai-compatible", baseUrl: server.url, model: "glove-test", maxRetries: 0, timeoutMs: 2000 },
+      daemon: { watch: "off" }, // syncs only when asked: the test decides when the endpoint is called
+    };
+    const d = await startDaemon({ config, env: { CORTEXD_EMBEDDING_PROVIDER: "openai-compatible" } });
+    running.push(d);
+    const status = () => d.call("cortex.status", {});
+    const cli = (...args: string[]) => runCli(["status", ...args], d.env);
+    await waitUntil(async () => (await status()).embedding.vectors === "complete", 20_000);
+    const up = (await status()).embedding;
+    expect(up).toMatchObject({ state: "ready", dims: 100, pendingVectors: 0, vectors: "complete", endpoint: { state: "ok", consecutiveFailures: 0, lastError: null, lastErrorAt: null } });
+    expect(Date.parse(up.endpoint!.lastSuccessAt!)).toBeGreaterThan(Date.now() - 60_000);
+    const json = JSON.parse(cli("--json").stdout) as { running: boolean; embedding: typeof up };
+    expect(json.running).toBe(true);
+    expect(json.embedding.endpoint?.state).toBe("ok");
+
+    // The endpoint goes down: new chunks are indexed keyword-only; status says so.
+    server.down = { status: 503 };
+    writeFiles(root, { "memory/2026-11-03.md": [1, 2].map((i) => para("guitar lesson", i)).join("\n") });
+    const failed = await d.call("index.sync", {});
+    expect(failed.reports[0]!.vectorError).toMatch(/HTTP 503/);
+    const down = (await status()).embedding;
+    expect(down).toMatchObject({ state: "ready", vectors: "deferred", endpoint: { state: "degraded", consecutiveFailures: 1 } });
+    expect(down.pendingVectors).toBeGreaterThan(0);
+    expect(down.endpoint!.lastError).toMatch(/HTTP 503/);
+    expect(Date.parse(down.endpoint!.lastErrorAt!)).toBeGreaterThanOrEqual(Date.parse(up.endpoint!.lastSuccessAt!));
+    const text = cli();
+    expect(text.code).toBe(0); // one failure is not "unhealthy" yet
+    expect(text.stdout).toMatch(/endpoint: {2}FAILING \(1 failure in a row\), last success \d+s ago, last error \d+s ago: .*HTTP 503/);
+    expect(text.stdout).toContain(`vectors:   ${down.pendingVectors} chunk${down.pendingVectors === 1 ? "" : "s"} keyword-only until the embedding provider works again`);
+
+    // Back: the next sync backfills.
+    server.down = null;
+    const back = await d.call("index.sync", {});
+    expect(back.reports[0]!.embedded).toBe(down.pendingVectors);
+    const ok = (await status()).embedding;
+    expect(ok).toMatchObject({ vectors: "complete", pendingVectors: 0, endpoint: { state: "ok", consecutiveFailures: 0 } });
+    expect(Date.parse(ok.endpoint!.lastSuccessAt!)).toBeGreaterThanOrEqual(Date.parse(down.endpoint!.lastErrorAt!));
+    expect(ok.endpoint!.lastError).toMatch(/HTTP 503/); // still reported, with its time
+
+    // Down for good: after 3 failures in a row no more calls; the daemon reports itself degraded.
+    server.down = { status: 503 };
+    writeFiles(root, { "memory/2026-11-04.md": para("flight hotel", 1) });
+    for (let i = 0; i < 3; i++) await d.call("index.sync", {});
+    const gated = await status();
+    expect(gated.healthy).toBe(false);
+    expect(gated.embedding).toMatchObject({ vectors: "deferred", endpoint: { state: "gated", consecutiveFailures: 3 } });
+    expect(Date.parse(gated.embedding.endpoint!.gatedUntil!)).toBeGreaterThan(Date.now());
+    const text2 = cli();
+    expect(text2.code).toBe(1);
+    expect(text2.stdout).toMatch(/endpoint: {2}DOWN \(3 failures in a row; next call in \d+s\)/);
+    server.down = null;
+  }, 60_000);
 });
 
 describe("cortexd model test", () => {

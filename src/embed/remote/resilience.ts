@@ -63,7 +63,11 @@ export class BadResponseError extends Error {
 export interface RemoteHealth {
   state: "ok" | "degraded" | "gated";
   consecutiveFailures: number;
+  /** When a call last succeeded (epoch ms). */
+  lastSuccessAt?: number;
   lastError?: string;
+  /** When a call last failed for good, retries spent (epoch ms). */
+  lastErrorAt?: number;
   /** While gated: when calls resume (epoch ms). */
   gatedUntil?: number;
   calls: number;
@@ -96,6 +100,8 @@ export class ResilientCaller {
   private failures = 0;
   private gatedUntil = 0;
   private lastError: string | undefined;
+  private lastErrorAt = 0;
+  private lastSuccessAt = 0;
   private calls = 0;
   private retries = 0;
 
@@ -119,7 +125,8 @@ export class ResilientCaller {
     return {
       state: gated ? "gated" : this.failures > 0 ? "degraded" : "ok",
       consecutiveFailures: this.failures,
-      ...(this.lastError ? { lastError: this.lastError } : {}),
+      ...(this.lastSuccessAt ? { lastSuccessAt: this.lastSuccessAt } : {}),
+      ...(this.lastError ? { lastError: this.lastError, lastErrorAt: this.lastErrorAt } : {}),
       ...(gated ? { gatedUntil: this.gatedUntil } : {}),
       calls: this.calls,
       retries: this.retries,
@@ -142,6 +149,7 @@ export class ResilientCaller {
         const out = await this.attempt(fn);
         this.failures = 0;
         this.gatedUntil = 0;
+        this.lastSuccessAt = o.now();
         return out;
       } catch (e) {
         const msg = (e as Error).message;
@@ -157,6 +165,7 @@ export class ResilientCaller {
           continue;
         }
         this.lastError = msg;
+        this.lastErrorAt = o.now();
         if (countsTowardsGate(e)) {
           this.failures++;
           if (this.failures >= o.gateFailures) {
