@@ -40,9 +40,9 @@ async function measure(name: string, p: EmbeddingProvider, chunks: string[]): Pr
 }
 
 /** The local embedding server in a worker thread, with its per-request server time in shared memory. */
-async function startServerThread(base64: string): Promise<{ url: string; served: () => number; serverMs: () => number; waitServed: (n: number) => void; close: () => Promise<void> }> {
+async function startServerThread(base64: string): Promise<{ url: string; serverMs: () => number; settle: () => void; close: () => Promise<void> }> {
   const shared = new SharedArrayBuffer(16);
-  const served = new Int32Array(shared, 0, 1);
+  const counts = new Int32Array(shared, 0, 2); // received, answered
   const ms = new Float64Array(shared, 8, 1);
   const worker = new Worker(new URL("./embed-server-worker.js", import.meta.url), { workerData: { modelsDir: benchPath("models"), shared, base64 } });
   const url = await new Promise<string>((resolve, reject) => {
@@ -51,11 +51,11 @@ async function startServerThread(base64: string): Promise<{ url: string; served:
   });
   return {
     url,
-    served: () => Atomics.load(served, 0),
     serverMs: () => ms[0]!,
-    // The server records its time just after handing the response to the socket: wait for it.
-    waitServed: (n) => {
-      while (Atomics.load(served, 0) < n) Atomics.wait(served, 0, Atomics.load(served, 0), 50);
+    // The server publishes a request's time just after writing its response: wait until every
+    // request received so far is published.
+    settle: () => {
+      for (let done = Atomics.load(counts, 1); done < Atomics.load(counts, 0); done = Atomics.load(counts, 1)) Atomics.wait(counts, 1, done, 50);
     },
     close: async () => {
       worker.postMessage("close");
@@ -69,8 +69,9 @@ async function startServerThread(base64: string): Promise<{ url: string; served:
  * a remote provider's throughput and the client's own overhead per 100-text batch. Without --url a
  * local server (the built-in model) runs in a worker thread, and the overhead is the client's wall
  * time minus the server's time for the request (from the request body received to the response
- * handed to the socket): what is left is the client's work (request JSON, HTTP, response parse,
- * base64 decode, normalisation) plus the loopback transfer and the server's HTTP framing.
+ * ready to write): what is left is the client's work (request JSON, HTTP, response parse,
+ * base64 decode, normalisation) plus the loopback transfer and the server's HTTP framing. The
+ * client's event-loop busy time (performance.eventLoopUtilization) is its own work alone.
  */
 async function benchRemote(args: Args): Promise<void> {
   const kind = String(args.flags.provider);
@@ -101,16 +102,19 @@ async function benchRemote(args: Args): Promise<void> {
   for (let i = 0; i < 20; i++) await p.embedBatch(texts.slice((i % batches) * 100, (i % batches) * 100 + 100)); // warm-up (keep-alive, JIT)
   const per: number[] = [];
   const overhead: number[] = [];
+  const busy: number[] = [];
   const t0 = performance.now();
   for (let b = 0; b < batches; b++) {
-    const n0 = server?.served() ?? 0;
+    server?.settle();
     const s0 = server?.serverMs() ?? 0;
     const t = performance.now();
+    const elu = performance.eventLoopUtilization();
     await p.embedBatch(texts.slice(b * 100, b * 100 + 100));
     const ms = performance.now() - t;
+    busy.push(performance.eventLoopUtilization(elu).active);
     per.push(ms);
     if (server) {
-      server.waitServed(n0 + 1);
+      server.settle();
       overhead.push(ms - (server.serverMs() - s0));
     }
   }
@@ -123,6 +127,7 @@ async function benchRemote(args: Args): Promise<void> {
   } else {
     console.log("  (client overhead needs the local server: run without --url)");
   }
+  console.log(`  client event-loop busy time per 100-text batch (the client's own work): p50 ${fmtMs2(median(busy))}, p95 ${fmtMs2(percentile(busy, 95))}`);
   await p.close();
   await server?.close();
 }

@@ -43,7 +43,7 @@ export interface EmbedTestServer {
    * "ignore" (number arrays anyway), "reject" (HTTP 400, as a strict server would).
    */
   base64: "support" | "ignore" | "reject";
-  /** Time spent computing and serialising answers (ms), for the bench's client-overhead figure. */
+  /** Time spent computing and serialising answers, up to the write (ms), for the bench's client-overhead figure. */
   serverMs: number;
   close(): Promise<void>;
 }
@@ -58,7 +58,9 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 export interface EmbedTestServerOptions {
-  /** Called after each answered embedding request with the time the server spent on it (ms). */
+  /** Called when a request arrives. */
+  onReceived?: () => void;
+  /** Called after each request is answered, with the time the server spent on it (ms; 0 for faults). */
   onServed?: (ms: number) => void;
 }
 
@@ -81,6 +83,17 @@ export async function startEmbedTestServer(provider: EmbeddingProvider, opts: Em
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    opts.onReceived?.();
+    try {
+      await answer(req, res);
+    } finally {
+      opts.onServed?.(lastMs);
+      lastMs = 0;
+    }
+  };
+
+  let lastMs = 0;
+  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const raw = await readBody(req);
     const t0 = performance.now();
     const path = (req.url ?? "").split("?")[0]!;
@@ -130,11 +143,12 @@ export async function startEmbedTestServer(provider: EmbeddingProvider, opts: Em
       if (state.shuffle) data.reverse();
       payload = JSON.stringify({ object: "list", model: body.model, data, usage: { prompt_tokens: 0, total_tokens: 0 } });
     }
+    // Timed up to the response being ready: the write itself (and whatever happens after it) is
+    // not server time, so a client-overhead figure derived from this never flatters the client.
+    lastMs = performance.now() - t0;
+    state.serverMs += lastMs;
     res.writeHead(200, { "content-type": "application/json" });
     res.end(payload);
-    const ms = performance.now() - t0;
-    state.serverMs += ms;
-    opts.onServed?.(ms);
   };
 
   const server: Server = createServer((req, res) => {
