@@ -153,6 +153,17 @@ describe("openai-compatible provider", () => {
     );
   });
 
+  it("keeps its connection alive across batches, and reconnects after the server dropped it", async () => {
+    const p = openai();
+    const before = server.connections;
+    for (let i = 0; i < 5; i++) await p.embedBatch([`bread oven ${i}`, `deploy ${i}`]);
+    expect(server.connections - before).toBe(1);
+    server.faults = [{ status: "drop" }];
+    expect((await p.embedBatch(["bread"]))[0]).not.toBeNull(); // retried on a new connection
+    expect(server.connections - before).toBe(2);
+    await p.close();
+  });
+
   it("sends dimensions, input types and the bearer key", async () => {
     const p = openai({ apiKey: KEY, dimensions: 100, queryInputType: "query", documentInputType: "passage" });
     expect(p.dims).toBe(100);

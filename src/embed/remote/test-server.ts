@@ -43,6 +43,8 @@ export interface EmbedTestServer {
    * "ignore" (number arrays anyway), "reject" (HTTP 400, as a strict server would).
    */
   base64: "support" | "ignore" | "reject";
+  /** TCP connections accepted so far (keep-alive clients reuse theirs). */
+  connections: number;
   /** Time spent computing and serialising answers, up to the write (ms), for the bench's client-overhead figure. */
   serverMs: number;
   close(): Promise<void>;
@@ -75,6 +77,7 @@ export async function startEmbedTestServer(provider: EmbeddingProvider, opts: Em
     dims: null,
     shuffle: false,
     base64: "support",
+    connections: 0,
     serverMs: 0,
     close: () => new Promise<void>((r) => {
       server.closeAllConnections();
@@ -157,6 +160,7 @@ export async function startEmbedTestServer(provider: EmbeddingProvider, opts: Em
       res.end(String((e as Error).message));
     });
   });
+  server.on("connection", () => state.connections++);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
