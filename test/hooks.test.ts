@@ -1,10 +1,11 @@
+import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { localDate } from "../src/memory-files/entry.js";
-import { isolatedEnv } from "./helpers/cli.js";
 import { VERSION } from "../src/version.js";
+import { isolatedEnv } from "./helpers/cli.js";
 import { startDaemon, waitUntil, writeConfig, type TestDaemon } from "./helpers/daemon.js";
 import { BIN, CC_FIXTURES, ccEvent, LAUNCHER, median, nodeSpy, runHook, runTimed } from "./helpers/hooks.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
@@ -284,6 +285,18 @@ describe("Claude Code hooks (real daemon, real hook processes, recorded events)"
     // Not a hook: exit codes and output pass through Node unchanged.
     const version = await runTimed(LAUNCHER, ["--version"], env2);
     expect({ code: version.code, stdout: version.stdout.trim() }).toEqual({ code: 0, stdout: VERSION });
+    // Installed as npm does it (relative symlinks: bin/cortexd → ../lib/node_modules/cortexd/bin/cortexd),
+    // with readlink -f, and with a readlink without -f (older macOS): the launcher finds dist/.
+    mkdirSync(join(home, "lib", "node_modules"), { recursive: true });
+    mkdirSync(join(home, "bin"));
+    symlinkSync(dirname(dirname(LAUNCHER)), join(home, "lib", "node_modules", "cortexd"));
+    symlinkSync("../lib/node_modules/cortexd/bin/cortexd", join(home, "bin", "cortexd"));
+    mkdirSync(join(home, "old-readlink"));
+    writeFileSync(join(home, "old-readlink", "readlink"), `#!/bin/sh\n[ "$1" = -f ] && exit 1\nexec ${execFileSync("sh", ["-c", "command -v readlink"], { encoding: "utf8" }).trim()} "$@"\n`, { mode: 0o755 });
+    for (const PATH of [process.env.PATH!, `${join(home, "old-readlink")}:${process.env.PATH}`]) {
+      const linked = await runTimed(join(home, "bin", "cortexd"), ["--version"], { ...env2, PATH });
+      expect({ code: linked.code, stdout: linked.stdout.trim(), stderr: linked.stderr }).toEqual({ code: 0, stdout: VERSION, stderr: "" });
+    }
     const bad = await runTimed(LAUNCHER, ["no-such-command"], env2);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/no-such-command/);
