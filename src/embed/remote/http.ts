@@ -25,10 +25,11 @@ export class KeepAliveClient {
 
   /** Sends `payload`; resolves with the status and the whole body, whatever the status. */
   post(url: string, payload: string, headers: Record<string, string>, signal: AbortSignal): Promise<HttpReply> {
+    const body = Buffer.from(payload, "utf8"); // encoded once: its length is the Content-Length
     return new Promise((resolve, reject) => {
       const req = this.transport.request(
         url,
-        { method: "POST", agent: this.agent, signal, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...headers } },
+        { method: "POST", agent: this.agent, signal, headers: { "content-type": "application/json", "content-length": body.length, ...headers } },
         (res) => {
           const parts: Buffer[] = [];
           let bytes = 0;
@@ -45,7 +46,7 @@ export class KeepAliveClient {
         },
       );
       req.on("error", reject);
-      req.end(payload);
+      req.end(body);
     });
   }
 
