@@ -1,11 +1,13 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { localDate } from "../src/memory-files/entry.js";
+import { VERSION } from "../src/version.js";
 import { isolatedEnv } from "./helpers/cli.js";
-import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
-import { BIN, CC_FIXTURES, ccEvent, HOOK_MAIN, median, runHook, runTimed } from "./helpers/hooks.js";
+import { startDaemon, waitUntil, writeConfig, type TestDaemon } from "./helpers/daemon.js";
+import { BIN, CC_FIXTURES, ccEvent, LAUNCHER, median, nodeSpy, runHook, runTimed } from "./helpers/hooks.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 const SESSION = "5f0c2a9e-7b1d-4c8e-9a3f-2d6b8e1c4a70";
@@ -192,44 +194,140 @@ describe("Claude Code hooks (real daemon, real hook processes, recorded events)"
     expect(readFileSync(join(root, "memory", `${localDate()}.md`), "utf8")).toContain("second Tuesday");
   });
 
-  it("daemon down: every hook exits 0 with the empty form, in about Node's own start-up time", async () => {
+  it("daemon down: the launcher answers every hook itself (exit 0, the empty form) in a few ms, without starting Node", async () => {
     const home = tempDir("cortexd-home-");
-    const env = isolatedEnv(home, { CORTEXD_EMBEDDING_PROVIDER: "none" });
+    // A config file that does not move the socket (the common case) keeps the fast path.
+    writeConfig(home, { workspaces: [{ path: join(home, "ws") }], daemon: { debounceMs: 50 } });
+    const spy = nodeSpy(home);
+    const env = isolatedEnv(home, { CORTEXD_EMBEDDING_PROVIDER: "none", CORTEXD_NODE: spy.node });
     const expected: Record<string, string> = {
       UserPromptSubmit: "",
       SessionStart: "",
       Stop: "",
+      SubagentStop: "",
       PreCompact: "",
       SessionEnd: "",
       "pre-turn": '{"context":"","memory_count":0,"tokens_used":0}\n',
       "post-turn": '{"stored":false}\n',
+      checkpoint: '{"stored":false}\n',
+      sleep: '{"ok":false}\n',
     };
+    const turn = { user_message: "a question that is long enough to be captured", assistant_message: "an answer that is long enough to be captured" };
     const inputs: Record<string, unknown> = {
       UserPromptSubmit: ccEvent("user-prompt-submit"),
       SessionStart: ccEvent("session-start"),
       Stop: ccEvent("stop"),
+      SubagentStop: ccEvent("stop"),
       PreCompact: ccEvent("pre-compact"),
       SessionEnd: ccEvent("session-end"),
       "pre-turn": { message: "anything about deploys?" },
-      "post-turn": { user_message: "a question that is long enough to be captured", assistant_message: "an answer that is long enough to be captured" },
+      "post-turn": turn,
+      checkpoint: turn,
+      sleep: turn,
     };
     const node: number[] = [];
     const hook: number[] = [];
-    const lean: number[] = [];
+    const nodeHook: number[] = [];
     for (let round = 0; round < 3; round++) {
       node.push((await runTimed(process.execPath, ["-e", ""], env)).ms);
       for (const [event, input] of Object.entries(inputs)) {
-        const r = await runHook(event, input, env);
+        const r = await runHook(event, input, env, round === 1 ? ["--timeout-ms", "50", "--budget=900", "-w", "ws"] : []);
         expect({ event, code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ event, code: 0, stdout: expected[event], stderr: "" });
         hook.push(r.ms);
       }
-      lean.push((await runTimed(process.execPath, [HOOK_MAIN, "pre-turn"], env, '{"message":"x"}')).ms);
+      // The same through Node (what every hook cost before the launcher).
+      const viaNode = await runTimed(process.execPath, [BIN, "hook", "pre-turn"], env, '{"message":"x"}');
+      expect(viaNode.stdout).toBe(expected["pre-turn"]);
+      nodeHook.push(viaNode.ms);
     }
-    const figures = { nodeAloneMs: median(node), cortexdHookMs: median(hook), cortexdHookMaxMs: Math.max(...hook), leanEntryMs: median(lean) };
+    expect(spy.calls()).toEqual([]); // Node never started
+    // cortexd-hook (the same launcher under npm's other name), and a large event piped in: the
+    // writer gets no EPIPE although the hook leaves without waiting for it.
+    const alias = join(home, "bin", "cortexd-hook");
+    mkdirSync(join(home, "bin"));
+    symlinkSync(LAUNCHER, alias);
+    const big = await runTimed(alias, ["pre-turn"], env, JSON.stringify({ message: "x".repeat(4 << 20) }));
+    expect({ code: big.code, stdout: big.stdout, stdinError: big.stdinError }).toEqual({ code: 0, stdout: expected["pre-turn"], stdinError: undefined });
+    expect(spy.calls()).toEqual([]);
+
+    const figures = { nodeAloneMs: median(node), launcherHookMs: median(hook), launcherHookMaxMs: Math.max(...hook), nodeHookMs: median(nodeHook) };
     console.log(`hook latency with the daemon down (median of ${hook.length}): ${JSON.stringify(figures)}`);
-    // The hook adds little to Node's own start-up (which alone is ~80-120 ms on the 2-core dev machine).
-    expect(figures.cortexdHookMs - figures.nodeAloneMs).toBeLessThan(60);
-    expect(figures.cortexdHookMaxMs).toBeLessThan(1000);
+    expect(figures.launcherHookMs).toBeLessThan(100); // the acceptance criterion; ~3-10 ms in practice
+    expect(figures.launcherHookMs).toBeLessThan(figures.nodeAloneMs);
+    expect(figures.launcherHookMaxMs).toBeLessThan(1000);
+  });
+
+  it("a stale socket (daemon killed) and the cases the launcher cannot decide go to Node, which answers the same", async () => {
+    const root = workspace();
+    const d = await daemonOn(root);
+    const spy = nodeSpy(d.home);
+    const env = { ...d.env, CORTEXD_NODE: spy.node };
+    d.child.kill("SIGKILL");
+    await d.exited();
+    expect(existsSync(d.socket)).toBe(true); // left behind
+    const pre = await runHook("pre-turn", { message: "invoice" }, env);
+    expect({ code: pre.code, stdout: pre.stdout, stderr: pre.stderr }).toEqual({ code: 0, stdout: '{"context":"","memory_count":0,"tokens_used":0}\n', stderr: "" });
+    const ups = await runHook("UserPromptSubmit", ccEvent("user-prompt-submit"), env);
+    expect({ code: ups.code, stdout: ups.stdout }).toEqual({ code: 0, stdout: "" });
+    expect(spy.calls()).toEqual([`${BIN} hook pre-turn`, `${BIN} hook UserPromptSubmit`]);
+
+    // No socket, but: auto (the event is in the input), an unknown flag, debug, an unknown event.
+    const home = tempDir("cortexd-home-");
+    const spy2 = nodeSpy(home);
+    const env2 = isolatedEnv(home, { CORTEXD_NODE: spy2.node });
+    expect((await runHook("auto", ccEvent("user-prompt-submit"), env2)).stdout).toBe("");
+    expect((await runHook("pre-turn", "x", env2, ["--no-such-flag"])).stdout).toBe('{"context":"","memory_count":0,"tokens_used":0}\n');
+    const dbg = await runHook("post-turn", "x", { ...env2, CORTEXD_HOOK_DEBUG: "1" });
+    expect(dbg.stdout).toBe('{"stored":false}\n');
+    expect(dbg.stderr).toMatch(/^cortexd hook: post-turn: /); // the debug line: Node ran
+    expect((await runHook("NoSuchEvent", "{}", env2)).code).toBe(0);
+    expect(spy2.calls()).toHaveLength(4);
+    // Not a hook: exit codes and output pass through Node unchanged.
+    const version = await runTimed(LAUNCHER, ["--version"], env2);
+    expect({ code: version.code, stdout: version.stdout.trim() }).toEqual({ code: 0, stdout: VERSION });
+    // Installed as npm does it (relative symlinks: bin/cortexd → ../lib/node_modules/cortexd/bin/cortexd),
+    // with readlink -f, and with a readlink without -f (older macOS): the launcher finds dist/.
+    mkdirSync(join(home, "lib", "node_modules"), { recursive: true });
+    mkdirSync(join(home, "bin"));
+    symlinkSync(dirname(dirname(LAUNCHER)), join(home, "lib", "node_modules", "cortexd"));
+    symlinkSync("../lib/node_modules/cortexd/bin/cortexd", join(home, "bin", "cortexd"));
+    mkdirSync(join(home, "old-readlink"));
+    writeFileSync(join(home, "old-readlink", "readlink"), `#!/bin/sh\n[ "$1" = -f ] && exit 1\nexec ${execFileSync("sh", ["-c", "command -v readlink"], { encoding: "utf8" }).trim()} "$@"\n`, { mode: 0o755 });
+    for (const PATH of [process.env.PATH!, `${join(home, "old-readlink")}:${process.env.PATH}`]) {
+      const linked = await runTimed(join(home, "bin", "cortexd"), ["--version"], { ...env2, PATH });
+      expect({ code: linked.code, stdout: linked.stdout.trim(), stderr: linked.stderr }).toEqual({ code: 0, stdout: VERSION, stderr: "" });
+    }
+    const bad = await runTimed(LAUNCHER, ["no-such-command"], env2);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/no-such-command/);
+  });
+
+  it("a socket path set in the config file (or --socket) is honoured: the launcher defers to Node", async () => {
+    const root = workspace();
+    const home = tempDir("cortexd-home-");
+    const socket = join(home, "elsewhere", "memory.sock");
+    const config = { workspaces: [{ path: root }], daemon: { socketPath: socket, debounceMs: 50, settleMs: 20 } };
+    writeConfig(home, config);
+    const spy = nodeSpy(home);
+    const env = isolatedEnv(home, { CORTEXD_EMBEDDING_PROVIDER: "none", CORTEXD_NODE: spy.node });
+    // Down: Node reads the config, finds no daemon there, prints the empty form.
+    expect((await runHook("pre-turn", { message: "who owns invoice export" }, env)).stdout).toBe('{"context":"","memory_count":0,"tokens_used":0}\n');
+    expect(spy.calls()).toHaveLength(1);
+
+    const d = await startDaemon({ home, config, socket });
+    running.push(d);
+    await waitUntil(() => indexed(d, "invoice", "MEMORY.md"));
+    const up = await runHook("pre-turn", { message: "who owns the invoice PDF export?" }, env);
+    expect(up.code).toBe(0);
+    expect((JSON.parse(up.stdout) as { context: string }).context).toContain("Alice is its on-call owner");
+    // --socket to the same place, with a config that does not mention it.
+    const plain = tempDir("cortexd-home-");
+    const viaFlag = await runHook("pre-turn", { message: "who owns the invoice PDF export?" }, isolatedEnv(plain, { CORTEXD_NODE: spy.node }), ["--socket", socket]);
+    expect((JSON.parse(viaFlag.stdout) as { context: string }).context).toContain("Alice is its on-call owner");
+    // --socket to a missing file: answered by the launcher.
+    const missing = await runHook("post-turn", "x", isolatedEnv(plain, { CORTEXD_NODE: spy.node }), [`--socket=${join(plain, "none.sock")}`]);
+    expect(missing.stdout).toBe('{"stored":false}\n');
+    expect(spy.calls()).toHaveLength(3);
   });
 
   it("slow daemon (accepts, never answers): the empty form after the timeout, exit 0", async () => {
@@ -292,11 +390,12 @@ describe("cortexd hook install claude-code", () => {
     expect(s.hooks.PreToolUse).toEqual(user.hooks.PreToolUse);
     expect(s.hooks.Stop![0]).toEqual(user.hooks.Stop[0]);
     for (const ev of ["SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd"]) {
-      const ours = s.hooks[ev]!.flatMap((g) => g.hooks).filter((h) => h.command.includes("hooks/main.js"));
+      const ours = s.hooks[ev]!.flatMap((g) => g.hooks).filter((h) => h.command.includes("bin/cortexd hook"));
       expect(ours, ev).toHaveLength(1);
-      expect(ours[0]!.command.endsWith(` ${ev}`)).toBe(true);
+      // The launcher (fast when the daemon is down), told to use this node.
+      expect(ours[0]!.command).toBe(`CORTEXD_NODE=${process.execPath} ${LAUNCHER} hook ${ev}`);
     }
-    expect(s.hooks.Stop!.flatMap((g) => g.hooks).find((h) => h.command.includes("hooks/main.js"))).toMatchObject({ async: true });
+    expect(s.hooks.Stop!.flatMap((g) => g.hooks).find((h) => h.command.includes("bin/cortexd hook"))).toMatchObject({ async: true });
 
     const second = await run("install", "claude-code");
     expect(second.code).toBe(0);
@@ -304,7 +403,13 @@ describe("cortexd hook install claude-code", () => {
     expect(readFileSync(settingsPath, "utf8")).toBe(JSON.stringify(s, null, 2) + "\n");
     expect(readdirSync(join(home, ".claude")).filter((f) => f.startsWith("settings.json.bak-"))).toHaveLength(1);
 
-    // The installed UserPromptSubmit command, run through a shell as Claude Code does, answers.
+    // The installed commands, run through a shell as Claude Code does: with no daemon, the empty form.
+    for (const ev of ["UserPromptSubmit", "Stop"]) {
+      const cmd = s.hooks[ev]!.flatMap((g) => g.hooks).find((h) => h.command.includes("bin/cortexd hook"))!.command;
+      const down = await runTimed(cmd, [], env, JSON.stringify(ccEvent(ev === "Stop" ? "stop" : "user-prompt-submit")), { shell: true });
+      expect({ code: down.code, stdout: down.stdout, stderr: down.stderr }).toEqual({ code: 0, stdout: "", stderr: "" });
+    }
+    // With the daemon up, UserPromptSubmit answers.
     const root = workspace();
     const d = await daemonOn(root);
     await waitUntil(() => indexed(d, "invoice", "MEMORY.md"));

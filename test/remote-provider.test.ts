@@ -7,9 +7,11 @@ import { writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
+import fc from "fast-check";
 import pino from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EmbeddingSchema } from "../src/config/schema.js";
+import { countTokens } from "../src/ingest/tokens.js";
 import { BUILTIN_BUILDER_VERSION } from "../src/embed/builtin/build.js";
 import { ensureBuiltinModel } from "../src/embed/builtin/ensure.js";
 import { createStaticBertProvider, type StaticBertProvider } from "../src/embed/builtin/fast-provider.js";
@@ -17,14 +19,15 @@ import type { EmbeddingProvider } from "../src/embed/provider.js";
 import type { RemoteEmbeddingProvider } from "../src/embed/remote/base.js";
 import { createRemoteProvider } from "../src/embed/remote/index.js";
 import { OllamaProvider } from "../src/embed/remote/ollama.js";
-import { OpenAICompatibleProvider } from "../src/embed/remote/openai-compatible.js";
+import { decodeFloat32, OpenAICompatibleProvider } from "../src/embed/remote/openai-compatible.js";
 import { BadResponseError, GateClosedError, planBatches } from "../src/embed/remote/resilience.js";
 import { startEmbedTestServer, type EmbedTestServer } from "../src/embed/remote/test-server.js";
 import { selectProvider } from "../src/embed/select.js";
 import { openDatabase } from "../src/index/db.js";
 import { IndexStore } from "../src/index/store.js";
 import { Indexer } from "../src/index/sync.js";
-import { isolatedEnv, spawnCli } from "./helpers/cli.js";
+import { isolatedEnv, runCli, spawnCli } from "./helpers/cli.js";
+import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { openTestIndex, tempDir, writeFiles } from "./helpers/workspace.js";
 
 const FAST = { baseDelayMs: 5, maxDelayMs: 500, gateMs: 150 };
@@ -45,7 +48,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  Object.assign(server, { requests: [], faults: [], down: null, failAfter: null, delayMs: 0, dims: null, shuffle: false });
+  Object.assign(server, { requests: [], faults: [], down: null, failAfter: null, delayMs: 0, dims: null, shuffle: false, base64: "support" });
 });
 
 function openai(extra: Partial<ConstructorParameters<typeof OpenAICompatibleProvider>[0]> = {}): OpenAICompatibleProvider {
@@ -83,6 +86,33 @@ describe("openai-compatible provider", () => {
     expect(cos(out[2]!, ref[2]!)).toBeCloseTo(1, 5);
   });
 
+  it("asks for base64 float32 and decodes it exactly; reads number arrays from servers that ignore it; drops it for servers that reject it", async () => {
+    const texts = ["the deploy failed on the build server", "sourdough bread recipe", "who owns the payments api"];
+    const p = openai();
+    const b64 = await p.embedBatch(texts);
+    expect(server.requests[0]!.body.encoding_format).toBe("base64");
+    server.base64 = "ignore";
+    const arrays = await p.embedBatch(texts);
+    expect(server.requests[1]!.body.encoding_format).toBe("base64");
+    for (let i = 0; i < texts.length; i++) expect(Array.from(b64[i]!)).toEqual(Array.from(arrays[i]!)); // bit-identical
+    expect(cos(b64[0]!, (await builtin.embedBatch([texts[0]!]))[0]!)).toBeCloseTo(1, 6);
+
+    server.base64 = "reject";
+    server.requests.length = 0;
+    const strict = openai();
+    const out = await strict.embedBatch(texts);
+    expect(server.requests.map((r) => r.body.encoding_format)).toEqual(["base64", undefined]); // once more without it
+    for (let i = 0; i < texts.length; i++) expect(Array.from(out[i]!)).toEqual(Array.from(b64[i]!));
+    await strict.embedBatch(["bread oven"]);
+    expect(server.requests.map((r) => r.body.encoding_format)).toEqual(["base64", undefined, undefined]); // remembered
+    expect(strict.health()).toMatchObject({ state: "ok", consecutiveFailures: 0 });
+
+    // Malformed base64 (not whole float32s) is a bad response, not a crash.
+    expect(decodeFloat32(Buffer.from(new Float32Array([1.5, -2, 0.25]).buffer).toString("base64"))).toEqual(new Float32Array([1.5, -2, 0.25]));
+    expect(decodeFloat32("AAAA")).toBeNull(); // 3 bytes
+    expect(decodeFloat32("")).toBeNull();
+  });
+
   it("batches by count and by estimated tokens, preserving order (responses sorted by index)", async () => {
     server.shuffle = true;
     const texts = Array.from({ length: 23 }, (_, i) => `note ${i} about the ${i % 2 ? "deploy pipeline" : "bread oven"} ${"word ".repeat(i * 3)}`);
@@ -95,6 +125,43 @@ describe("openai-compatible provider", () => {
     for (const r of server.requests) expect(r.body.input!.length).toBeLessThanOrEqual(5);
     for (let i = 0; i < texts.length; i++) expect(cos(out[i]!, ref[i]!)).toBeCloseTo(1, 5);
     expect(planBatches(["a b c", "d e f", "g"], 10, 4)).toEqual([[0, 1], [1, 3]]);
+  });
+
+  it("planBatches counts tokens only when needed, with the same batches as counting every text", () => {
+    const reference = (texts: string[], maxCount: number, maxTokens: number) => {
+      const out: [number, number][] = [];
+      let start = 0;
+      let tokens = 0;
+      for (let i = 0; i < texts.length; i++) {
+        const t = countTokens(texts[i]!);
+        if (i > start && (i - start >= maxCount || tokens + t > maxTokens)) {
+          out.push([start, i]);
+          start = i;
+          tokens = 0;
+        }
+        tokens += t;
+      }
+      if (start < texts.length) out.push([start, texts.length]);
+      return out;
+    };
+    const text = fc.array(fc.constantFrom("a", "bread", "oven  ", " ", "\n", "日本", "deploy-pipeline", "𠀀", "x".repeat(40)), { maxLength: 30 }).map((p) => p.join(""));
+    fc.assert(
+      fc.property(fc.array(text, { maxLength: 40 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 300 }), (texts, maxCount, maxTokens) => {
+        expect(planBatches(texts, maxCount, maxTokens)).toEqual(reference(texts, maxCount, maxTokens));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("keeps its connection alive across batches, and reconnects after the server dropped it", async () => {
+    const p = openai();
+    const before = server.connections;
+    for (let i = 0; i < 5; i++) await p.embedBatch([`bread oven ${i}`, `deploy ${i}`]);
+    expect(server.connections - before).toBe(1);
+    server.faults = [{ status: "drop" }];
+    expect((await p.embedBatch(["bread"]))[0]).not.toBeNull(); // retried on a new connection
+    expect(server.connections - before).toBe(2);
+    await p.close();
   });
 
   it("sends dimensions, input types and the bearer key", async () => {
@@ -308,6 +375,70 @@ describe("selection, indexing and degradation", () => {
     expect(all).not.toContain(KEY);
     expect(all).not.toContain(KEY.slice(8, 30));
   });
+});
+
+describe("daemon status: live endpoint health", () => {
+  const running: TestDaemon[] = [];
+  afterAll(async () => {
+    for (const d of running) await d.stop();
+  });
+
+  it("shows the endpoint going down and coming back while a real daemon runs (cortex.status and cortexd status)", async () => {
+    const root = workspace();
+    const config = {
+      workspaces: [{ path: root }],
+      embedding: { provider: "openai-compatible", baseUrl: server.url, model: "glove-test", maxRetries: 0, timeoutMs: 2000 },
+      daemon: { watch: "off" }, // syncs only when asked: the test decides when the endpoint is called
+    };
+    const d = await startDaemon({ config, env: { CORTEXD_EMBEDDING_PROVIDER: "openai-compatible" } });
+    running.push(d);
+    const status = () => d.call("cortex.status", {});
+    const cli = (...args: string[]) => runCli(["status", ...args], d.env);
+    await waitUntil(async () => (await status()).embedding.vectors === "complete", 20_000);
+    const up = (await status()).embedding;
+    expect(up).toMatchObject({ state: "ready", dims: 100, pendingVectors: 0, vectors: "complete", endpoint: { state: "ok", consecutiveFailures: 0, lastError: null, lastErrorAt: null } });
+    expect(Date.parse(up.endpoint!.lastSuccessAt!)).toBeGreaterThan(Date.now() - 60_000);
+    const json = JSON.parse(cli("--json").stdout) as { running: boolean; embedding: typeof up };
+    expect(json.running).toBe(true);
+    expect(json.embedding.endpoint?.state).toBe("ok");
+
+    // The endpoint goes down: new chunks are indexed keyword-only; status says so.
+    server.down = { status: 503 };
+    writeFiles(root, { "memory/2026-11-03.md": [1, 2].map((i) => para("guitar lesson", i)).join("\n") });
+    const failed = await d.call("index.sync", {});
+    expect(failed.reports[0]!.vectorError).toMatch(/HTTP 503/);
+    const down = (await status()).embedding;
+    expect(down).toMatchObject({ state: "ready", vectors: "deferred", endpoint: { state: "degraded", consecutiveFailures: 1 } });
+    expect(down.pendingVectors).toBeGreaterThan(0);
+    expect(down.endpoint!.lastError).toMatch(/HTTP 503/);
+    expect(Date.parse(down.endpoint!.lastErrorAt!)).toBeGreaterThanOrEqual(Date.parse(up.endpoint!.lastSuccessAt!));
+    const text = cli();
+    expect(text.code).toBe(0); // one failure is not "unhealthy" yet
+    expect(text.stdout).toMatch(/endpoint: {2}FAILING \(1 failure in a row\), last success \d+s ago, last error \d+s ago: .*HTTP 503/);
+    expect(text.stdout).toContain(`vectors:   ${down.pendingVectors} chunk${down.pendingVectors === 1 ? "" : "s"} keyword-only until the embedding provider works again`);
+
+    // Back: the next sync backfills.
+    server.down = null;
+    const back = await d.call("index.sync", {});
+    expect(back.reports[0]!.embedded).toBe(down.pendingVectors);
+    const ok = (await status()).embedding;
+    expect(ok).toMatchObject({ vectors: "complete", pendingVectors: 0, endpoint: { state: "ok", consecutiveFailures: 0 } });
+    expect(Date.parse(ok.endpoint!.lastSuccessAt!)).toBeGreaterThanOrEqual(Date.parse(down.endpoint!.lastErrorAt!));
+    expect(ok.endpoint!.lastError).toMatch(/HTTP 503/); // still reported, with its time
+
+    // Down for good: after 3 failures in a row no more calls; the daemon reports itself degraded.
+    server.down = { status: 503 };
+    writeFiles(root, { "memory/2026-11-04.md": para("flight hotel", 1) });
+    for (let i = 0; i < 3; i++) await d.call("index.sync", {});
+    const gated = await status();
+    expect(gated.healthy).toBe(false);
+    expect(gated.embedding).toMatchObject({ vectors: "deferred", endpoint: { state: "gated", consecutiveFailures: 3 } });
+    expect(Date.parse(gated.embedding.endpoint!.gatedUntil!)).toBeGreaterThan(Date.now());
+    const text2 = cli();
+    expect(text2.code).toBe(1);
+    expect(text2.stdout).toMatch(/endpoint: {2}DOWN \(3 failures in a row; next call in \d+s\)/);
+    server.down = null;
+  }, 60_000);
 });
 
 describe("cortexd model test", () => {

@@ -2,6 +2,7 @@ import { benchConsolidate } from "./consolidate-bench.js";
 import { benchCrash } from "./crash-bench.js";
 import { benchDaemon } from "./daemon-bench.js";
 import { benchEmbed } from "./embed-bench.js";
+import { benchHooks } from "./hooks-bench.js";
 import { benchIndex } from "./index-bench.js";
 import { parseArgs } from "./util.js";
 
@@ -11,6 +12,7 @@ const BENCHES: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<vo
   daemon: benchDaemon,
   consolidate: benchConsolidate,
   crash: benchCrash,
+  hooks: benchHooks,
 };
 
 const args = parseArgs(process.argv.slice(2));

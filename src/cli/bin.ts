@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
- * The `cortexd` executable. Agent hooks (`cortexd hook <event>`) must start fast, so they are
- * dispatched to the lean hook entry before the full CLI (commander, zod, SQLite, models) is loaded;
- * everything else, including `cortexd hook install`, goes to the full CLI in ./main.js.
+ * The `cortexd` CLI in Node (the package's `cortexd` executable is the launcher bin/cortexd, which
+ * answers hooks itself when the daemon is down and execs this file otherwise). Agent hooks
+ * (`cortexd hook <event>`) must start fast, so they are dispatched to the lean hook entry before
+ * the full CLI (commander, zod, SQLite, models) is loaded; everything else, including
+ * `cortexd hook install`, goes to the full CLI in ./main.js.
  */
 const args = process.argv.slice(2);
 if (args[0] === "hook" && args[1] !== undefined && args[1] !== "install" && args[1] !== "uninstall" && !args[1].startsWith("-")) {

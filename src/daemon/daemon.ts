@@ -184,6 +184,7 @@ export class Daemon {
     const selected = await selectProvider(cfg, { dataDir: this.engine.dataDir, logger: this.logger });
     if (!selected.provider || this.stopping) {
       await selected.provider?.close();
+      if (!this.stopping) await this.engine.setProvider(selected); // status shows the latest failure
       this.providerRetry.failures++;
       this.providerRetry.skip = Math.min(64, 2 ** this.providerRetry.failures - 1);
       return false;

@@ -1,5 +1,5 @@
 import type { Engine } from "../engine/engine.js";
-import type { CortexStatus, HeartbeatResult, WorkspaceStatus } from "../rpc/protocol.js";
+import type { CortexStatus, EndpointHealth, HeartbeatResult, WorkspaceStatus } from "../rpc/protocol.js";
 import type { ConsolidationReport } from "../consolidate/report.js";
 import type { LatencyWindow } from "./latency.js";
 import type { JobStatus } from "./scheduler.js";
@@ -73,12 +73,49 @@ export function knowledgeState(engine: Engine, lastHeartbeat: number | null = nu
   };
 }
 
+const iso = (ms: number | undefined) => (ms ? new Date(ms).toISOString() : null);
+
+/** The embedding section: the provider's start-up state, its endpoint's live health, the vectors' progress. */
+export function embeddingStatus(engine: Engine, workspaces: WorkspaceStatus[]): CortexStatus["embedding"] {
+  const emb = engine.providerStatus;
+  const h = engine.provider?.health?.();
+  const endpoint: EndpointHealth | undefined = h && {
+    state: h.state,
+    consecutiveFailures: h.consecutiveFailures,
+    lastSuccessAt: iso(h.lastSuccessAt),
+    lastError: h.lastError ?? null,
+    lastErrorAt: iso(h.lastErrorAt),
+    gatedUntil: iso(h.gatedUntil),
+    calls: h.calls,
+    retries: h.retries,
+  };
+  const off = engine.config.embedding.provider === "none";
+  // Without a provider the status lists nothing as pending; what waits for it is every unembedded chunk.
+  const pendingVectors = off ? 0 : engine.provider ? workspaces.reduce((n, w) => n + w.pending, 0) : engine.workspaces.reduce((n, w) => n + w.store.counts().pending, 0);
+  let vectors: CortexStatus["embedding"]["vectors"];
+  if (off) vectors = "off";
+  else if (!engine.provider) vectors = "deferred"; // loading, or failed at start-up (the heartbeat retries it)
+  else if (pendingVectors === 0) vectors = "complete";
+  else vectors = endpoint && endpoint.state !== "ok" ? "deferred" : "backfilling";
+  return {
+    state: emb.state,
+    provider: emb.provider,
+    ...(emb.model ? { model: emb.model } : {}),
+    ...(emb.dims ? { dims: emb.dims } : {}),
+    ...(emb.reason ? { reason: emb.reason } : {}),
+    ...(emb.warning ? { warning: emb.warning } : {}),
+    ...(endpoint ? { endpoint } : {}),
+    pendingVectors,
+    vectors,
+  };
+}
+
 /** The `cortex.status` payload: the gateway shape plus cortexd's own diagnostics. */
 export function buildStatus(s: StatusSources): CortexStatus {
   const now = s.now ?? Date.now();
   const workspaces = workspaceStatuses(s.engine, s.queue);
-  const emb = s.engine.providerStatus;
-  const healthy = emb.state !== "error" && !emb.warning && workspaces.every((w) => !w.lastError) && (s.watcher.mode !== "off" || s.engine.config.daemon.watch === "off") &&
+  const embedding = embeddingStatus(s.engine, workspaces);
+  const healthy = embedding.state !== "error" && !embedding.warning && embedding.endpoint?.state !== "gated" && workspaces.every((w) => !w.lastError) && (s.watcher.mode !== "off" || s.engine.config.daemon.watch === "off") &&
     (s.heartbeats?.at(-1)?.db ?? true);
   return {
     version: s.version,
@@ -102,14 +139,7 @@ export function buildStatus(s: StatusSources): CortexStatus {
     uptimeMs: now - s.startedAt,
     rssBytes: process.memoryUsage.rss(),
     workspaces,
-    embedding: {
-      state: emb.state,
-      provider: emb.provider,
-      ...(emb.model ? { model: emb.model } : {}),
-      ...(emb.dims ? { dims: emb.dims } : {}),
-      ...(emb.reason ? { reason: emb.reason } : {}),
-      ...(emb.warning ? { warning: emb.warning } : {}),
-    },
+    embedding,
     watcher: s.watcher,
     schedule: s.schedule.map((j) => ({ name: j.name, cron: j.cron, lastRun: j.lastRun, nextRun: j.nextRun, lastResult: j.lastResult })),
     lastHeartbeat: s.lastHeartbeat ? new Date(s.lastHeartbeat).toISOString() : null,

@@ -1,3 +1,5 @@
+import type { RemoteHealth } from "./remote/resilience.js";
+
 /**
  * An embedding provider turns texts into vectors. Implementations: `local`
  * (node-llama-cpp, any GGUF), `none` (keyword only); more come later.
@@ -19,6 +21,8 @@ export interface EmbeddingProvider {
   embedQueries?(texts: readonly string[]): Promise<(Float32Array | null)[]>;
   /** Counters since creation (for status). */
   stats(): EmbedStats;
+  /** Live health of a remote endpoint (remote providers only; for status). */
+  health?(): RemoteHealth;
   close(): Promise<void>;
 }
 

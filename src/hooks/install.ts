@@ -38,8 +38,14 @@ export function defaultClaudeSettingsPath(env: NodeJS.ProcessEnv = process.env):
   return join(env.HOME || homedir(), ".claude", "settings.json");
 }
 
-/** The hook command prefix: this installation's node and lean hook entry, with absolute paths. */
+/**
+ * The hook command prefix, with absolute paths: the package's launcher (bin/cortexd, which answers
+ * a hook itself when the daemon is down) told to use this installation's node; without the
+ * launcher (dist/ copied on its own), this node and the lean hook entry.
+ */
 export function defaultHookCommand(): string {
+  const launcher = fileURLToPath(new URL("../../../bin/cortexd", import.meta.url));
+  if (existsSync(launcher)) return `CORTEXD_NODE=${shellQuote(process.execPath)} ${shellQuote(launcher)} hook`;
   const main = fileURLToPath(new URL("./main.js", import.meta.url));
   return `${shellQuote(process.execPath)} ${shellQuote(main)}`;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * Lean entry for agent hooks (the `cortexd-hook` bin; `cortexd hook …` dispatches here too).
+ * Lean entry for agent hooks (what the `cortexd-hook` launcher, bin/cortexd, runs in Node; `cortexd
+ * hook …` dispatches here too).
  * It loads only node built-ins and src/hooks (no commander, zod, SQLite or model code), so a hook
  * costs little more than Node's own start-up. See src/hooks/run.ts.
  */

@@ -251,7 +251,25 @@ export interface CortexStatus {
   uptimeMs: number;
   rssBytes: number;
   workspaces: WorkspaceStatus[];
-  embedding: { state: string; provider: string; model?: string; dims?: number; reason?: string; warning?: string };
+  embedding: {
+    state: string;
+    provider: string;
+    model?: string;
+    dims?: number;
+    reason?: string;
+    /** Something to look at although embedding works (e.g. the model file was deleted). */
+    warning?: string;
+    /** Remote providers: the endpoint's live health since start-up. */
+    endpoint?: EndpointHealth;
+    /** Chunks indexed keyword-only, waiting for a vector (all workspaces). */
+    pendingVectors: number;
+    /**
+     * complete: every chunk that can have a vector has one; backfilling: the provider works and the
+     * next syncs embed the pending chunks; deferred: the provider is down, loading or failing, the
+     * pending chunks wait for it (keyword search meanwhile); off: no embeddings by choice.
+     */
+    vectors: "complete" | "backfilling" | "deferred" | "off";
+  };
   watcher: { mode: "watching" | "polling" | "off"; reason?: string; events: number; lastEventAt: string | null };
   schedule: { name: string; cron: string; lastRun: string | null; nextRun: string | null; lastResult: string | null }[];
   lastHeartbeat: string | null;
@@ -261,6 +279,19 @@ export interface CortexStatus {
   consolidation?: ConsolidationReport[];
   errors: { at: string; message: string }[];
   socketPath: string;
+}
+
+/** A remote embedding endpoint's health, as the daemon has seen it since start-up. */
+export interface EndpointHealth {
+  /** ok; degraded: the last call(s) failed; gated: down, no calls until gatedUntil. */
+  state: "ok" | "degraded" | "gated";
+  consecutiveFailures: number;
+  lastSuccessAt: string | null;
+  lastError: string | null;
+  lastErrorAt: string | null;
+  gatedUntil: string | null;
+  calls: number;
+  retries: number;
 }
 
 export interface HeartbeatResult {

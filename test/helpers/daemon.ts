@@ -35,11 +35,12 @@ export function writeConfig(home: string, config: unknown): void {
 }
 
 /** Starts `cortexd run` as a real child process on a temp home; resolves once the socket answers. */
-export async function startDaemon(opts: { home?: string; config?: unknown; env?: Record<string, string>; args?: string[] } = {}): Promise<TestDaemon> {
+export async function startDaemon(opts: { home?: string; config?: unknown; env?: Record<string, string>; args?: string[]; socket?: string } = {}): Promise<TestDaemon> {
   const home = opts.home ?? tempDir("cortexd-home-");
   if (opts.config) writeConfig(home, opts.config);
   const env = isolatedEnv(home, { CORTEXD_EMBEDDING_PROVIDER: "none", ...opts.env });
-  const socket = join(home, "run", "cortexd", "cortexd.sock");
+  // Where the daemon listens: the default for this home, unless the config or env moves it.
+  const socket = opts.socket ?? join(home, "run", "cortexd", "cortexd.sock");
   const child = spawnCli(["run", ...(opts.args ?? [])], env);
   let err = "";
   child.stderr!.on("data", (d) => (err += d));

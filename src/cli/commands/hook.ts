@@ -23,7 +23,7 @@ export function registerHook(program: Command): void {
     .argument("[args...]", "for install/uninstall: claude-code")
     .option("--settings <path>", "Claude Code settings file (default ~/.claude/settings.json)")
     .option("--dry-run", "print the merged settings instead of writing them")
-    .option("--command <cmd>", "hook command prefix to install (default: this node and cortexd's hook entry, absolute paths)")
+    .option("--command <cmd>", "hook command prefix to install (default: cortexd's launcher and this node, absolute paths)")
     .allowUnknownOption()
     .action(async (event: string, rest: string[], _o, cmd: Command) => {
       const opts = cmd.optsWithGlobals<HookOptions>();

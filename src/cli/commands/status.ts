@@ -41,6 +41,20 @@ function describeRunning(st: CortexStatus): string {
       : `embedding: ${e.state === "error" ? "ERROR" : "keyword-only"}: ${e.reason ?? "no provider"}`,
   );
   if (e.warning) lines.push(`           WARNING: ${e.warning}`);
+  const ep = e.endpoint;
+  if (ep) {
+    const state =
+      ep.state === "ok" ? "ok" : ep.state === "gated" ? `DOWN (${ep.consecutiveFailures} failures in a row; next call ${ago(ep.gatedUntil)})` : `FAILING (${ep.consecutiveFailures} failure${ep.consecutiveFailures === 1 ? "" : "s"} in a row)`;
+    lines.push(`endpoint:  ${state}, last success ${ago(ep.lastSuccessAt)}${ep.lastError ? `, last error ${ago(ep.lastErrorAt)}: ${ep.lastError}` : ""} (${ep.calls} calls, ${ep.retries} retries)`);
+  }
+  const chunks = `${e.pendingVectors} chunk${e.pendingVectors === 1 ? "" : "s"}`;
+  const vectors = {
+    complete: "complete",
+    backfilling: `${chunks} waiting, being embedded`,
+    deferred: `${chunks} keyword-only until the embedding provider works again`,
+    off: "off (keyword search only)",
+  };
+  lines.push(`vectors:   ${vectors[e.vectors] ?? e.vectors}`);
   lines.push(`watcher:   ${st.watcher.mode}${st.watcher.reason ? ` (${st.watcher.reason})` : ""}, ${st.watcher.events} events, last ${ago(st.watcher.lastEventAt)}`);
   lines.push(`knowledge: ${st.knowledgeState.maturity} (tier ${st.knowledgeState.tier}), ${st.knowledgeState.totalSessions} sessions`);
   lines.push("workspaces:");

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { EmbeddingProvider, EmbedStats } from "../provider.js";
+import { KeepAliveClient } from "./http.js";
 import { BadResponseError, HttpStatusError, ResilientCaller, parseRetryAfter, planBatches, type RemoteHealth, type ResilienceOptions } from "./resilience.js";
 
 export type InputKind = "query" | "document";
@@ -37,16 +38,19 @@ export function normaliseBaseUrl(url: string): URL {
   return u;
 }
 
+/**
+ * A unit-length Float32Array, or null (non-finite or all-zero). A Float32Array the protocol
+ * decoded for us is normalised in place (no copy); number arrays are converted once.
+ */
 function normalise(v: ArrayLike<number>): Float32Array | null {
-  const out = new Float32Array(v.length);
+  const out = v instanceof Float32Array ? v : Float32Array.from(v);
   let sum = 0;
-  for (let i = 0; i < v.length; i++) {
-    const x = Number(v[i]);
-    if (!Number.isFinite(x)) return null;
-    out[i] = x;
+  for (let i = 0; i < out.length; i++) {
+    const x = out[i]!;
     sum += x * x;
   }
-  if (sum === 0) return null;
+  // NaN or ±Infinity anywhere makes the sum non-finite.
+  if (sum === 0 || !Number.isFinite(sum)) return null;
   const inv = 1 / Math.sqrt(sum);
   for (let i = 0; i < out.length; i++) out[i]! *= inv;
   return out;
@@ -62,6 +66,7 @@ export abstract class RemoteEmbeddingProvider implements EmbeddingProvider {
   /** The base URL's path without trailing slashes ("" for none). */
   protected readonly basePath: string;
   protected readonly caller: ResilientCaller;
+  private readonly http: KeepAliveClient;
   private learnedDims: number | undefined;
   private readonly counters: EmbedStats = { embedded: 0, truncated: 0, empty: 0 };
   private readonly batchSize: number;
@@ -76,6 +81,7 @@ export abstract class RemoteEmbeddingProvider implements EmbeddingProvider {
     this.modelName = opts.model;
     this.batchSize = opts.batchSize ?? 64;
     this.batchTokens = opts.batchTokens ?? 8192;
+    this.http = new KeepAliveClient(this.base);
     this.caller = new ResilientCaller({
       ...opts.resilience,
       name: `${kind} ${this.base.host}`,
@@ -146,9 +152,14 @@ export abstract class RemoteEmbeddingProvider implements EmbeddingProvider {
     return out;
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.http.close();
+  }
 
-  /** One HTTP request for a batch; returns the raw vectors in input order. */
+  /**
+   * One HTTP request for a batch; returns the raw vectors in input order. A Float32Array returned
+   * here belongs to the caller, which normalises it in place.
+   */
   protected abstract request(texts: string[], kind: InputKind, signal: AbortSignal): Promise<ArrayLike<number>[]>;
 
   /** Secrets to scrub from error messages. */
@@ -158,19 +169,17 @@ export abstract class RemoteEmbeddingProvider implements EmbeddingProvider {
 
   /** POSTs JSON; maps non-2xx to HttpStatusError (with Retry-After) and scrubs secrets from messages. */
   protected async postJson(path: string, body: unknown, headers: Record<string, string>, signal: AbortSignal): Promise<unknown> {
-    const url = `${this.base.origin}${this.basePath}${path}`;
-    let res: Response;
+    let res;
     try {
-      res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body), signal });
+      res = await this.http.post(`${this.base.origin}${this.basePath}${path}`, JSON.stringify(body), headers, signal);
     } catch (e) {
       if (signal.aborted) throw e;
-      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      throw new Error(this.scrub(`${this.kind} ${this.base.host}: ${cause?.code ?? cause?.message ?? (e as Error).message}`));
+      throw new Error(this.scrub(`${this.kind} ${this.base.host}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`));
     }
-    const text = await res.text();
-    if (!res.ok) {
+    const text = res.body.toString("utf8");
+    if (res.status < 200 || res.status > 299) {
       const detail = text.replace(/\s+/g, " ").slice(0, 200);
-      throw new HttpStatusError(res.status, this.scrub(`${this.kind} ${this.base.host}: HTTP ${res.status}${detail ? `: ${detail}` : ""}`), parseRetryAfter(res.headers.get("retry-after"), Date.now()));
+      throw new HttpStatusError(res.status, this.scrub(`${this.kind} ${this.base.host}: HTTP ${res.status}${detail ? `: ${detail}` : ""}`), parseRetryAfter(res.retryAfter, Date.now()));
     }
     try {
       return JSON.parse(text) as unknown;

@@ -63,7 +63,11 @@ export class BadResponseError extends Error {
 export interface RemoteHealth {
   state: "ok" | "degraded" | "gated";
   consecutiveFailures: number;
+  /** When a call last succeeded (epoch ms). */
+  lastSuccessAt?: number;
   lastError?: string;
+  /** When a call last failed for good, retries spent (epoch ms). */
+  lastErrorAt?: number;
   /** While gated: when calls resume (epoch ms). */
   gatedUntil?: number;
   calls: number;
@@ -96,6 +100,8 @@ export class ResilientCaller {
   private failures = 0;
   private gatedUntil = 0;
   private lastError: string | undefined;
+  private lastErrorAt = 0;
+  private lastSuccessAt = 0;
   private calls = 0;
   private retries = 0;
 
@@ -119,7 +125,8 @@ export class ResilientCaller {
     return {
       state: gated ? "gated" : this.failures > 0 ? "degraded" : "ok",
       consecutiveFailures: this.failures,
-      ...(this.lastError ? { lastError: this.lastError } : {}),
+      ...(this.lastSuccessAt ? { lastSuccessAt: this.lastSuccessAt } : {}),
+      ...(this.lastError ? { lastError: this.lastError, lastErrorAt: this.lastErrorAt } : {}),
       ...(gated ? { gatedUntil: this.gatedUntil } : {}),
       calls: this.calls,
       retries: this.retries,
@@ -142,6 +149,7 @@ export class ResilientCaller {
         const out = await this.attempt(fn);
         this.failures = 0;
         this.gatedUntil = 0;
+        this.lastSuccessAt = o.now();
         return out;
       } catch (e) {
         const msg = (e as Error).message;
@@ -157,6 +165,7 @@ export class ResilientCaller {
           continue;
         }
         this.lastError = msg;
+        this.lastErrorAt = o.now();
         if (countsTowardsGate(e)) {
           this.failures++;
           if (this.failures >= o.gateFailures) {
@@ -189,19 +198,36 @@ export class ResilientCaller {
 /**
  * Splits texts into batches of at most `maxCount` texts and about `maxTokens` estimated tokens
  * (a text larger than `maxTokens` goes alone). Returns index ranges [start, end), in order.
+ * A text never has more estimated tokens than UTF-16 units, so texts are only counted when the
+ * batch's length could exceed `maxTokens` (short texts and large budgets cost no counting).
  */
 export function planBatches(texts: readonly string[], maxCount: number, maxTokens: number): [number, number][] {
   const out: [number, number][] = [];
   let start = 0;
-  let tokens = 0;
+  let tokens = 0; // estimated tokens of texts[start, counted)
+  let counted = 0;
+  let bound = 0; // total length of texts[counted, i): an upper bound of their tokens
   for (let i = 0; i < texts.length; i++) {
+    if (i > start && i - start >= maxCount) {
+      out.push([start, i]);
+      start = counted = i;
+      tokens = bound = 0;
+    }
+    const len = texts[i]!.length;
+    if (tokens + bound + len <= maxTokens) {
+      bound += len;
+      continue;
+    }
+    for (; counted < i; counted++) tokens += countTokens(texts[counted]!);
+    bound = 0;
     const t = countTokens(texts[i]!);
-    if (i > start && (i - start >= maxCount || tokens + t > maxTokens)) {
+    if (i > start && tokens + t > maxTokens) {
       out.push([start, i]);
       start = i;
       tokens = 0;
     }
     tokens += t;
+    counted = i + 1;
   }
   if (start < texts.length) out.push([start, texts.length]);
   return out;

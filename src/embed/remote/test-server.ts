@@ -20,7 +20,7 @@ export interface InjectedFault {
 export interface RecordedRequest {
   path: string;
   authorization: string | undefined;
-  body: { model?: string; input?: string[]; dimensions?: number; input_type?: string };
+  body: { model?: string; input?: string[]; dimensions?: number; input_type?: string; encoding_format?: string };
 }
 
 export interface EmbedTestServer {
@@ -38,7 +38,14 @@ export interface EmbedTestServer {
   dims: number | null;
   /** Shuffle the order of `data` in OpenAI responses (clients must sort by `index`). */
   shuffle: boolean;
-  /** Time spent computing and serialising answers (ms), for the bench's client-overhead figure. */
+  /**
+   * `encoding_format: "base64"` in OpenAI requests: "support" (base64 float32, as OpenAI does),
+   * "ignore" (number arrays anyway), "reject" (HTTP 400, as a strict server would).
+   */
+  base64: "support" | "ignore" | "reject";
+  /** TCP connections accepted so far (keep-alive clients reuse theirs). */
+  connections: number;
+  /** Time spent computing and serialising answers, up to the write (ms), for the bench's client-overhead figure. */
   serverMs: number;
   close(): Promise<void>;
 }
@@ -52,7 +59,14 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-export async function startEmbedTestServer(provider: EmbeddingProvider): Promise<EmbedTestServer> {
+export interface EmbedTestServerOptions {
+  /** Called when a request arrives. */
+  onReceived?: () => void;
+  /** Called after each request is answered, with the time the server spent on it (ms; 0 for faults). */
+  onServed?: (ms: number) => void;
+}
+
+export async function startEmbedTestServer(provider: EmbeddingProvider, opts: EmbedTestServerOptions = {}): Promise<EmbedTestServer> {
   const state: EmbedTestServer = {
     url: "",
     requests: [],
@@ -62,6 +76,8 @@ export async function startEmbedTestServer(provider: EmbeddingProvider): Promise
     delayMs: 0,
     dims: null,
     shuffle: false,
+    base64: "support",
+    connections: 0,
     serverMs: 0,
     close: () => new Promise<void>((r) => {
       server.closeAllConnections();
@@ -70,6 +86,17 @@ export async function startEmbedTestServer(provider: EmbeddingProvider): Promise
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    opts.onReceived?.();
+    try {
+      await answer(req, res);
+    } finally {
+      opts.onServed?.(lastMs);
+      lastMs = 0;
+    }
+  };
+
+  let lastMs = 0;
+  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const raw = await readBody(req);
     const t0 = performance.now();
     const path = (req.url ?? "").split("?")[0]!;
@@ -100,20 +127,31 @@ export async function startEmbedTestServer(provider: EmbeddingProvider): Promise
       res.end(JSON.stringify({ error: { message: "bad request" } }));
       return;
     }
+    if (path === "/v1/embeddings" && body.encoding_format !== undefined && state.base64 === "reject") {
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "Unrecognized request argument supplied: encoding_format" } }));
+      return;
+    }
     const vecs = await provider.embedBatch(body.input);
     const dims = state.dims ?? provider.dims;
-    const arrays = vecs.map((v) => (v ? Array.from(v.subarray(0, dims)) : new Array<number>(dims).fill(0)));
+    const base64 = path === "/v1/embeddings" && body.encoding_format === "base64" && state.base64 === "support";
+    const arrays = vecs.map((v) => (v ? v.subarray(0, dims) : new Float32Array(dims)));
     let payload: string;
     if (path === "/api/embed") {
-      payload = JSON.stringify({ model: body.model, embeddings: arrays });
+      payload = JSON.stringify({ model: body.model, embeddings: arrays.map((v) => Array.from(v)) });
     } else {
-      const data = arrays.map((embedding, index) => ({ object: "embedding", index, embedding }));
+      // base64: the float32s' bytes, little-endian (as OpenAI sends them).
+      const encode = (v: Float32Array) => (base64 ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("base64") : Array.from(v));
+      const data = arrays.map((v, index) => ({ object: "embedding", index, embedding: encode(v) }));
       if (state.shuffle) data.reverse();
       payload = JSON.stringify({ object: "list", model: body.model, data, usage: { prompt_tokens: 0, total_tokens: 0 } });
     }
+    // Timed up to the response being ready: the write itself (and whatever happens after it) is
+    // not server time, so a client-overhead figure derived from this never flatters the client.
+    lastMs = performance.now() - t0;
+    state.serverMs += lastMs;
     res.writeHead(200, { "content-type": "application/json" });
     res.end(payload);
-    state.serverMs += performance.now() - t0;
   };
 
   const server: Server = createServer((req, res) => {
@@ -122,6 +160,7 @@ export async function startEmbedTestServer(provider: EmbeddingProvider): Promise
       res.end(String((e as Error).message));
     });
   });
+  server.on("connection", () => state.connections++);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
