@@ -317,12 +317,12 @@ describe("Claude Code hooks (real daemon, real hook processes, recorded events)"
     const d = await startDaemon({ home, config, socket });
     running.push(d);
     await waitUntil(() => indexed(d, "invoice", "MEMORY.md"));
-    const up = await runHook("pre-turn", { message: "who owns the invoice PDF export?" }, env);
+    const up = await runHook("pre-turn", { message: "who owns the invoice PDF export?" }, env, ["--timeout-ms", "3000"]); // a loaded CI machine
     expect(up.code).toBe(0);
     expect((JSON.parse(up.stdout) as { context: string }).context).toContain("Alice is its on-call owner");
     // --socket to the same place, with a config that does not mention it.
     const plain = tempDir("cortexd-home-");
-    const viaFlag = await runHook("pre-turn", { message: "who owns the invoice PDF export?" }, isolatedEnv(plain, { CORTEXD_NODE: spy.node }), ["--socket", socket]);
+    const viaFlag = await runHook("pre-turn", { message: "who owns the invoice PDF export?" }, isolatedEnv(plain, { CORTEXD_NODE: spy.node }), ["--socket", socket, "--timeout-ms", "3000"]);
     expect((JSON.parse(viaFlag.stdout) as { context: string }).context).toContain("Alice is its on-call owner");
     // --socket to a missing file: answered by the launcher.
     const missing = await runHook("post-turn", "x", isolatedEnv(plain, { CORTEXD_NODE: spy.node }), [`--socket=${join(plain, "none.sock")}`]);
