@@ -2,6 +2,9 @@ import { benchConsolidate } from "./consolidate-bench.js";
 import { benchDaemon } from "./daemon-bench.js";
 import { benchEmbed } from "./embed-bench.js";
 import { benchIndex } from "./index-bench.js";
+import { benchKeywords } from "./keyword-probe.js";
+import { benchScale } from "./scale-bench.js";
+import { benchVectors } from "./vector-probe.js";
 import { parseArgs } from "./util.js";
 
 const BENCHES: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<void>> = {
@@ -9,6 +12,9 @@ const BENCHES: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<vo
   embed: benchEmbed,
   daemon: benchDaemon,
   consolidate: benchConsolidate,
+  scale: benchScale,
+  vectors: benchVectors,
+  keywords: benchKeywords,
 };
 
 const args = parseArgs(process.argv.slice(2));

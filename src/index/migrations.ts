@@ -120,6 +120,11 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
       CREATE TABLE consolidation_reports (id INTEGER PRIMARY KEY, at INTEGER NOT NULL, dry_run INTEGER NOT NULL, ms INTEGER NOT NULL, report TEXT NOT NULL);
     `);
   },
+  // 5: sign-bit codes of the chunk vectors, for the coarse scan of large indexes (see vector-codes.ts).
+  // Filled from chunks_vec by the store (it needs sqlite-vec), marked complete by meta vector_codes.
+  (db) => {
+    db.exec(`CREATE TABLE chunk_codes (id INTEGER PRIMARY KEY, code BLOB NOT NULL)`);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

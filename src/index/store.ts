@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import type { Chunk, FileClass } from "../ingest/types.js";
 import type { OpenedDb } from "./db.js";
 import { prepareFtsText } from "./fts-text.js";
+import { QuantizedVectors, blobToCode, codeToBlob, fitQuantizer, quantize, type Quantizer } from "./vector-codes.js";
 
 export interface FileMeta {
   path: string;
@@ -84,6 +85,26 @@ export interface VectorIdentity {
   model: string;
 }
 
+/**
+ * From this many vectors on, vector search scans in-memory quantized codes and rescores the best
+ * exactly, instead of sqlite-vec's brute-force float KNN (~18 ms per 100k vectors on the
+ * development machine; see `npm run bench -- scale` and the README's "Scale and load").
+ */
+export const QUANTIZED_MIN_VECTORS = 200_000;
+/** Candidates taken by Hamming distance of the sign codes, then scored with the int8 codes. */
+export const QUANTIZED_COARSE = 6_000;
+/** Candidates (× k) rescored exactly against the float vectors. */
+export const QUANTIZED_OVERSAMPLE = 2;
+/** Vectors sampled to fit the quantizer. */
+const QUANTIZER_SAMPLE = 20_000;
+
+export interface VectorSearchOptions {
+  /** exact: sqlite-vec float KNN; quantized: code scan + exact rescoring; auto (default): by index size. */
+  path?: "exact" | "quantized" | "auto";
+  /** Sign-code candidates scored with the int8 codes (quantized path). */
+  coarse?: number;
+}
+
 export const VEC_PENDING = 0;
 export const VEC_STORED = 1;
 export const VEC_NONE = 2;
@@ -120,9 +141,22 @@ export class IndexStore {
   readonly vecError: string | undefined;
   private vecDims: number | null = null;
   private chunksByIdsStmt: Database.Statement | undefined;
+  private chunkTextsStmt: Database.Statement | undefined;
+  private vecInsertStmt: Database.Statement | undefined;
+  private vecDeleteStmt: Database.Statement | undefined;
+  private vecGetStmt: Database.Statement | undefined;
+  private vecStateStmt: Database.Statement | undefined;
   private stampsStmt: Database.Statement | undefined;
   private vocabReady = false;
   private readonly stmts;
+  /** In-memory codes (loaded on the first quantized search) and the ids written since. */
+  private codes: QuantizedVectors | null = null;
+  /** The quantizer of chunk_codes (meta vector_codes); null until codes are first needed. */
+  private quantizer: Quantizer | null = null;
+  private codesDataVersion = -1;
+  private readonly touchedVectors = new Set<number>();
+  /** Vectors stored, counted at open and kept up to date by this connection's writes. */
+  private vectorCount = -1;
 
   constructor(opened: OpenedDb, readonly namespace: string, private readonly clock: () => number = Date.now) {
     this.db = opened.db;
@@ -154,6 +188,9 @@ export class IndexStore {
       cacheTouch: db.prepare(`UPDATE embed_cache SET last_used = ? WHERE identity = ? AND hash = ?`),
       cachePut: db.prepare(`INSERT INTO embed_cache (identity, hash, vector, last_used) VALUES (?, ?, ?, ?)
         ON CONFLICT (identity, hash) DO UPDATE SET vector = excluded.vector, last_used = excluded.last_used`),
+      codePut: db.prepare(`INSERT OR REPLACE INTO chunk_codes (id, code) VALUES (?, ?)`),
+      codeDelete: db.prepare(`DELETE FROM chunk_codes WHERE id = ?`),
+      codeGet: db.prepare(`SELECT code FROM chunk_codes WHERE id = ?`),
       metaGet: db.prepare(`SELECT value FROM meta WHERE key = ?`),
       metaSet: db.prepare(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
     };
@@ -347,11 +384,17 @@ export class IndexStore {
       this.db.exec(`DROP TABLE IF EXISTS chunks_vec`);
       this.db.exec(`CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[${id.dims}] distance_metric=cosine)`);
       this.db.exec(`UPDATE chunks SET vec_state = 0 WHERE vec_state <> 0`);
+      this.db.exec(`DELETE FROM chunk_codes`);
+      this.db.prepare(`DELETE FROM meta WHERE key = 'vector_codes'`).run();
       this.setMeta("embedding_identity", id.identity);
       this.setMeta("embedding_dims", String(id.dims));
       this.setMeta("embedding_model", id.model);
     })();
     this.vecDims = id.dims;
+    this.codes = null;
+    this.quantizer = null;
+    this.touchedVectors.clear();
+    this.vectorCount = 0;
     return { changed: previous !== null, previous };
   }
 
@@ -361,11 +404,22 @@ export class IndexStore {
 
   private insertVector(id: number, v: Float32Array): void {
     if (v.length !== this.vecDims) throw new Error(`vector has ${v.length} dims, index expects ${this.vecDims}`);
-    this.db.prepare(`INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)`).run(BigInt(id), toBlob(v));
+    this.vecInsertStmt ??= this.db.prepare(`INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)`);
+    this.vecInsertStmt.run(BigInt(id), toBlob(v));
+    const q = this.currentQuantizer();
+    if (q) {
+      this.stmts.codePut.run(id, codeToBlob(quantize(v, q)));
+      this.touchedVectors.add(id);
+    }
+    if (this.vectorCount >= 0) this.vectorCount++;
   }
 
   private deleteVector(id: number): void {
-    this.db.prepare(`DELETE FROM chunks_vec WHERE rowid = ?`).run(BigInt(id));
+    this.vecDeleteStmt ??= this.db.prepare(`DELETE FROM chunks_vec WHERE rowid = ?`);
+    this.vecDeleteStmt.run(BigInt(id));
+    this.stmts.codeDelete.run(id);
+    this.touchedVectors.add(id);
+    if (this.vectorCount > 0) this.vectorCount--;
   }
 
   /** Chunks that still need a vector, in id order after `afterId`. */
@@ -378,7 +432,8 @@ export class IndexStore {
     if (this.vecDims === null) return;
     this.db.transaction(() => {
       for (const it of items) {
-        const row = this.db.prepare(`SELECT vec_state AS s FROM chunks WHERE id = ?`).get(it.id) as { s: number } | undefined;
+        this.vecStateStmt ??= this.db.prepare(`SELECT vec_state AS s FROM chunks WHERE id = ?`);
+        const row = this.vecStateStmt.get(it.id) as { s: number } | undefined;
         if (!row) continue; // deleted meanwhile
         if (row.s === VEC_STORED) this.deleteVector(it.id);
         if (it.vector) this.insertVector(it.id, it.vector);
@@ -444,9 +499,9 @@ export class IndexStore {
   /**
    * How many chunks contain each query term, as FTS5 indexes it (same tokenizer and stemmer):
    * the terms are tokenized by a scratch FTS5 table in the temp schema, then looked up in an
-   * fts5vocab view of the chunk index. Also returns the number of chunks.
+   * fts5vocab view of the chunk index. Also returns each term's stems and the index totals.
    */
-  termFrequencies(terms: readonly string[]): { df: number[]; chunks: number } {
+  termStats(terms: readonly string[]): { stats: { term: string; stems: string[]; df: number }[]; chunks: number; avgTokens: number } {
     if (!this.vocabReady) {
       this.db.exec(`
         CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_terms USING fts5(t, tokenize = 'porter unicode61 remove_diacritics 2');
@@ -458,24 +513,65 @@ export class IndexStore {
     const insert = this.db.prepare(`INSERT INTO temp.query_terms(rowid, t) VALUES (?, ?)`);
     const stems = this.db.prepare(`SELECT doc, term FROM temp.query_terms_v`);
     const lookup = this.db.prepare(`SELECT doc FROM temp.chunks_vocab WHERE term = ?`);
-    const df = terms.map(() => 0);
+    const stats = terms.map((term) => ({ term, stems: [] as string[], df: 0 }));
     this.db.transaction(() => {
       terms.forEach((t, i) => insert.run(i + 1, t));
       for (const r of stems.all() as { doc: number; term: string }[]) {
         const n = (lookup.get(r.term) as { doc: number } | undefined)?.doc ?? 0;
-        df[r.doc - 1] = Math.max(df[r.doc - 1]!, n);
+        const s = stats[r.doc - 1]!;
+        s.df = Math.max(s.df, n);
+        if (!s.stems.includes(r.term)) s.stems.push(r.term);
       }
       this.db.exec(`DELETE FROM temp.query_terms`);
     })();
-    const chunks = (this.db.prepare(`SELECT count(*) AS n FROM chunks`).get() as { n: number }).n;
-    return { df, chunks };
+    const totals = this.ftsTotals();
+    return { stats, chunks: totals.rows, avgTokens: totals.rows > 0 ? totals.tokens / totals.rows : 0 };
   }
 
-  /** FTS5 BM25 over chunk text. `match` must be a valid FTS5 query (see search/keyword-query). */
-  keywordSearch(match: string, limit: number): { id: number; rank: number }[] {
+  /** Rows and tokens in the chunk FTS index, from FTS5's averages record (no table scan). */
+  ftsTotals(): { rows: number; tokens: number } {
+    const row = this.db.prepare(`SELECT block FROM chunks_fts_data WHERE id = 1`).get() as { block: Buffer } | undefined;
+    if (!row) return { rows: 0, tokens: 0 };
+    const b = row.block;
+    let pos = 0;
+    const varint = (): number => {
+      // SQLite 4-style varint as FTS5 writes it (big-endian 7-bit groups, high bit = more).
+      let v = 0;
+      for (let i = 0; i < 9 && pos < b.length; i++) {
+        const byte = b[pos++]!;
+        if (i === 8) return v * 256 + byte;
+        v = v * 128 + (byte & 0x7f);
+        if (!(byte & 0x80)) return v;
+      }
+      return v;
+    };
+    const rows = varint();
+    const tokens = varint();
+    return { rows, tokens };
+  }
+
+  /**
+   * FTS5 over chunk text. `match` must be a valid FTS5 query (see search/keyword-query).
+   * rank: best BM25 first (scores every match); recent: newest chunks first, no scoring (stops early).
+   */
+  keywordSearch(match: string, limit: number, order: "rank" | "recent" = "rank"): { id: number; rank: number }[] {
+    if (order === "recent") {
+      return (this.db.prepare(`SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid DESC LIMIT ?`).all(match, limit) as { id: number }[]).map(
+        (r) => ({ id: r.id, rank: 0 }),
+      );
+    }
     return this.db
       .prepare(`SELECT rowid AS id, bm25(chunks_fts) AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?`)
       .all(match, limit) as { id: number; rank: number }[];
+  }
+
+  /** The text of each chunk id (missing ids are left out). */
+  chunkTexts(ids: readonly number[]): Map<number, string> {
+    const out = new Map<number, string>();
+    if (ids.length === 0) return out;
+    this.chunkTextsStmt ??= this.db.prepare(`SELECT id, text FROM chunks WHERE id IN (SELECT value FROM json_each(?))`).raw();
+    for (const [id, text] of this.chunkTextsStmt.all(JSON.stringify(ids)) as [number, string][]) out.set(id, text);
+    return out;
   }
 
   /** Files whose path matches (FTS5 over paths). */
@@ -485,12 +581,125 @@ export class IndexStore {
       .all(match, limit) as { fileId: number; path: string; rank: number }[];
   }
 
-  /** sqlite-vec KNN: the k nearest chunks by cosine distance. */
-  vectorSearch(query: Float32Array, k: number): { id: number; distance: number }[] {
+  /**
+   * The k nearest chunks by cosine distance. Small indexes: sqlite-vec's exact KNN. From
+   * QUANTIZED_MIN_VECTORS on: the in-memory codes pick k × QUANTIZED_OVERSAMPLE candidates (see
+   * vector-codes.ts), which are rescored exactly against their float vectors (distances are exact;
+   * a true neighbour can be missed when its code is far: the bench reports the overlap with exact).
+   */
+  vectorSearch(query: Float32Array, k: number, opts: VectorSearchOptions = {}): { id: number; distance: number }[] {
     if (this.vecDims === null || query.length !== this.vecDims) return [];
+    const path = opts.path ?? "auto";
+    if (path === "quantized" || (path === "auto" && this.countVectors() >= QUANTIZED_MIN_VECTORS)) {
+      return this.quantizedSearch(query, k, opts.coarse ?? QUANTIZED_COARSE);
+    }
     return this.db
       .prepare(`SELECT rowid AS id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance`)
       .all(toBlob(query), k) as { id: number; distance: number }[];
+  }
+
+  /** True when the quantized path can run (sqlite-vec loaded and vectors indexed). */
+  get supportsQuantized(): boolean {
+    return this.vecDims !== null;
+  }
+
+  private countVectors(): number {
+    if (this.vectorCount < 0) this.vectorCount = (this.db.prepare(`SELECT count(*) AS n FROM chunks WHERE vec_state = ${VEC_STORED}`).get() as { n: number }).n;
+    return this.vectorCount;
+  }
+
+  /** The quantizer, if codes exist. While there is none, meta is read again each time: another connection may have made one. */
+  private currentQuantizer(): Quantizer | null {
+    if (!this.quantizer) {
+      const raw = this.getMeta("vector_codes");
+      let q: Quantizer | null = null;
+      try {
+        q = raw ? (JSON.parse(raw) as Quantizer) : null;
+      } catch {
+        q = null; // unreadable: the codes are rebuilt
+      }
+      this.quantizer = q && q.format === "c8-v1" && q.mean?.length === this.vecDims && q.scale?.length === this.vecDims ? q : null;
+    }
+    return this.quantizer;
+  }
+
+  /**
+   * Brings the in-memory codes up to date: a full load when first used or when another connection
+   * wrote the index; otherwise only the ids this connection wrote since (read back from the table,
+   * so a rolled-back write leaves no trace). The first time, the quantizer is fitted on a sample
+   * of the vectors and every vector's code is written (the codes then follow each write).
+   */
+  prepareVectorCodes(): QuantizedVectors | null {
+    if (this.vecDims === null) return null;
+    const dataVersion = this.db.pragma("data_version", { simple: true }) as number;
+    if (dataVersion !== this.codesDataVersion) this.quantizer = null; // another connection may have (re)built them
+    let q = this.currentQuantizer();
+    if (!q) {
+      q = this.buildCodeTable();
+      this.codes = null;
+    }
+    if (!this.codes || dataVersion !== this.codesDataVersion || this.touchedVectors.size > 100_000) {
+      this.touchedVectors.clear();
+      const codes = new QuantizedVectors(this.vecDims, q, this.countVectors() + 1024);
+      for (const [id, code] of this.db.prepare(`SELECT id, code FROM chunk_codes ORDER BY id`).raw().iterate() as IterableIterator<[number, Buffer]>) {
+        codes.set(id, blobToCode(code));
+      }
+      this.codes = codes;
+      this.vectorCount = codes.size;
+    } else if (this.touchedVectors.size > 0) {
+      for (const id of this.touchedVectors) {
+        const row = this.stmts.codeGet.get(id) as { code: Buffer } | undefined;
+        if (row) this.codes.set(id, blobToCode(row.code));
+        else this.codes.delete(id);
+      }
+      this.touchedVectors.clear();
+    }
+    this.codesDataVersion = this.db.pragma("data_version", { simple: true }) as number;
+    return this.codes;
+  }
+
+  /** Fits the quantizer on a sample of the float vectors and writes every vector's code. */
+  private buildCodeTable(): Quantizer {
+    const dims = this.vecDims!;
+    const sample = (this.db.prepare(`SELECT embedding FROM chunks_vec LIMIT ${QUANTIZER_SAMPLE}`).raw().all() as [Buffer][]).map(([b]) => fromBlob(b));
+    const q = fitQuantizer(sample, dims);
+    const rows: [number, Buffer][] = [];
+    for (const [id, embedding] of this.db.prepare(`SELECT rowid, embedding FROM chunks_vec`).raw().iterate() as IterableIterator<[number | bigint, Buffer]>) {
+      rows.push([Number(id), Buffer.from(codeToBlob(quantize(fromBlob(embedding), q)))]);
+    }
+    this.db.transaction(() => {
+      this.db.exec(`DELETE FROM chunk_codes`);
+      for (const [id, code] of rows) this.stmts.codePut.run(id, code);
+      this.setMeta("vector_codes", JSON.stringify(q));
+    })();
+    this.quantizer = q;
+    return q;
+  }
+
+  private quantizedSearch(query: Float32Array, k: number, coarse: number): { id: number; distance: number }[] {
+    const codes = this.prepareVectorCodes();
+    if (!codes) return [];
+    const candidates = codes.nearest(query, Math.max(coarse, k), k * QUANTIZED_OVERSAMPLE);
+    this.vecGetStmt ??= this.db.prepare(`SELECT embedding FROM chunks_vec WHERE rowid = ?`);
+    let qn = 0;
+    for (let i = 0; i < query.length; i++) qn += query[i]! * query[i]!;
+    qn = Math.sqrt(qn);
+    const out: { id: number; distance: number }[] = [];
+    for (const id of candidates) {
+      const row = this.vecGetStmt.get(BigInt(id)) as { embedding: Buffer } | undefined;
+      if (!row) continue; // deleted since the codes were read
+      const e = row.embedding;
+      let dot = 0;
+      let en = 0;
+      for (let i = 0, o = 0; i < query.length; i++, o += 4) {
+        const x = e.readFloatLE(o);
+        dot += x * query[i]!;
+        en += x * x;
+      }
+      const denom = Math.sqrt(en) * qn;
+      out.push({ id, distance: denom > 0 ? 1 - dot / denom : 1 });
+    }
+    return out.sort((a, b) => a.distance - b.distance || a.id - b.id).slice(0, k);
   }
 
   chunksByIds(ids: readonly number[]): Map<number, ChunkRow> {

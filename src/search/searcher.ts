@@ -1,6 +1,7 @@
 import type { SearchConfig } from "../config/schema.js";
 import type { EmbeddingProvider } from "../embed/provider.js";
 import type { ChunkRow, IndexStore } from "../index/store.js";
+import { RECENT_WINDOW, bm25Ranker, planKeyword } from "./keyword-budget.js";
 import { buildKeywordQuery, buildPathQuery, buildPrefixQuery } from "./keyword-query.js";
 import { applyImportance, applyRecency, bm25ToScore, distanceToScore, fuse, mmr, round } from "./stages.js";
 import type { Candidate, SearchHit, SearchRequest, SearchResponse } from "./types.js";
@@ -14,6 +15,8 @@ export interface SearcherDeps {
   providerUnavailable?: string;
   /** Wall clock for recency (ms since epoch). */
   now?: () => number;
+  /** Postings FTS5 bm25 may score per query in a large index (Infinity: always the exact ranking). */
+  keywordBudget?: number;
 }
 
 function snippetOf(text: string, max: number): string {
@@ -108,20 +111,49 @@ export class Searcher {
     };
   }
 
-  /** Stage "keyword": BM25 over chunk text with an OR query of the question's topic words. */
+  /**
+   * Stage "keyword": BM25 over chunk text with an OR query of the question's topic words. In a
+   * large index the words are planned against a postings budget (see keyword-budget.ts).
+   */
   private keywordStage(query: string, k: number, get: (id: number) => Candidate): boolean {
+    const { store } = this.deps;
     let q = buildKeywordQuery(query);
     if (!q.match) return false;
-    // In a large index, words in more than half of the chunks carry no BM25 weight (FTS5 floors
-    // their IDF) but cost the most to score: leave them out when rarer words remain. (A small
-    // index keeps them: they are cheap there, and still find memories that share only them.)
-    if (q.terms.length > 1) {
-      const { df, chunks } = this.deps.store.termFrequencies(q.terms);
-      const keep = chunks < 2000 ? q.terms : q.terms.filter((_, i) => df[i]! <= chunks / 2);
-      if (keep.length > 0 && keep.length < q.terms.length) q = buildKeywordQuery(keep.join(" "));
+    const { stats, chunks, avgTokens } = store.termStats(q.terms);
+    const plan = planKeyword(stats, chunks, this.deps.keywordBudget);
+    if (plan.kind !== "full") {
+      // Candidates from the rare words (or the newest matches), ranked by BM25 over every word.
+      const match = buildKeywordQuery(plan.terms.join(" "), { keepStopWords: true }).match!;
+      let found: { id: number }[];
+      if (plan.kind === "rare") found = store.keywordSearch(match, Math.max(4 * k, 100));
+      else {
+        // The newest chunks holding all the words first, then the newest holding any.
+        found = plan.terms.length > 1 ? store.keywordSearch(match.split(" OR ").join(" AND "), RECENT_WINDOW, "recent") : [];
+        if (found.length < RECENT_WINDOW) {
+          const seen = new Set(found.map((h) => h.id));
+          found.push(...store.keywordSearch(match, RECENT_WINDOW, "recent").filter((h) => !seen.has(h.id)).slice(0, RECENT_WINDOW - found.length));
+        }
+      }
+      const texts = store.chunkTexts(found.map((h) => h.id));
+      const rank = bm25Ranker(plan.rescore, chunks, avgTokens);
+      const ranked = found
+        .map((h) => ({ id: h.id, rank: rank(texts.get(h.id) ?? "") }))
+        .filter((h) => h.rank < 0)
+        .sort((a, b) => a.rank - b.rank || a.id - b.id)
+        .slice(0, k);
+      for (const hit of ranked) {
+        const c = get(hit.id);
+        c.textScore = bm25ToScore(hit.rank);
+        c.explain.keyword = round(c.textScore);
+      }
+      return true;
     }
+    // In a large index, words in more than half of the chunks carry no BM25 weight (FTS5 floors
+    // their IDF) and the plan leaves them out when rarer words remain. (A small index keeps them:
+    // they are cheap there, and still find memories that share only them.)
+    if (plan.terms.length < q.terms.length) q = buildKeywordQuery(plan.terms.join(" "), { keepStopWords: true });
     if (!q.match) return false;
-    const hits = this.deps.store.keywordSearch(q.match, k);
+    const hits = store.keywordSearch(q.match, k);
     // FTS5 floors the IDF of words found in most chunks at 1e-6, so in a small workspace every raw
     // score can collapse towards 0 while their order stays right: then score relative to the best.
     const best = hits.length ? Math.min(...hits.map((h) => h.rank)) : 0;
@@ -135,7 +167,7 @@ export class Searcher {
     if (hits.length < Math.min(k, 8)) {
       const prefix = buildPrefixQuery(q.terms);
       if (prefix) {
-        for (const hit of this.deps.store.keywordSearch(prefix, k)) {
+        for (const hit of store.keywordSearch(prefix, k)) {
           const c = get(hit.id);
           const s = 0.8 * bm25ToScore(hit.rank);
           if (s > c.textScore) {
