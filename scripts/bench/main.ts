@@ -4,6 +4,7 @@ import { benchEmbed } from "./embed-bench.js";
 import { benchIndex } from "./index-bench.js";
 import { benchKeywords } from "./keyword-probe.js";
 import { benchScale } from "./scale-bench.js";
+import { benchSoak } from "./soak.js";
 import { benchVectors } from "./vector-probe.js";
 import { parseArgs } from "./util.js";
 
@@ -15,6 +16,7 @@ const BENCHES: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<vo
   scale: benchScale,
   vectors: benchVectors,
   keywords: benchKeywords,
+  soak: benchSoak,
 };
 
 const args = parseArgs(process.argv.slice(2));

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { procMemMb, spawnDaemon, stopDaemon, waitIndexed, type RunningDaemon } from "./daemon-proc.js";
 import { generateWorkspace, rng, sampleQuery } from "./generate.js";
 import { benchPath, fileSize, fmtMs, freshDir, median, percentile, type Args } from "./util.js";
+import { keywordProbe } from "./keyword-probe.js";
 import { vectorProbe } from "./vector-probe.js";
 
 /** Generated files are this much larger than the default so that a file yields ≈ 10 chunks. */
@@ -104,10 +105,11 @@ async function runMode(mode: "keyword" | "hybrid", root: string, files: number, 
 }
 
 /**
- * `npm run bench -- scale [--files 10000] [--modes keyword,hybrid] [--queries 1000] [--seed 42] [--no-vector-probe]`:
+ * `npm run bench -- scale [--files 10000] [--modes keyword,hybrid] [--queries 1000] [--seed 42] [--no-probes]`:
  * a seeded workspace of N files (≈ 10 chunks each) indexed cold by a real daemon per mode; then
- * unchanged re-syncs, search/recall latency over the socket, RSS and index size. With hybrid, the
- * vector probe times exact and quantized KNN on the built index and reports their overlap.
+ * unchanged re-syncs, search/recall latency over the socket, RSS and index size. Then, in-process on
+ * the built index, the keyword probe (keyword mode: budgeted vs exact FTS5 ranking) or the vector
+ * probe (hybrid: exact vs quantized KNN), each with latency and top-10 overlap.
  * Results are also appended to .bench/scale-results.jsonl.
  */
 export async function benchScale(args: Args): Promise<void> {
@@ -124,8 +126,8 @@ export async function benchScale(args: Args): Promise<void> {
   const queries = Array.from({ length: 200 }, () => sampleQuery(r));
   for (const mode of modes) {
     const f = await runMode(mode, root, files, gen.bytes, queries, n);
-    let probe: Awaited<ReturnType<typeof vectorProbe>> | undefined;
-    if (mode === "hybrid" && !args.flags["no-vector-probe"]) probe = await vectorProbe(join(f.dataDir, "indexes"), queries);
-    appendFileSync(benchPath("scale-results.jsonl"), JSON.stringify({ at: new Date().toISOString(), ...f, ...(probe ? { vectorProbe: probe } : {}) }) + "\n");
+    const indexes = join(f.dataDir, "indexes");
+    const probe = args.flags["no-probes"] ? {} : mode === "hybrid" ? { vectorProbe: await vectorProbe(indexes, queries) } : { keywordProbe: await keywordProbe(indexes, queries) };
+    appendFileSync(benchPath("scale-results.jsonl"), JSON.stringify({ at: new Date().toISOString(), ...f, ...probe }) + "\n");
   }
 }

@@ -97,6 +97,8 @@ export const QUANTIZED_COARSE = 6_000;
 export const QUANTIZED_OVERSAMPLE = 2;
 /** Vectors sampled to fit the quantizer. */
 const QUANTIZER_SAMPLE = 20_000;
+/** The quantizer is fitted (and codes written) once an index has this many vectors. */
+const QUANTIZER_MIN_VECTORS = 2_000;
 
 export interface VectorSearchOptions {
   /** exact: sqlite-vec float KNN; quantized: code scan + exact rescoring; auto (default): by index size. */
@@ -656,6 +658,21 @@ export class IndexStore {
     }
     this.codesDataVersion = this.db.pragma("data_version", { simple: true }) as number;
     return this.codes;
+  }
+
+  /**
+   * Once an index holds QUANTIZER_MIN_VECTORS vectors, fits the quantizer and writes the codes
+   * (cheap then); from there on every stored vector gets its code as it is written, so a large
+   * index never has to read all its float vectors back. The Indexer calls this after each batch.
+   */
+  ensureVectorCodes(): void {
+    if (this.vecDims === null || this.currentQuantizer()) return;
+    if (this.countVectors() >= QUANTIZER_MIN_VECTORS) this.buildCodeTable();
+  }
+
+  /** Loads the in-memory codes ahead of the first search when the index is large enough to use them. */
+  warmVectorSearch(): void {
+    if (this.vecDims !== null && this.countVectors() >= QUANTIZED_MIN_VECTORS) this.prepareVectorCodes();
   }
 
   /** Fits the quantizer on a sample of the float vectors and writes every vector's code. */

@@ -414,6 +414,7 @@ export class Indexer {
         }
       }
     })();
+    if (useVectors) store.ensureVectorCodes();
   }
 
   /** Embeds chunks still pending (after a model change or a keyword-only period), through the cache. */
@@ -433,6 +434,7 @@ export class Indexer {
       const items = done.map((b) => ({ id: b.id, vector: outcome.vectors.get(b.hash) ?? null }));
       report.noVector += items.filter((i) => !i.vector).length;
       store.setVectors(items);
+      store.ensureVectorCodes();
       n += batch.length;
       onBatch(n);
       if (outcome.error) {
