@@ -58,7 +58,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const think = o.thinkMs ?? 20;
   const lat: Record<SoakOp, number[]> = { search: [], recall: [], save: [] };
   const errors: { op: string; message: string }[] = [];
-  const saved: string[] = [];
+  const saved: { token: string; path: string; line: number }[] = [];
   const rssMb: number[] = [];
   const end = Date.now() + o.durationMs;
   const log = o.log ?? (() => {});
@@ -118,8 +118,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
           else if (op === "recall") await c.call("memory.recall", { query: q });
           else {
             const token = `soaksave${k}x${i}z${Date.now().toString(36)}`;
-            await c.call("memory.save", { text: `Soak client ${k} remembers ${token} about ${q}.` });
-            saved.push(token);
+            const res = await c.call("memory.save", { text: `Soak client ${k} remembers ${token} about ${q}.` });
+            if (res.stored && res.startLine !== undefined) saved.push({ token, path: res.path, line: res.startLine });
           }
           lat[op].push(performance.now() - t);
         } catch (e) {
@@ -150,9 +150,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     const rep = (await c.call("index.sync", {})).reports[0]!;
     driftAfterSettle = rep.added + rep.changed + rep.removed + rep.renamed;
     lostSaves = 0;
-    for (const token of saved.slice(-10)) {
-      const res = await c.call("memory.search", { query: token, limit: 3 });
-      if (!res.results.some((h) => h.snippet.includes(token))) lostSaves++;
+    // The last saves (and a spread of earlier ones) must be found by their unique word, at the line written.
+    const check = [...saved.slice(-10), ...saved.filter((_, i) => i % Math.max(1, Math.floor(saved.length / 10)) === 0)];
+    for (const s of check) {
+      const res = await c.call("memory.search", { query: s.token, limit: 3 });
+      if (!res.results.some((h) => h.path === s.path && h.startLine <= s.line && s.line <= h.endLine)) lostSaves++;
     }
     daemonErrors = (await c.call("cortex.status", {})).errors;
   } catch (e) {
