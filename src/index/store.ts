@@ -97,6 +97,8 @@ export const QUANTIZED_COARSE = 6_000;
 export const QUANTIZED_OVERSAMPLE = 2;
 /** Vectors sampled to fit the quantizer. */
 const QUANTIZER_SAMPLE = 20_000;
+/** Written ids beyond which the loaded codes are reloaded rather than patched one by one. */
+const TOUCHED_RELOAD = 100_000;
 /** The quantizer is fitted (and codes written) once an index has this many vectors. */
 const QUANTIZER_MIN_VECTORS = 2_000;
 
@@ -411,16 +413,23 @@ export class IndexStore {
     const q = this.currentQuantizer();
     if (q) {
       this.stmts.codePut.run(id, codeToBlob(quantize(v, q)));
-      this.touchedVectors.add(id);
+      this.touchVector(id);
     }
     if (this.vectorCount >= 0) this.vectorCount++;
+  }
+
+  /** Remembers a written vector id for the loaded codes (none loaded: the first use loads them all). */
+  private touchVector(id: number): void {
+    if (!this.codes) return;
+    if (this.touchedVectors.size > TOUCHED_RELOAD) this.codes = null; // cheaper to reload than to patch
+    else this.touchedVectors.add(id);
   }
 
   private deleteVector(id: number): void {
     this.vecDeleteStmt ??= this.db.prepare(`DELETE FROM chunks_vec WHERE rowid = ?`);
     this.vecDeleteStmt.run(BigInt(id));
     this.stmts.codeDelete.run(id);
-    this.touchedVectors.add(id);
+    this.touchVector(id);
     if (this.vectorCount > 0) this.vectorCount--;
   }
 
@@ -640,7 +649,7 @@ export class IndexStore {
       q = this.buildCodeTable();
       this.codes = null;
     }
-    if (!this.codes || dataVersion !== this.codesDataVersion || this.touchedVectors.size > 100_000) {
+    if (!this.codes || dataVersion !== this.codesDataVersion) {
       this.touchedVectors.clear();
       const codes = new QuantizedVectors(this.vecDims, q, this.countVectors() + 1024);
       for (const [id, code] of this.db.prepare(`SELECT id, code FROM chunk_codes ORDER BY id`).raw().iterate() as IterableIterator<[number, Buffer]>) {
