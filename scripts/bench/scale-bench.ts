@@ -1,4 +1,4 @@
-import { appendFileSync, readdirSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { procMemMb, spawnDaemon, stopDaemon, waitIndexed, type RunningDaemon } from "./daemon-proc.js";
 import { generateWorkspace, rng, sampleQuery } from "./generate.js";
@@ -46,9 +46,20 @@ async function timed(r: RunningDaemon, method: "memory.search" | "memory.recall"
 }
 
 /** One mode: cold index by a fresh daemon, unchanged re-syncs, socket latency, RSS, index size. */
-async function runMode(mode: "keyword" | "hybrid", root: string, files: number, corpusBytes: number, queries: string[], n: number): Promise<ScaleFigures & { dataDir: string }> {
+async function runMode(
+  mode: "keyword" | "hybrid",
+  root: string,
+  files: number,
+  corpusBytes: number,
+  queries: string[],
+  n: number,
+  reuse: boolean,
+): Promise<ScaleFigures & { dataDir: string; reused: boolean }> {
   const provider = mode === "keyword" ? "none" : "auto";
-  const home = freshDir(benchPath(`home-scale-${files}-${mode}`));
+  const homePath = benchPath(`home-scale-${files}-${mode}`);
+  // --reuse-index: start on the index a previous run built (the start is then an unchanged re-sync).
+  const reused = reuse && existsSync(join(homePath, "data", "cortexd", "indexes"));
+  const home = reused ? homePath : freshDir(homePath);
   let peakDuringIndex = 0;
   const t0 = performance.now();
   // No heartbeat or nightly job during the measurement: they would run syncs of their own.
@@ -58,7 +69,7 @@ async function runMode(mode: "keyword" | "hybrid", root: string, files: number, 
     const coldMs = performance.now() - t0;
     const ws = st.workspaces[0]!;
     const afterIndexMb = procMemMb(r.child.pid!).rss;
-    console.log(`\n[${mode}] ${ws.files} files, ${ws.chunks} chunks, ${ws.vectors} vectors: cold index ${fmtMs(coldMs)}`);
+    console.log(`\n[${mode}] ${ws.files} files, ${ws.chunks} chunks, ${ws.vectors} vectors: ${reused ? "start on the existing index" : "cold index"} ${fmtMs(coldMs)}`);
     const t1 = performance.now();
     await r.client.call("cortex.status", {});
     const statusMs = performance.now() - t1;
@@ -80,7 +91,7 @@ async function runMode(mode: "keyword" | "hybrid", root: string, files: number, 
     console.log(`  socket recall:      p50 ${fmtMs(recall.p50)}, p95 ${fmtMs(recall.p95)}, p99 ${fmtMs(recall.p99)} (n=${recall.n})`);
     await new Promise((res) => setTimeout(res, 2000));
     const mem = procMemMb(r.child.pid!);
-    const figures: ScaleFigures & { dataDir: string } = {
+    const figures: ScaleFigures & { dataDir: string; reused: boolean } = {
       mode,
       files,
       corpusBytes,
@@ -94,6 +105,7 @@ async function runMode(mode: "keyword" | "hybrid", root: string, files: number, 
       recall,
       rss: { peakMb: Math.max(mem.hwm, peakDuringIndex), afterIndexMb, idleMb: mem.rss },
       dataDir: r.dataDir,
+      reused,
     };
     console.log(`  status call:        ${fmtMs(statusMs)}`);
     console.log(`  index size:         ${(figures.indexBytes / 1e6).toFixed(0)} MB (${(figures.indexBytes / corpusBytes).toFixed(2)}× corpus)`);
@@ -105,7 +117,7 @@ async function runMode(mode: "keyword" | "hybrid", root: string, files: number, 
 }
 
 /**
- * `npm run bench -- scale [--files 10000] [--modes keyword,hybrid] [--queries 1000] [--seed 42] [--no-probes]`:
+ * `npm run bench -- scale [--files 10000] [--modes keyword,hybrid] [--queries 1000] [--seed 42] [--no-probes] [--reuse-index]`:
  * a seeded workspace of N files (≈ 10 chunks each) indexed cold by a real daemon per mode; then
  * unchanged re-syncs, search/recall latency over the socket, RSS and index size. Then, in-process on
  * the built index, the keyword probe (keyword mode: budgeted vs exact FTS5 ranking) or the vector
@@ -125,7 +137,7 @@ export async function benchScale(args: Args): Promise<void> {
   const r = rng(2024);
   const queries = Array.from({ length: 200 }, () => sampleQuery(r));
   for (const mode of modes) {
-    const f = await runMode(mode, root, files, gen.bytes, queries, n);
+    const f = await runMode(mode, root, files, gen.bytes, queries, n, !!args.flags["reuse-index"]);
     const indexes = join(f.dataDir, "indexes");
     const probe = args.flags["no-probes"] ? {} : mode === "hybrid" ? { vectorProbe: await vectorProbe(indexes, queries) } : { keywordProbe: await keywordProbe(indexes, queries) };
     appendFileSync(benchPath("scale-results.jsonl"), JSON.stringify({ at: new Date().toISOString(), ...f, ...probe }) + "\n");

@@ -17,6 +17,8 @@
 export const KEYWORD_POSTINGS_BUDGET = 10_000;
 /** Below this many chunks every query runs in full (cheap there, and the ranking stays exact). */
 export const LARGE_INDEX_CHUNKS = 2_000;
+/** Path-stage words matching more files than this are left out (see Searcher.pathStage). */
+export const PATH_TERM_MAX_FILES = 500;
 /** Newest matching chunks scored in the "recent" plan. */
 export const RECENT_WINDOW = 200;
 
@@ -64,14 +66,36 @@ function matchesStem(token: string, stem: string): boolean {
   return token.length - stem.length <= 4;
 }
 
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** unicode61 tokens of a lowercased text: runs of letters and digits (an ASCII fast path). */
+function countTokens(lower: string): number {
+  let n = 0;
+  let inToken = false;
+  for (let i = 0; i < lower.length; i++) {
+    const c = lower.charCodeAt(i);
+    if (c >= 128) return (lower.match(/[\p{L}\p{N}]+/gu) ?? []).length;
+    const word = (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90);
+    if (word && !inToken) n++;
+    inToken = word;
+  }
+  return n;
+}
+
 /**
  * A BM25 scorer for chunk texts and the given words, as FTS5 computes it (IDF floored at 1e-6),
  * with term frequencies counted on the text's unicode61 tokens. It returns an FTS5-style rank
- * (negative: lower is better) so it maps to a score as bm25() does. Tokens are matched against
- * the stems once per query (memoized), so scoring hundreds of texts stays cheap.
+ * (negative: lower is better) so it maps to a score as bm25() does. One regular expression finds
+ * the tokens that start like a stem; each distinct token is matched against the stems once.
  */
 export function bm25Ranker(terms: readonly TermStat[], chunks: number, avgTokens: number): (text: string) => number {
   const idf = terms.map((t) => Math.max(1e-6, Math.log((chunks - t.df + 0.5) / (t.df + 0.5))));
+  const prefixes = new Set<string>();
+  for (const t of terms) for (const s of t.stems) prefixes.add(s.length > 1 && s.endsWith("i") ? s.slice(0, -1) : s);
+  const alternatives = [...prefixes].filter(Boolean).sort((a, b) => b.length - a.length).map(escapeRegExp);
+  const find = alternatives.length ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join("|")})[\\p{L}\\p{N}]*`, "gu") : null;
   const memo = new Map<string, number>(); // token → bitmask of the terms it stands for
   const maskOf = (tok: string): number => {
     let m = memo.get(tok);
@@ -89,14 +113,15 @@ export function bm25Ranker(terms: readonly TermStat[], chunks: number, avgTokens
     let lower = text.toLowerCase();
     // eslint-disable-next-line no-control-regex
     if (/[^\x00-\x7f]/.test(lower)) lower = lower.normalize("NFKD").replace(/\p{M}/gu, "");
-    const tokens = lower.match(/[\p{L}\p{N}]+/gu) ?? [];
     tf.fill(0);
-    for (const tok of tokens) {
-      const m = maskOf(tok);
-      if (m === 0) continue;
-      for (let i = 0; i < terms.length && i < 31; i++) if (m & (1 << i)) tf[i]!++;
+    if (find) {
+      for (const match of lower.matchAll(find)) {
+        const m = maskOf(match[0]);
+        if (m === 0) continue;
+        for (let i = 0; i < terms.length && i < 31; i++) if (m & (1 << i)) tf[i]!++;
+      }
     }
-    const norm = K1 * (1 - B + (B * tokens.length) / Math.max(1, avgTokens));
+    const norm = K1 * (1 - B + (B * countTokens(lower)) / Math.max(1, avgTokens));
     let score = 0;
     for (let i = 0; i < terms.length; i++) if (tf[i]! > 0) score += (idf[i]! * tf[i]! * (K1 + 1)) / (tf[i]! + norm);
     return -score;

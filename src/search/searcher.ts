@@ -1,7 +1,7 @@
 import type { SearchConfig } from "../config/schema.js";
 import type { EmbeddingProvider } from "../embed/provider.js";
 import type { ChunkRow, IndexStore } from "../index/store.js";
-import { RECENT_WINDOW, bm25Ranker, planKeyword } from "./keyword-budget.js";
+import { PATH_TERM_MAX_FILES, RECENT_WINDOW, bm25Ranker, planKeyword } from "./keyword-budget.js";
 import { buildKeywordQuery, buildPathQuery, buildPrefixQuery } from "./keyword-query.js";
 import { applyImportance, applyRecency, bm25ToScore, distanceToScore, fuse, mmr, round } from "./stages.js";
 import type { Candidate, SearchHit, SearchRequest, SearchResponse } from "./types.js";
@@ -204,8 +204,11 @@ export class Searcher {
   /** Stage "path": chunks of files whose path matches the query's words get + pathWeight × match. */
   private pathStage(query: string, cands: Candidate[], rows: Map<number, ChunkRow>): void {
     const w = this.deps.config.pathWeight;
-    const q = buildPathQuery(query);
-    if (!q || w === 0) return;
+    if (w === 0) return;
+    // A word in the paths of more than PATH_TERM_MAX_FILES files (a folder name) says nothing about
+    // which file is meant, and BM25 over all of them is slow in a large workspace: leave it out.
+    const q = buildPathQuery(query, (t) => this.deps.store.pathMatchesAtMost(t, PATH_TERM_MAX_FILES));
+    if (!q) return;
     const files = new Map(this.deps.store.pathSearch(q, 50).map((f) => [f.fileId, bm25ToScore(f.rank)]));
     if (files.size === 0) return;
     for (const c of cands) {
