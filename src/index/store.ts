@@ -648,7 +648,7 @@ export class IndexStore {
   }
 
   private countVectors(): number {
-    if (this.vectorCount < 0) this.vectorCount = (this.db.prepare(`SELECT count(*) AS n FROM chunks WHERE vec_state = ${VEC_STORED}`).get() as { n: number }).n;
+    if (this.vectorCount < 0) this.vectorCount = this.counts().vectors;
     return this.vectorCount;
   }
 
@@ -772,13 +772,15 @@ export class IndexStore {
   }
 
   counts(): { files: number; chunks: number; vectors: number; pending: number; noVector: number; cacheEntries: number } {
+    // vec_state is 0, 1 or 2: vectors are what is neither pending nor empty (both partial indexes).
     const c = this.db
       .prepare(
         `SELECT (SELECT count(*) FROM files) AS files, (SELECT count(*) FROM chunks) AS chunks,
-          (SELECT count(*) FROM chunks WHERE vec_state = 1) AS vectors, (SELECT count(*) FROM chunks WHERE vec_state = 0) AS pending,
+          (SELECT count(*) FROM chunks WHERE vec_state = 0) AS pending,
           (SELECT count(*) FROM chunks WHERE vec_state = 2) AS noVector, (SELECT count(*) FROM embed_cache) AS cacheEntries`,
       )
-      .get() as { files: number; chunks: number; vectors: number; pending: number; noVector: number; cacheEntries: number };
-    return c;
+      .get() as { files: number; chunks: number; pending: number; noVector: number; cacheEntries: number };
+    return { ...c, vectors: c.chunks - c.pending - c.noVector };
   }
+
 }
