@@ -92,7 +92,7 @@ export interface VectorIdentity {
  */
 export const QUANTIZED_MIN_VECTORS = 200_000;
 /** Candidates taken by Hamming distance of the sign codes, then scored with the int8 codes. */
-export const QUANTIZED_COARSE = 6_000;
+export const QUANTIZED_COARSE = 12_000;
 /** Candidates (× k) rescored exactly against the float vectors. */
 export const QUANTIZED_OVERSAMPLE = 2;
 /** Document frequencies up to this are counted exactly; above, estimated (see termStats). */
