@@ -48,8 +48,8 @@ afterAll(() => store?.close());
 
 function plan(query: string, k: number, stats?: TopKStats) {
   const q = buildKeywordQuery(query);
-  const { df, exact, chunks } = store.termFrequencies(q.terms);
-  const terms = q.phrases.map((phrase, i) => ({ phrase, df: exact[i] ? df[i]! : null }));
+  const { stats: counts, chunks } = store.termStats(q.terms);
+  const terms = q.phrases.map((phrase, i) => ({ phrase, df: counts[i]!.exact ? counts[i]!.df : null }));
   const ordered = [...terms].sort((a, b) => (a.df ?? Infinity) - (b.df ?? Infinity));
   return {
     planned: topKeywordHits(store, terms, chunks, k, stats),
@@ -96,10 +96,14 @@ describe("term statistics cache", () => {
     const s = new IndexStore(openDatabase(join(tempDir(), "i.sqlite")), "t");
     const indexer = new Indexer({ store: s, target: { root }, provider: null, chunking: { maxTokens: 60, overlapTokens: 0 } });
     await indexer.sync();
-    expect(s.termFrequencies(["cat", "sleeping", "dog"])).toEqual({ df: [1, 1, 0], exact: [true, true, true], chunks: 1 });
+    const counts = () => {
+      const { stats, chunks } = s.termStats(["cat", "sleeping", "dog"]);
+      return { df: stats.map((t) => t.df), exact: stats.map((t) => t.exact), stems: stats.map((t) => t.stems), chunks };
+    };
+    expect(counts()).toEqual({ df: [1, 1, 0], exact: [true, true, true], stems: [["cat"], ["sleep"], ["dog"]], chunks: 1 });
     writeFiles(root, { "memory/2026-11-29.md": "# Today\n\nThe dog and the cat played.\n" });
     await indexer.sync();
-    expect(s.termFrequencies(["cat", "sleeping", "dog"])).toEqual({ df: [2, 1, 1], exact: [true, true, true], chunks: 2 });
+    expect(counts()).toEqual({ df: [2, 1, 1], exact: [true, true, true], stems: [["cat"], ["sleep"], ["dog"]], chunks: 2 });
     s.close();
   });
 });

@@ -1,4 +1,4 @@
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { FileWatcher } from "../src/daemon/watcher.js";
@@ -84,7 +84,7 @@ describe("file watcher", () => {
     const { w, reconciles } = watcher(root);
     await w.start();
     const err = Object.assign(new Error("ENOSPC: System limit for number of file watchers reached"), { code: "ENOSPC" });
-    w.chokidarWatchers[0]!.emit("error", err);
+    w.nativeWatchers[0]!.emit("error", err);
     await waitUntil(() => w.status().mode === "polling");
     expect(w.status().reason).toMatch(/file watching failed \(ENOSPC\); polling every 100 ms/);
     const before = reconciles();
@@ -96,8 +96,28 @@ describe("file watcher", () => {
     const { w, reconciles } = watcher(root, { mode: "poll" });
     await w.start();
     expect(w.status()).toMatchObject({ mode: "polling" });
-    expect(w.chokidarWatchers).toHaveLength(0);
+    expect(w.nativeWatchers).toHaveLength(0);
     await waitUntil(() => reconciles() >= 2, 3000);
     writeFileSync(join(root, "MEMORY.md"), "x");
+  });
+});
+
+describe("directory watcher", () => {
+  it("uses one watch per directory however many files, follows new and removed subdirectories", async () => {
+    const root = tempDir();
+    writeFiles(root, Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`memory/notes/n${i}.md`, `note ${i}`])));
+    const { w, changes, reconciles } = watcher(root);
+    await w.start();
+    // root, memory/, memory/notes/: three watches for 300 files.
+    expect(w.nativeWatchers[0]!.size).toBe(3);
+    writeFiles(root, { "memory/projects/alpha/plan.md": "new dir, new file" });
+    await waitUntil(() => changes.flat().includes("memory/projects/alpha/plan.md"), 5000);
+    writeFiles(root, { "memory/projects/alpha/later.md": "written after the directory was picked up" });
+    await waitUntil(() => changes.flat().includes("memory/projects/alpha/later.md"), 5000);
+    expect(w.nativeWatchers[0]!.size).toBe(5);
+    const before = reconciles();
+    rmSync(join(root, "memory/projects"), { recursive: true });
+    await waitUntil(() => reconciles() > before, 5000); // a removed directory asks for a reconcile
+    await waitUntil(() => w.nativeWatchers[0]!.size === 3, 5000);
   });
 });

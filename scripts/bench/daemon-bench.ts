@@ -1,9 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { CortexClient, probeDaemon } from "../../src/client/client.js";
-import { DAEMON_NODE_OPTIONS } from "../../src/service/units.js";
-import { PACKAGE_ROOT } from "../../src/version.js";
+import { CortexClient } from "../../src/client/client.js";
+import { procMemMb, spawnDaemon, stopDaemon, waitIndexed, type RunningDaemon } from "./daemon-proc.js";
 import { generateWorkspace, rng, sampleQuery } from "./generate.js";
 import { benchPath, fmtMs, freshDir, median, percentile, type Args } from "./util.js";
 
@@ -13,57 +11,7 @@ const QUERIES = (() => {
   return Array.from({ length: 50 }, () => sampleQuery(r));
 })();
 
-interface Running {
-  child: ChildProcess;
-  socket: string;
-  client: CortexClient;
-}
-
-async function startDaemon(home: string, root: string, provider: "none" | "auto", debounceMs: number): Promise<Running> {
-  const cfgDir = join(home, ".config", "cortexd");
-  mkdirSync(cfgDir, { recursive: true });
-  writeFileSync(join(cfgDir, "config.json"), JSON.stringify({ workspaces: [{ path: root }], embedding: { provider }, daemon: { debounceMs, settleMs: 0 } }));
-  const env = {
-    ...process.env,
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, ".config"),
-    XDG_DATA_HOME: join(home, "data"),
-    XDG_RUNTIME_DIR: join(home, "run"),
-    CORTEXD_LOG_LEVEL: "warn",
-    NODE_OPTIONS: DAEMON_NODE_OPTIONS, // as the service files and `cortexd start` run it
-  };
-  // Share the built-in model between runs.
-  mkdirSync(join(home, "data", "cortexd"), { recursive: true });
-  const child = spawn(process.execPath, [join(PACKAGE_ROOT, "dist/src/cli/main.js"), "run"], { env, stdio: ["ignore", "ignore", "inherit"] });
-  const socket = join(home, "run", "cortexd", "cortexd.sock");
-  const end = Date.now() + 60_000;
-  while (!(await probeDaemon(socket, 300)).up) {
-    if (Date.now() > end || child.exitCode !== null) throw new Error("daemon did not start");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const client = await CortexClient.connect(socket, { timeoutMs: 120_000 });
-  // Wait for the initial index (and vectors) to be complete.
-  for (;;) {
-    const st = await client.call("cortex.status", {});
-    const w = st.workspaces[0]!;
-    const synced = w.lastSync !== null && w.files > 0 && w.dirty === 0;
-    const ready = provider === "none" ? synced : synced && st.embedding.state === "ready" && w.vectors > 0 && w.pending === 0;
-    if (ready) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return { child, socket, client };
-}
-
-async function stop(r: Running): Promise<void> {
-  r.client.close();
-  r.child.kill("SIGTERM");
-  await new Promise((res) => r.child.once("exit", res));
-}
-
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Math.round(Number(m[1]) / 1024) : NaN;
-}
+type Running = RunningDaemon;
 
 async function searchLatency(r: Running, n: number): Promise<number[]> {
   const lat: number[] = [];
@@ -126,15 +74,9 @@ export async function benchDaemon(args: Args): Promise<void> {
 
   for (const provider of ["none", "auto"] as const) {
     const home = freshDir(benchPath(`home-daemon-${provider}`));
-    mkdirSync(join(home, "data", "cortexd", "models"), { recursive: true });
-    try {
-      const model = join(benchPath("models"), "cortexd-glove-100d-sif.gguf");
-      writeFileSync(join(home, "data", "cortexd", "models", "cortexd-glove-100d-sif.gguf"), readFileSync(model));
-    } catch {
-      /* built on first start instead */
-    }
     const t0 = performance.now();
-    const r = await startDaemon(home, root, provider, debounceMs);
+    const r = await spawnDaemon({ home, root, provider, debounceMs });
+    await waitIndexed(r, provider);
     const label = provider === "none" ? "keyword-only" : "hybrid (built-in model)";
     console.log(`\n[${label}] started and indexed in ${fmtMs(performance.now() - t0)}`);
     await searchLatency(r, 50); // warm-up
@@ -144,7 +86,7 @@ export async function benchDaemon(args: Args): Promise<void> {
     console.log(`  ${line("change→searchable:    ", c2s)} beyond the ${debounceMs} ms debounce`);
     // Idle: a few seconds after the last request (the daemon gives memory back after 3 s of quiet).
     await new Promise((res) => setTimeout(res, 5000));
-    console.log(`  idle RSS:              ${rssMb(r.child.pid!)} MB`);
-    await stop(r);
+    console.log(`  idle RSS:              ${procMemMb(r.child.pid!).rss} MB`);
+    await stopDaemon(r);
   }
 }

@@ -135,13 +135,14 @@ export interface GeneratedWorkspace {
 
 /**
  * Generates a realistic workspace: MEMORY.md, USER.md, dated daily logs (60%), notes (25%) and
- * transcripts (15%), ~6 KB per file on average. With `reuse`, an existing identical workspace is kept.
+ * transcripts (15%), ~6 KB per file on average (times `sizeFactor`). With `reuse`, an existing identical
+ * workspace is kept.
  */
-export function generateWorkspace(root: string, files = 2000, seed = 42, reuse = false): GeneratedWorkspace {
+export function generateWorkspace(root: string, files = 2000, seed = 42, reuse = false, sizeFactor = 1): GeneratedWorkspace {
   const stamp = join(root, ".generated.json");
   if (reuse && existsSync(stamp)) {
-    const meta = JSON.parse(readFileSync(stamp, "utf8")) as GeneratedWorkspace & { seed: number };
-    if (meta.files === files && meta.seed === seed) return meta;
+    const meta = JSON.parse(readFileSync(stamp, "utf8")) as GeneratedWorkspace & { seed: number; sizeFactor?: number };
+    if (meta.files === files && meta.seed === seed && (meta.sizeFactor ?? 1) === sizeFactor) return meta;
   }
   rmSync(root, { recursive: true, force: true });
   const r = rng(seed);
@@ -161,11 +162,11 @@ export function generateWorkspace(root: string, files = 2000, seed = 42, reuse =
   const day0 = Date.UTC(2024, 0, 1);
   for (let i = 0; i < nDaily; i++) {
     const date = new Date(day0 + Math.floor(i / 2) * 86_400_000).toISOString().slice(0, 10);
-    write(`memory/${date}${i % 2 ? "-evening" : ""}.md`, dailyLog(r, date, 2500 + Math.floor(r() * 7000)));
+    write(`memory/${date}${i % 2 ? "-evening" : ""}.md`, dailyLog(r, date, Math.round((2500 + Math.floor(r() * 7000)) * sizeFactor)));
   }
-  for (let i = 0; i < nNotes; i++) write(`memory/notes/note-${i}.md`, note(r, `Note ${i}`, 2000 + Math.floor(r() * 8000)));
-  for (let i = 0; i < nTranscripts; i++) write(`sessions/session-${i}.jsonl`, transcript(r, day0 + i * 3_600_000, 3000 + Math.floor(r() * 9000)));
-  const meta = { root, files, bytes, seed };
+  for (let i = 0; i < nNotes; i++) write(`memory/notes/note-${i}.md`, note(r, `Note ${i}`, Math.round((2000 + Math.floor(r() * 8000)) * sizeFactor)));
+  for (let i = 0; i < nTranscripts; i++) write(`sessions/session-${i}.jsonl`, transcript(r, day0 + i * 3_600_000, Math.round((3000 + Math.floor(r() * 9000)) * sizeFactor)));
+  const meta = { root, files, bytes, seed, ...(sizeFactor !== 1 ? { sizeFactor } : {}) };
   writeFileSync(stamp, JSON.stringify(meta));
   return meta;
 }

@@ -4,6 +4,10 @@ import { benchDaemon } from "./daemon-bench.js";
 import { benchEmbed } from "./embed-bench.js";
 import { benchHooks } from "./hooks-bench.js";
 import { benchIndex } from "./index-bench.js";
+import { benchKeywords } from "./keyword-probe.js";
+import { benchScale } from "./scale-bench.js";
+import { benchSoak } from "./soak.js";
+import { benchVectors } from "./vector-probe.js";
 import { parseArgs } from "./util.js";
 
 const BENCHES: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<void>> = {
@@ -13,6 +17,10 @@ const BENCHES: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<vo
   consolidate: benchConsolidate,
   crash: benchCrash,
   hooks: benchHooks,
+  scale: benchScale,
+  vectors: benchVectors,
+  keywords: benchKeywords,
+  soak: benchSoak,
 };
 
 const args = parseArgs(process.argv.slice(2));

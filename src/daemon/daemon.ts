@@ -160,7 +160,14 @@ export class Daemon {
     await this.engine.setProvider(selected);
     this.compactor.noteWork();
     if (selected.status.state === "error") this.recordError(new Error(selected.status.reason ?? "embedding model failed"));
-    if (selected.provider) for (const ws of this.engine.workspaces) void this.queue.sync(ws).catch((e) => this.recordError(e));
+    if (selected.provider) {
+      for (const ws of this.engine.workspaces) {
+        void this.queue
+          .sync(ws)
+          .then(() => ws.store.warmVectorSearch())
+          .catch((e) => this.recordError(e));
+      }
+    }
   }
 
   /** Resolves when the model has loaded (or failed) and queued syncs are done: for tests and tools. */

@@ -1,8 +1,8 @@
-import { watch, type FSWatcher } from "chokidar";
 import { statSync } from "node:fs";
 import { relative, sep } from "node:path";
 import type { Logger } from "pino";
 import type { ScanTarget } from "../workspace/scan.js";
+import { DirWatcher } from "./dir-watch.js";
 
 export interface WatchedWorkspace {
   name: string;
@@ -32,7 +32,7 @@ export interface WatcherStatus {
 
 const CURATED = new Set(["MEMORY.md", "USER.md", "memory.md"]);
 
-/** chokidar `ignored` for a workspace root: only curated files, memory/ and sessions/ matter. */
+/** What to ignore under a workspace root: only curated files, memory/ and sessions/ matter. */
 function rootFilter(root: string): (path: string) => boolean {
   return (path: string) => {
     const rel = relative(root, path);
@@ -59,13 +59,14 @@ function stamp(path: string): string {
 }
 
 /**
- * Watches every workspace's memory files with chokidar and hands changed paths to the indexer after
+ * Watches every workspace's memory files (one native watch per directory, see dir-watch.ts) and
+ * hands changed paths to the indexer after
  * a debounce and a settle check (size and mtime unchanged for settleMs, so half-written files wait).
  * If watching fails (EMFILE, ENOSPC, any watcher error) it falls back to polling with periodic full
  * reconciles and says so in its status: it never stops silently.
  */
 export class FileWatcher {
-  private watchers: FSWatcher[] = [];
+  private watchers: DirWatcher[] = [];
   private mode: WatcherStatus["mode"] = "off";
   private reason: string | undefined;
   private events = 0;
@@ -130,11 +131,13 @@ export class FileWatcher {
       ...(ws.target.extraPaths ?? []).map((d): [string, (p: string) => boolean] => [d, treeFilter(d)]),
     ];
     for (const [base, ignored] of trees) {
-      const w = watch(base, { ignored, ignoreInitial: true, persistent: true, followSymlinks: true, atomic: true });
+      const w = new DirWatcher(base, ignored);
       this.watchers.push(w);
-      w.on("all", (event, path) => this.onEvent(ws.name, event, path));
-      w.on("error", (err) => void this.fallBack(err as Error));
-      await new Promise<void>((resolve) => w.once("ready", () => resolve()));
+      w.on("all", (event: string, path: string) => this.onEvent(ws.name, event, path));
+      w.on("error", (err: Error) => void this.fallBack(err));
+      const ready = new Promise<void>((resolve) => w.once("ready", () => resolve()));
+      w.start();
+      await ready;
     }
   }
 
@@ -230,8 +233,8 @@ export class FileWatcher {
     void this.reconcileAll();
   }
 
-  /** For tests and diagnostics: the live chokidar instances. */
-  get chokidarWatchers(): readonly FSWatcher[] {
+  /** For tests and diagnostics: the live directory watchers (one per watched tree). */
+  get nativeWatchers(): readonly DirWatcher[] {
     return this.watchers;
   }
 }

@@ -2,7 +2,8 @@ import type Database from "better-sqlite3";
 import type { Chunk, FileClass } from "../ingest/types.js";
 import type { OpenedDb } from "./db.js";
 import { prepareFtsText } from "./fts-text.js";
-import { TermStats } from "./term-stats.js";
+import { TermStats, type TermLookup } from "./term-stats.js";
+import { QuantizedVectors, blobToCode, codeToBlob, fitQuantizer, quantize, type Quantizer } from "./vector-codes.js";
 
 export interface FileMeta {
   path: string;
@@ -85,6 +86,30 @@ export interface VectorIdentity {
   model: string;
 }
 
+/**
+ * From this many vectors on, vector search scans in-memory quantized codes and rescores the best
+ * exactly, instead of sqlite-vec's brute-force float KNN (~18 ms per 100k vectors on the
+ * development machine; see `npm run bench -- scale` and the README's "Scale and load").
+ */
+export const QUANTIZED_MIN_VECTORS = 200_000;
+/** Candidates taken by Hamming distance of the sign codes, then scored with the int8 codes. */
+export const QUANTIZED_COARSE = 12_000;
+/** Candidates (× k) rescored exactly against the float vectors. */
+export const QUANTIZED_OVERSAMPLE = 2;
+/** Vectors sampled to fit the quantizer. */
+const QUANTIZER_SAMPLE = 20_000;
+/** Written ids beyond which the loaded codes are reloaded rather than patched one by one. */
+const TOUCHED_RELOAD = 100_000;
+/** The quantizer is fitted (and codes written) once an index has this many vectors. */
+const QUANTIZER_MIN_VECTORS = 2_000;
+
+export interface VectorSearchOptions {
+  /** exact: sqlite-vec float KNN; quantized: code scan + exact rescoring; auto (default): by index size. */
+  path?: "exact" | "quantized" | "auto";
+  /** Sign-code candidates scored with the int8 codes (quantized path). */
+  coarse?: number;
+}
+
 export const VEC_PENDING = 0;
 export const VEC_STORED = 1;
 export const VEC_NONE = 2;
@@ -121,10 +146,23 @@ export class IndexStore {
   readonly vecError: string | undefined;
   private vecDims: number | null = null;
   private chunksByIdsStmt: Database.Statement | undefined;
+  private chunkTextsStmt: Database.Statement | undefined;
+  private vecInsertStmt: Database.Statement | undefined;
+  private vecDeleteStmt: Database.Statement | undefined;
+  private vecGetStmt: Database.Statement | undefined;
+  private vecStateStmt: Database.Statement | undefined;
   private stampsStmt: Database.Statement | undefined;
-  private termStats: TermStats | undefined;
+  private termCounts: TermStats | undefined;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly stmts;
+  /** In-memory codes (loaded on the first quantized search) and the ids written since. */
+  private codes: QuantizedVectors | null = null;
+  /** The quantizer of chunk_codes (meta vector_codes); null until codes are first needed. */
+  private quantizer: Quantizer | null = null;
+  private codesDataVersion = -1;
+  private readonly touchedVectors = new Set<number>();
+  /** Vectors stored, counted at open and kept up to date by this connection's writes. */
+  private vectorCount = -1;
 
   constructor(opened: OpenedDb, readonly namespace: string, private readonly clock: () => number = Date.now) {
     this.db = opened.db;
@@ -156,6 +194,9 @@ export class IndexStore {
       cacheTouch: db.prepare(`UPDATE embed_cache SET last_used = ? WHERE identity = ? AND hash = ?`),
       cachePut: db.prepare(`INSERT INTO embed_cache (identity, hash, vector, last_used) VALUES (?, ?, ?, ?)
         ON CONFLICT (identity, hash) DO UPDATE SET vector = excluded.vector, last_used = excluded.last_used`),
+      codePut: db.prepare(`INSERT OR REPLACE INTO chunk_codes (id, code) VALUES (?, ?)`),
+      codeDelete: db.prepare(`DELETE FROM chunk_codes WHERE id = ?`),
+      codeGet: db.prepare(`SELECT code FROM chunk_codes WHERE id = ?`),
       metaGet: db.prepare(`SELECT value FROM meta WHERE key = ?`),
       metaSet: db.prepare(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
     };
@@ -356,11 +397,17 @@ export class IndexStore {
       this.db.exec(`DROP TABLE IF EXISTS chunks_vec`);
       this.db.exec(`CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[${id.dims}] distance_metric=cosine)`);
       this.db.exec(`UPDATE chunks SET vec_state = 0 WHERE vec_state <> 0`);
+      this.db.exec(`DELETE FROM chunk_codes`);
+      this.db.prepare(`DELETE FROM meta WHERE key = 'vector_codes'`).run();
       this.setMeta("embedding_identity", id.identity);
       this.setMeta("embedding_dims", String(id.dims));
       this.setMeta("embedding_model", id.model);
     })();
     this.vecDims = id.dims;
+    this.codes = null;
+    this.quantizer = null;
+    this.touchedVectors.clear();
+    this.vectorCount = 0;
     return { changed: previous !== null, previous };
   }
 
@@ -370,11 +417,29 @@ export class IndexStore {
 
   private insertVector(id: number, v: Float32Array): void {
     if (v.length !== this.vecDims) throw new Error(`vector has ${v.length} dims, index expects ${this.vecDims}`);
-    this.db.prepare(`INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)`).run(BigInt(id), toBlob(v));
+    this.vecInsertStmt ??= this.db.prepare(`INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)`);
+    this.vecInsertStmt.run(BigInt(id), toBlob(v));
+    const q = this.currentQuantizer();
+    if (q) {
+      this.stmts.codePut.run(id, codeToBlob(quantize(v, q)));
+      this.touchVector(id);
+    }
+    if (this.vectorCount >= 0) this.vectorCount++;
+  }
+
+  /** Remembers a written vector id for the loaded codes (none loaded: the first use loads them all). */
+  private touchVector(id: number): void {
+    if (!this.codes) return;
+    if (this.touchedVectors.size > TOUCHED_RELOAD) this.codes = null; // cheaper to reload than to patch
+    else this.touchedVectors.add(id);
   }
 
   private deleteVector(id: number): void {
-    this.db.prepare(`DELETE FROM chunks_vec WHERE rowid = ?`).run(BigInt(id));
+    this.vecDeleteStmt ??= this.db.prepare(`DELETE FROM chunks_vec WHERE rowid = ?`);
+    this.vecDeleteStmt.run(BigInt(id));
+    this.stmts.codeDelete.run(id);
+    this.touchVector(id);
+    if (this.vectorCount > 0) this.vectorCount--;
   }
 
   /** Chunks that still need a vector, in id order after `afterId`. */
@@ -387,7 +452,8 @@ export class IndexStore {
     if (this.vecDims === null) return;
     this.db.transaction(() => {
       for (const it of items) {
-        const row = this.db.prepare(`SELECT vec_state AS s FROM chunks WHERE id = ?`).get(it.id) as { s: number } | undefined;
+        this.vecStateStmt ??= this.db.prepare(`SELECT vec_state AS s FROM chunks WHERE id = ?`);
+        const row = this.vecStateStmt.get(it.id) as { s: number } | undefined;
         if (!row) continue; // deleted meanwhile
         if (row.s === VEC_STORED) this.deleteVector(it.id);
         if (it.vector) this.insertVector(it.id, it.vector);
@@ -451,19 +517,47 @@ export class IndexStore {
 
   // ---- search ----
   /**
-   * How many chunks contain each query term, as FTS5 indexes it (same tokenizer and stemmer), and
-   * the number of chunks; cached until the index changes (see term-stats).
+   * Per query term: the stems FTS5 indexes for it and how many chunks hold it (df), plus the chunk
+   * count and the mean chunk length; cached until the index changes (see term-stats).
    */
-  termFrequencies(terms: readonly string[]): { df: number[]; exact: boolean[]; chunks: number } {
-    this.termStats ??= new TermStats(this.db);
-    return this.termStats.docFrequencies(terms);
+  termStats(terms: readonly string[]): TermLookup {
+    this.termCounts ??= new TermStats(this.db);
+    return this.termCounts.lookup(terms);
   }
 
-  /** FTS5 BM25 over chunk text. `match` must be a valid FTS5 query (see search/keyword-query). */
-  keywordSearch(match: string, limit: number): { id: number; rank: number }[] {
+  /** True when at most `limit` files' paths match (bounded: stops after limit + 1). */
+  pathMatchesAtMost(match: string, limit: number): boolean {
+    return (this.db.prepare(`SELECT count(*) AS n FROM (SELECT rowid FROM files_fts WHERE files_fts MATCH ? LIMIT ?)`).get(match, limit + 1) as { n: number }).n <= limit;
+  }
+
+  /** Rows and tokens in the chunk FTS index, from FTS5's averages record (no table scan). */
+  ftsTotals(): { rows: number; tokens: number } {
+    this.termCounts ??= new TermStats(this.db);
+    return this.termCounts.totals();
+  }
+
+  /**
+   * FTS5 over chunk text. `match` must be a valid FTS5 query (see search/keyword-query).
+   * rank: best BM25 first, ties by id (scores every match); recent: newest chunks first, no scoring (stops early).
+   */
+  keywordSearch(match: string, limit: number, order: "rank" | "recent" = "rank"): { id: number; rank: number }[] {
+    if (order === "recent") {
+      return (this.cached(`SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid DESC LIMIT ?`).all(match, limit) as { id: number }[]).map(
+        (r) => ({ id: r.id, rank: 0 }),
+      );
+    }
     return this.cached(
       `SELECT rowid AS id, bm25(chunks_fts) AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank, rowid LIMIT ?`,
     ).all(match, limit) as { id: number; rank: number }[];
+  }
+
+  /** The text of each chunk id (missing ids are left out). */
+  chunkTexts(ids: readonly number[]): Map<number, string> {
+    const out = new Map<number, string>();
+    if (ids.length === 0) return out;
+    this.chunkTextsStmt ??= this.db.prepare(`SELECT id, text FROM chunks WHERE id IN (SELECT value FROM json_each(?))`).raw();
+    for (const [id, text] of this.chunkTextsStmt.all(JSON.stringify(ids)) as [number, string][]) out.set(id, text);
+    return out;
   }
 
   /** Files whose path matches (FTS5 over paths). */
@@ -474,10 +568,138 @@ export class IndexStore {
     ) as { fileId: number; path: string; rank: number }[];
   }
 
-  /** sqlite-vec KNN: the k nearest chunks by cosine distance. */
-  vectorSearch(query: Float32Array, k: number): { id: number; distance: number }[] {
+  /**
+   * The k nearest chunks by cosine distance. Small indexes: sqlite-vec's exact KNN. From
+   * QUANTIZED_MIN_VECTORS on: the in-memory codes pick k × QUANTIZED_OVERSAMPLE candidates (see
+   * vector-codes.ts), which are rescored exactly against their float vectors (distances are exact;
+   * a true neighbour can be missed when its code is far: the bench reports the overlap with exact).
+   */
+  vectorSearch(query: Float32Array, k: number, opts: VectorSearchOptions = {}): { id: number; distance: number }[] {
     if (this.vecDims === null || query.length !== this.vecDims) return [];
+    const path = opts.path ?? "auto";
+    if (path === "quantized" || (path === "auto" && this.countVectors() >= QUANTIZED_MIN_VECTORS)) {
+      return this.quantizedSearch(query, k, opts.coarse ?? QUANTIZED_COARSE);
+    }
     return this.cached(`SELECT rowid AS id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance`).all(toBlob(query), k) as { id: number; distance: number }[];
+  }
+
+  /** True when the quantized path can run (sqlite-vec loaded and vectors indexed). */
+  get supportsQuantized(): boolean {
+    return this.vecDims !== null;
+  }
+
+  private countVectors(): number {
+    if (this.vectorCount < 0) this.vectorCount = this.counts().vectors;
+    return this.vectorCount;
+  }
+
+  /** The quantizer, if codes exist. While there is none, meta is read again each time: another connection may have made one. */
+  private currentQuantizer(): Quantizer | null {
+    if (!this.quantizer) {
+      const raw = this.getMeta("vector_codes");
+      let q: Quantizer | null = null;
+      try {
+        q = raw ? (JSON.parse(raw) as Quantizer) : null;
+      } catch {
+        q = null; // unreadable: the codes are rebuilt
+      }
+      this.quantizer = q && q.format === "c8-v1" && q.mean?.length === this.vecDims && q.scale?.length === this.vecDims ? q : null;
+    }
+    return this.quantizer;
+  }
+
+  /**
+   * Brings the in-memory codes up to date: a full load when first used or when another connection
+   * wrote the index; otherwise only the ids this connection wrote since (read back from the table,
+   * so a rolled-back write leaves no trace). The first time, the quantizer is fitted on a sample
+   * of the vectors and every vector's code is written (the codes then follow each write).
+   */
+  prepareVectorCodes(): QuantizedVectors | null {
+    if (this.vecDims === null) return null;
+    const dataVersion = this.db.pragma("data_version", { simple: true }) as number;
+    if (dataVersion !== this.codesDataVersion) this.quantizer = null; // another connection may have (re)built them
+    let q = this.currentQuantizer();
+    if (!q) {
+      q = this.buildCodeTable();
+      this.codes = null;
+    }
+    if (!this.codes || dataVersion !== this.codesDataVersion) {
+      this.touchedVectors.clear();
+      const codes = new QuantizedVectors(this.vecDims, q, this.countVectors() + 1024);
+      for (const [id, code] of this.db.prepare(`SELECT id, code FROM chunk_codes ORDER BY id`).raw().iterate() as IterableIterator<[number, Buffer]>) {
+        codes.set(id, blobToCode(code));
+      }
+      this.codes = codes;
+      this.vectorCount = codes.size;
+    } else if (this.touchedVectors.size > 0) {
+      for (const id of this.touchedVectors) {
+        const row = this.stmts.codeGet.get(id) as { code: Buffer } | undefined;
+        if (row) this.codes.set(id, blobToCode(row.code));
+        else this.codes.delete(id);
+      }
+      this.touchedVectors.clear();
+    }
+    this.codesDataVersion = this.db.pragma("data_version", { simple: true }) as number;
+    return this.codes;
+  }
+
+  /**
+   * Once an index holds QUANTIZER_MIN_VECTORS vectors, fits the quantizer and writes the codes
+   * (cheap then); from there on every stored vector gets its code as it is written, so a large
+   * index never has to read all its float vectors back. The Indexer calls this after each batch.
+   */
+  ensureVectorCodes(): void {
+    if (this.vecDims === null || this.currentQuantizer()) return;
+    if (this.countVectors() >= QUANTIZER_MIN_VECTORS) this.buildCodeTable();
+  }
+
+  /** Loads the in-memory codes ahead of the first search when the index is large enough to use them. */
+  warmVectorSearch(): void {
+    if (this.vecDims !== null && this.countVectors() >= QUANTIZED_MIN_VECTORS) this.prepareVectorCodes();
+  }
+
+  /** Fits the quantizer on a sample of the float vectors and writes every vector's code. */
+  private buildCodeTable(): Quantizer {
+    const dims = this.vecDims!;
+    const sample = (this.db.prepare(`SELECT embedding FROM chunks_vec LIMIT ${QUANTIZER_SAMPLE}`).raw().all() as [Buffer][]).map(([b]) => fromBlob(b));
+    const q = fitQuantizer(sample, dims);
+    const rows: [number, Buffer][] = [];
+    for (const [id, embedding] of this.db.prepare(`SELECT rowid, embedding FROM chunks_vec`).raw().iterate() as IterableIterator<[number | bigint, Buffer]>) {
+      rows.push([Number(id), Buffer.from(codeToBlob(quantize(fromBlob(embedding), q)))]);
+    }
+    this.db.transaction(() => {
+      this.db.exec(`DELETE FROM chunk_codes`);
+      for (const [id, code] of rows) this.stmts.codePut.run(id, code);
+      this.setMeta("vector_codes", JSON.stringify(q));
+    })();
+    this.quantizer = q;
+    return q;
+  }
+
+  private quantizedSearch(query: Float32Array, k: number, coarse: number): { id: number; distance: number }[] {
+    const codes = this.prepareVectorCodes();
+    if (!codes) return [];
+    const candidates = codes.nearest(query, Math.max(coarse, k), k * QUANTIZED_OVERSAMPLE);
+    this.vecGetStmt ??= this.db.prepare(`SELECT embedding FROM chunks_vec WHERE rowid = ?`);
+    let qn = 0;
+    for (let i = 0; i < query.length; i++) qn += query[i]! * query[i]!;
+    qn = Math.sqrt(qn);
+    const out: { id: number; distance: number }[] = [];
+    for (const id of candidates) {
+      const row = this.vecGetStmt.get(BigInt(id)) as { embedding: Buffer } | undefined;
+      if (!row) continue; // deleted since the codes were read
+      const e = row.embedding;
+      let dot = 0;
+      let en = 0;
+      for (let i = 0, o = 0; i < query.length; i++, o += 4) {
+        const x = e.readFloatLE(o);
+        dot += x * query[i]!;
+        en += x * x;
+      }
+      const denom = Math.sqrt(en) * qn;
+      out.push({ id, distance: denom > 0 ? 1 - dot / denom : 1 });
+    }
+    return out.sort((a, b) => a.distance - b.distance || a.id - b.id).slice(0, k);
   }
 
   chunksByIds(ids: readonly number[]): Map<number, ChunkRow> {
@@ -491,13 +713,15 @@ export class IndexStore {
   }
 
   counts(): { files: number; chunks: number; vectors: number; pending: number; noVector: number; cacheEntries: number } {
+    // vec_state is 0, 1 or 2: vectors are what is neither pending nor empty (both partial indexes).
     const c = this.db
       .prepare(
         `SELECT (SELECT count(*) FROM files) AS files, (SELECT count(*) FROM chunks) AS chunks,
-          (SELECT count(*) FROM chunks WHERE vec_state = 1) AS vectors, (SELECT count(*) FROM chunks WHERE vec_state = 0) AS pending,
+          (SELECT count(*) FROM chunks WHERE vec_state = 0) AS pending,
           (SELECT count(*) FROM chunks WHERE vec_state = 2) AS noVector, (SELECT count(*) FROM embed_cache) AS cacheEntries`,
       )
-      .get() as { files: number; chunks: number; vectors: number; pending: number; noVector: number; cacheEntries: number };
-    return c;
+      .get() as { files: number; chunks: number; pending: number; noVector: number; cacheEntries: number };
+    return { ...c, vectors: c.chunks - c.pending - c.noVector };
   }
+
 }

@@ -443,6 +443,7 @@ export class Indexer {
         }
       }
     })();
+    if (useVectors) store.ensureVectorCodes();
   }
 
   /** Embeds chunks still pending (after a model change or a keyword-only period), through the cache. */
@@ -462,6 +463,7 @@ export class Indexer {
       const items = done.map((b) => ({ id: b.id, vector: outcome.vectors.get(b.hash) ?? null }));
       report.noVector += items.filter((i) => !i.vector).length;
       store.setVectors(items);
+      store.ensureVectorCodes();
       n += batch.length;
       onBatch(n);
       if (outcome.error) {

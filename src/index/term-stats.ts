@@ -1,14 +1,45 @@
 import type Database from "better-sqlite3";
+import { splitCjk } from "./fts-text.js";
 
 /**
  * Statistics of the chunk index that query planning needs on every search — the stems FTS5 makes
- * of a query word, how many chunks hold each stem, the chunk count — cached until the index
- * changes, so a search does not pay for them again and again.
+ * of a query word, how many chunks hold it (df), the chunk count and mean length — cached until
+ * the index changes, so a search does not pay for them again and again.
+ *
+ * df is counted exactly up to EXACT_UP_TO matches. Above that it is estimated from how densely the
+ * oldest and the newest matches are spread over the chunk ids (FTS5 reads a posting list from
+ * either end and stops early), so a word found in 300,000 chunks costs as little as a rare one;
+ * an estimate under EXACT_RECOUNT is then recounted exactly with fts5vocab (cheap at that size),
+ * because exact top-k pruning (search/keyword-topk) needs exact counts.
  *
  * "Changed" is SQLite's own bookkeeping: `PRAGMA data_version` moves when another connection
  * commits, `total_changes()` when this one writes. Stems depend only on the tokenizer and are
  * cached for good (bounded).
  */
+
+/** Matches counted one by one before df is estimated. */
+const EXACT_UP_TO = 2_000;
+/** Estimated df below this is recounted exactly (fts5vocab reads the whole posting list). */
+const EXACT_RECOUNT = 20_000;
+
+export interface TermCount {
+  term: string;
+  /** The tokens FTS5 indexes for the term (porter stems): usually one; none for punctuation. */
+  stems: string[];
+  /** Chunks holding the term. */
+  df: number;
+  /** Whether df is an exact count (else an estimate). */
+  exact: boolean;
+}
+
+export interface TermLookup {
+  stats: TermCount[];
+  /** Chunks in the index. */
+  chunks: number;
+  /** Mean tokens per chunk. */
+  avgTokens: number;
+}
+
 export class TermStats {
   private readonly stmts: {
     dataVersion: Database.Statement;
@@ -16,12 +47,15 @@ export class TermStats {
     insertTerm: Database.Statement;
     stems: Database.Statement;
     clearTerms: Database.Statement;
-    docFreq: Database.Statement;
-    chunks: Database.Statement;
+    vocabDf: Database.Statement;
+    idRange: Database.Statement;
+    oldest: Database.Statement;
+    newest: Database.Statement;
+    averages: Database.Statement;
   };
   private readonly stemCache = new Map<string, string[]>();
-  private dfCache = new Map<string, number>();
-  private chunkCount = -1;
+  private dfCache = new Map<string, { df: number; exact: boolean }>();
+  private totalsCache: { rows: number; tokens: number } | null = null;
   private seenGeneration = "";
 
   constructor(private readonly db: Database.Database) {
@@ -36,21 +70,45 @@ export class TermStats {
       insertTerm: db.prepare(`INSERT INTO temp.query_terms(rowid, t) VALUES (?, ?)`),
       stems: db.prepare(`SELECT doc, term FROM temp.query_terms_v`),
       clearTerms: db.prepare(`DELETE FROM temp.query_terms`),
-      docFreq: db.prepare(`SELECT doc FROM temp.chunks_vocab WHERE term = ?`).pluck(),
-      chunks: db.prepare(`SELECT count(*) FROM chunks`).pluck(),
+      vocabDf: db.prepare(`SELECT doc FROM temp.chunks_vocab WHERE term = ?`).pluck(),
+      idRange: db.prepare(`SELECT (SELECT min(id) FROM chunks) AS lo, (SELECT max(id) FROM chunks) AS hi`),
+      oldest: db.prepare(`SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid LIMIT ?`).pluck(),
+      newest: db.prepare(`SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid DESC LIMIT ?`).pluck(),
+      averages: db.prepare(`SELECT block FROM chunks_fts_data WHERE id = 1`).pluck(),
     };
   }
 
-  /**
-   * How many chunks contain each term (the most frequent of its stems), whether that is exact (the
-   * term is one token, so FTS5 counts the same chunks for it), and the chunk count.
-   */
-  docFrequencies(terms: readonly string[]): { df: number[]; exact: boolean[]; chunks: number } {
+  lookup(terms: readonly string[]): TermLookup {
     this.refresh();
-    const stems = terms.map((t) => this.stemsOf(t));
-    const df = stems.map((ss) => Math.max(0, ...ss.map((s) => this.stemDf(s))));
-    if (this.chunkCount < 0) this.chunkCount = this.stmts.chunks.get() as number;
-    return { df, exact: stems.map((ss) => ss.length === 1), chunks: this.chunkCount };
+    const totals = this.totals();
+    const stats = terms.map((term): TermCount => {
+      const stems = this.stemsOf(term);
+      return { term, stems, ...(stems.length === 0 ? { df: 0, exact: true } : this.docFrequency(term, stems, totals.rows)) };
+    });
+    return { stats, chunks: totals.rows, avgTokens: totals.rows > 0 ? totals.tokens / totals.rows : 0 };
+  }
+
+  /** Rows and tokens in the chunk FTS index, from FTS5's averages record (no table scan). */
+  totals(): { rows: number; tokens: number } {
+    this.refresh();
+    if (this.totalsCache) return this.totalsCache;
+    const b = this.stmts.averages.get() as Buffer | undefined;
+    if (!b) return (this.totalsCache = { rows: 0, tokens: 0 });
+    let pos = 0;
+    const varint = (): number => {
+      // SQLite 4-style varint as FTS5 writes it (big-endian 7-bit groups, high bit = more).
+      let v = 0;
+      for (let i = 0; i < 9 && pos < b.length; i++) {
+        const byte = b[pos++]!;
+        if (i === 8) return v * 256 + byte;
+        v = v * 128 + (byte & 0x7f);
+        if (!(byte & 0x80)) return v;
+      }
+      return v;
+    };
+    const rows = varint();
+    const tokens = varint();
+    return (this.totalsCache = { rows, tokens });
   }
 
   /** The FTS5 tokens (porter stems) of a query word, as the chunk index stores them. */
@@ -63,27 +121,44 @@ export class TermStats {
     return stems;
   }
 
+  private docFrequency(term: string, stems: readonly string[], rows: number): { df: number; exact: boolean } {
+    let found = this.dfCache.get(term);
+    if (found) return found;
+    const match = termMatch(term);
+    const oldest = this.stmts.oldest.all(match, EXACT_UP_TO + 1) as number[];
+    if (oldest.length <= EXACT_UP_TO) found = { df: oldest.length, exact: true };
+    else {
+      // Density of matches at both ends of the ids: one end alone is biased where the corpus
+      // changes over time (e.g. transcripts after notes).
+      const { lo, hi } = this.stmts.idRange.get() as { lo: number; hi: number };
+      const newest = this.stmts.newest.all(match, EXACT_UP_TO) as number[];
+      const dOld = EXACT_UP_TO / (oldest[EXACT_UP_TO - 1]! - lo + 1);
+      const dNew = EXACT_UP_TO / (hi - newest[EXACT_UP_TO - 1]! + 1);
+      const estimate = Math.min(rows, Math.round(((dOld + dNew) / 2) * (hi - lo + 1)));
+      found =
+        stems.length === 1 && estimate <= EXACT_RECOUNT
+          ? { df: (this.stmts.vocabDf.get(stems[0]) as number | undefined) ?? 0, exact: true }
+          : { df: estimate, exact: false };
+    }
+    this.dfCache.set(term, found);
+    return found;
+  }
+
   /** Runs the words through a scratch FTS5 table in the temp schema (same tokenizer as the index). */
   private tokenize(terms: readonly string[]): string[][] {
     const out = terms.map((): string[] => []);
     const before = this.generation();
     this.db.transaction(() => {
       terms.forEach((t, i) => this.stmts.insertTerm.run(i + 1, t));
-      for (const r of this.stmts.stems.all() as { doc: number; term: string }[]) out[r.doc - 1]!.push(r.term);
+      for (const r of this.stmts.stems.all() as { doc: number; term: string }[]) {
+        const stems = out[r.doc - 1]!;
+        if (!stems.includes(r.term)) stems.push(r.term);
+      }
       this.stmts.clearTerms.run();
     })();
     // Our own scratch writes are not index changes.
     if (before === this.seenGeneration) this.seenGeneration = this.generation();
     return out;
-  }
-
-  private stemDf(stem: string): number {
-    let n = this.dfCache.get(stem);
-    if (n === undefined) {
-      n = (this.stmts.docFreq.get(stem) as number | undefined) ?? 0;
-      this.dfCache.set(stem, n);
-    }
-    return n;
   }
 
   private generation(): string {
@@ -96,6 +171,12 @@ export class TermStats {
     if (generation === this.seenGeneration) return;
     this.seenGeneration = generation;
     this.dfCache = new Map();
-    this.chunkCount = -1;
+    this.totalsCache = null;
   }
+}
+
+/** The FTS5 query for one query word, quoted as the keyword query quotes it (CJK runs as a phrase of characters). */
+function termMatch(term: string): string {
+  const chars = splitCjk(term);
+  return `"${(chars.length > 1 ? chars.join(" ") : term).replace(/"/g, '""')}"`;
 }

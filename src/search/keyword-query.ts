@@ -48,10 +48,10 @@ export function buildKeywordQuery(query: string, opts: { keepStopWords?: boolean
   return { match: phrases.join(" OR "), terms, phrases };
 }
 
-/** Query over file paths (filename search). */
-export function buildPathQuery(query: string): string | null {
-  const terms = [...new Set(queryTokens(query).filter((t) => !STOP_WORDS.has(t)))];
-  return terms.length ? terms.map(quote).join(" OR ") : null;
+/** Query over file paths (filename search); `keep` may leave out terms (given quoted). */
+export function buildPathQuery(query: string, keep: (quotedTerm: string) => boolean = () => true): string | null {
+  const terms = [...new Set(queryTokens(query).filter((t) => !STOP_WORDS.has(t)))].map(quote).filter(keep);
+  return terms.length ? terms.join(" OR ") : null;
 }
 
 /** Prefix expansion of query terms (≥ 4 letters, non-CJK): `paint` also matches painting, painter. */

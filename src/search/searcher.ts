@@ -1,6 +1,7 @@
 import type { SearchConfig } from "../config/schema.js";
 import type { EmbeddingProvider } from "../embed/provider.js";
 import type { ChunkRow, IndexStore } from "../index/store.js";
+import { LARGE_INDEX_CHUNKS, PATH_TERM_MAX_FILES, RECENT_WINDOW, bm25Ranker, planKeyword } from "./keyword-budget.js";
 import { buildKeywordQuery, buildPathQuery, buildPrefixQuery } from "./keyword-query.js";
 import { topKeywordHits } from "./keyword-topk.js";
 import { applyImportance, applyRecency, bm25ToScore, distanceToScore, fuse, mmr, round } from "./stages.js";
@@ -15,10 +16,9 @@ export interface SearcherDeps {
   providerUnavailable?: string;
   /** Wall clock for recency (ms since epoch). */
   now?: () => number;
+  /** Postings FTS5 bm25 may score per query in a large index (Infinity: always the exact ranking). */
+  keywordBudget?: number;
 }
-
-/** From this many chunks on, a search plans its keyword query (pruning, exact top-k); below, it just runs it. */
-const LARGE_INDEX = 2000;
 
 function snippetOf(text: string, max: number): string {
   if (text.length <= max) return text;
@@ -113,34 +113,53 @@ export class Searcher {
   }
 
   /**
-   * Stage "keyword": BM25 over chunk text with an OR query of the question's topic words. In a large
-   * index the exact top-k is found without scoring every chunk that holds a common word
-   * (search/keyword-topk).
+   * Stage "keyword": BM25 over chunk text with an OR query of the question's topic words. A large
+   * index plans the words against a postings budget (search/keyword-budget); within it, the exact
+   * top-k is found without scoring every chunk that holds a common word (search/keyword-topk).
    */
   private keywordStage(query: string, k: number, get: (id: number) => Candidate): boolean {
+    const { store } = this.deps;
     const q = buildKeywordQuery(query);
     if (!q.match) return false;
-    let hits: { id: number; rank: number }[];
-    let used = q.terms;
-    const { store } = this.deps;
-    if (q.terms.length > 1) {
-      const { df, exact, chunks } = store.termFrequencies(q.terms);
-      let terms = q.phrases.map((phrase, i) => ({ phrase, df: exact[i] ? df[i]! : null }));
-      // In a large index, words in more than half of the chunks carry no BM25 weight (FTS5 floors
-      // their IDF) but cost the most to score: leave them out when rarer words remain. (A small
-      // index keeps them: they are cheap there, and still find memories that share only them.)
-      if (chunks >= LARGE_INDEX) {
-        const keep = terms.filter((_, i) => df[i]! <= chunks / 2);
-        if (keep.length > 0 && keep.length < terms.length) {
-          used = q.terms.filter((_, i) => df[i]! <= chunks / 2);
-          terms = keep;
+    const { stats, chunks, avgTokens } = store.termStats(q.terms);
+    const plan = planKeyword(stats, chunks, this.deps.keywordBudget);
+    if (plan.kind !== "full") {
+      // Candidates from the rare words (or the newest matches), ranked by BM25 over every word.
+      const match = buildKeywordQuery(plan.terms.join(" "), { keepStopWords: true }).match!;
+      let found: { id: number }[];
+      if (plan.kind === "rare") found = store.keywordSearch(match, Math.max(4 * k, 100));
+      else {
+        // The newest chunks holding all the words first, then the newest holding any.
+        found = plan.terms.length > 1 ? store.keywordSearch(match.split(" OR ").join(" AND "), RECENT_WINDOW, "recent") : [];
+        if (found.length < RECENT_WINDOW) {
+          const seen = new Set(found.map((h) => h.id));
+          found.push(...store.keywordSearch(match, RECENT_WINDOW, "recent").filter((h) => !seen.has(h.id)).slice(0, RECENT_WINDOW - found.length));
         }
-        hits = topKeywordHits(store, terms, chunks, k);
-      } else {
-        hits = store.keywordSearch(q.match, k);
       }
+      const texts = store.chunkTexts(found.map((h) => h.id));
+      const rank = bm25Ranker(plan.rescore, chunks, avgTokens);
+      const ranked = found
+        .map((h) => ({ id: h.id, rank: rank(texts.get(h.id) ?? "") }))
+        .filter((h) => h.rank < 0)
+        .sort((a, b) => a.rank - b.rank || a.id - b.id)
+        .slice(0, k);
+      for (const hit of ranked) {
+        const c = get(hit.id);
+        c.textScore = bm25ToScore(hit.rank);
+        c.explain.keyword = round(c.textScore);
+      }
+      return true;
+    }
+    // In a large index, words in more than half of the chunks carry no BM25 weight (FTS5 floors
+    // their IDF) and the plan leaves them out when rarer words remain. (A small index keeps them:
+    // they are cheap there, and still find memories that share only them.)
+    const used = plan.terms;
+    let hits: { id: number; rank: number }[];
+    if (chunks >= LARGE_INDEX_CHUNKS && used.length > 1) {
+      const byTerm = new Map(stats.map((s, i) => [s.term, { phrase: q.phrases[i]!, df: s.exact ? s.df : null }]));
+      hits = topKeywordHits(store, used.map((t) => byTerm.get(t)!), chunks, k);
     } else {
-      hits = store.keywordSearch(q.match, k);
+      hits = store.keywordSearch(used.length < q.terms.length ? buildKeywordQuery(used.join(" "), { keepStopWords: true }).match! : q.match, k);
     }
     // FTS5 floors the IDF of words found in most chunks at 1e-6, so in a small workspace every raw
     // score can collapse towards 0 while their order stays right: then score relative to the best.
@@ -155,7 +174,7 @@ export class Searcher {
     if (hits.length < Math.min(k, 8)) {
       const prefix = buildPrefixQuery(used);
       if (prefix) {
-        for (const hit of this.deps.store.keywordSearch(prefix, k)) {
+        for (const hit of store.keywordSearch(prefix, k)) {
           const c = get(hit.id);
           const s = 0.8 * bm25ToScore(hit.rank);
           if (s > c.textScore) {
@@ -192,8 +211,11 @@ export class Searcher {
   /** Stage "path": chunks of files whose path matches the query's words get + pathWeight × match. */
   private pathStage(query: string, cands: Candidate[], rows: Map<number, ChunkRow>): void {
     const w = this.deps.config.pathWeight;
-    const q = buildPathQuery(query);
-    if (!q || w === 0) return;
+    if (w === 0) return;
+    // A word in the paths of more than PATH_TERM_MAX_FILES files (a folder name) says nothing about
+    // which file is meant, and BM25 over all of them is slow in a large workspace: leave it out.
+    const q = buildPathQuery(query, (t) => this.deps.store.pathMatchesAtMost(t, PATH_TERM_MAX_FILES));
+    if (!q) return;
     const files = new Map(this.deps.store.pathSearch(q, 50).map((f) => [f.fileId, bm25ToScore(f.rank)]));
     if (files.size === 0) return;
     for (const c of cands) {

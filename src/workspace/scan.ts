@@ -32,6 +32,9 @@ const IGNORED_DIRS = new Set(["node_modules"]);
 // The scan uses sync fs calls: for thousands of small stats they are several times faster than the
 // promise API, and a scan of 2,000 files blocks for only ~10 ms.
 // Any failure (gone, ENAMETOOLONG, ELOOP, EACCES, a NUL in the path) means "not a usable file".
+// A large tree yields to the event
+// loop every YIELD_EVERY files, so a daemon scanning 100,000 files keeps answering searches.
+const YIELD_EVERY = 1000;
 function tryStat(p: string): Stats | null {
   try {
     return statSync(p, { throwIfNoEntry: false }) ?? null;
@@ -69,9 +72,11 @@ interface WalkContext {
   out: ScanResult;
   classify: (absPath: string) => Classification | null;
   keyOf: (absPath: string) => string;
+  /** Shared across the walks of one scan: files since the last yield. */
+  pace?: { sinceYield: number };
 }
 
-function walk(dir: string, ctx: WalkContext): void {
+async function walk(dir: string, ctx: WalkContext): Promise<void> {
   const real = tryRealpath(dir);
   if (real === null) {
     ctx.out.skipped.push({ path: dir, kind: "vanished", reason: "directory vanished during the scan" });
@@ -101,12 +106,16 @@ function walk(dir: string, ctx: WalkContext): void {
         continue;
       }
       const st = tryStat(abs);
-      if (st?.isDirectory()) walk(abs, ctx);
+      if (st?.isDirectory()) await walk(abs, ctx);
       else if (st?.isFile()) addFile(abs, ctx);
       continue;
     }
-    if (ent.isDirectory()) walk(abs, ctx);
+    if (ent.isDirectory()) await walk(abs, ctx);
     else if (ent.isFile()) addFile(abs, ctx);
+    if (ctx.pace && ++ctx.pace.sinceYield >= YIELD_EVERY) {
+      ctx.pace.sinceYield = 0;
+      await new Promise((r) => setImmediate(r));
+    }
   }
 }
 
@@ -162,10 +171,11 @@ export async function scanWorkspace(target: ScanTarget): Promise<ScanResult> {
     if (!usable(abs)) continue;
     addFile(abs, { realRoot, visited, out, classify: () => ({ class: "curated" }), keyOf });
   }
-  const rootCtx: WalkContext = { realRoot, visited, out, keyOf, classify: (abs) => classifyWorkspacePath(keyOf(abs)) };
+  const pace = { sinceYield: 0 };
+  const rootCtx: WalkContext = { realRoot, visited, out, keyOf, pace, classify: (abs) => classifyWorkspacePath(keyOf(abs)) };
   for (const sub of ["memory", "sessions"]) {
     const abs = join(root, sub);
-    if (usable(abs)) walk(abs, rootCtx);
+    if (usable(abs)) await walk(abs, rootCtx);
   }
   const extras: [string, boolean][] = [
     ...(target.transcriptDirs ?? []).map((d): [string, boolean] => [d, true]),
@@ -182,7 +192,7 @@ export async function scanWorkspace(target: ScanTarget): Promise<ScanResult> {
       addFile(p, { realRoot: p, visited, out, classify, keyOf });
       continue;
     }
-    walk(p, { realRoot: realpathSync(p), visited, out, classify, keyOf });
+    await walk(p, { realRoot: realpathSync(p), visited, out, classify, keyOf, pace });
   }
   // De-duplicate (an extra path inside the root) and sort for deterministic processing.
   const seen = new Map<string, WorkspaceFile>();

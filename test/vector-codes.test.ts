@@ -1,0 +1,146 @@
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { openDatabase } from "../src/index/db.js";
+import { IndexStore, type StoredChunkInput } from "../src/index/store.js";
+import { QuantizedVectors, fitQuantizer, quantize } from "../src/index/vector-codes.js";
+import { mulberry32 } from "../src/util/prng.js";
+import { tempDir } from "./helpers/workspace.js";
+
+const DIMS = 100;
+
+/** Clustered unit vectors, as embeddings of texts on a few topics are. */
+function vectors(n: number, seed: number): Float32Array[] {
+  const r = mulberry32(seed);
+  const gauss = () => Math.sqrt(-2 * Math.log(r() || 1e-9)) * Math.cos(2 * Math.PI * r());
+  const centres = Array.from({ length: 12 }, () => Float32Array.from({ length: DIMS }, gauss));
+  return Array.from({ length: n }, () => {
+    const c = centres[Math.floor(r() * centres.length)]!;
+    const v = Float32Array.from({ length: DIMS }, (_, i) => c[i]! + 0.9 * gauss());
+    const norm = Math.hypot(...v);
+    return v.map((x) => x / norm);
+  });
+}
+
+describe("QuantizedVectors", () => {
+  it("centres before quantizing: codes of near-parallel vectors still differ", () => {
+    const vs = vectors(500, 9).map((v) => v.map((x, i) => x + (i === 0 ? 5 : 0))); // a large common component
+    const q = fitQuantizer(vs, DIMS);
+    const a = quantize(vs[0]!, q);
+    const b = quantize(vs[1]!, q);
+    expect(a.some((x, i) => Math.sign(x) !== Math.sign(b[i]!))).toBe(true);
+    expect(Math.max(...a.map(Math.abs))).toBeLessThanOrEqual(127);
+  });
+
+  it("tracks adds, replacements, deletes and out-of-order ids; with a wide coarse pass it returns the best int8 scores", () => {
+    const pool = vectors(64, 5);
+    const quantizer = fitQuantizer(pool, DIMS);
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ id: fc.integer({ min: 1, max: 300 }), v: fc.integer({ min: 0, max: 63 }), del: fc.boolean() }), { maxLength: 200 }),
+        fc.integer({ min: 0, max: 63 }),
+        fc.integer({ min: 1, max: 20 }),
+        (ops, qi, m) => {
+          const codes = new QuantizedVectors(DIMS, quantizer, 4);
+          const truth = new Map<number, Int8Array>();
+          for (const op of ops) {
+            if (op.del) {
+              codes.delete(op.id);
+              truth.delete(op.id);
+            } else {
+              const c = quantize(pool[op.v]!, quantizer);
+              codes.set(op.id, c);
+              truth.set(op.id, c);
+            }
+          }
+          expect(codes.size).toBe(truth.size);
+          const query = pool[qi]!;
+          const got = codes.nearest(query, 10_000, m);
+          expect(got.length).toBe(Math.min(m, truth.size));
+          expect(got.every((id) => truth.has(id))).toBe(true);
+          const norm = Math.hypot(...query);
+          const score = (c: Int8Array) => c.reduce((s, x, j) => s + (x * query[j]!) / norm / quantizer.scale[j]!, 0);
+          const best = [...truth.values()].map(score).sort((a, b) => b - a);
+          const gotScores = got.map((id) => score(truth.get(id)!));
+          gotScores.forEach((s, i) => expect(s).toBeCloseTo(best[i]!, 6));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
+
+function chunksFor(vs: Float32Array[], from: number): StoredChunkInput[] {
+  return vs.map((vector, i) => ({ text: `chunk ${from + i} about topic ${i % 7}`, startLine: i + 1, endLine: i + 1, hash: (from + i).toString(16).padStart(64, "0"), vector }));
+}
+
+function openStore(path: string): IndexStore {
+  const store = new IndexStore(openDatabase(path), "t");
+  store.useVectorIdentity({ identity: "test-identity", dims: DIMS, model: "test" });
+  return store;
+}
+
+describe("quantized vector search on a real index", () => {
+  it("returns exact distances and mostly the same top 10 as sqlite-vec's exact KNN", () => {
+    const path = join(tempDir(), "index.sqlite");
+    const store = openStore(path);
+    const vs = vectors(3000, 1);
+    for (let f = 0; f < 30; f++) store.replaceFile({ path: `memory/f${f}.md`, class: "daily", size: 1, mtimeMs: 1, sha256: String(f) }, chunksFor(vs.slice(f * 100, f * 100 + 100), f * 100));
+    const r = mulberry32(2);
+    const queries = Array.from({ length: 40 }, () => vs[Math.floor(r() * vs.length)]!.map((x) => x + 0.05 * (r() - 0.5)));
+    let overlap = 0;
+    for (const q of queries) {
+      const exact = store.vectorSearch(q, 24, { path: "exact" });
+      const quant = store.vectorSearch(q, 24, { path: "quantized" });
+      expect(quant).toHaveLength(24);
+      const exactById = new Map(exact.map((h) => [h.id, h.distance]));
+      for (const h of quant) if (exactById.has(h.id)) expect(h.distance).toBeCloseTo(exactById.get(h.id)!, 5);
+      for (let i = 1; i < quant.length; i++) expect(quant[i]!.distance).toBeGreaterThanOrEqual(quant[i - 1]!.distance);
+      const ids = new Set(quant.map((h) => h.id));
+      overlap += exact.slice(0, 10).filter((h) => ids.has(h.id)).length / 10;
+    }
+    expect(overlap / queries.length).toBeGreaterThan(0.85);
+    store.close();
+  });
+
+  it("follows writes: replaced and deleted chunks are never returned, new ones are found", () => {
+    const store = openStore(join(tempDir(), "index.sqlite"));
+    const vs = vectors(600, 3);
+    store.replaceFile({ path: "memory/a.md", class: "daily", size: 1, mtimeMs: 1, sha256: "a" }, chunksFor(vs.slice(0, 300), 0));
+    store.replaceFile({ path: "memory/b.md", class: "daily", size: 1, mtimeMs: 1, sha256: "b" }, chunksFor(vs.slice(300, 600), 300));
+    const probe = vs[10]!;
+    const before = store.vectorSearch(probe, 5, { path: "quantized" });
+    expect(store.chunksByIds([before[0]!.id]).get(before[0]!.id)!.path).toBe("memory/a.md");
+    store.deleteFile("memory/a.md");
+    const after = store.vectorSearch(probe, 50, { path: "quantized" });
+    const rows = store.chunksByIds(after.map((h) => h.id));
+    expect(after.length).toBe(50);
+    expect([...rows.values()].every((r) => r.path === "memory/b.md")).toBe(true);
+    // The same vector comes back under a new file: found again, at distance ~0.
+    store.replaceFile({ path: "memory/c.md", class: "daily", size: 1, mtimeMs: 1, sha256: "c" }, chunksFor([probe], 900));
+    const again = store.vectorSearch(probe, 1, { path: "quantized" });
+    expect(store.chunksByIds([again[0]!.id]).get(again[0]!.id)!.path).toBe("memory/c.md");
+    expect(again[0]!.distance).toBeCloseTo(0, 5);
+    store.close();
+  });
+
+  it("sees writes made by another connection, and rebuilds missing codes from the float vectors", () => {
+    const path = join(tempDir(), "index.sqlite");
+    const reader = openStore(path);
+    const writer = openStore(path);
+    const vs = vectors(400, 4);
+    writer.replaceFile({ path: "memory/a.md", class: "daily", size: 1, mtimeMs: 1, sha256: "a" }, chunksFor(vs.slice(0, 200), 0));
+    expect(reader.vectorSearch(vs[5]!, 3, { path: "quantized" })[0]!.distance).toBeCloseTo(0, 5);
+    writer.replaceFile({ path: "memory/b.md", class: "daily", size: 1, mtimeMs: 1, sha256: "b" }, chunksFor(vs.slice(200, 400), 200));
+    expect(reader.vectorSearch(vs[300]!, 3, { path: "quantized" })[0]!.distance).toBeCloseTo(0, 5);
+    // An index from before the codes existed: no codes, no quantizer.
+    writer.db.exec(`DELETE FROM chunk_codes; DELETE FROM meta WHERE key = 'vector_codes'`);
+    writer.close();
+    reader.close();
+    const reopened = new IndexStore(openDatabase(path), "t");
+    const hit = reopened.vectorSearch(vs[350]!, 3, { path: "quantized" });
+    expect(hit[0]!.distance).toBeCloseTo(0, 5);
+    expect((reopened.db.prepare(`SELECT count(*) AS n FROM chunk_codes`).get() as { n: number }).n).toBe(400);
+    reopened.close();
+  });
+});
