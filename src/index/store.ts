@@ -527,7 +527,11 @@ export class IndexStore {
 
   /** True when at most `limit` files' paths match (bounded: stops after limit + 1). */
   pathMatchesAtMost(match: string, limit: number): boolean {
-    return (this.db.prepare(`SELECT count(*) AS n FROM (SELECT rowid FROM files_fts WHERE files_fts MATCH ? LIMIT ?)`).get(match, limit + 1) as { n: number }).n <= limit;
+    this.termCounts ??= new TermStats(this.db);
+    return this.termCounts.memo(
+      `paths ${limit} ${match}`,
+      () => (this.cached(`SELECT count(*) AS n FROM (SELECT rowid FROM files_fts WHERE files_fts MATCH ? LIMIT ?)`).get(match, limit + 1) as { n: number }).n <= limit,
+    );
   }
 
   /** Rows and tokens in the chunk FTS index, from FTS5's averages record (no table scan). */

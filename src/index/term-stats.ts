@@ -56,6 +56,7 @@ export class TermStats {
   private readonly stemCache = new Map<string, string[]>();
   private dfCache = new Map<string, { df: number; exact: boolean }>();
   private totalsCache: { rows: number; tokens: number } | null = null;
+  private memos = new Map<string, unknown>();
   private seenGeneration = "";
 
   constructor(private readonly db: Database.Database) {
@@ -86,6 +87,16 @@ export class TermStats {
       return { term, stems, ...(stems.length === 0 ? { df: 0, exact: true } : this.docFrequency(term, stems, totals.rows)) };
     });
     return { stats, chunks: totals.rows, avgTokens: totals.rows > 0 ? totals.tokens / totals.rows : 0 };
+  }
+
+  /** Any other per-query statistic of the index (e.g. how many paths a word matches), cached the same way. */
+  memo<T>(key: string, compute: () => T): T {
+    this.refresh();
+    if (this.memos.has(key)) return this.memos.get(key) as T;
+    if (this.memos.size >= 10_000) this.memos.clear();
+    const value = compute();
+    this.memos.set(key, value);
+    return value;
   }
 
   /** Rows and tokens in the chunk FTS index, from FTS5's averages record (no table scan). */
@@ -172,6 +183,7 @@ export class TermStats {
     this.seenGeneration = generation;
     this.dfCache = new Map();
     this.totalsCache = null;
+    this.memos = new Map();
   }
 }
 
