@@ -107,3 +107,12 @@ describe("term statistics cache", () => {
     s.close();
   });
 });
+
+describe("FTS segments after a large sync", () => {
+  it("are merged into one, so keyword search reads one posting list per word", () => {
+    // The index built in beforeAll came from one sync of 150 files.
+    expect(store.counts().chunks).toBeGreaterThanOrEqual(1000);
+    const segments = (store.db.prepare(`SELECT count(DISTINCT segid) AS n FROM chunks_fts_idx`).get() as { n: number }).n;
+    expect(segments).toBe(1);
+  });
+});

@@ -1,4 +1,5 @@
 import type { IndexStore } from "../index/store.js";
+import { mergeFtsSegments } from "../index/fts-merge.js";
 
 export interface MaintenanceReport {
   ftsOptimizeMs: number;
@@ -24,28 +25,10 @@ function timed<T>(fn: () => T): [T, number] {
   return [r, Math.round(performance.now() - t0)];
 }
 
-/**
- * Merges FTS5 index segments a few hundred pages at a time, yielding between steps so searches
- * are not held up by one long 'optimize' statement. Stops when a step changes nothing.
- */
-async function mergeFts(store: IndexStore): Promise<number> {
-  const db = store.db;
-  const t0 = performance.now();
-  const step = db.prepare(`INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('merge', 200)`);
-  for (let i = 0; i < 10_000; i++) {
-    const before = db.prepare("SELECT total_changes() AS n").get() as { n: number };
-    step.run();
-    const after = db.prepare("SELECT total_changes() AS n").get() as { n: number };
-    if (after.n - before.n < 2) break; // FTS5: a merge step that did no work changes at most its own row
-    await new Promise<void>((r) => setImmediate(r));
-  }
-  return Math.round(performance.now() - t0);
-}
-
 /** FTS5 segment merging, embedding-cache pruning to its cap, WAL checkpoint, quick_check, VACUUM when fragmented. */
 export async function maintain(store: IndexStore, opts: { cacheMax: number; dryRun?: boolean }): Promise<MaintenanceReport> {
   const db = store.db;
-  const ftsOptimizeMs = opts.dryRun ? 0 : await mergeFts(store);
+  const ftsOptimizeMs = opts.dryRun ? 0 : await mergeFtsSegments(store.db);
   const [cachePruned, cachePruneMs] = opts.dryRun ? [0, 0] : timed(() => store.pruneCache(opts.cacheMax));
   const [quickCheck, quickCheckMs] = timed(() => (db.pragma("quick_check", { simple: true }) as string) ?? "unknown");
   const pages = db.pragma("page_count", { simple: true }) as number;

@@ -14,6 +14,10 @@ import { checkText } from "../ingest/decode.js";
 import { embedThroughCache } from "./embed-cache.js";
 import { FileIssues, stampOf, type Stamp } from "./file-issues.js";
 import type { FileMeta, FileRow, FileStamp, IndexStore, StoredChunkInput } from "./store.js";
+import { mergeFtsSegments } from "./fts-merge.js";
+
+/** Chunks written or removed by one sync from which its FTS segments are merged at the end. */
+const MERGE_AFTER_CHUNKS = 1000;
 
 export interface SyncProgress {
   phase: "scan" | "files" | "vectors" | "done";
@@ -265,6 +269,8 @@ export class Indexer {
     }
     this.issues.update({ full: !opts.paths, paths: looked, skipped: report.skipped, repaired: report.repaired, stamps: skipStamps });
     if (!opts.paths) store.setMeta("chunking", this.chunkingKey());
+    // A large write left many FTS segments behind: merge them now rather than at the nightly run.
+    if (report.chunksWritten + report.chunksRemoved >= MERGE_AFTER_CHUNKS) await mergeFtsSegments(store.db);
     store.setMeta("last_sync", String(clock()));
     report.ms = clock() - started;
     progress({ phase: "done", filesDone: disk.length, filesTotal: disk.length });
