@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
 import { startDaemon, waitUntil, writeConfig, type TestDaemon } from "./helpers/daemon.js";
+import { generateWorkspace } from "../scripts/bench/generate.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 const running: TestDaemon[] = [];
@@ -146,6 +147,28 @@ describe("daemon (real process, real socket)", () => {
     expect(await d.exited()).toBe(0);
     expect(existsSync(d.socket)).toBe(false);
   });
+
+  it("SIGTERM during a long cold index stops at the next batch, and the next start finishes the index", async () => {
+    const root = tempDir();
+    generateWorkspace(root, 3000, 7);
+    const home = tempDir("cortexd-home-");
+    const d = await daemonOn(root, {}, home);
+    await waitUntil(async () => (await d.call("index.status", {})).workspaces[0]!.files > 0, 20_000, 10);
+    const t0 = performance.now();
+    d.child.kill("SIGTERM");
+    expect(await d.exited()).toBe(0);
+    const stopMs = performance.now() - t0;
+    const again = await daemonOn(root, {}, home);
+    const t1 = performance.now();
+    await waitUntil(async () => {
+      const w = (await again.call("index.status", {})).workspaces[0]!;
+      return w.files === 3000 && w.lastSync !== null;
+    }, 60_000, 50);
+    const finishMs = performance.now() - t1;
+    // The stop did not wait for the whole index (which the second start still had work left of).
+    expect(stopMs).toBeLessThan(Math.max(1500, finishMs));
+    console.log(`SIGTERM mid-index: stopped in ${Math.round(stopMs)} ms; the next start finished in ${Math.round(finishMs)} ms`);
+  }, 120_000);
 
   it("SIGHUP reloads the config: search settings apply live; an invalid file keeps the running config", async () => {
     const root = tempDir();

@@ -296,6 +296,7 @@ export class Daemon {
       this.queue.close();
       await this.watcher?.close();
       await this.server?.close();
+      this.queue.abort(); // a long (cold) sync stops at its next batch; the next start continues it
       await this.queue.drain();
       await this.modelLoad.catch(() => {});
       await this.engine.close();

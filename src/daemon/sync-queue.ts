@@ -31,6 +31,7 @@ export interface SyncRetryOptions {
 export class SyncQueue {
   private readonly lanes = new Map<string, Lane>();
   private closed = false;
+  private readonly stopping = new AbortController();
 
   /** `onSynced` is told of every finished sync (the daemon gives memory back after bursts of work). */
   constructor(
@@ -68,7 +69,7 @@ export class SyncQueue {
     const run = lane.tail.then(async () => {
       for (const p of opts.paths ?? []) lane.dirty.delete(p);
       try {
-        const report = await ws.indexer.sync(opts);
+        const report = await ws.indexer.sync({ ...opts, signal: this.stopping.signal });
         lane.lastSync = Date.now();
         if (lane.failures) this.logger.warn({ workspace: ws.name, after: lane.failures }, "indexing works again");
         lane.lastError = null;
@@ -92,6 +93,11 @@ export class SyncQueue {
   state(name: string): { dirty: number; lastSync: string | null; lastError: string | null } {
     const l = this.lane(name);
     return { dirty: l.dirty.size, lastSync: l.lastSync ? new Date(l.lastSync).toISOString() : null, lastError: l.lastError };
+  }
+
+  /** Makes running and queued syncs stop early (at the next file batch): for shutdown. */
+  abort(): void {
+    this.stopping.abort();
   }
 
   /** Resolves when every queued sync has finished. */

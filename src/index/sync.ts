@@ -33,6 +33,11 @@ export interface SyncOptions {
   /** Sync only these files (index keys or absolute paths) instead of scanning the workspace. */
   paths?: readonly string[];
   onProgress?: (p: SyncProgress) => void;
+  /**
+   * Stop early (the daemon is shutting down): the batch in hand is committed, the rest is left to
+   * the next sync. The index stays consistent (whole files per transaction).
+   */
+  signal?: AbortSignal;
 }
 
 export interface SyncReport {
@@ -57,6 +62,8 @@ export interface SyncReport {
   repaired: RepairedFile[];
   /** Set when the embedding model differs from the one the index was built with. */
   modelChanged?: { from: string; to: string };
+  /** Set when the sync was stopped early through `signal`; the next sync finishes the work. */
+  aborted?: true;
   /** Set when vectors could not be produced (keyword-only). */
   vectorsUnavailable?: string;
   /** Chunks left keyword-only (pending) because the provider failed; a later sync backfills them. */
@@ -251,6 +258,14 @@ export class Indexer {
         batchBytes = 0;
       }
       if (done % 25 === 0) progress({ phase: "files", filesDone: done, filesTotal: disk.length });
+      if (opts.signal?.aborted && i < work.length - 1) {
+        await this.commit(batch, useVectors, report);
+        for (const pending of reads.values()) pending.catch(() => {}); // read-aheads nobody will use
+        report.aborted = true;
+        report.ms = clock() - started;
+        this.deps.logger?.info({ filesDone: done, filesTotal: work.length }, "sync stopped early (shutting down); the next sync continues");
+        return report;
+      }
     }
     progress({ phase: "files", filesDone: disk.length, filesTotal: disk.length });
     const renamedFrom = new Set(batchRenames);
@@ -262,7 +277,7 @@ export class Indexer {
       }
     })();
     // After a provider failure in this sync, do not call it again: the next sync backfills.
-    if (useVectors && !report.vectorError) await this.backfillVectors(report, (n) => progress({ phase: "vectors", filesDone: n, filesTotal: disk.length }));
+    if (useVectors && !report.vectorError) await this.backfillVectors(report, (n) => progress({ phase: "vectors", filesDone: n, filesTotal: disk.length }), opts.signal);
     if (report.vectorError) {
       report.vectorsDeferred = store.counts().pending;
       this.deps.logger?.warn({ deferred: report.vectorsDeferred, err: report.vectorError }, "embedding provider failed: chunks stay keyword-only until a later sync");
@@ -453,12 +468,16 @@ export class Indexer {
   }
 
   /** Embeds chunks still pending (after a model change or a keyword-only period), through the cache. */
-  private async backfillVectors(report: SyncReport, onBatch: (n: number) => void): Promise<void> {
+  private async backfillVectors(report: SyncReport, onBatch: (n: number) => void, signal?: AbortSignal): Promise<void> {
     const { store, provider } = this.deps;
     if (!provider) return;
     let after = 0;
     let n = 0;
     for (;;) {
+      if (signal?.aborted) {
+        report.aborted = true; // the rest stays pending: the next sync backfills it
+        break;
+      }
       const batch = store.pendingChunks(after, 512);
       if (batch.length === 0) break;
       after = batch[batch.length - 1]!.id;
