@@ -121,45 +121,50 @@ export class Searcher {
     const { store } = this.deps;
     const q = buildKeywordQuery(query);
     if (!q.match) return false;
-    const { stats, chunks, avgTokens } = store.termStats(q.terms);
-    const plan = planKeyword(stats, chunks, this.deps.keywordBudget);
-    if (plan.kind !== "full") {
-      // Candidates from the rare words (or the newest matches), ranked by BM25 over every word.
-      const match = buildKeywordQuery(plan.terms.join(" "), { keepStopWords: true }).match!;
-      let found: { id: number }[];
-      if (plan.kind === "rare") found = store.keywordSearch(match, Math.max(4 * k, 100));
-      else {
-        // The newest chunks holding all the words first, then the newest holding any.
-        found = plan.terms.length > 1 ? store.keywordSearch(match.split(" OR ").join(" AND "), RECENT_WINDOW, "recent") : [];
-        if (found.length < RECENT_WINDOW) {
-          const seen = new Set(found.map((h) => h.id));
-          found.push(...store.keywordSearch(match, RECENT_WINDOW, "recent").filter((h) => !seen.has(h.id)).slice(0, RECENT_WINDOW - found.length));
-        }
-      }
-      const texts = store.chunkTexts(found.map((h) => h.id));
-      const rank = bm25Ranker(plan.rescore, chunks, avgTokens);
-      const ranked = found
-        .map((h) => ({ id: h.id, rank: rank(texts.get(h.id) ?? "") }))
-        .filter((h) => h.rank < 0)
-        .sort((a, b) => a.rank - b.rank || a.id - b.id)
-        .slice(0, k);
-      for (const hit of ranked) {
-        const c = get(hit.id);
-        c.textScore = bm25ToScore(hit.rank);
-        c.explain.keyword = round(c.textScore);
-      }
-      return true;
-    }
-    // In a large index, words in more than half of the chunks carry no BM25 weight (FTS5 floors
-    // their IDF) and the plan leaves them out when rarer words remain. (A small index keeps them:
-    // they are cheap there, and still find memories that share only them.)
-    const used = plan.terms;
+    let used = q.terms;
     let hits: { id: number; rank: number }[];
-    if (chunks >= LARGE_INDEX_CHUNKS && used.length > 1) {
-      const byTerm = new Map(stats.map((s, i) => [s.term, { phrase: q.phrases[i]!, df: s.exact ? s.df : null }]));
-      hits = topKeywordHits(store, used.map((t) => byTerm.get(t)!), chunks, k);
-    } else {
-      hits = store.keywordSearch(used.length < q.terms.length ? buildKeywordQuery(used.join(" "), { keepStopWords: true }).match! : q.match, k);
+    // A small index runs every query whole (what planKeyword would say): no word statistics needed.
+    if (store.ftsTotals().rows < LARGE_INDEX_CHUNKS) hits = store.keywordSearch(q.match, k);
+    else {
+      const { stats, chunks, avgTokens } = store.termStats(q.terms);
+      const plan = planKeyword(stats, chunks, this.deps.keywordBudget);
+      if (plan.kind !== "full") {
+        // Candidates from the rare words (or the newest matches), ranked by BM25 over every word.
+        const match = buildKeywordQuery(plan.terms.join(" "), { keepStopWords: true }).match!;
+        let found: { id: number }[];
+        if (plan.kind === "rare") found = store.keywordSearch(match, Math.max(4 * k, 100));
+        else {
+          // The newest chunks holding all the words first, then the newest holding any.
+          found = plan.terms.length > 1 ? store.keywordSearch(match.split(" OR ").join(" AND "), RECENT_WINDOW, "recent") : [];
+          if (found.length < RECENT_WINDOW) {
+            const seen = new Set(found.map((h) => h.id));
+            found.push(...store.keywordSearch(match, RECENT_WINDOW, "recent").filter((h) => !seen.has(h.id)).slice(0, RECENT_WINDOW - found.length));
+          }
+        }
+        const texts = store.chunkTexts(found.map((h) => h.id));
+        const rank = bm25Ranker(plan.rescore, chunks, avgTokens);
+        const ranked = found
+          .map((h) => ({ id: h.id, rank: rank(texts.get(h.id) ?? "") }))
+          .filter((h) => h.rank < 0)
+          .sort((a, b) => a.rank - b.rank || a.id - b.id)
+          .slice(0, k);
+        for (const hit of ranked) {
+          const c = get(hit.id);
+          c.textScore = bm25ToScore(hit.rank);
+          c.explain.keyword = round(c.textScore);
+        }
+        return true;
+      }
+      // In a large index, words in more than half of the chunks carry no BM25 weight (FTS5 floors
+      // their IDF) and the plan leaves them out when rarer words remain. (A small index keeps them:
+      // they are cheap there, and still find memories that share only them.)
+      used = plan.terms;
+      if (used.length > 1) {
+        const byTerm = new Map(stats.map((s, i) => [s.term, { phrase: q.phrases[i]!, df: s.exact ? s.df : null }]));
+        hits = topKeywordHits(store, used.map((t) => byTerm.get(t)!), chunks, k);
+      } else {
+        hits = store.keywordSearch(used.length < q.terms.length ? buildKeywordQuery(used.join(" "), { keepStopWords: true }).match! : q.match, k);
+      }
     }
     // FTS5 floors the IDF of words found in most chunks at 1e-6, so in a small workspace every raw
     // score can collapse towards 0 while their order stays right: then score relative to the best.
