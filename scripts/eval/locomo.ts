@@ -29,11 +29,12 @@ export const LOCOMO_USAGE = `locomo [dir] — LoCoMo retrieval (default dir: <re
   --model PATH       a GGUF instead of the built-in model
   --data-dir DIR     where the built-in model is built/cached (default <tmp>/cortexd-eval)
   --json [--per-query]   machine-readable output on stdout
+  --misses FILE      append each evidence turn missing from the recall context (rank, excerpted?) as JSONL
   --keep             keep the temp indexes; --quiet: no progress on stderr`;
 
 export async function locomoCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
-  const known = new Set(["variant", "modes", "limit", "conv", "weights", "fusion", "search", "budget", "max-tokens", "overlap", "model", "data-dir", "json", "per-query", "keep", "quiet", "help"]);
+  const known = new Set(["variant", "modes", "limit", "conv", "weights", "fusion", "search", "budget", "max-tokens", "overlap", "model", "data-dir", "json", "per-query", "keep", "quiet", "help", "misses"]);
   const unknown = Object.keys(args.flags).filter((k) => !known.has(k));
   if (unknown.length) throw new Error(`unknown option(s): ${unknown.map((k) => `--${k}`).join(", ")}\n${LOCOMO_USAGE}`);
   if (args.positional.length > 1) throw new Error(`expected at most one directory, got: ${args.positional.join(" ")}`);
@@ -90,6 +91,7 @@ export async function locomoCommand(argv: string[]): Promise<number> {
     dataDir: resolve(stringFlag(args, "data-dir") ?? join(tmpdir(), "cortexd-eval")),
     ...(model ? { model: resolve(model) } : {}),
     keep: args.flags.keep === true,
+    ...(stringFlag(args, "misses") ? { misses: resolve(stringFlag(args, "misses")!) } : {}),
     ...(quiet ? {} : { log: (msg: string) => process.stderr.write(`[eval] ${msg}\n`) }),
   };
   const result = await runLocomo(opts);

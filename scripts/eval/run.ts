@@ -2,7 +2,7 @@
  * The LoCoMo retrieval loop: one real index per conversation (and per provider) in a temp dir,
  * every scorable question run through the real Searcher, results scored with metrics.ts.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EmbeddingSchema, SearchSchema, type SearchConfig } from "../../src/config/schema.js";
@@ -17,6 +17,7 @@ import type { SearchHit } from "../../src/search/types.js";
 import { loadConversations, makeWorkspace, type Conversation, type Query, type Variant } from "./data.js";
 import { marker, recallOf, scoreQuery, type QueryScores } from "./metrics.js";
 import { recall } from "../../src/search/recall.js";
+import type { RecallResult } from "../../src/rpc/protocol.js";
 
 export const MODES = ["keyword", "vector", "hybrid"] as const;
 export type Mode = (typeof MODES)[number];
@@ -41,6 +42,8 @@ export interface RunOptions {
   dataDir: string;
   /** A GGUF to use instead of the built-in model. */
   model?: string;
+  /** Append each evidence turn missing from the recall context to this JSONL file (see writeMisses). */
+  misses?: string;
   /** Keep the temp dir (indexes + workspaces) for inspection. */
   keep?: boolean;
   log?: (msg: string) => void;
@@ -195,6 +198,24 @@ async function buildIndex(
   };
 }
 
+/**
+ * One JSON line per evidence turn that did not make it into the recall context: where its chunk
+ * ranked in a 40-deep search (0: not found), and whether that chunk was recalled but excerpted
+ * without the line. For tuning; the data stays in ../shared (the file goes where you say).
+ */
+async function writeMisses(file: string, conv: Conversation, q: Query, searcher: Searcher, injected: RecallResult, mode: Mode): Promise<void> {
+  const deep = await searcher.search({ query: q.question, limit: 40, fullText: true });
+  for (const e of q.evidence) {
+    const m = marker(e);
+    if (injected.context.includes(m)) continue;
+    const rank = deep.results.findIndex((h) => (h.text ?? "").includes(m));
+    const hit = rank >= 0 ? deep.results[rank]! : null;
+    const excerpted = hit ? injected.memories.some((r) => r.path === hit.path && r.startLine <= hit.endLine && r.endLine >= hit.startLine) : false;
+    const line = hit ? ((hit.text ?? "").split("\n").find((l) => l.includes(m)) ?? "") : "";
+    appendFileSync(file, `${JSON.stringify({ mode, conv: conv.id, qid: q.qid, category: q.category, question: q.question, evidence: e, rank: rank + 1, excerpted, recalled: injected.memories.length, line })}\n`);
+  }
+}
+
 async function runQueries(conv: Conversation, queries: Query[], searcher: Searcher, index: BuiltIndex, run: ModeRun, opts: RunOptions): Promise<void> {
   const started = performance.now();
   for (const q of queries) {
@@ -204,6 +225,7 @@ async function runQueries(conv: Conversation, queries: Query[], searcher: Search
     const texts = res.results.map((h) => resultText(h, index.texts, () => run.ambiguousTexts++));
     // The headline: what memory.recall would inject within the token budget.
     const injected = await recall(searcher, index.store, { query: q.question, budgetTokens: Math.round(opts.budgetChars / 4), record: false });
+    if (opts.misses) await writeMisses(opts.misses, conv, q, searcher, injected, run.mode);
     run.latencies.push(latencyMs);
     run.engineModes[res.mode] = (run.engineModes[res.mode] ?? 0) + 1;
     run.records.push({

@@ -83,6 +83,14 @@ export const SearchSchema = z
     mmrThreshold: z.number().min(0).max(1).default(0.5),
     /** Results below this are dropped, except that keyword matches are never all dropped. */
     minScore: z.number().min(0).max(1).default(0),
+    /**
+     * Passage stage: + passageWeight × the best line's (or message's) similarity to the query, for
+     * the best `passageCandidates` chunks. auto: only with static models (the built-in one), where
+     * embedding a line costs microseconds; on: with any model (slow with large or remote models).
+     */
+    passages: z.enum(["auto", "on", "off"]).default("auto"),
+    passageWeight: z.number().min(0).max(1).default(0.2),
+    passageCandidates: z.number().int().min(1).max(200).default(30),
   })
   .strict();
 

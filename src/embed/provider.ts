@@ -17,6 +17,11 @@ export interface EmbeddingProvider {
    * (empty, only unknown words): such texts are keyword-only.
    */
   embedBatch(texts: readonly string[]): Promise<(Float32Array | null)[]>;
+  /**
+   * True for static word-vector models (the built-in one): a text embeds in microseconds, so the
+   * searcher may embed the lines of its best candidates at query time (the "passage" stage).
+   */
+  readonly staticModel?: boolean;
   /** Embeds search queries, for models that embed queries and documents differently (optional). */
   embedQueries?(texts: readonly string[]): Promise<(Float32Array | null)[]>;
   /** Counters since creation (for status). */

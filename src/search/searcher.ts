@@ -4,6 +4,7 @@ import type { ChunkRow, IndexStore } from "../index/store.js";
 import { LARGE_INDEX_CHUNKS, PATH_TERM_MAX_FILES, RECENT_WINDOW, bm25Ranker, planKeyword } from "./keyword-budget.js";
 import { buildKeywordQuery, buildPathQuery, buildPrefixQuery } from "./keyword-query.js";
 import { topKeywordHits } from "./keyword-topk.js";
+import { PassageScorer } from "./passages.js";
 import { applyImportance, applyRecency, bm25ToScore, distanceToScore, fuse, mmr, round } from "./stages.js";
 import type { Candidate, SearchHit, SearchRequest, SearchResponse } from "./types.js";
 
@@ -29,16 +30,21 @@ function snippetOf(text: string, max: number): string {
 /**
  * The ranking pipeline, one named stage at a time (each visible with `explain`):
  * keyword (FTS5 BM25, OR of topic words; prefix expansion when that finds too little) →
- * vector (sqlite-vec KNN) → fusion (weighted or RRF) → path (file names matching the query) →
+ * vector (sqlite-vec KNN) → fusion (weighted or RRF) → passage (best line's similarity) → path (file names matching the query) →
  * importance (`<!-- importance: N -->`) → recency (bounded tie-breaker) → mmr (diversity) →
  * minScore (never drops every keyword match).
  */
 export class Searcher {
-  constructor(private readonly deps: SearcherDeps) {}
+  private passages: PassageScorer | null;
+
+  constructor(private readonly deps: SearcherDeps) {
+    this.passages = deps.provider ? new PassageScorer(deps.provider) : null;
+  }
 
   /** Switches the embedding provider used for query vectors (null: keyword-only, with the reason). */
   setProvider(provider: EmbeddingProvider | null, unavailableReason?: string): void {
     this.deps.provider = provider;
+    this.passages = provider ? new PassageScorer(provider) : null;
     if (unavailableReason) this.deps.providerUnavailable = unavailableReason;
     else delete this.deps.providerUnavailable;
   }
@@ -75,6 +81,7 @@ export class Searcher {
     fuse(cands, cfg, { vector: vector.ran, keyword: keywordRan });
 
     const rows = this.deps.store.chunksByIds(cands.map((c) => c.id));
+    if (vector.query) await this.passageStage(vector.query, cands, rows);
     this.pathStage(req.query, cands, rows);
     const now = (this.deps.now ?? Date.now)();
     for (const c of cands) {
@@ -192,8 +199,8 @@ export class Searcher {
     return true;
   }
 
-  /** Stage "vector": KNN over chunk vectors with the embedded query. */
-  private async vectorStage(query: string, k: number, get: (id: number) => Candidate): Promise<{ ran: boolean; fallback?: string }> {
+  /** Stage "vector": KNN over chunk vectors with the embedded query (returned for the passage stage). */
+  private async vectorStage(query: string, k: number, get: (id: number) => Candidate): Promise<{ ran: boolean; fallback?: string; query?: Float32Array }> {
     const { provider, store } = this.deps;
     if (!provider) return { ran: false, fallback: this.deps.providerUnavailable ?? "no embedding provider (keyword-only)" };
     if (store.vectorDims === null) return { ran: false, fallback: store.vecError ?? "no vectors indexed yet" };
@@ -210,7 +217,27 @@ export class Searcher {
       c.vectorScore = distanceToScore(hit.distance);
       c.explain.vector = round(c.vectorScore);
     }
-    return { ran: true };
+    return { ran: true, query: vec };
+  }
+
+  /**
+   * Stage "passage": the best `passageCandidates` chunks by fused score get + passageWeight × the
+   * similarity of their best line (or transcript message) to the query (search/passages.ts).
+   */
+  private async passageStage(query: Float32Array, cands: Candidate[], rows: Map<number, ChunkRow>): Promise<void> {
+    const { passages, passageWeight, passageCandidates } = this.deps.config;
+    if (!this.passages || passages === "off" || passageWeight === 0) return;
+    if (passages === "auto" && !this.deps.provider?.staticModel) return;
+    const head = cands
+      .filter((c) => rows.has(c.id))
+      .sort((a, b) => b.score - a.score || a.id - b.id)
+      .slice(0, passageCandidates);
+    const best = await this.passages.best(query, head.map((c) => rows.get(c.id)!));
+    head.forEach((c, i) => {
+      const add = passageWeight * best[i]!;
+      c.score += add;
+      c.explain.passage = round(add);
+    });
   }
 
   /** Stage "path": chunks of files whose path matches the query's words get + pathWeight × match. */

@@ -506,6 +506,7 @@ export class StaticBertProvider implements EmbeddingProvider {
   readonly identity: string;
   readonly modelName: string;
   readonly dims: number;
+  readonly staticModel = true;
   private readonly counters: EmbedStats = { embedded: 0, truncated: 0, empty: 0 };
   private readonly sum: Float64Array;
   private closed = false;
