@@ -106,13 +106,13 @@ function snapshot(dir: string): Map<string, string> {
 }
 
 /** A sound index (keyword-only) of a small workspace, built by `cortexd index`; its data dir. */
-function builtIndex(): { dataDir: string; db: string } {
+function builtIndex(): { root: string; dataDir: string; db: string } {
   const root = join(tempDir(), "ws");
   generateWorkspace(root, 12, 3);
   const dataDir = join(tempDir("cortexd-ro-"), "data");
   const r = runCli(["index", "--workspace", root, "--data-dir", dataDir, "--json"], { CORTEXD_EMBEDDING_PROVIDER: "none", XDG_CONFIG_HOME: tempDir() });
   expect(r.code, r.stderr).toBe(0);
-  return { dataDir, db: indexPath(dataDir, defaultNamespace(root)) };
+  return { root, dataDir, db: indexPath(dataDir, defaultNamespace(root)) };
 }
 
 const fileCount = (db: Database.Database) => (db.prepare(`SELECT count(*) AS n FROM files`).get() as { n: number }).n;
@@ -159,6 +159,20 @@ describe.skipIf(!canBind)("opening an index in a read-only directory", () => {
       expect(snapshot(dataDir)).toEqual(before);
     });
   }
+});
+
+describe.skipIf(!canBind)("the CLI without the daemon on a read-only data dir", () => {
+  it("`cortexd search` answers from the index; `cortexd index` refuses with the reason", () => {
+    const { root, dataDir } = builtIndex();
+    expect(bindReadOnly(dataDir)).toBe(true);
+    const env = { CORTEXD_EMBEDDING_PROVIDER: "none", XDG_CONFIG_HOME: tempDir(), CORTEXD_SOCKET: join(tempDir(), "none.sock") };
+    const search = runCli(["search", QUERY, "--workspace", root, "--data-dir", dataDir, "--json"], env);
+    expect(search.code, search.stderr).toBe(0);
+    expect((JSON.parse(search.stdout) as { results: unknown[] }).results.length).toBeGreaterThan(0);
+    const index = runCli(["index", "--workspace", root, "--data-dir", dataDir], env);
+    expect(index.code).not.toBe(0);
+    expect(index.stderr).toMatch(/cannot index .*: read-only data dir: .* — make it writable again/);
+  });
 });
 
 describe.skipIf(!canBind)("read-only data dir at start (a read-only bind mount)", () => {
