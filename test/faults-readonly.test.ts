@@ -218,6 +218,9 @@ describe.skipIf(!canBind)("read-only data dir at start (a read-only bind mount)"
     expect(saved).toMatchObject({ stored: true, indexed: false });
     expect(readFileSync(join(root, saved.path), "utf8")).toContain("quillwort audit");
     expect((await d.call("memory.search", { query: "zephyrquill" })).results.length).toBe(0);
+    // Session hooks keep working (their state stays in memory until it can be written).
+    expect((await d.call("session.start", { session_id: "ro-1" })).context).toContain("quillwort audit");
+    expect(await d.call("session.touch", { session_id: "ro-1", prompt: "Plan the lighthouse ledger review" })).toEqual({ ok: true });
     expect(readFileSync(index).equals(indexBytes)).toBe(true);
 
     // The admin makes it writable again: no restart, no file event needed.
