@@ -1,12 +1,12 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { createConnection, type Socket } from "node:net";
 import { join, relative } from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { ErrorCodes, MethodParams, type MethodName } from "../src/rpc/protocol.js";
 import { startDaemon, type TestDaemon } from "./helpers/daemon.js";
+import { connectNdjson, type NdjsonConn } from "./helpers/socket.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 /**
@@ -32,19 +32,12 @@ const rssMB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/
 const openFds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 const linux = process.platform === "linux";
 
-/** NDJSON connection: send lines, await responses in order. */
-interface Conn {
-  socket: Socket;
-  send(text: string): void;
-  next(timeoutMs?: number): Promise<any>;
-  closed: Promise<void>;
-}
 /** Connects, retrying while the listen backlog is full (EAGAIN: the kernel's backpressure during a flood). */
 let backlogRetries = 0;
-async function connect(path: string): Promise<Conn> {
+async function connect(path: string): Promise<NdjsonConn> {
   for (let i = 0; ; i++) {
     try {
-      return await connectOnce(path);
+      return await connectNdjson(path);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EAGAIN" || i > 200) throw e;
       backlogRetries++;
@@ -52,49 +45,6 @@ async function connect(path: string): Promise<Conn> {
     }
   }
 }
-function connectOnce(path: string): Promise<Conn> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection({ path });
-    socket.once("error", reject);
-    socket.once("connect", () => {
-      socket.removeListener("error", reject);
-      socket.on("error", () => {});
-      const lines: string[] = [];
-      const waiters: ((l: string) => void)[] = [];
-      let buf = "";
-      socket.setEncoding("utf8");
-      socket.on("data", (d: string) => {
-        buf += d;
-        let nl: number;
-        while ((nl = buf.indexOf("\n")) !== -1) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          const w = waiters.shift();
-          if (w) w(line);
-          else lines.push(line);
-        }
-      });
-      const closed = new Promise<void>((r) => socket.once("close", () => r()));
-      resolve({
-        socket,
-        send: (t) => void socket.write(t),
-        next: (timeoutMs = 30_000) => {
-          const l = lines.shift();
-          if (l !== undefined) return Promise.resolve(JSON.parse(l));
-          return new Promise((res, rej) => {
-            const t = setTimeout(() => rej(new Error("no response in time")), timeoutMs);
-            waiters.push((x) => {
-              clearTimeout(t);
-              res(JSON.parse(x));
-            });
-          });
-        },
-        closed,
-      });
-    });
-  });
-}
-
 /** Runs per property (CORTEXD_FUZZ_RUNS=3000 for a longer hunt; CI uses the default). */
 const FUZZ_RUNS = Number(process.env.CORTEXD_FUZZ_RUNS ?? 400);
 
@@ -121,7 +71,7 @@ describe.skipIf(!linux)("socket floods against a real daemon", () => {
     await d.call("memory.search", { query: "flamingo" });
     const rss0 = rssMB(pid);
     const fds0 = openFds(pid);
-    const conns: Conn[] = [];
+    const conns: NdjsonConn[] = [];
     for (let i = 0; i < 3000; i++) {
       const c = await connect(d.socket);
       if (i % 3 === 1) c.send('{"jsonrpc":"2.0","id":1,"method":"memory.sea'); // stalled mid-line
@@ -182,7 +132,7 @@ describe.skipIf(!linux)("socket floods against a real daemon", () => {
     const pid = d.child.pid!;
     await d.call("daemon.ping", {});
     const rss0 = rssMB(pid);
-    const conns: Conn[] = [];
+    const conns: NdjsonConn[] = [];
     const part = '{"jsonrpc":"2.0","id":1,"method":"memory.search","params":{"query":"' + "p".repeat(1024 * 1024 - 200);
     let refused = 0;
     for (let i = 0; i < 200; i++) {

@@ -1,10 +1,10 @@
 import { appendFileSync, existsSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createConnection } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
 import { startDaemon, waitUntil, writeConfig, type TestDaemon } from "./helpers/daemon.js";
 import { generateWorkspace } from "../scripts/bench/generate.js";
+import { exchange } from "./helpers/socket.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 const running: TestDaemon[] = [];
@@ -24,30 +24,6 @@ async function daemonOn(root: string, extra: Record<string, unknown> = {}, home?
 async function found(d: TestDaemon, query: string, path?: string): Promise<boolean> {
   const r = await d.call("memory.search", { query, limit: 10 });
   return r.results.some((h) => (!path || h.path === path) && h.snippet.toLowerCase().includes(query.split(" ")[0]!.toLowerCase()));
-}
-
-/** Sends raw lines on a new connection and collects `n` response lines. */
-function raw(socket: string, payload: string, n: number): Promise<unknown[]> {
-  return new Promise((resolve, reject) => {
-    const c = createConnection(socket);
-    let buf = "";
-    const out: unknown[] = [];
-    c.on("data", (d) => {
-      buf += d;
-      let i;
-      while ((i = buf.indexOf("\n")) >= 0) {
-        out.push(JSON.parse(buf.slice(0, i)));
-        buf = buf.slice(i + 1);
-        if (out.length === n) {
-          c.end();
-          resolve(out);
-        }
-      }
-    });
-    c.on("error", reject);
-    c.on("close", () => resolve(out));
-    c.write(payload);
-  });
 }
 
 describe("daemon (real process, real socket)", () => {
@@ -110,7 +86,7 @@ describe("daemon (real process, real socket)", () => {
     const root = tempDir();
     writeFiles(root, { "memory/a.md": "alpha" });
     const d = await daemonOn(root, { maxRequestBytes: 4096 });
-    const replies = (await raw(
+    const replies = (await exchange(
       d.socket,
       [
         "{not json",
@@ -129,7 +105,7 @@ describe("daemon (real process, real socket)", () => {
     expect(byId.get(3)?.error).toMatchObject({ code: -32602, message: expect.stringMatching(/limit/) });
     expect(byId.get(4)?.error?.code).toBe(-32001);
     expect(byId.get(5)?.result).toMatchObject({ pong: true });
-    const big = (await raw(d.socket, JSON.stringify({ jsonrpc: "2.0", id: 9, method: "memory.search", params: { query: "x".repeat(10_000) } }) + "\n", 1)) as {
+    const big = (await exchange(d.socket, JSON.stringify({ jsonrpc: "2.0", id: 9, method: "memory.search", params: { query: "x".repeat(10_000) } }) + "\n", 1)) as {
       error?: { code: number };
     }[];
     expect(big[0]?.error?.code).toBe(-32005);

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ensureTinyTestModel } from "../src/embed/tiny-model.js";
 import { runCli } from "./helpers/cli.js";
-import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
+import { startBrokenModelDaemon, startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 const running: TestDaemon[] = [];
@@ -23,15 +23,8 @@ describe("embedding provider failures: keyword search continues, status says why
     const model = join(tempDir("cortexd-prov-model-"), "broken.gguf");
     const bytes = Buffer.concat([Buffer.from("GGUF"), Buffer.from([3, 0, 0, 0]), Buffer.alloc(200, 0x7f)]);
     writeFileSync(model, bytes);
-    const d = await startDaemon({
-      config: { workspaces: [{ path: root }], embedding: { provider: "local", model }, schedule: { heartbeat: "* * * * * *" } },
-      env: { CORTEXD_EMBEDDING_PROVIDER: "local" },
-    });
+    const d = await startBrokenModelDaemon({ root, model, files: 1, heartbeats: 2 });
     running.push(d);
-    await waitUntil(async () => {
-      const st = await d.call("cortex.status", {});
-      return st.embedding.state === "error" && st.workspaces[0]!.files === 1 && (st.heartbeats?.length ?? 0) >= 2;
-    }, 20_000);
     const st = await d.call("cortex.status", {});
     expect(st.healthy).toBe(false);
     expect(st.embedding.reason).toMatch(/broken\.gguf.*(not a valid GGUF|invalid GGUF)/);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/index/db.js";
 import { runCli } from "./helpers/cli.js";
-import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
+import { startBrokenModelDaemon, startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 const running: TestDaemon[] = [];
@@ -51,15 +51,8 @@ describe("provider recovery (real daemon)", () => {
     writeFiles(root, { "memory/2026-11-20.md": "# 2026-11-20\n\n- The deploy pipeline uses the blue server.\n" });
     const modelDir = tempDir("cortexd-rec-model-");
     const model = join(modelDir, "model.gguf");
-    const d = await startDaemon({
-      config: { workspaces: [{ path: root }], embedding: { provider: "local", model }, schedule: { heartbeat: "* * * * * *" } },
-      env: { CORTEXD_EMBEDDING_PROVIDER: "local" },
-    });
+    const d = await startBrokenModelDaemon({ root, model, files: 1, heartbeats: 1 });
     running.push(d);
-    await waitUntil(async () => {
-      const st = await d.call("cortex.status", {});
-      return st.embedding.state === "error" && st.workspaces[0]!.files === 1 && (st.heartbeats?.length ?? 0) >= 1;
-    }, 20_000);
     expect((await d.call("cortex.status", {})).workspaces[0]!.vectors).toBe(0);
     copyFileSync(await ensureTinyTestModel(), model); // the model becomes available
     await waitUntil(async () => {

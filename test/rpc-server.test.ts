@@ -1,6 +1,5 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -9,6 +8,7 @@ import { CortexClient, DaemonUnavailableError, RpcCallError, probeDaemon, withCl
 import { ErrorCodes, MethodParams, type MethodName } from "../src/rpc/protocol.js";
 import { RpcError, startRpcServer, type MethodHandlers, type RpcServer, type RpcServerOptions } from "../src/rpc/server.js";
 import { prepareSocketDir } from "../src/rpc/socket-path.js";
+import { connectNdjson } from "./helpers/socket.js";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -48,43 +48,6 @@ async function serve(extra: Partial<RpcServerOptions> = {}): Promise<RpcServer> 
   return s;
 }
 
-/** A raw NDJSON connection for protocol-level tests. */
-interface Raw {
-  socket: Socket;
-  send(text: string): void;
-  next(): Promise<any>;
-  closed: Promise<void>;
-}
-async function raw(path: string): Promise<Raw> {
-  const socket = createConnection({ path });
-  await new Promise<void>((res, rej) => socket.once("connect", res).once("error", rej));
-  socket.on("error", () => {});
-  const lines: string[] = [];
-  const waiters: ((line: string) => void)[] = [];
-  let buf = "";
-  socket.setEncoding("utf8");
-  socket.on("data", (d: string) => {
-    buf += d;
-    let nl: number;
-    while ((nl = buf.indexOf("\n")) !== -1) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      const w = waiters.shift();
-      if (w) w(line);
-      else lines.push(line);
-    }
-  });
-  const closed = new Promise<void>((r) => socket.once("close", () => r()));
-  return {
-    socket,
-    send: (t) => socket.write(t),
-    next: () => {
-      const l = lines.shift();
-      return l !== undefined ? Promise.resolve(JSON.parse(l)) : new Promise((r) => waiters.push((x) => r(JSON.parse(x))));
-    },
-    closed,
-  };
-}
 async function waitClosed(c: CortexClient): Promise<void> {
   for (let i = 0; i < 100 && !c.closed; i++) await sleep(10);
   expect(c.closed).toBe(true);
@@ -113,7 +76,7 @@ describe("rpc server + client", () => {
 
   it("hundreds of pipelined requests in one write are all answered (beyond the per-connection in-flight cap)", async () => {
     const s = await serve();
-    const r = await raw(s.socketPath);
+    const r = await connectNdjson(s.socketPath);
     r.send(Array.from({ length: 300 }, (_, i) => req(i, "memory.search", { query: `sleep:${i % 3}` })).join(""));
     const ids = new Set<number>();
     for (let i = 0; i < 300; i++) ids.add((await r.next()).id);
@@ -153,7 +116,7 @@ describe("rpc server + client", () => {
 
   it("missing or null params count as {}; positional params are invalid", async () => {
     const s = await serve();
-    const r = await raw(s.socketPath);
+    const r = await connectNdjson(s.socketPath);
     r.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "daemon.ping" }) + "\n");
     expect((await r.next()).result.pong).toBe(true);
     r.send(req(2, "daemon.ping", null));
@@ -181,7 +144,7 @@ describe("rpc server + client", () => {
 
   it("malformed JSON → -32700 with id null; the connection keeps serving", async () => {
     const s = await serve();
-    const r = await raw(s.socketPath);
+    const r = await connectNdjson(s.socketPath);
     r.send('{"jsonrpc":"2.0", "id": 1, "method": \n');
     expect(await r.next()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
     r.send(req(2, "daemon.ping", {}));
@@ -191,7 +154,7 @@ describe("rpc server + client", () => {
 
   it("invalid requests → -32600; notifications get no answer; batches per spec", async () => {
     const s = await serve();
-    const r = await raw(s.socketPath);
+    const r = await connectNdjson(s.socketPath);
     for (const bad of ["null", "42", '"x"', "[]", '{"jsonrpc":"1.0","id":7,"method":"daemon.ping"}', '{"jsonrpc":"2.0","id":{},"method":"daemon.ping"}', '{"jsonrpc":"2.0","id":8,"method":3}']) {
       r.send(bad + "\n");
       expect((await r.next()).error.code, bad).toBe(-32600);
@@ -219,7 +182,7 @@ describe("rpc server + client", () => {
 
   it("an unterminated last line is answered when the client half-closes", async () => {
     const s = await serve();
-    const r = await raw(s.socketPath);
+    const r = await connectNdjson(s.socketPath);
     r.socket.end(req(1, "daemon.ping").trimEnd());
     expect((await r.next()).result.pong).toBe(true);
     await r.closed;
@@ -228,7 +191,7 @@ describe("rpc server + client", () => {
   it("oversized line → -32005 and that connection closes; others keep working", async () => {
     const s = await serve({ maxRequestBytes: 4096 });
     const other = await CortexClient.connect(s.socketPath);
-    const r = await raw(s.socketPath);
+    const r = await connectNdjson(s.socketPath);
     r.send(req(1, "memory.search", { query: "x".repeat(10_000) }));
     const res = await r.next();
     expect(res.id).toBeNull();
@@ -246,12 +209,12 @@ describe("rpc server + client", () => {
 
   it("unfinished lines over the server-wide budget: the connection holding the most gets -32005 and is closed, the others stay", async () => {
     const s = await serve({ maxRequestBytes: 64 * 1024, maxBufferedBytes: 100 * 1024 });
-    const small = await raw(s.socketPath);
-    const big = await raw(s.socketPath);
+    const small = await connectNdjson(s.socketPath);
+    const big = await connectNdjson(s.socketPath);
     small.send('{"jsonrpc":"2.0","id":1,"method":"memory.search","params":{"query":"' + "a".repeat(20 * 1024));
     big.send('{"jsonrpc":"2.0","id":2,"method":"memory.search","params":{"query":"' + "b".repeat(60 * 1024));
     await sleep(50);
-    const third = await raw(s.socketPath);
+    const third = await connectNdjson(s.socketPath);
     third.send('{"jsonrpc":"2.0","id":3,"method":"memory.search","params":{"query":"' + "c".repeat(30 * 1024)); // 110 KB in all
     const res = await big.next();
     expect(res.error.code).toBe(ErrorCodes.RequestTooLarge);
@@ -267,7 +230,7 @@ describe("rpc server + client", () => {
 
   it("a slow client with half a line is closed after lineTimeoutMs", async () => {
     const s = await serve({ lineTimeoutMs: 150 });
-    const r = await raw(s.socketPath);
+    const r = await connectNdjson(s.socketPath);
     const t0 = Date.now();
     r.send('{"jsonrpc":"2.0","id":1,');
     await r.closed;
@@ -277,7 +240,7 @@ describe("rpc server + client", () => {
 
   it("trickling bytes doesn't extend the line deadline", async () => {
     const s = await serve({ lineTimeoutMs: 200 });
-    const r = await raw(s.socketPath);
+    const r = await connectNdjson(s.socketPath);
     const t0 = Date.now();
     const trickle = setInterval(() => r.socket.writable && r.send(" "), 30);
     r.send("{");
@@ -288,7 +251,7 @@ describe("rpc server + client", () => {
 
   it("idle connections are closed after idleTimeoutMs", async () => {
     const s = await serve({ idleTimeoutMs: 150 });
-    const r = await raw(s.socketPath);
+    const r = await connectNdjson(s.socketPath);
     r.send(req(1, "daemon.ping"));
     await r.next();
     await r.closed;
@@ -298,7 +261,7 @@ describe("rpc server + client", () => {
 
   it("500 idle connections don't get in the way of a normal call", async () => {
     const s = await serve({ maxConnections: 1000 });
-    const idle = await Promise.all(Array.from({ length: 500 }, () => raw(s.socketPath)));
+    const idle = await Promise.all(Array.from({ length: 500 }, () => connectNdjson(s.socketPath)));
     for (const r of idle.slice(0, 100)) r.send('{"jsonrpc":"2.0",'); // some half-sent lines too
     const t0 = Date.now();
     expect((await withClient(s.socketPath, (c) => c.call("daemon.ping"))).pong).toBe(true);
@@ -324,7 +287,7 @@ describe("rpc server + client", () => {
 
   it("past maxConnections, the longest-idle connection makes room (idle and stalled clients cannot lock others out)", async () => {
     const s = await serve({ maxConnections: 3 });
-    const oldest = await raw(s.socketPath);
+    const oldest = await connectNdjson(s.socketPath);
     oldest.send('{"jsonrpc":"2.0","id":1,'); // stalled mid-line
     await sleep(10);
     const mid = await CortexClient.connect(s.socketPath);
@@ -388,7 +351,7 @@ describe("rpc server + client", () => {
 describe("rpc fuzz", () => {
   it("random params for every method always get a JSON-RPC response and never crash the server", async () => {
     const s = await serve();
-    const r = await raw(s.socketPath);
+    const r = await connectNdjson(s.socketPath);
     const methods = [...Object.keys(MethodParams), "nope", ""];
     let id = 0;
     await fc.assert(

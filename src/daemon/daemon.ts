@@ -3,6 +3,7 @@ import { loadConfig, type LoadedConfig } from "../config/load.js";
 import { existsSync } from "node:fs";
 import { modelsDir, selectProvider } from "../embed/select.js";
 import { openEngine, type Engine } from "../engine/engine.js";
+import { isReadOnlyCode } from "../index/probe-writable.js";
 import { acquireInstanceLock, type InstanceLock } from "../rpc/instance-lock.js";
 import { startRpcServer, type RpcServer } from "../rpc/server.js";
 import { prepareSocketDir } from "../rpc/socket-path.js";
@@ -62,7 +63,7 @@ export class Daemon {
     private readonly opts: DaemonOptions,
   ) {
     this.compactor = new MemoryCompactor({ gc: (globalThis as { gc?: () => void }).gc, logger: opts.logger });
-    this.queue = new SyncQueue(opts.logger, {}, () => this.compactor.noteWork());
+    this.queue = new SyncQueue(opts.logger, {}, () => this.compactor.noteWork(), engine);
     this.scheduler = new Scheduler(opts.logger, engine.config.schedule.timezone);
     this.done = new Promise((r) => (this.resolveDone = r));
   }
@@ -76,11 +77,23 @@ export class Daemon {
     const socketPath = socketPathFor(opts.loaded, opts.env);
     // Owner-only data (0700 dirs, 0600 files): looser modes are tightened and logged, others' files refused.
     securePrivateData(opts.loaded.dataDir, opts.logger, opts.env);
-    const socketDir = prepareSocketDir(socketPath, opts.env);
-    if (socketDir.fixedMode !== undefined) {
-      opts.logger.warn({ path: socketDir.dir, from: octal(socketDir.fixedMode), to: "0700" }, "permissions were looser than owner-only; tightened");
+    let lock: InstanceLock;
+    try {
+      const socketDir = prepareSocketDir(socketPath, opts.env);
+      if (socketDir.fixedMode !== undefined) {
+        opts.logger.warn({ path: socketDir.dir, from: octal(socketDir.fixedMode), to: "0700" }, "permissions were looser than owner-only; tightened");
+      }
+      lock = await acquireInstanceLock(socketPath, { logger: opts.logger });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (!code || !isReadOnlyCode(code)) throw e;
+      // The socket lives in the data dir when there is no XDG_RUNTIME_DIR: a read-only data dir cannot hold it.
+      throw new Error(
+        `cannot create the socket ${socketPath}: its directory is not writable (${(e as Error).message}); ` +
+          `set CORTEXD_SOCKET (or XDG_RUNTIME_DIR) to a writable directory, e.g. CORTEXD_SOCKET=/tmp/cortexd-$UID/cortexd.sock, and use the same setting for clients`,
+        { cause: e },
+      );
     }
-    const lock = await acquireInstanceLock(socketPath, { logger: opts.logger });
     let engine: Engine;
     try {
       engine = await openEngine(opts.loaded, { logger: opts.logger, deferProvider: true, verifyIndexes: true });

@@ -1,6 +1,7 @@
 import { consolidate } from "../consolidate/run.js";
 import { summarize, type ConsolidationReport } from "../consolidate/report.js";
 import type { WorkspaceEngine } from "../engine/engine.js";
+import { ReadOnlyIndexError } from "../index/open-read-only.js";
 import type { HeartbeatResult } from "../rpc/protocol.js";
 import type { Daemon } from "./daemon.js";
 
@@ -26,6 +27,12 @@ export async function runHeartbeat(d: Daemon): Promise<string> {
   const modelProblem = await d.checkModelFile().catch((e: unknown) => `model file check failed: ${(e as Error).message}`);
   if (modelProblem) problems.push(modelProblem);
   for (const ws of d.engine.workspaces) {
+    if (ws.readOnly) {
+      // The sync below reopens the index read-write if the data dir takes writes again; else it says why not.
+      await d.queue.sync(ws).catch((e: unknown) => problems.push(`${ws.name}: ${(e as Error).message}`));
+      if (ws.readOnly) db = false;
+      continue;
+    }
     try {
       ws.store.db.prepare("SELECT 1").get();
       ws.store.db
@@ -73,6 +80,7 @@ export async function runConsolidation(d: Daemon, opts: { workspace?: WorkspaceE
   const reports: ConsolidationReport[] = [];
   for (const ws of opts.workspace ? [opts.workspace] : d.engine.workspaces) {
     try {
+      if (ws.readOnly) throw new ReadOnlyIndexError(ws.readOnly);
       const r = await consolidate(ws, {
         dryRun: opts.dryRun ?? false,
         cacheMax: d.engine.config.cache.maxEntries,

@@ -1,4 +1,5 @@
 import type { Engine } from "../engine/engine.js";
+import { readOnlyMessage } from "../index/open-read-only.js";
 import type { CortexStatus, EndpointHealth, HeartbeatResult, WorkspaceStatus } from "../rpc/protocol.js";
 import type { ConsolidationReport } from "../consolidate/report.js";
 import type { LatencyWindow } from "./latency.js";
@@ -37,8 +38,9 @@ export function workspaceStatuses(engine: Engine, queue: SyncQueue): WorkspaceSt
       noVector: c.noVector,
       dirty: q.dirty,
       lastSync: q.lastSync ?? (w.store.getMeta("last_sync") ? new Date(Number(w.store.getMeta("last_sync"))).toISOString() : null),
-      lastError: q.lastError,
+      lastError: q.lastError ?? (w.readOnly ? readOnlyMessage(w.readOnly) : null),
       ...(w.recovery ? { recovered: w.recovery } : {}),
+      ...(w.readOnly ? { readOnly: w.readOnly } : {}),
       ...w.indexer.issues.summary(),
     };
   });

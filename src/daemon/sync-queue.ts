@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
-import type { WorkspaceEngine } from "../engine/engine.js";
+import type { Engine, WorkspaceEngine } from "../engine/engine.js";
+import { ReadOnlyIndexError, readOnlyMessage } from "../index/open-read-only.js";
 import type { SyncOptions, SyncReport } from "../index/sync.js";
 import { describeWriteError } from "../index/write-errors.js";
 import { dirname } from "node:path";
@@ -33,11 +34,15 @@ export class SyncQueue {
   private closed = false;
   private readonly stopping = new AbortController();
 
-  /** `onSynced` is told of every finished sync (the daemon gives memory back after bursts of work). */
+  /**
+   * `onSynced` is told of every finished sync (the daemon gives memory back after bursts of work);
+   * `access` (the engine) refuses a sync while the data dir is read-only and reopens the index once it is not.
+   */
   constructor(
     private readonly logger: Logger,
     private readonly retry: SyncRetryOptions = {},
     private readonly onSynced?: () => void,
+    private readonly access?: Pick<Engine, "ensureWritable" | "noteWriteFailure">,
   ) {}
 
   private lane(name: string): Lane {
@@ -69,6 +74,7 @@ export class SyncQueue {
     const run = lane.tail.then(async () => {
       for (const p of opts.paths ?? []) lane.dirty.delete(p);
       try {
+        this.access?.ensureWritable(ws);
         const report = await ws.indexer.sync({ ...opts, signal: this.stopping.signal });
         lane.lastSync = Date.now();
         if (lane.failures) this.logger.warn({ workspace: ws.name, after: lane.failures }, "indexing works again");
@@ -78,12 +84,13 @@ export class SyncQueue {
         this.logger.debug({ workspace: ws.name, added: report.added, changed: report.changed, removed: report.removed, ms: report.ms }, "synced");
         return report;
       } catch (e) {
-        lane.lastError = describeWriteError(e, dirname(ws.dbPath));
+        const readOnly = this.access?.noteWriteFailure(ws, e) ?? null;
+        lane.lastError = readOnly ? readOnlyMessage(readOnly) : describeWriteError(e, dirname(ws.dbPath));
         lane.failures++;
         this.logger.error({ workspace: ws.name, err: lane.lastError, failures: lane.failures }, "sync failed");
         // The paths of this sync were taken off the dirty set: a full sync later finds them again.
         this.scheduleRetry(ws, lane);
-        throw e;
+        throw readOnly && !(e instanceof ReadOnlyIndexError) ? new ReadOnlyIndexError(readOnly) : e;
       }
     });
     lane.tail = run.catch(() => {});

@@ -5,6 +5,8 @@ import type { Config, WorkspaceConfig } from "../config/schema.js";
 import { selectProvider, type ProviderStatus, type SelectedProvider } from "../embed/select.js";
 import type { EmbeddingProvider } from "../embed/provider.js";
 import { openIndexChecked, type IndexRecovery } from "../index/open-checked.js";
+import type { ReadOnlyIndex } from "../index/open-read-only.js";
+import { createIndexAccess } from "./index-access.js";
 import { IndexStore } from "../index/store.js";
 import { Indexer } from "../index/sync.js";
 import { Searcher } from "../search/searcher.js";
@@ -24,6 +26,8 @@ export interface WorkspaceEngine {
   searcher: Searcher;
   /** Set when the index was found damaged at open, moved aside and started afresh (the next sync rebuilds it). */
   recovery?: IndexRecovery;
+  /** Set while the index's directory cannot be written: the index is searched as it is, writes wait (see index-access.ts). */
+  readOnly?: ReadOnlyIndex;
 }
 
 /** Everything a command or the daemon needs, built from a config: dependencies are wired here only. */
@@ -39,6 +43,10 @@ export interface Engine {
   setProvider(selected: SelectedProvider): Promise<void>;
   /** The workspace for a root path or namespace name (default: the first). */
   workspace(selector?: string): WorkspaceEngine;
+  /** Throws ReadOnlyIndexError while the workspace's data dir is read-only; once it is writable again, reopens the index read-write. */
+  ensureWritable(ws: WorkspaceEngine): void;
+  /** After a failed write: when the data dir now refuses writes, marks the workspace read-only and returns why (else null). */
+  noteWriteFailure(ws: WorkspaceEngine, e: unknown): ReadOnlyIndex | null;
   close(): Promise<void>;
 }
 
@@ -68,13 +76,14 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
         ...(opts.onModelBuildProgress ? { onBuildProgress: opts.onModelBuildProgress } : {}),
       });
   const provider = selected.provider;
+  const access = createIndexAccess({ logger, clock, quickCheck: opts.verifyIndexes ?? false });
   const names = new Set<string>();
   const workspaces = config.workspaces.map((w): WorkspaceEngine => {
     const name = w.name ?? defaultNamespace(w.path);
     if (names.has(name)) throw new Error(`two workspaces share the namespace "${name}": give one a different "name" in the config`);
     names.add(name);
     const dbPath = indexPath(dataDir, name);
-    const { opened, recovery } = openIndexChecked(dbPath, { quickCheck: opts.verifyIndexes ?? false, logger, clock });
+    const { opened, recovery, readOnly } = openIndexChecked(dbPath, { quickCheck: opts.verifyIndexes ?? false, logger, clock });
     const store = new IndexStore(opened, name, clock);
     const target: ScanTarget = { root: w.path, transcriptDirs: w.transcriptDirs, extraPaths: w.extraPaths };
     const indexer = new Indexer({
@@ -92,7 +101,7 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
       config: config.search,
       ...(selected.status.reason ? { providerUnavailable: selected.status.reason } : {}),
     });
-    return { name, root: w.path, config: w, target, dbPath, store, indexer, searcher, ...(recovery ? { recovery } : {}) };
+    return { name, root: w.path, config: w, target, dbPath, store, indexer, searcher, ...(recovery ? { recovery } : {}), ...(readOnly ? { readOnly } : {}) };
   });
   const engine: Engine = {
     config,
@@ -120,8 +129,11 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
       }
       return found;
     },
+    ensureWritable: (ws) => access.ensureWritable(ws),
+    noteWriteFailure: (ws, e) => access.noteWriteFailure(ws, e),
     async close() {
       for (const w of workspaces) w.store.close();
+      access.close();
       await engine.provider?.close();
     },
   };

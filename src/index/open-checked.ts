@@ -1,6 +1,9 @@
 import { existsSync, renameSync } from "node:fs";
+import { dirname } from "node:path";
 import type { Logger } from "pino";
 import { openDatabase, type OpenedDb } from "./db.js";
+import { openIndexReadOnly, readOnlyMessage, type ReadOnlyIndex } from "./open-read-only.js";
+import { isReadOnlyCode, probeWritable } from "./probe-writable.js";
 
 /** A damaged index that was moved aside and replaced by an empty one (rebuilt by the next sync). */
 export interface IndexRecovery {
@@ -23,6 +26,8 @@ export interface OpenCheckedOptions {
 export interface OpenedChecked {
   opened: OpenedDb;
   recovery?: IndexRecovery;
+  /** Set when the index's directory cannot be written: it was opened read-only (see open-read-only.ts). */
+  readOnly?: ReadOnlyIndex;
 }
 
 /** SQLite's own verdicts on a file that is not a sound database. Busy, permission and I/O errors are not. */
@@ -30,6 +35,8 @@ export function isCorruptionError(e: unknown): boolean {
   const code = (e as { code?: unknown }).code;
   return typeof code === "string" && (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB");
 }
+
+class QuickCheckFailed extends Error {}
 
 /** `ok`, or what `PRAGMA quick_check` found first. */
 function quickCheck(db: OpenedDb["db"]): string {
@@ -43,28 +50,53 @@ function stamp(ms: number): string {
 }
 
 /**
+ * Opens an index read-write (see openChecked). When that fails and the directory refuses a write
+ * (a read-only mount, a disk the kernel turned read-only, lost permissions), opens it read-only
+ * instead, so searches keep answering; the caller reopens it read-write once it can write again.
+ */
+export function openIndexChecked(path: string, opts: OpenCheckedOptions = {}): OpenedChecked {
+  try {
+    return openChecked(path, opts);
+  } catch (e) {
+    if (path === ":memory:") throw e;
+    const probe = probeWritable(dirname(path));
+    if (probe.writable || !isReadOnlyCode(probe.code)) throw e;
+    const { opened, readOnly } = openIndexReadOnly(path, probe, {
+      at: new Date((opts.clock ?? Date.now)()).toISOString(),
+      ...(opts.quickCheck ? { quickCheck: true } : {}),
+      ...(opts.loadVec === false ? { loadVec: false } : {}),
+    });
+    opts.logger?.warn({ index: path, dir: readOnly.dir, reason: readOnly.reason, ...(readOnly.unreadable ? { unreadable: readOnly.unreadable } : {}) }, readOnlyMessage(readOnly));
+    return { opened, readOnly };
+  }
+}
+
+/**
  * Opens an index, and when SQLite says the file is damaged (not a database, a malformed image, or
  * `quick_check` finds problems) moves it aside to `<db>.corrupt-<time>` (with its -wal and -shm)
  * and opens a fresh one in its place. The index holds nothing that is not in the memory files, so
  * the next sync rebuilds it; the damaged copy is kept for inspection, never deleted.
  */
-export function openIndexChecked(path: string, opts: OpenCheckedOptions = {}): OpenedChecked {
+function openChecked(path: string, opts: OpenCheckedOptions): OpenedChecked {
   const clock = opts.clock ?? Date.now;
   const openOpts = opts.loadVec === false ? { loadVec: false } : {};
   if (path === ":memory:" || !existsSync(path)) return { opened: openDatabase(path, openOpts) };
   let reason: string;
   let opened: OpenedDb | undefined;
+  const verify = (db: OpenedDb["db"]) => {
+    const check = quickCheck(db);
+    if (check !== "ok") throw new QuickCheckFailed(check);
+  };
   try {
-    opened = openDatabase(path, openOpts);
-    const check = opts.quickCheck ? quickCheck(opened.db) : "ok";
-    if (check === "ok") return { opened };
-    reason = `quick_check: ${check}`;
+    // quick_check before anything is written, so a damaged file is moved aside exactly as it was found.
+    opened = openDatabase(path, { ...openOpts, ...(opts.quickCheck ? { verify } : {}) });
+    return { opened };
   } catch (e) {
-    if (!isCorruptionError(e)) {
+    if (e instanceof QuickCheckFailed) reason = `quick_check: ${e.message}`;
+    else if (!isCorruptionError(e)) {
       if (opened?.db.open) opened.db.close();
       throw e;
-    }
-    reason = `${(e as { code: string }).code}: ${(e as Error).message}`;
+    } else reason = `${(e as { code: string }).code}: ${(e as Error).message}`;
   }
   if (opened?.db.open) opened.db.close();
   const at = clock();

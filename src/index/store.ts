@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { Chunk, FileClass } from "../ingest/types.js";
-import type { OpenedDb } from "./db.js";
+import { closeDatabase, type OpenedDb } from "./db.js";
 import { prepareFtsText } from "./fts-text.js";
 import { TermStats, type TermLookup } from "./term-stats.js";
 import { QuantizedVectors, blobToCode, codeToBlob, fitQuantizer, quantize, type Quantizer } from "./vector-codes.js";
@@ -212,7 +212,7 @@ export class IndexStore {
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    closeDatabase(this.db);
   }
 
   // ---- meta ----
@@ -581,7 +581,9 @@ export class IndexStore {
   vectorSearch(query: Float32Array, k: number, opts: VectorSearchOptions = {}): { id: number; distance: number }[] {
     if (this.vecDims === null || query.length !== this.vecDims) return [];
     const path = opts.path ?? "auto";
-    if (path === "quantized" || (path === "auto" && this.countVectors() >= QUANTIZED_MIN_VECTORS)) {
+    // A read-only index without codes cannot write them: it searches the float vectors exactly.
+    const codesUsable = !this.db.readonly || this.currentQuantizer() !== null;
+    if (codesUsable && (path === "quantized" || (path === "auto" && this.countVectors() >= QUANTIZED_MIN_VECTORS))) {
       return this.quantizedSearch(query, k, opts.coarse ?? QUANTIZED_COARSE);
     }
     return this.cached(`SELECT rowid AS id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance`).all(toBlob(query), k) as { id: number; distance: number }[];

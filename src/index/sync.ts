@@ -149,6 +149,11 @@ export class Indexer {
     return this.deps.store;
   }
 
+  /** Switches to another connection to the index (reopened read-write after a read-only spell). */
+  setStore(store: IndexStore): void {
+    this.deps.store = store;
+  }
+
   /** Switches the embedding provider (null: keyword-only); the next sync re-embeds as needed. */
   setProvider(provider: EmbeddingProvider | null): void {
     this.deps.provider = provider;

@@ -220,6 +220,12 @@ export interface WorkspaceStatus {
   lastError: string | null;
   /** The index was found damaged when the daemon started: moved aside and rebuilt from the files. */
   recovered?: { at: string; reason: string; movedTo: string };
+  /**
+   * The data dir refuses writes (read-only mount, a disk the kernel turned read-only, permissions):
+   * searches answer from the index as it is, indexing waits and resumes by itself once it is writable.
+   * `unreadable`: the index could not be read either; `copy`: it is searched from a copy in memory.
+   */
+  readOnly?: { at: string; dir: string; reason: string; unreadable?: string; copy?: true };
   /** Files not indexed (binary, too large, unreadable, symlink out, ...): counts by reason, examples. */
   skipped: IssueSummary;
   /** Files indexed with a loss (invalid UTF-8 replaced). */

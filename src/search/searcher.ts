@@ -49,6 +49,11 @@ export class Searcher {
     else delete this.deps.providerUnavailable;
   }
 
+  /** Switches to another connection to the index (reopened read-write after a read-only spell). */
+  setStore(store: IndexStore): void {
+    this.deps.store = store;
+  }
+
   /** Replaces the ranking settings (config reload). */
   setConfig(config: SearchConfig): void {
     this.deps.config = config;

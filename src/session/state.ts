@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -70,6 +70,8 @@ export interface NamespaceState {
 }
 
 export const MAX_RECENT_TEXT = 2000;
+/** Errors of a data dir that cannot take the state file now (read-only, full; a recursive mkdir on a read-only filesystem says ENOENT). */
+const UNWRITABLE = new Set(["EROFS", "EACCES", "EPERM", "ENOSPC", "EDQUOT", "ENOENT"]);
 const RECENT_WINDOW_MS = 30 * 60_000;
 const MAX_RECENT = 500;
 const SESSION_TTL_MS = 90 * 24 * 3600_000;
@@ -108,21 +110,37 @@ export class StateStore {
     return rec;
   }
 
-  /** Prunes and writes the namespace's state atomically. */
-  save(namespace: string): void {
+  /**
+   * Prunes and writes the namespace's state atomically. When the data dir is read-only or full, the
+   * state stays in memory (this process is its only reader) and the error is returned instead of
+   * thrown: a session or a write to the memory files must not fail over it. The next save tries again.
+   */
+  save(namespace: string): NodeJS.ErrnoException | null {
     const st = this.get(namespace);
     this.prune(st);
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const file = this.file(namespace);
     const tmp = `${file}.${process.pid}.tmp`;
-    const fd = openSync(tmp, "w", 0o600);
     try {
-      writeSync(fd, JSON.stringify(st));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      const fd = openSync(tmp, "w", 0o600);
+      try {
+        writeSync(fd, JSON.stringify(st));
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, file);
+      return null;
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      if (!UNWRITABLE.has(err.code ?? "")) throw e;
+      try {
+        rmSync(tmp, { force: true });
+      } catch {
+        // nothing to remove, or the directory refuses that too
+      }
+      return err;
     }
-    renameSync(tmp, file);
   }
 
   private prune(st: NamespaceState): void {

@@ -28,6 +28,19 @@ export interface ModeFix {
   /** The mode found (e.g. 0o755) and the mode set. */
   from: number;
   to: number;
+  /** Set when the mode could not be changed because the filesystem is read-only (the error). */
+  failed?: string;
+}
+
+/** chmod; on a read-only filesystem the error is returned instead (nothing can change there, and reads must go on). */
+function chmodUnlessReadOnly(path: string, mode: number): string | undefined {
+  try {
+    chmodSync(path, mode);
+    return undefined;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EROFS") return (e as Error).message;
+    throw e;
+  }
 }
 
 const myUid = (): number | undefined => process.getuid?.();
@@ -55,8 +68,8 @@ export function ensurePrivateDir(dir: string, env: NodeJS.ProcessEnv = process.e
   if (!created && resolve(dir) === resolve(env.HOME || homedir())) {
     throw new Error(`refusing to chmod your home directory ${dir} to 0700; use a dedicated directory for cortexd's data and socket`);
   }
-  chmodSync(dir, 0o700);
-  return created ? { created } : { created, fix: { path: dir, from: mode, to: 0o700 } };
+  const failed = chmodUnlessReadOnly(dir, 0o700);
+  return created ? { created } : { created, fix: { path: dir, from: mode, to: 0o700, ...(failed ? { failed } : {}) } };
 }
 
 /** A regular file of ours, readable and writable by us only (group/other bits are removed). Symlinks and other types are left alone. */
@@ -67,8 +80,8 @@ export function ensurePrivateFile(path: string): ModeFix | undefined {
   const mode = st.mode & 0o777;
   if ((mode & 0o077) === 0) return undefined;
   const to = mode & 0o700;
-  chmodSync(path, to);
-  return { path, from: mode, to };
+  const failed = chmodUnlessReadOnly(path, to);
+  return { path, from: mode, to, ...(failed ? { failed } : {}) };
 }
 
 /** Subdirectories of the data dir that hold private data (indexes, session state, logs, the fallback socket). */
@@ -96,7 +109,8 @@ export function securePrivateData(dataDir: string, logger?: Logger, env: NodeJS.
     }
   }
   for (const f of fixes) {
-    logger?.warn({ path: f.path, from: octal(f.from), to: octal(f.to) }, "permissions were looser than owner-only; tightened");
+    if (f.failed) logger?.warn({ path: f.path, mode: octal(f.from), err: f.failed }, "permissions are looser than owner-only and cannot be tightened on a read-only filesystem");
+    else logger?.warn({ path: f.path, from: octal(f.from), to: octal(f.to) }, "permissions were looser than owner-only; tightened");
   }
   return fixes;
 }

@@ -73,3 +73,25 @@ export async function startDaemon(opts: { home?: string; config?: unknown; env?:
   };
   return d;
 }
+
+/**
+ * A daemon on `root` configured with a local model that cannot load (`model`: a missing or broken
+ * file) and a heartbeat every second; resolves once status shows the embedding error, `files`
+ * files indexed keyword-only and at least `heartbeats` heartbeats run (the provider retries).
+ */
+export async function startBrokenModelDaemon(opts: { root: string; model: string; files: number; heartbeats: number }): Promise<TestDaemon> {
+  const d = await startDaemon({
+    config: { workspaces: [{ path: opts.root }], embedding: { provider: "local", model: opts.model }, schedule: { heartbeat: "* * * * * *" } },
+    env: { CORTEXD_EMBEDDING_PROVIDER: "local" },
+  });
+  try {
+    await waitUntil(async () => {
+      const st = await d.call("cortex.status", {});
+      return st.embedding.state === "error" && st.workspaces[0]!.files === opts.files && (st.heartbeats?.length ?? 0) >= opts.heartbeats;
+    }, 20_000);
+  } catch (e) {
+    await d.stop();
+    throw e;
+  }
+  return d;
+}

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { probeDaemon, withClient } from "../../client/client.js";
 import { Daemon } from "../../daemon/daemon.js";
+import { isReadOnlyCode } from "../../index/probe-writable.js";
 import { socketPathFor } from "../../daemon/socket.js";
 import { AlreadyRunningError, lockPathFor, pidAlive } from "../../rpc/instance-lock.js";
 import { DAEMON_NODE_OPTIONS } from "../../service/units.js";
@@ -77,8 +78,18 @@ async function startBackground(opts: GlobalOptions): Promise<void> {
     return;
   }
   const log = logFile(loaded.dataDir);
-  mkdirSync(join(loaded.dataDir, "logs"), { recursive: true, mode: 0o700 });
-  const fd = openSync(log, "a", 0o600);
+  let fd: number;
+  try {
+    mkdirSync(join(loaded.dataDir, "logs"), { recursive: true, mode: 0o700 });
+    fd = openSync(log, "a", 0o600);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? "";
+    if (!isReadOnlyCode(code)) throw e;
+    throw new CliError(
+      `cannot open the log ${log}: the data dir is read-only (${(e as Error).message}); ` +
+        `run \`cortexd run\` in the foreground or under your service manager (logs go to stderr), or make the data dir writable`,
+    );
+  }
   const child = spawn(process.execPath, [MAIN, "run", ...forwardedArgs(opts)], {
     detached: true,
     stdio: ["ignore", fd, fd],

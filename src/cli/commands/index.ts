@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import { formatByReason, summarizeIssues } from "../../workspace/issues.js";
 import type { SyncReport } from "../../index/sync.js";
-import { openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
+import { readOnlyMessage } from "../../index/open-read-only.js";
+import { CliError, openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
 import { modelBuildProgress, syncProgressBar } from "../progress.js";
 
 interface IndexOptions extends GlobalOptions {
@@ -41,6 +42,7 @@ export function registerIndex(program: Command): void {
         if (!opts.json) for (const r of recovered) console.error(`index of ${r.workspace} was damaged (${r.reason}): moved to ${r.movedTo}; rebuilding it from the files`);
         const reports: SyncReport[] = [];
         for (const ws of targets) {
+          if (ws.readOnly) throw new CliError(`cannot index ${ws.root}: ${readOnlyMessage(ws.readOnly)}`);
           const bar = syncProgressBar(!opts.json);
           try {
             reports.push(await ws.indexer.sync({ force: !!opts.force, onProgress: bar.update }));

@@ -1,0 +1,81 @@
+import { dirname } from "node:path";
+import type { Logger } from "pino";
+import { openIndexChecked } from "../index/open-checked.js";
+import { ReadOnlyIndexError, readOnlyMessage, type ReadOnlyIndex } from "../index/open-read-only.js";
+import { isReadOnlyCode, probeWritable } from "../index/probe-writable.js";
+import { IndexStore } from "../index/store.js";
+import { writeFault } from "../index/write-errors.js";
+import type { WorkspaceEngine } from "./engine.js";
+
+/** How long a replaced connection stays open for a search that was already running on it. */
+const RETIRE_MS = 30_000;
+
+/**
+ * Whether a workspace's index can be written, and getting back to writing once it can: a
+ * workspace whose data dir refused a write is marked read-only (searches keep using the index as
+ * it is); the next write attempt asks the directory again and, once it takes writes, reopens the
+ * index read-write (a fresh connection: the old one may be tied to a filesystem that was
+ * unmounted and mounted again) and swaps it in everywhere.
+ */
+export interface IndexAccess {
+  /** Throws ReadOnlyIndexError while the workspace's data dir is read-only; reopens the index read-write once it is not. */
+  ensureWritable(ws: WorkspaceEngine): void;
+  /** After a failed write: when the data dir now refuses writes, marks the workspace read-only and returns why. */
+  noteWriteFailure(ws: WorkspaceEngine, e: unknown): ReadOnlyIndex | null;
+  /** Closes connections replaced by a reopen (at shutdown). */
+  close(): void;
+}
+
+export function createIndexAccess(opts: { logger: Logger; clock: () => number; quickCheck: boolean }): IndexAccess {
+  const retired = new Set<IndexStore>();
+  const retire = (store: IndexStore) => {
+    retired.add(store);
+    setTimeout(() => {
+      retired.delete(store);
+      store.close();
+    }, RETIRE_MS).unref();
+  };
+
+  function reopen(ws: WorkspaceEngine, was: ReadOnlyIndex): void {
+    const { opened, recovery, readOnly } = openIndexChecked(ws.dbPath, { quickCheck: opts.quickCheck, logger: opts.logger, clock: opts.clock });
+    if (readOnly) {
+      opened.db.close();
+      ws.readOnly = { ...readOnly, at: was.at };
+      throw new ReadOnlyIndexError(ws.readOnly);
+    }
+    const store = new IndexStore(opened, ws.name, opts.clock);
+    const old = ws.store;
+    ws.store = store;
+    ws.indexer.setStore(store);
+    ws.searcher.setStore(store);
+    if (recovery) ws.recovery = recovery;
+    delete ws.readOnly;
+    retire(old);
+    opts.logger.warn({ workspace: ws.name, index: ws.dbPath, readOnlySince: was.at }, "data dir is writable again: index reopened read-write, indexing what changed");
+  }
+
+  return {
+    ensureWritable(ws) {
+      const ro = ws.readOnly;
+      if (!ro) return;
+      const probe = probeWritable(dirname(ws.dbPath));
+      if (!probe.writable && isReadOnlyCode(probe.code)) throw new ReadOnlyIndexError(ro);
+      reopen(ws, ro);
+    },
+    noteWriteFailure(ws, e) {
+      if (e instanceof ReadOnlyIndexError) return e.readOnly;
+      const code = String((e as { code?: unknown }).code ?? "");
+      // A read-only filesystem reaches SQLite as SQLITE_READONLY, or as an I/O error on an open file.
+      if (writeFault(e) === null && !code.startsWith("SQLITE_IOERR") && code !== "SQLITE_CANTOPEN") return null;
+      const probe = probeWritable(dirname(ws.dbPath));
+      if (probe.writable || !isReadOnlyCode(probe.code)) return null;
+      ws.readOnly ??= { at: new Date(opts.clock()).toISOString(), dir: probe.dir, reason: probe.message };
+      opts.logger.warn({ workspace: ws.name, dir: probe.dir, err: (e as Error).message }, readOnlyMessage(ws.readOnly));
+      return ws.readOnly;
+    },
+    close() {
+      for (const s of retired) s.close();
+      retired.clear();
+    },
+  };
+}
