@@ -50,7 +50,7 @@ describe("Claude Code hooks (real daemon, real hook processes, recorded events)"
     const d = await daemonOn(root);
     await waitUntil(() => indexed(d, "invoice", "MEMORY.md"));
 
-    const r = await runHook("UserPromptSubmit", ccEvent("user-prompt-submit"), d.env);
+    const r = await runHook("UserPromptSubmit", ccEvent("user-prompt-submit"), d.env, ["--timeout-ms", "2000"]); // content, not timing (a loaded CI machine)
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
     expect(Object.keys(out)).toEqual(["hookSpecificOutput"]);
@@ -172,14 +172,14 @@ describe("Claude Code hooks (real daemon, real hook processes, recorded events)"
     const root = workspace();
     const d = await daemonOn(root);
     await waitUntil(() => indexed(d, "invoice", "MEMORY.md"));
-    const pre = await runHook("pre-turn", { message: "who owns the invoice PDF export?", session_id: "s1" }, d.env);
+    const pre = await runHook("pre-turn", { message: "who owns the invoice PDF export?", session_id: "s1" }, d.env, ["--timeout-ms", "2000"]);
     expect(pre.code).toBe(0);
     const preOut = JSON.parse(pre.stdout) as Record<string, unknown>;
     expect(Object.keys(preOut)).toEqual(["context", "memory_count", "tokens_used"]);
     expect(preOut.context).toContain("Alice is its on-call owner");
     expect(preOut.memory_count).toBeGreaterThan(0);
     expect(preOut.tokens_used).toBeGreaterThan(0);
-    const plain = await runHook("pre-turn", "who owns the invoice PDF export?", d.env); // plain text on stdin works too
+    const plain = await runHook("pre-turn", "who owns the invoice PDF export?", d.env, ["--timeout-ms", "2000"]); // plain text on stdin works too
     expect((JSON.parse(plain.stdout) as { memory_count: number }).memory_count).toBeGreaterThan(0);
 
     const turn = {
