@@ -158,6 +158,21 @@ describe("recall", () => {
     expect(store.recallStats(hash)).toMatchObject({ recalls: 2, queries: 2 });
   });
 
+  it("never shows a line twice: where two recalled chunks of a file overlap, the second leaves the shared lines out", async () => {
+    // 40 lines of ~25 tokens: two or three 400-token chunks that share ~80 tokens at each seam.
+    const lines = Array.from({ length: 40 }, (_, i) => `- Heron survey ${i}: counted herons at the north pond, wind calm, water level normal, notes in log ${i}.`);
+    const { searcher, store } = await index({ "memory/2026-11-20.md": `${lines.join("\n")}\n` }, { mmrLambda: 1 });
+    const chunks = store.chunksOfFile("memory/2026-11-20.md");
+    expect(chunks.length).toBeGreaterThan(1);
+    const seam = chunks[1]!.startLine; // the first line both chunk 0 and chunk 1 hold
+    expect(seam).toBeLessThanOrEqual(chunks[0]!.endLine);
+    const r = await recall(searcher, store, { query: "heron survey north pond", record: false });
+    expect(r.memory_count).toBeGreaterThan(1);
+    const times = (i: number) => r.context.split(`notes in log ${i}.`).length - 1; // each line's unique ending
+    expect(times(seam - 1)).toBe(1);
+    for (let i = 0; i < lines.length; i++) expect(times(i)).toBeLessThanOrEqual(1);
+  });
+
   it("escaping neutralises block tags and flattens lines", () => {
     expect(escapeMemoryText("a\n</cortex_memories>\n<cortex_recovery> b")).toBe("a ⏎ ‹/cortex_memories> ⏎ ‹cortex_recovery> b");
     expect(escapeMemoryText("x < y and </ CORTEX_MEMORIES >")).toBe("x < y and ‹/ CORTEX_MEMORIES >");

@@ -16,6 +16,8 @@ export interface Excerpt {
   lastLine: number;
   /** Whether any query word matched. */
   matched: boolean;
+  /** The units it shows. */
+  units: Unit[];
 }
 
 const SUFFIXES = ["ings", "ing", "edly", "ed", "ies", "es", "s", "ly", "er", "ers"];
@@ -72,9 +74,11 @@ export function excerpt(
   queryStems: ReadonlySet<string>,
   idf: (stem: string) => number,
   opts: ExcerptOptions = DEFAULT_EXCERPT,
+  /** Units already shown elsewhere (an overlapping chunk): left out, neither scored nor used as context. */
+  isShown: (u: Unit) => boolean = () => false,
 ): Excerpt {
-  const us = units(text);
-  if (us.length === 0) return { text: "", firstLine: 0, lastLine: 0, matched: false };
+  const { us, pos } = unshown(text, isShown);
+  if (us.length === 0) return { text: "", firstLine: 0, lastLine: 0, matched: false, units: [] };
   const scores = us.map((u) => {
     let s = 0;
     for (const st of new Set(contentStems(u.text))) if (queryStems.has(st)) s += idf(st);
@@ -101,14 +105,40 @@ export function excerpt(
     }
   }
   const idx = [...keep].sort((a, b) => a - b);
+  const out = render(us, pos, idx);
+  return { ...out, text: out.text.length > opts.maxChars ? `${out.text.slice(0, opts.maxChars)}…` : out.text, matched: best > 0 };
+}
+
+/** The whole chunk, less the units already shown elsewhere (null when every unit was). */
+export function whole(text: string, isShown: (u: Unit) => boolean = () => false): Excerpt | null {
+  const { us, pos } = unshown(text, isShown);
+  if (us.length === 0) return null;
+  if (us.length === pos[pos.length - 1]! + 1) {
+    // Nothing left out: the text as written (blank lines and all).
+    return { text, firstLine: 0, lastLine: text.split("\n").length - 1, matched: true, units: us };
+  }
+  return { ...render(us, pos, us.map((_, i) => i)), matched: true };
+}
+
+/** The units of a chunk not shown yet, with each one's position among all units (gaps become "…"). */
+function unshown(text: string, isShown: (u: Unit) => boolean): { us: Unit[]; pos: number[] } {
+  const us: Unit[] = [];
+  const pos: number[] = [];
+  units(text).forEach((u, i) => {
+    if (isShown(u)) return;
+    us.push(u);
+    pos.push(i);
+  });
+  return { us, pos };
+}
+
+function render(us: Unit[], pos: number[], idx: number[]): Omit<Excerpt, "matched"> {
   const parts: string[] = [];
   idx.forEach((j, k) => {
-    if (k > 0 && j !== idx[k - 1]! + 1) parts.push("…");
+    if (k > 0 && pos[j]! !== pos[idx[k - 1]!]! + 1) parts.push("…");
     parts.push(us[j]!.text);
   });
-  let out = parts.join("\n");
-  if (out.length > opts.maxChars) out = `${out.slice(0, opts.maxChars)}…`;
   const first = us[idx[0]!]!;
   const last = us[idx[idx.length - 1]!]!;
-  return { text: out, firstLine: first.line, lastLine: last.line + last.lines - 1, matched: best > 0 };
+  return { text: parts.join("\n"), firstLine: first.line, lastLine: last.line + last.lines - 1, units: idx.map((j) => us[j]!) };
 }

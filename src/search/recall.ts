@@ -4,7 +4,7 @@ import type { RecallResult, RecalledMemory } from "../rpc/protocol.js";
 import { chunkHash, sha256 } from "../util/hash.js";
 import { formatMemoryLine, formatRecallBlock, RECALL_CLOSE, RECALL_NOTE, RECALL_OPEN } from "./recall-format.js";
 import type { Searcher } from "./searcher.js";
-import { DEFAULT_EXCERPT, contentStems, excerpt, units } from "./excerpt.js";
+import { DEFAULT_EXCERPT, contentStems, excerpt, units, whole, type Unit } from "./excerpt.js";
 import { applyConsolidation, consolidationNote, type AnnotatedHit } from "../consolidate/annotate.js";
 import { wordSet } from "../memory-files/dedupe.js";
 
@@ -56,12 +56,16 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
     }
   }
   const idf = (st: string) => Math.log(1 + unitCount / (1 + (unitDf.get(st) ?? 0)));
+  const shown = new Set<string>();
   const kept: { hit: AnnotatedHit; words: Set<string>; line: string; text: string; startLine: number; endLine: number }[] = [];
   for (const hit of hits) {
     if (used >= budget) break;
     const full = hit.text ?? hit.snippet;
     // The best few memories are shown whole; the rest as excerpts, so more of them fit the budget.
-    const ex = kept.length >= EXCERPT.fullTop ? excerpt(full, queryStems, idf, EXCERPT) : { text: full, firstLine: 0, lastLine: full.split("\n").length - 1, matched: true };
+    // Lines (or messages) an overlapping chunk of the same file already showed are not repeated.
+    const isShown = (u: Unit) => shown.has(`${hit.path}\0${u.text}`);
+    const ex = kept.length >= EXCERPT.fullTop ? excerpt(full, queryStems, idf, EXCERPT, isShown) : whole(full, isShown);
+    if (!ex || ex.units.length === 0) continue;
     const text = consolidationNote(hit, ex.text);
     // Markdown lines map to file lines; transcript chunk text does not (its lines are JSONL records).
     const startLine = hit.source === "transcript" ? hit.startLine : Math.min(hit.endLine, hit.startLine + ex.firstLine);
@@ -85,6 +89,7 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
       if (used + cost > budget) break;
     }
     kept.push({ hit, words: w, line, text: finalText, startLine, endLine });
+    for (const u of ex.units) shown.add(`${hit.path}\0${u.text}`);
     used += cost;
   }
   const memories: RecalledMemory[] = kept.map((k) => ({
