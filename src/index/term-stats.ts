@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { splitCjk } from "./fts-text.js";
+import { decodeAverages } from "./fts-totals.js";
 
 /**
  * Statistics of the chunk index that query planning needs on every search — the stems FTS5 makes
@@ -104,22 +105,7 @@ export class TermStats {
     this.refresh();
     if (this.totalsCache) return this.totalsCache;
     const b = this.stmts.averages.get() as Buffer | undefined;
-    if (!b) return (this.totalsCache = { rows: 0, tokens: 0 });
-    let pos = 0;
-    const varint = (): number => {
-      // SQLite 4-style varint as FTS5 writes it (big-endian 7-bit groups, high bit = more).
-      let v = 0;
-      for (let i = 0; i < 9 && pos < b.length; i++) {
-        const byte = b[pos++]!;
-        if (i === 8) return v * 256 + byte;
-        v = v * 128 + (byte & 0x7f);
-        if (!(byte & 0x80)) return v;
-      }
-      return v;
-    };
-    const rows = varint();
-    const tokens = varint();
-    return (this.totalsCache = { rows, tokens });
+    return (this.totalsCache = b ? decodeAverages(b) : { rows: 0, tokens: 0 });
   }
 
   /** The FTS5 tokens (porter stems) of a query word, as the chunk index stores them. */
