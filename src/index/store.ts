@@ -3,6 +3,7 @@ import type { Chunk, FileClass } from "../ingest/types.js";
 import type { OpenedDb } from "./db.js";
 import { prepareFtsText } from "./fts-text.js";
 import { ftsTotals } from "./fts-totals.js";
+import { TermLists, type TermListHead } from "./term-lists.js";
 import { TermStats, type TermLookup } from "./term-stats.js";
 import { QuantizedVectors, blobToCode, codeToBlob, fitQuantizer, quantize, type Quantizer } from "./vector-codes.js";
 
@@ -154,6 +155,7 @@ export class IndexStore {
   private vecStateStmt: Database.Statement | undefined;
   private stampsStmt: Database.Statement | undefined;
   private termCounts: TermStats | undefined;
+  private lists: TermLists | undefined;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly stmts;
   /** In-memory codes (loaded on the first quantized search) and the ids written since. */
@@ -203,6 +205,11 @@ export class IndexStore {
     };
     const identity = this.getVectorIdentity();
     if (identity && this.vecAvailable && this.hasVecTable()) this.vecDims = identity.dims;
+  }
+
+  /** The common words' impact-ordered lists (see term-lists). */
+  get termLists(): TermLists {
+    return (this.lists ??= new TermLists(this.db));
   }
 
   /** A prepared statement for a query run on every search (prepared once). */
@@ -350,7 +357,9 @@ export class IndexStore {
 
   private deleteChunksFrom(fileId: number, fromSeq: number): number {
     const rows = this.stmts.chunksOfFile.all(fileId, fromSeq) as { id: number; text: string; vecState: number }[];
+    const lists = rows.length > 0 && this.termLists.active();
     for (const r of rows) {
+      this.termLists.chunkDeleted(r.id, lists);
       this.stmts.ftsDelete.run(r.id, prepareFtsText(r.text));
       if (r.vecState === VEC_STORED && this.vecDims !== null) this.deleteVector(r.id);
       this.stmts.deleteChunkRow.run(r.id);
@@ -359,12 +368,14 @@ export class IndexStore {
   }
 
   private insertChunks(fileId: number, fromSeq: number, chunks: readonly StoredChunkInput[]): void {
+    const lists = chunks.length > 0 && this.termLists.active();
     chunks.forEach((c, i) => {
       const state = c.vector === undefined || this.vecDims === null ? VEC_PENDING : c.vector === null ? VEC_NONE : VEC_STORED;
       const id = Number(
         this.stmts.insertChunk.run(fileId, fromSeq + i, c.startLine, c.endLine, c.text, hexToBlob(c.hash), c.timestamp ?? null, state).lastInsertRowid,
       );
       this.stmts.ftsInsert.run(id, prepareFtsText(c.text));
+      this.termLists.chunkInserted(id, lists);
       if (state === VEC_STORED) this.insertVector(id, c.vector!);
     });
   }
@@ -524,6 +535,28 @@ export class IndexStore {
   termStats(terms: readonly string[]): TermLookup {
     this.termCounts ??= new TermStats(this.db);
     return this.termCounts.lookup(terms);
+  }
+
+  /** The FTS5 tokens (porter stems) of a word, cached. */
+  stemsOf(word: string): string[] {
+    this.termCounts ??= new TermStats(this.db);
+    return this.termCounts.stemsOf(word);
+  }
+
+  /** A common stem's impact-ordered list head (see term-lists), or null (no list, or an index from before lists). */
+  listHead(stem: string, limit: number): TermListHead | null {
+    return this.hasTermLists() ? this.termLists.head(stem, limit) : null;
+  }
+
+  /** Chunks written since the lists were last folded (newest first). */
+  listPending(limit: number): { ids: number[]; total: number } {
+    return this.hasTermLists() ? this.termLists.pending(limit) : { ids: [], total: 0 };
+  }
+
+  private termListsTable: boolean | undefined;
+  private hasTermLists(): boolean {
+    // A read-only open of an index from before migration 7 has no such tables.
+    return (this.termListsTable ??= !!this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'term_lists'`).get());
   }
 
   /** True when at most `limit` files' paths match (bounded: stops after limit + 1). */

@@ -285,7 +285,12 @@ export class Indexer {
     this.issues.update({ full: !opts.paths, paths: looked, skipped: report.skipped, repaired: report.repaired, stamps: skipStamps });
     if (!opts.paths) store.setMeta("chunking", this.chunkingKey());
     // A large write left many FTS segments behind: merge them now rather than at the nightly run.
-    if (report.chunksWritten + report.chunksRemoved >= MERGE_AFTER_CHUNKS) await mergeFtsSegments(store.db);
+    if (report.chunksWritten + report.chunksRemoved >= MERGE_AFTER_CHUNKS) {
+      await mergeFtsSegments(store.db);
+      // Words that became common get their impact-ordered lists (a large index only; see term-lists).
+      const lists = await store.termLists.refresh({ signal: opts.signal });
+      if (lists.built || lists.dropped) this.deps.logger?.info({ lists }, "keyword lists of common words refreshed");
+    } else if (report.chunksWritten > 0) await store.termLists.fold(opts.signal);
     store.setMeta("last_sync", String(clock()));
     report.ms = clock() - started;
     progress({ phase: "done", filesDone: disk.length, filesTotal: disk.length });

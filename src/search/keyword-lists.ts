@@ -1,0 +1,149 @@
+import type { TermListHead } from "../index/term-lists.js";
+import type { TermStat } from "./keyword-budget.js";
+
+/**
+ * Top-k BM25 over common words in a large index from impact-ordered lists (index/term-lists), in
+ * the manner of the threshold algorithms (Fagin's NRA, MaxScore):
+ *
+ * Each query word is a source of score: the rare words together (FTS5 bm25 over them: exact for
+ * the best `rareLimit`, the last of those bounds the rest); each common word with a list (the
+ * head: exact idf × g per chunk, the head's last g bounds every other chunk); a common word
+ * without a list (its newest matches; no bound: the ranking is then approximate). Each candidate
+ * has a lower bound (its known parts) and an upper bound (plus every unknown part's bound).
+ * Candidates are scored exactly on their text in order of upper bound until the k-th best score
+ * beats every remaining upper bound and the bound of a chunk seen in no source; then the top k is
+ * BM25's exact top k (as far as the text scorer reproduces FTS5: the same stems, idf and length
+ * normalisation). Chunks written since the lists were last folded are scored too.
+ */
+
+export interface ListSearchDeps {
+  /** Best chunks for an FTS5 MATCH by bm25 (rank negative, lower is better). */
+  keywordSearch(match: string, limit: number, order?: "rank" | "recent"): { id: number; rank: number }[];
+  chunkTexts(ids: readonly number[]): Map<number, string>;
+  /** A stem's list head, or null when it has none. */
+  listHead(stem: string, limit: number): TermListHead | null;
+  /** Chunks not yet in the lists. */
+  listPending(limit: number): { ids: number[]; total: number };
+}
+
+export interface ListSearchInput {
+  /** Every word scored (with stems and df). */
+  terms: readonly TermStat[];
+  /** The rare words (FTS5 scores them; may be empty). */
+  rare: readonly string[];
+  /** FTS5 phrase of a word (quoted). */
+  phrase(term: string): string;
+  chunks: number;
+  k: number;
+  /** BM25 of a chunk's text over every word (FTS5-style rank: negative, lower is better). */
+  rank(text: string): number;
+}
+
+export interface ListSearchResult {
+  hits: { id: number; rank: number }[];
+  /** True when the bounds prove the top k exact. */
+  exact: boolean;
+  /** Chunk texts scored. */
+  scored: number;
+}
+
+/** List entries read per common word. */
+export const LIST_HEAD = 300;
+/** Most chunk texts scored per query. */
+export const MAX_SCORED = 160;
+/** Chunks not yet folded into the lists that a query scores (newest first). */
+export const MAX_PENDING = 200;
+/** Newest matches of a common word without a list. */
+const NO_LIST_WINDOW = 100;
+const BATCH = 40;
+
+function idf(df: number, chunks: number): number {
+  const v = Math.log((chunks - df + 0.5) / (df + 0.5));
+  return v <= 0 ? 1e-6 : v;
+}
+
+/** Returns null when no common word has a list (the caller keeps its own plan). */
+export function listTopK(deps: ListSearchDeps, q: ListSearchInput): ListSearchResult | null {
+  const rareSet = new Set(q.rare);
+  const common = q.terms.filter((t) => !rareSet.has(t.term));
+  const heads = common.map((t) => (t.stems.length === 1 ? deps.listHead(t.stems[0]!, LIST_HEAD) : null));
+  if (!heads.some(Boolean)) return null;
+
+  let exact = true;
+  // Sources: 0 = the rare words, then one per common word.
+  const bounds: number[] = [];
+  const known = new Map<number, { lb: number; seen: number }>(); // seen: bitmask of sources with a known part
+  const note = (id: number, source: number, part: number) => {
+    let c = known.get(id);
+    if (!c) known.set(id, (c = { lb: 0, seen: 0 }));
+    if (c.seen & (1 << source)) return; // a chunk entered twice (folded again): the first, larger g
+    c.seen |= 1 << source;
+    c.lb += part;
+  };
+  const mustScore = new Set<number>();
+
+  if (q.rare.length > 0) {
+    const limit = Math.max(4 * q.k, 100);
+    const hits = deps.keywordSearch(q.rare.map(q.phrase).join(" OR "), limit);
+    for (const h of hits) note(h.id, 0, -h.rank);
+    bounds.push(hits.length < limit ? 0 : -hits[hits.length - 1]!.rank);
+  } else bounds.push(0);
+
+  common.forEach((t, i) => {
+    const source = i + 1;
+    const w = idf(t.df, q.chunks);
+    const head = heads[i];
+    if (head) {
+      for (const e of head.entries) note(e.id, source, w * e.g);
+      bounds.push(w * head.bound);
+    } else {
+      // No list: its newest matches are scored, and nothing bounds the others.
+      for (const h of deps.keywordSearch(q.phrase(t.term), NO_LIST_WINDOW, "recent")) mustScore.add(h.id);
+      bounds.push(w * 2.2);
+      exact = false;
+    }
+  });
+
+  const pending = deps.listPending(MAX_PENDING);
+  for (const id of pending.ids) mustScore.add(id);
+  if (pending.total > pending.ids.length) exact = false;
+
+  const unseenBound = bounds.reduce((a, b) => a + b, 0);
+  const ub = (c: { lb: number; seen: number }) => {
+    let u = c.lb;
+    for (let s = 0; s < bounds.length; s++) if (!(c.seen & (1 << s))) u += bounds[s]!;
+    return u;
+  };
+  const order = [
+    ...[...mustScore].map((id) => ({ id, ub: Infinity })),
+    ...[...known].filter(([id]) => !mustScore.has(id)).map(([id, c]) => ({ id, ub: ub(c) })),
+  ].sort((a, b) => b.ub - a.ub || a.id - b.id);
+
+  const top: { id: number; rank: number }[] = [];
+  const kth = () => (top.length >= q.k ? -top[q.k - 1]!.rank : -Infinity);
+  let scored = 0;
+  let i = 0;
+  let stoppedByBound = false;
+  while (i < order.length) {
+    if (order[i]!.ub !== Infinity && order[i]!.ub <= kth()) {
+      stoppedByBound = true;
+      break;
+    }
+    if (scored >= MAX_SCORED + mustScore.size) break;
+    const batch = order.slice(i, i + BATCH);
+    i += batch.length;
+    const texts = deps.chunkTexts(batch.map((c) => c.id));
+    for (const c of batch) {
+      const text = texts.get(c.id);
+      if (text === undefined) continue; // deleted since it was listed
+      scored++;
+      const rank = q.rank(text);
+      if (rank < 0) top.push({ id: c.id, rank });
+    }
+    top.sort((a, b) => a.rank - b.rank || a.id - b.id);
+    if (top.length > q.k) top.length = q.k;
+  }
+  if (i >= order.length) stoppedByBound = true; // every candidate scored
+  exact = exact && stoppedByBound && top.length >= Math.min(q.k, 1) && kth() >= unseenBound;
+  return { hits: top, exact, scored };
+}
