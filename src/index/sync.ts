@@ -287,9 +287,15 @@ export class Indexer {
     // A large write left many FTS segments behind: merge them now rather than at the nightly run.
     if (report.chunksWritten + report.chunksRemoved >= MERGE_AFTER_CHUNKS) {
       await mergeFtsSegments(store.db);
-      // Words that became common get their impact-ordered lists (a large index only; see term-lists).
-      const lists = await store.termLists.refresh({ signal: opts.signal });
-      if (lists.built || lists.dropped) this.deps.logger?.info({ lists }, "keyword lists of common words refreshed");
+      // Words that became common get their impact-ordered lists (a large index only; see term-lists):
+      // after the first large write, then when the index grew by a twentieth (the vocabulary scan
+      // costs ~5 s at 1M chunks; the nightly maintenance refreshes too). Otherwise the new chunks are folded in.
+      const chunks = store.ftsTotals().rows;
+      const lists = store.termLists;
+      if (!lists.active() || report.chunksWritten >= chunks / 20) {
+        const r = await lists.refresh({ signal: opts.signal });
+        if (r.built || r.dropped) this.deps.logger?.info({ lists: r }, "keyword lists of common words refreshed");
+      } else await lists.fold(opts.signal);
     } else if (report.chunksWritten > 0) await store.termLists.fold(opts.signal);
     store.setMeta("last_sync", String(clock()));
     report.ms = clock() - started;

@@ -19,14 +19,16 @@ import { decodeAverages } from "./fts-totals.js";
  * found in more than half the chunks get no list: FTS5 floors their idf, they weigh nothing.
  */
 
-/** Stems in more chunks than this get a list (the keyword postings budget: rarer ones FTS5 scores itself). */
-export const LIST_MIN_DF = 10_000;
+/** Stems in more chunks than this get a list (half the keyword postings budget: rarer ones FTS5 scores itself). */
+export const LIST_MIN_DF = 5_000;
 /** Chunks kept per list. */
 export const LIST_SIZE = 1_000;
 /** A list is rebuilt when the mean chunk length moved this much since it was built (g depends on it). */
 const AVG_DRIFT = 0.05;
 /** Queued chunks tokenized per fold step. */
 const FOLD_STEP = 500;
+/** List heads kept in memory (~12 KB each). */
+const HEADS_CACHED = 512;
 /** Vocabulary ranges scanned per step (fts5vocab reads every posting list of the range). */
 const VOCAB_RANGES = ["", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z", "\u0080"];
 
@@ -63,11 +65,15 @@ const yieldNow = () => new Promise<void>((r) => setImmediate(r));
 export class TermLists {
   private readonly stmts;
   private tempReady = false;
+  private readonly heads = new Map<string, TermListHead | null>();
+  private headsGeneration = "";
 
   constructor(private readonly db: Database.Database) {
     this.stmts = {
       any: db.prepare(`SELECT EXISTS (SELECT 1 FROM term_lists)`).pluck(),
       list: db.prepare(`SELECT size, g_min AS gMin, complete FROM term_lists WHERE stem = ?`),
+      df: db.prepare(`SELECT df FROM term_lists WHERE stem = ?`).pluck(),
+      addDf: db.prepare(`UPDATE term_lists SET df = df + ? WHERE stem = ?`),
       head: db.prepare(`SELECT chunk_id, g FROM term_list_entries WHERE stem = ? ORDER BY g DESC, chunk_id LIMIT ?`).raw(),
       queue: db.prepare(`INSERT OR IGNORE INTO term_list_pending (chunk_id) VALUES (?)`),
       unqueue: db.prepare(`DELETE FROM term_list_pending WHERE chunk_id = ?`),
@@ -75,6 +81,8 @@ export class TermLists {
       pendingCount: db.prepare(`SELECT count(*) FROM term_list_pending`).pluck(),
       pendingIds: db.prepare(`SELECT chunk_id FROM term_list_pending ORDER BY chunk_id DESC LIMIT ?`).pluck(),
       averages: db.prepare(`SELECT block FROM chunks_fts_data WHERE id = 1`).pluck(),
+      dataVersion: db.prepare(`PRAGMA data_version`).pluck(),
+      changes: db.prepare(`SELECT total_changes()`).pluck(),
     };
   }
 
@@ -95,14 +103,40 @@ export class TermLists {
     this.stmts.unqueue.run(id);
   }
 
-  /** The best `limit` entries of a stem's list, or null when the stem has none. */
+  /**
+   * The best `limit` entries of a stem's list, or null when the stem has none. Kept in memory until
+   * the index changes (reading 1,000 entries costs ~1 ms; a query reads one head per common word).
+   */
   head(stem: string, limit: number): TermListHead | null {
+    const generation = `${this.stmts.dataVersion.get() as number}:${this.stmts.changes.get() as number}`;
+    if (generation !== this.headsGeneration) {
+      this.heads.clear();
+      this.headsGeneration = generation;
+    }
+    const key = `${limit} ${stem}`;
+    if (this.heads.has(key)) return this.heads.get(key)!;
+    const head = this.readHead(stem, limit);
+    if (this.heads.size >= HEADS_CACHED) this.heads.delete(this.heads.keys().next().value!);
+    this.heads.set(key, head);
+    return head;
+  }
+
+  private readHead(stem: string, limit: number): TermListHead | null {
     const list = this.stmts.list.get(stem) as { size: number; gMin: number; complete: number } | undefined;
     if (!list) return null;
     const entries = (this.stmts.head.all(stem, limit) as [number, number][]).map(([id, g]) => ({ id, g }));
     // Cut short: the last entry read bounds the rest; else the list's own bound.
     const bound = entries.length >= limit ? entries[entries.length - 1]!.g : list.complete ? 0 : list.gMin;
     return { entries, bound };
+  }
+
+  /**
+   * Chunks holding a listed stem: exact when its list was built (fts5vocab), then kept up by the
+   * folds (chunks deleted since are not subtracted: a slight over-count until the next rebuild).
+   * Null when the stem has no list.
+   */
+  df(stem: string): number | null {
+    return (this.stmts.df.get(stem) as number | undefined) ?? null;
   }
 
   /** Chunks written since the last fold (newest first, at most `limit`) and how many there are. */
@@ -226,13 +260,16 @@ export class TermLists {
           len.set(doc, (len.get(doc) ?? 0) + 1);
           if (lists.has(term)) tf.set(`${doc} ${term}`, (tf.get(`${doc} ${term}`) ?? 0) + 1);
         }
+        const added = new Map<string, number>();
         for (const [key, count] of tf) {
           const cut = key.indexOf(" ");
           const doc = Number(key.slice(0, cut));
           const stem = key.slice(cut + 1);
+          added.set(stem, (added.get(stem) ?? 0) + 1);
           const g = bm25G(count, len.get(doc)!, avg);
           if (g > lists.get(stem)!) put.run(stem, g, doc);
         }
+        for (const [stem, n] of added) this.stmts.addDf.run(n, stem);
         this.db.exec(`DELETE FROM temp.term_lists_scratch`);
         for (const [id] of rows) this.stmts.unqueue.run(id);
       })();

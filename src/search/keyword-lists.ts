@@ -37,25 +37,34 @@ export interface ListSearchInput {
   k: number;
   /** BM25 of a chunk's text over every word (FTS5-style rank: negative, lower is better). */
   rank(text: string): number;
+  /** LIST_HEAD and MAX_SCORED, for the bench. */
+  head?: number;
+  maxScored?: number;
+  /** Share of a candidate's unknown bound that orders the scoring (1: by upper bound); for the bench. */
+  optimism?: number;
 }
 
 export interface ListSearchResult {
   hits: { id: number; rank: number }[];
-  /** True when the bounds prove the top k exact. */
+  /** True when the bounds prove the top min(k, PROVE_K) exact. */
   exact: boolean;
   /** Chunk texts scored. */
   scored: number;
 }
 
 /** List entries read per common word. */
-export const LIST_HEAD = 300;
+export const LIST_HEAD = 1_000;
 /** Most chunk texts scored per query. */
-export const MAX_SCORED = 160;
+export const MAX_SCORED = 120;
 /** Chunks not yet folded into the lists that a query scores (newest first). */
 export const MAX_PENDING = 200;
 /** Newest matches of a common word without a list. */
-const NO_LIST_WINDOW = 100;
+const NO_LIST_WINDOW = 50;
 const BATCH = 40;
+/** Results the bounds must prove (the rest of the k are the best of what was scored). */
+export const PROVE_K = 10;
+/** See `optimism`. */
+const OPTIMISM = 0.3;
 
 function idf(df: number, chunks: number): number {
   const v = Math.log((chunks - df + 0.5) / (df + 0.5));
@@ -66,7 +75,7 @@ function idf(df: number, chunks: number): number {
 export function listTopK(deps: ListSearchDeps, q: ListSearchInput): ListSearchResult | null {
   const rareSet = new Set(q.rare);
   const common = q.terms.filter((t) => !rareSet.has(t.term));
-  const heads = common.map((t) => (t.stems.length === 1 ? deps.listHead(t.stems[0]!, LIST_HEAD) : null));
+  const heads = common.map((t) => (t.stems.length === 1 ? deps.listHead(t.stems[0]!, q.head ?? LIST_HEAD) : null));
   if (!heads.some(Boolean)) return null;
 
   let exact = true;
@@ -114,22 +123,33 @@ export function listTopK(deps: ListSearchDeps, q: ListSearchInput): ListSearchRe
     for (let s = 0; s < bounds.length; s++) if (!(c.seen & (1 << s))) u += bounds[s]!;
     return u;
   };
+  // Scored in order of a guess between the bounds (a chunk missing from a word's head usually
+  // holds the word once or not at all, far below the bound); the bounds decide when to stop.
+  const alpha = q.optimism ?? OPTIMISM;
   const order = [
-    ...[...mustScore].map((id) => ({ id, ub: Infinity })),
-    ...[...known].filter(([id]) => !mustScore.has(id)).map(([id, c]) => ({ id, ub: ub(c) })),
-  ].sort((a, b) => b.ub - a.ub || a.id - b.id);
+    ...[...mustScore].map((id) => ({ id, ub: Infinity, guess: Infinity })),
+    ...[...known].filter(([id]) => !mustScore.has(id)).map(([id, c]) => {
+      const u = ub(c);
+      return { id, ub: u, guess: c.lb + alpha * (u - c.lb) };
+    }),
+  ].sort((a, b) => b.guess - a.guess || a.id - b.id);
+  // The stop test needs the highest upper bound among the candidates not scored yet.
+  const suffixMaxUb = new Float64Array(order.length + 1);
+  for (let j = order.length - 1; j >= 0; j--) suffixMaxUb[j] = Math.max(suffixMaxUb[j + 1]!, order[j]!.ub);
 
   const top: { id: number; rank: number }[] = [];
-  const kth = () => (top.length >= q.k ? -top[q.k - 1]!.rank : -Infinity);
+  // The stop test (and the exactness claim) covers the first PROVE_K results.
+  const proveK = Math.min(q.k, PROVE_K);
+  const kth = () => (top.length >= proveK ? -top[proveK - 1]!.rank : -Infinity);
   let scored = 0;
   let i = 0;
   let stoppedByBound = false;
   while (i < order.length) {
-    if (order[i]!.ub !== Infinity && order[i]!.ub <= kth()) {
+    if (suffixMaxUb[i]! <= kth()) {
       stoppedByBound = true;
       break;
     }
-    if (scored >= MAX_SCORED + mustScore.size) break;
+    if (scored >= (q.maxScored ?? MAX_SCORED) + mustScore.size) break;
     const batch = order.slice(i, i + BATCH);
     i += batch.length;
     const texts = deps.chunkTexts(batch.map((c) => c.id));
@@ -144,6 +164,6 @@ export function listTopK(deps: ListSearchDeps, q: ListSearchInput): ListSearchRe
     if (top.length > q.k) top.length = q.k;
   }
   if (i >= order.length) stoppedByBound = true; // every candidate scored
-  exact = exact && stoppedByBound && top.length >= Math.min(q.k, 1) && kth() >= unseenBound;
+  exact = exact && stoppedByBound && kth() >= unseenBound;
   return { hits: top, exact, scored };
 }
