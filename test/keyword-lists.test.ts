@@ -136,4 +136,32 @@ describe("keyword search through the common words' lists", () => {
     sample.forEach((_, i) => (same += overlap((rebuilt[i] ?? []).map((id) => ({ id })), (kept[i] ?? []).map((id) => ({ id })))));
     expect(same / sample.length).toBeGreaterThan(0.9);
   });
+
+  it("a write that fails half-way leaves the lists as they were (they change in the chunks' own transactions)", () => {
+    const db = idx.store.db;
+    const state = () => ({
+      entries: db.prepare(`SELECT count(*) FROM term_list_entries`).pluck().get(),
+      pending: db.prepare(`SELECT count(*) FROM term_list_pending`).pluck().get(),
+      chunks: db.prepare(`SELECT count(*) FROM chunks`).pluck().get(),
+    });
+    const meta = { path: "memory/notes/zz-fail.md", class: "note" as const, size: 10, mtimeMs: 1, sha256: "00" };
+    const chunk = (seq: number) => ({ text: `flight hotel luggage ${seq}`, startLine: seq + 1, endLine: seq + 1, hash: "ab".repeat(32) });
+    idx.store.replaceFile(meta, [chunk(0), chunk(1)]);
+    expect(idx.store.listPending(10).total).toBe(2);
+    const before = state();
+    // The third chunk's insert fails (as a full disk or a kill would stop it): nothing of the write stays.
+    db.exec(`CREATE TEMP TRIGGER fail_insert BEFORE INSERT ON main.chunks WHEN new.seq = 2 BEGIN SELECT RAISE(ABORT, 'disk full'); END;`);
+    expect(() => idx.store.replaceFile(meta, [chunk(0), chunk(1), chunk(2)])).toThrow(/disk full/);
+    expect(state()).toEqual(before);
+    db.exec(`DROP TRIGGER fail_insert`);
+    // A delete that fails after the list entries went: they come back with the chunks.
+    db.prepare(`INSERT INTO term_list_entries (stem, g, chunk_id) SELECT stem, 9, ? FROM term_lists LIMIT 3`).run(idx.store.chunksOfFile(meta.path)[1]!.id);
+    const listed = state();
+    db.exec(`CREATE TEMP TRIGGER fail_delete BEFORE DELETE ON main.chunks WHEN old.seq = 1 BEGIN SELECT RAISE(ABORT, 'disk full'); END;`);
+    expect(() => idx.store.deleteFile(meta.path)).toThrow(/disk full/);
+    expect(state()).toEqual(listed);
+    db.exec(`DROP TRIGGER fail_delete`);
+    idx.store.deleteFile(meta.path);
+    expect(state()).toMatchObject({ entries: before.entries, pending: 0 });
+  });
 });

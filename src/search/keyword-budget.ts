@@ -11,6 +11,10 @@
  *   any of them (FTS5 walks its posting lists backwards and stops early, no bm25()), are scored
  *   with BM25 here.
  *   Older chunks that hold only very common words are then left to the vector leg.
+ *
+ * Where the index keeps impact-ordered lists of its common words (index/term-lists, built once a
+ * stem is in 5,000+ chunks), "rare" and "recent" take their candidates from those lists instead
+ * and rank by BM25 with bounds (search/keyword-lists); the candidates above are the fallback.
  */
 
 /** Postings that FTS5 bm25 may score per query (~15 ms on the development machine). */
