@@ -8,7 +8,7 @@ import type { TermStat } from "./keyword-budget.js";
  * Each query word is a source of score: the rare words together (FTS5 bm25 over them: exact for
  * the best `rareLimit`, the last of those bounds the rest); each common word with a list (the
  * head: exact idf × g per chunk, the head's last g bounds every other chunk); a common word
- * without a list (its newest matches; no bound: the ranking is then approximate). Each candidate
+ * without a list (no candidates of its own; its bound is 2.2 × idf, as in MaxScore). Each candidate
  * has a lower bound (its known parts) and an upper bound (plus every unknown part's bound).
  * Candidates are scored exactly on their text in order of upper bound until the k-th best score
  * beats every remaining upper bound and the bound of a chunk seen in no source; then the top k is
@@ -58,8 +58,6 @@ export const LIST_HEAD = 1_000;
 export const MAX_SCORED = 120;
 /** Chunks not yet folded into the lists that a query scores (newest first). */
 export const MAX_PENDING = 200;
-/** Newest matches of a common word without a list. */
-const NO_LIST_WINDOW = 50;
 const BATCH = 40;
 /** Results the bounds must prove (the rest of the k are the best of what was scored). */
 export const PROVE_K = 10;
@@ -106,10 +104,9 @@ export function listTopK(deps: ListSearchDeps, q: ListSearchInput): ListSearchRe
       for (const e of head.entries) note(e.id, source, w * e.g);
       bounds.push(w * head.bound);
     } else {
-      // No list: its newest matches are scored, and nothing bounds the others.
-      for (const h of deps.keywordSearch(q.phrase(t.term), NO_LIST_WINDOW, "recent")) mustScore.add(h.id);
+      // No list (a word in so many chunks that it weighs little, or one not listed yet): it finds no
+      // candidates of its own, only its bound, as in MaxScore; the candidates' texts count it.
       bounds.push(w * 2.2);
-      exact = false;
     }
   });
 
