@@ -534,18 +534,8 @@ export class IndexStore {
    */
   termStats(terms: readonly string[]): TermLookup {
     this.termCounts ??= new TermStats(this.db);
-    const found = this.termCounts.lookup(terms);
-    if (!this.hasTermLists()) return found;
-    // A common word's estimated df can be off by a quarter, and its idf with it: a listed stem's
-    // df is counted (see term-lists).
-    return {
-      ...found,
-      stats: found.stats.map((s) => {
-        if (s.exact || s.stems.length !== 1) return s;
-        const df = this.termLists.df(s.stems[0]!);
-        return df === null ? s : { ...s, df, exact: true };
-      }),
-    };
+    // A listed stem's df is counted (see term-lists); the others are counted or estimated.
+    return this.termCounts.lookup(terms, this.hasTermLists() ? (stem) => this.termLists.df(stem) : undefined);
   }
 
   /** The FTS5 tokens (porter stems) of a word, cached. */
