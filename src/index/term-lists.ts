@@ -22,13 +22,13 @@ import { decodeAverages } from "./fts-totals.js";
 /** Stems in more chunks than this get a list (half the keyword postings budget: rarer ones FTS5 scores itself). */
 export const LIST_MIN_DF = 5_000;
 /** Chunks kept per list. */
-export const LIST_SIZE = 1_000;
+export const LIST_SIZE = 2_000;
 /** A list is rebuilt when the mean chunk length moved this much since it was built (g depends on it). */
 const AVG_DRIFT = 0.05;
 /** Queued chunks tokenized per fold step. */
 const FOLD_STEP = 500;
-/** List heads kept in memory (~12 KB each). */
-const HEADS_CACHED = 512;
+/** List heads kept in memory (24 KB each). */
+const HEADS_CACHED = 256;
 /** Vocabulary ranges scanned per step (fts5vocab reads every posting list of the range). */
 const VOCAB_RANGES = ["", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z", "\u0080"];
 
@@ -47,9 +47,10 @@ function idf(df: number, chunks: number): number {
 }
 
 export interface TermListHead {
-  /** Best chunks first: id and g. */
-  entries: { id: number; g: number }[];
-  /** A bound on g for every chunk not in `entries` (0: the list holds every chunk with the stem). */
+  /** Best chunks first (ids[i] has g gs[i]). */
+  ids: Int32Array;
+  gs: Float64Array;
+  /** A bound on g for every chunk not in the head (0: the list holds every chunk with the stem). */
   bound: number;
 }
 
@@ -105,7 +106,7 @@ export class TermLists {
 
   /**
    * The best `limit` entries of a stem's list, or null when the stem has none. Kept in memory until
-   * the index changes (reading 1,000 entries costs ~1 ms; a query reads one head per common word).
+   * the index changes (reading 2,000 entries costs ~2 ms; a query reads one head per common word).
    */
   head(stem: string, limit: number): TermListHead | null {
     const generation = `${this.stmts.dataVersion.get() as number}:${this.stmts.changes.get() as number}`;
@@ -124,10 +125,16 @@ export class TermLists {
   private readHead(stem: string, limit: number): TermListHead | null {
     const list = this.stmts.list.get(stem) as { size: number; gMin: number; complete: number } | undefined;
     if (!list) return null;
-    const entries = (this.stmts.head.all(stem, limit) as [number, number][]).map(([id, g]) => ({ id, g }));
+    const rows = this.stmts.head.all(stem, limit) as [number, number][];
+    const ids = new Int32Array(rows.length);
+    const gs = new Float64Array(rows.length);
+    rows.forEach(([id, g], i) => {
+      ids[i] = id;
+      gs[i] = g;
+    });
     // Cut short: the last entry read bounds the rest; else the list's own bound.
-    const bound = entries.length >= limit ? entries[entries.length - 1]!.g : list.complete ? 0 : list.gMin;
-    return { entries, bound };
+    const bound = rows.length >= limit ? gs[rows.length - 1]! : list.complete ? 0 : list.gMin;
+    return { ids, gs, bound };
   }
 
   /**

@@ -53,7 +53,7 @@ export interface ListSearchResult {
 }
 
 /** List entries read per common word. */
-export const LIST_HEAD = 1_000;
+export const LIST_HEAD = 2_000;
 /** Most chunk texts scored per query. */
 export const MAX_SCORED = 120;
 /** Chunks not yet folded into the lists that a query scores (newest first). */
@@ -101,7 +101,7 @@ export function listTopK(deps: ListSearchDeps, q: ListSearchInput): ListSearchRe
     const w = idf(t.df, q.chunks);
     const head = heads[i];
     if (head) {
-      for (const e of head.entries) note(e.id, source, w * e.g);
+      for (let j = 0; j < head.ids.length; j++) note(head.ids[j]!, source, w * head.gs[j]!);
       bounds.push(w * head.bound);
     } else {
       // No list (a word in so many chunks that it weighs little, or one not listed yet): it finds no
