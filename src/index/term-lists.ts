@@ -68,6 +68,8 @@ export class TermLists {
   private tempReady = false;
   private readonly heads = new Map<string, TermListHead | null>();
   private headsGeneration = "";
+  /** Bumped by every write of this connection to the lists (the cached heads are then dropped). */
+  private version = 0;
 
   constructor(private readonly db: Database.Database) {
     this.stmts = {
@@ -83,7 +85,6 @@ export class TermLists {
       pendingIds: db.prepare(`SELECT chunk_id FROM term_list_pending ORDER BY chunk_id DESC LIMIT ?`).pluck(),
       averages: db.prepare(`SELECT block FROM chunks_fts_data WHERE id = 1`).pluck(),
       dataVersion: db.prepare(`PRAGMA data_version`).pluck(),
-      changes: db.prepare(`SELECT total_changes()`).pluck(),
     };
   }
 
@@ -100,7 +101,7 @@ export class TermLists {
   /** Called by the store inside the transaction that deletes a chunk. */
   chunkDeleted(id: number, active: boolean): void {
     if (!active) return;
-    this.stmts.dropChunk.run(id);
+    if (this.stmts.dropChunk.run(id).changes > 0) this.version++;
     this.stmts.unqueue.run(id);
   }
 
@@ -109,7 +110,9 @@ export class TermLists {
    * the index changes (reading 2,000 entries costs ~2 ms; a query reads one head per common word).
    */
   head(stem: string, limit: number): TermListHead | null {
-    const generation = `${this.stmts.dataVersion.get() as number}:${this.stmts.changes.get() as number}`;
+    // Other connections' commits move data_version; this connection's list writes move `version`
+    // (not its other writes: the query-word scratch table, the recall log).
+    const generation = `${this.stmts.dataVersion.get() as number}:${this.version}`;
     if (generation !== this.headsGeneration) {
       this.heads.clear();
       this.headsGeneration = generation;
@@ -171,7 +174,10 @@ export class TermLists {
     const { rows, tokens } = this.totals();
     const avg = rows ? tokens / rows : 0;
     if (rows < 2 * minDf && !this.active()) return { ...report, ms: Math.round(performance.now() - t0) };
-    if (opts.force) this.db.exec(`DELETE FROM term_lists; DELETE FROM term_list_entries; DELETE FROM term_list_pending;`);
+    if (opts.force) {
+      this.db.exec(`DELETE FROM term_lists; DELETE FROM term_list_entries; DELETE FROM term_list_pending;`);
+      this.version++;
+    }
     this.ensureTemp();
     // Common stems now (one vocabulary range per step).
     const common = new Map<string, number>();
@@ -196,6 +202,7 @@ export class TermLists {
         drop.run(stem);
         dropList.run(stem);
       })();
+      this.version++;
       report.dropped++;
     }
     // Fold first: a list built below already holds the queued chunks (it reads the whole FTS index).
@@ -235,6 +242,7 @@ export class TermLists {
         )
         .run(stem, df, hits.length, gMin, complete, avg, rows, Date.now());
     })();
+    this.version++;
     return true;
   }
 
@@ -281,6 +289,7 @@ export class TermLists {
         for (const [id] of rows) this.stmts.unqueue.run(id);
       })();
       folded += rows.length;
+      this.version++;
       await yieldNow();
     }
     return folded;
