@@ -79,13 +79,22 @@ export function listTopK(deps: ListSearchDeps, q: ListSearchInput): ListSearchRe
   let exact = true;
   // Sources: 0 = the rare words, then one per common word.
   const bounds: number[] = [];
-  const known = new Map<number, { lb: number; seen: number }>(); // seen: bitmask of sources with a known part
+  // Per candidate chunk (by slot): the sum of its known parts and a bitmask of the sources they came from.
+  const slotOf = new Map<number, number>();
+  const capacity = heads.reduce((n, h) => n + (h?.ids.length ?? 0), 0) + Math.max(4 * q.k, 100);
+  const slotId = new Int32Array(capacity);
+  const lb = new Float64Array(capacity);
+  const seen = new Int32Array(capacity);
   const note = (id: number, source: number, part: number) => {
-    let c = known.get(id);
-    if (!c) known.set(id, (c = { lb: 0, seen: 0 }));
-    if (c.seen & (1 << source)) return; // a chunk entered twice (folded again): the first, larger g
-    c.seen |= 1 << source;
-    c.lb += part;
+    let slot = slotOf.get(id);
+    if (slot === undefined) {
+      slot = slotOf.size;
+      slotOf.set(id, slot);
+      slotId[slot] = id;
+    }
+    if (seen[slot]! & (1 << source)) return; // a chunk entered twice (folded again): the first, larger g
+    seen[slot]! |= 1 << source;
+    lb[slot]! += part;
   };
   const mustScore = new Set<number>();
 
@@ -115,28 +124,32 @@ export function listTopK(deps: ListSearchDeps, q: ListSearchInput): ListSearchRe
   if (pending.total > pending.ids.length) exact = false;
 
   const unseenBound = bounds.reduce((a, b) => a + b, 0);
-  const ub = (c: { lb: number; seen: number }) => {
-    let u = c.lb;
-    for (let s = 0; s < bounds.length; s++) if (!(c.seen & (1 << s))) u += bounds[s]!;
-    return u;
-  };
+  const n = slotOf.size;
+  const ubs = new Float64Array(n);
+  for (let c = 0; c < n; c++) {
+    let u = lb[c]!;
+    for (let s = 0; s < bounds.length; s++) if (!(seen[c]! & (1 << s))) u += bounds[s]!;
+    ubs[c] = u;
+  }
+  const proveK = Math.min(q.k, PROVE_K);
+  // The PROVE_K-th best lower bound is a floor for the PROVE_K-th best score: a candidate whose
+  // upper bound is below it cannot reach the top PROVE_K and is not worth ordering (most of them).
+  const floor = n >= proveK ? [...lb.subarray(0, n)].sort((a, b) => b - a)[proveK - 1]! * (1 - 1e-9) : -Infinity;
   // Scored in order of a guess between the bounds (a chunk missing from a word's head usually
   // holds the word once or not at all, far below the bound); the bounds decide when to stop.
   const alpha = q.optimism ?? OPTIMISM;
-  const order = [
-    ...[...mustScore].map((id) => ({ id, ub: Infinity, guess: Infinity })),
-    ...[...known].filter(([id]) => !mustScore.has(id)).map(([id, c]) => {
-      const u = ub(c);
-      return { id, ub: u, guess: c.lb + alpha * (u - c.lb) };
-    }),
-  ].sort((a, b) => b.guess - a.guess || a.id - b.id);
+  const order: { id: number; ub: number; guess: number }[] = [...mustScore].map((id) => ({ id, ub: Infinity, guess: Infinity }));
+  for (let c = 0; c < n; c++) {
+    if (ubs[c]! < floor || mustScore.has(slotId[c]!)) continue;
+    order.push({ id: slotId[c]!, ub: ubs[c]!, guess: lb[c]! + alpha * (ubs[c]! - lb[c]!) });
+  }
+  order.sort((a, b) => b.guess - a.guess || a.id - b.id);
   // The stop test needs the highest upper bound among the candidates not scored yet.
   const suffixMaxUb = new Float64Array(order.length + 1);
   for (let j = order.length - 1; j >= 0; j--) suffixMaxUb[j] = Math.max(suffixMaxUb[j + 1]!, order[j]!.ub);
 
   const top: { id: number; rank: number }[] = [];
   // The stop test (and the exactness claim) covers the first PROVE_K results.
-  const proveK = Math.min(q.k, PROVE_K);
   const kth = () => (top.length >= proveK ? -top[proveK - 1]!.rank : -Infinity);
   let scored = 0;
   let i = 0;
