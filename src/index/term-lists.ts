@@ -27,8 +27,8 @@ export const LIST_SIZE = 2_000;
 const AVG_DRIFT = 0.05;
 /** Queued chunks tokenized per fold step. */
 const FOLD_STEP = 500;
-/** List heads kept in memory (24 KB each). */
-const HEADS_CACHED = 256;
+/** List heads kept in memory (24 KB each: at most 24 MB). */
+const HEADS_CACHED = 1_024;
 /** Vocabulary ranges scanned per step (fts5vocab reads every posting list of the range). */
 const VOCAB_RANGES = ["", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z", "\u0080"];
 
