@@ -758,9 +758,15 @@ export class IndexStore {
 
   /** Distinct dates of dated files and the oldest (on the files_date index: ~9 ms at 30,000 days). */
   memoryDays(): { days: number; oldest: string | null } {
+    // Kept until the database changes (status is polled; the count is the slowest part of it).
+    const generation = `${this.db.pragma("data_version", { simple: true }) as number}:${this.cached(`SELECT total_changes()`).pluck().get() as number}`;
+    if (this.daysCache?.generation === generation) return this.daysCache.value;
     const r = this.cached(`SELECT count(DISTINCT date) AS days, min(date) AS oldest FROM files WHERE date IS NOT NULL`).get() as { days: number; oldest: string | null };
-    return { days: r.days, oldest: r.oldest };
+    this.daysCache = { generation, value: { days: r.days, oldest: r.oldest } };
+    return this.daysCache.value;
   }
+
+  private daysCache: { generation: string; value: { days: number; oldest: string | null } } | undefined;
 
   /** Every distinct date of a dated file. */
   memoryDates(): string[] {
