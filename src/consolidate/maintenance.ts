@@ -3,6 +3,7 @@ import { mergeFtsSegments } from "../index/fts-merge.js";
 
 export interface MaintenanceReport {
   ftsOptimizeMs: number;
+  termListsMs: number;
   cachePruned: number;
   cachePruneMs: number;
   walCheckpoint: { busy: number; log: number; checkpointed: number };
@@ -29,6 +30,8 @@ function timed<T>(fn: () => T): [T, number] {
 export async function maintain(store: IndexStore, opts: { cacheMax: number; dryRun?: boolean }): Promise<MaintenanceReport> {
   const db = store.db;
   const ftsOptimizeMs = opts.dryRun ? 0 : await mergeFtsSegments(store.db);
+  // The common words' lists: new common words, drifted lengths (see index/term-lists).
+  const termListsMs = opts.dryRun ? 0 : (await store.termLists.refresh()).ms;
   const [cachePruned, cachePruneMs] = opts.dryRun ? [0, 0] : timed(() => store.pruneCache(opts.cacheMax));
   const [quickCheck, quickCheckMs] = timed(() => (db.pragma("quick_check", { simple: true }) as string) ?? "unknown");
   const pages = db.pragma("page_count", { simple: true }) as number;
@@ -44,6 +47,7 @@ export async function maintain(store: IndexStore, opts: { cacheMax: number; dryR
     : timed(() => db.pragma("wal_checkpoint(TRUNCATE)") as { busy: number; log: number; checkpointed: number }[]);
   return {
     ftsOptimizeMs,
+    termListsMs,
     cachePruned,
     cachePruneMs,
     walCheckpoint: ck[0] ?? { busy: 0, log: 0, checkpointed: 0 },

@@ -54,23 +54,33 @@ export function knowledgeState(engine: Engine, lastHeartbeat: number | null = nu
   let chunks = 0;
   let sessions = 0;
   let files = 0;
-  const days = new Set<string>();
+  let memoryDays = 0;
+  let oldest: string | null = null;
   for (const w of engine.workspaces) {
-    const db = w.store.db;
-    chunks += w.store.counts().chunks;
-    files += (db.prepare(`SELECT count(*) AS n FROM files`).get() as { n: number }).n;
-    sessions += (db.prepare(`SELECT count(*) AS n FROM files WHERE class = 'transcript'`).get() as { n: number }).n;
-    for (const r of db.prepare(`SELECT DISTINCT date FROM files WHERE date IS NOT NULL`).all() as { date: string }[]) days.add(r.date);
+    const c = w.store.counts();
+    chunks += c.chunks;
+    files += c.files;
+    sessions += w.store.countTranscriptFiles();
+    if (engine.workspaces.length === 1) {
+      const d = w.store.memoryDays();
+      memoryDays = d.days;
+      oldest = d.oldest;
+    }
   }
-  const maturity = files < 3 || chunks < 10 ? "cold" : days.size >= 30 || chunks >= 2000 ? "mature" : "warming";
-  const sorted = [...days].sort();
+  if (engine.workspaces.length > 1) {
+    // Days shared by several workspaces count once.
+    const days = new Set(engine.workspaces.flatMap((w) => w.store.memoryDates()));
+    memoryDays = days.size;
+    oldest = [...days].sort()[0] ?? null;
+  }
+  const maturity = files < 3 || chunks < 10 ? "cold" : memoryDays >= 30 || chunks >= 2000 ? "mature" : "warming";
   return {
     hasMemories: chunks > 0,
     totalSessions: sessions,
     maturity,
     tier: maturity === "cold" ? 1 : maturity === "warming" ? 2 : 3,
-    memoryDays: days.size,
-    oldestMemory: sorted[0] ?? null,
+    memoryDays,
+    oldestMemory: oldest,
     lastHeartbeat: lastHeartbeat ? new Date(lastHeartbeat).toISOString() : null,
   };
 }

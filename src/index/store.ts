@@ -2,6 +2,8 @@ import type Database from "better-sqlite3";
 import type { Chunk, FileClass } from "../ingest/types.js";
 import { closeDatabase, type OpenedDb } from "./db.js";
 import { prepareFtsText } from "./fts-text.js";
+import { ftsTotals } from "./fts-totals.js";
+import { TermLists, type TermListHead } from "./term-lists.js";
 import { TermStats, type TermLookup } from "./term-stats.js";
 import { QuantizedVectors, blobToCode, codeToBlob, fitQuantizer, quantize, type Quantizer } from "./vector-codes.js";
 
@@ -153,6 +155,7 @@ export class IndexStore {
   private vecStateStmt: Database.Statement | undefined;
   private stampsStmt: Database.Statement | undefined;
   private termCounts: TermStats | undefined;
+  private lists: TermLists | undefined;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly stmts;
   /** In-memory codes (loaded on the first quantized search) and the ids written since. */
@@ -202,6 +205,11 @@ export class IndexStore {
     };
     const identity = this.getVectorIdentity();
     if (identity && this.vecAvailable && this.hasVecTable()) this.vecDims = identity.dims;
+  }
+
+  /** The common words' impact-ordered lists (see term-lists). */
+  get termLists(): TermLists {
+    return (this.lists ??= new TermLists(this.db));
   }
 
   /** A prepared statement for a query run on every search (prepared once). */
@@ -349,7 +357,9 @@ export class IndexStore {
 
   private deleteChunksFrom(fileId: number, fromSeq: number): number {
     const rows = this.stmts.chunksOfFile.all(fileId, fromSeq) as { id: number; text: string; vecState: number }[];
+    const lists = rows.length > 0 && this.termLists.active();
     for (const r of rows) {
+      this.termLists.chunkDeleted(r.id, lists);
       this.stmts.ftsDelete.run(r.id, prepareFtsText(r.text));
       if (r.vecState === VEC_STORED && this.vecDims !== null) this.deleteVector(r.id);
       this.stmts.deleteChunkRow.run(r.id);
@@ -358,12 +368,14 @@ export class IndexStore {
   }
 
   private insertChunks(fileId: number, fromSeq: number, chunks: readonly StoredChunkInput[]): void {
+    const lists = chunks.length > 0 && this.termLists.active();
     chunks.forEach((c, i) => {
       const state = c.vector === undefined || this.vecDims === null ? VEC_PENDING : c.vector === null ? VEC_NONE : VEC_STORED;
       const id = Number(
         this.stmts.insertChunk.run(fileId, fromSeq + i, c.startLine, c.endLine, c.text, hexToBlob(c.hash), c.timestamp ?? null, state).lastInsertRowid,
       );
       this.stmts.ftsInsert.run(id, prepareFtsText(c.text));
+      this.termLists.chunkInserted(id, lists);
       if (state === VEC_STORED) this.insertVector(id, c.vector!);
     });
   }
@@ -522,7 +534,30 @@ export class IndexStore {
    */
   termStats(terms: readonly string[]): TermLookup {
     this.termCounts ??= new TermStats(this.db);
-    return this.termCounts.lookup(terms);
+    // A listed stem's df is counted (see term-lists); the others are counted or estimated.
+    return this.termCounts.lookup(terms, this.hasTermLists() ? (stem) => this.termLists.df(stem) : undefined);
+  }
+
+  /** The FTS5 tokens (porter stems) of a word, cached. */
+  stemsOf(word: string): string[] {
+    this.termCounts ??= new TermStats(this.db);
+    return this.termCounts.stemsOf(word);
+  }
+
+  /** A common stem's impact-ordered list head (see term-lists), or null (no list, or an index from before lists). */
+  listHead(stem: string, limit: number): TermListHead | null {
+    return this.hasTermLists() ? this.termLists.head(stem, limit) : null;
+  }
+
+  /** Chunks written since the lists were last folded (newest first). */
+  listPending(limit: number): { ids: number[]; total: number } {
+    return this.hasTermLists() ? this.termLists.pending(limit) : { ids: [], total: 0 };
+  }
+
+  private termListsTable: boolean | undefined;
+  private hasTermLists(): boolean {
+    // A read-only open of an index from before migration 7 has no such tables.
+    return (this.termListsTable ??= !!this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'term_lists'`).get());
   }
 
   /** True when at most `limit` files' paths match (bounded: stops after limit + 1). */
@@ -718,16 +753,42 @@ export class IndexStore {
     return out;
   }
 
-  counts(): { files: number; chunks: number; vectors: number; pending: number; noVector: number; cacheEntries: number } {
-    // vec_state is 0, 1 or 2: vectors are what is neither pending nor empty (both partial indexes).
-    const c = this.db
-      .prepare(
-        `SELECT (SELECT count(*) FROM files) AS files, (SELECT count(*) FROM chunks) AS chunks,
-          (SELECT count(*) FROM chunks WHERE vec_state = 0) AS pending,
-          (SELECT count(*) FROM chunks WHERE vec_state = 2) AS noVector, (SELECT count(*) FROM embed_cache) AS cacheEntries`,
-      )
-      .get() as { files: number; chunks: number; pending: number; noVector: number; cacheEntries: number };
-    return { ...c, vectors: c.chunks - c.pending - c.noVector };
+  /** Transcript files (on the files_class index). */
+  countTranscriptFiles(): number {
+    return this.cached(`SELECT count(*) FROM files WHERE class = 'transcript'`).pluck().get() as number;
+  }
+
+  /** Distinct dates of dated files and the oldest (on the files_date index: ~9 ms at 30,000 days). */
+  memoryDays(): { days: number; oldest: string | null } {
+    // Kept until the database changes (status is polled; the count is the slowest part of it).
+    const generation = `${this.db.pragma("data_version", { simple: true }) as number}:${this.cached(`SELECT total_changes()`).pluck().get() as number}`;
+    if (this.daysCache?.generation === generation) return this.daysCache.value;
+    const r = this.cached(`SELECT count(DISTINCT date) AS days, min(date) AS oldest FROM files WHERE date IS NOT NULL`).get() as { days: number; oldest: string | null };
+    this.daysCache = { generation, value: { days: r.days, oldest: r.oldest } };
+    return this.daysCache.value;
+  }
+
+  private daysCache: { generation: string; value: { days: number; oldest: string | null } } | undefined;
+
+  /** Every distinct date of a dated file. */
+  memoryDates(): string[] {
+    return this.cached(`SELECT DISTINCT date FROM files WHERE date IS NOT NULL`).pluck().all() as string[];
+  }
+
+  /**
+   * Files, chunks and vector states, cheaply at any size. Files and chunks come from the FTS5
+   * averages records (exact, no scan: count(*) of 1M chunks took ~40 ms cold); noVector from its
+   * partial index (small). Pending is counted on its partial index only when the index has ever
+   * held vectors: before that every chunk is pending or has nothing to embed. (With a backlog of
+   * 1M chunks that count takes ~60 ms; with the vectors complete, nothing.)
+   */
+  counts(): { files: number; chunks: number; vectors: number; pending: number; noVector: number } {
+    const files = ftsTotals(this.db, "files_fts").rows;
+    const chunks = ftsTotals(this.db, "chunks_fts").rows;
+    const noVector = this.cached(`SELECT count(*) FROM chunks WHERE vec_state = 2`).pluck().get() as number;
+    const neverVectors = this.vecDims === null && !this.getVectorIdentity();
+    const pending = neverVectors ? chunks - noVector : (this.cached(`SELECT count(*) FROM chunks WHERE vec_state = 0`).pluck().get() as number);
+    return { files, chunks, vectors: chunks - pending - noVector, pending, noVector };
   }
 
 }

@@ -130,6 +130,8 @@ export class Indexer {
   private readonly deps: Required<Omit<IndexerDeps, "logger" | "provider">> & Pick<IndexerDeps, "logger" | "provider">;
   /** Files skipped or indexed with a loss, and why (status shows the counts). */
   readonly issues: FileIssues;
+  /** Whether this process has checked, once, that an index without keyword lists needs none (see term-lists). */
+  private listsChecked = false;
 
   constructor(deps: IndexerDeps) {
     this.deps = {
@@ -291,6 +293,17 @@ export class Indexer {
     if (!opts.paths) store.setMeta("chunking", this.chunkingKey());
     // A large write left many FTS segments behind: merge them now rather than at the nightly run.
     if (report.chunksWritten + report.chunksRemoved >= MERGE_AFTER_CHUNKS) await mergeFtsSegments(store.db);
+    // Words that became common get their impact-ordered lists (a large index only; see term-lists):
+    // after the first large write (or the first sync of an index from before the lists), then when
+    // the index grew by a twentieth (the vocabulary scan costs ~5 s at 1M chunks; the nightly
+    // maintenance refreshes too). Otherwise the new chunks are folded in.
+    const lists = store.termLists;
+    const large = report.chunksWritten + report.chunksRemoved >= MERGE_AFTER_CHUNKS;
+    if ((!lists.active() && (large || !this.listsChecked)) || (large && report.chunksWritten >= store.ftsTotals().rows / 20)) {
+      this.listsChecked = true;
+      const r = await lists.refresh({ signal: opts.signal });
+      if (r.built || r.dropped) this.deps.logger?.info({ lists: r }, "keyword lists of common words refreshed");
+    } else if (report.chunksWritten > 0) await lists.fold(opts.signal);
     store.setMeta("last_sync", String(clock()));
     report.ms = clock() - started;
     progress({ phase: "done", filesDone: disk.length, filesTotal: disk.length });

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { splitCjk } from "./fts-text.js";
+import { decodeAverages } from "./fts-totals.js";
 
 /**
  * Statistics of the chunk index that query planning needs on every search — the stems FTS5 makes
@@ -79,12 +80,16 @@ export class TermStats {
     };
   }
 
-  lookup(terms: readonly string[]): TermLookup {
+  /** `countedDf`: a stem's df where it is kept counted elsewhere (the keyword lists), else null. */
+  lookup(terms: readonly string[], countedDf?: (stem: string) => number | null): TermLookup {
     this.refresh();
     const totals = this.totals();
     const stats = terms.map((term): TermCount => {
       const stems = this.stemsOf(term);
-      return { term, stems, ...(stems.length === 0 ? { df: 0, exact: true } : this.docFrequency(term, stems, totals.rows)) };
+      if (stems.length === 0) return { term, stems, df: 0, exact: true };
+      // A counted df beats the estimate (a common word's is off by up to a quarter at 1M chunks).
+      const counted = stems.length === 1 && countedDf ? countedDf(stems[0]!) : null;
+      return { term, stems, ...(counted !== null ? { df: counted, exact: true } : this.docFrequency(term, stems, totals.rows)) };
     });
     return { stats, chunks: totals.rows, avgTokens: totals.rows > 0 ? totals.tokens / totals.rows : 0 };
   }
@@ -104,22 +109,7 @@ export class TermStats {
     this.refresh();
     if (this.totalsCache) return this.totalsCache;
     const b = this.stmts.averages.get() as Buffer | undefined;
-    if (!b) return (this.totalsCache = { rows: 0, tokens: 0 });
-    let pos = 0;
-    const varint = (): number => {
-      // SQLite 4-style varint as FTS5 writes it (big-endian 7-bit groups, high bit = more).
-      let v = 0;
-      for (let i = 0; i < 9 && pos < b.length; i++) {
-        const byte = b[pos++]!;
-        if (i === 8) return v * 256 + byte;
-        v = v * 128 + (byte & 0x7f);
-        if (!(byte & 0x80)) return v;
-      }
-      return v;
-    };
-    const rows = varint();
-    const tokens = varint();
-    return (this.totalsCache = { rows, tokens });
+    return (this.totalsCache = b ? decodeAverages(b) : { rows: 0, tokens: 0 });
   }
 
   /** The FTS5 tokens (porter stems) of a query word, as the chunk index stores them. */

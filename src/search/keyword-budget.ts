@@ -11,6 +11,10 @@
  *   any of them (FTS5 walks its posting lists backwards and stops early, no bm25()), are scored
  *   with BM25 here.
  *   Older chunks that hold only very common words are then left to the vector leg.
+ *
+ * Where the index keeps impact-ordered lists of its common words (index/term-lists, built once a
+ * stem is in 5,000+ chunks), "rare" and "recent" take their candidates from those lists instead
+ * and rank by BM25 with bounds (search/keyword-lists); the candidates above are the fallback.
  */
 
 /** Postings that FTS5 bm25 may score per query (~15 ms on the development machine). */
@@ -86,11 +90,12 @@ function countTokens(lower: string): number {
 
 /**
  * A BM25 scorer for chunk texts and the given words, as FTS5 computes it (IDF floored at 1e-6),
- * with term frequencies counted on the text's unicode61 tokens. It returns an FTS5-style rank
+ * with term frequencies counted on the text's unicode61 tokens (matched to the words by `stemsOf`,
+ * FTS5's own stemming, when given). It returns an FTS5-style rank
  * (negative: lower is better) so it maps to a score as bm25() does. One regular expression finds
  * the tokens that start like a stem; each distinct token is matched against the stems once.
  */
-export function bm25Ranker(terms: readonly TermStat[], chunks: number, avgTokens: number): (text: string) => number {
+export function bm25Ranker(terms: readonly TermStat[], chunks: number, avgTokens: number, stemsOf?: (token: string) => string[]): (text: string) => number {
   const idf = terms.map((t) => Math.max(1e-6, Math.log((chunks - t.df + 0.5) / (t.df + 0.5))));
   const prefixes = new Set<string>();
   for (const t of terms) for (const s of t.stems) prefixes.add(s.length > 1 && s.endsWith("i") ? s.slice(0, -1) : s);
@@ -101,8 +106,11 @@ export function bm25Ranker(terms: readonly TermStat[], chunks: number, avgTokens
     let m = memo.get(tok);
     if (m === undefined) {
       m = 0;
+      // With the tokenizer's own stems (FTS5's porter) the count is exact; else a close approximation.
+      const exact = stemsOf?.(tok);
       terms.forEach((t, i) => {
-        if (i < 31 && t.stems.some((s) => matchesStem(tok, s))) m! |= 1 << i;
+        if (i >= 31) return;
+        if (exact ? t.stems.some((s) => exact.includes(s)) : t.stems.some((s) => matchesStem(tok, s))) m! |= 1 << i;
       });
       memo.set(tok, m);
     }

@@ -3,6 +3,7 @@ import type { EmbeddingProvider } from "../embed/provider.js";
 import type { ChunkRow, IndexStore } from "../index/store.js";
 import { LARGE_INDEX_CHUNKS, PATH_TERM_MAX_FILES, RECENT_WINDOW, bm25Ranker, planKeyword } from "./keyword-budget.js";
 import { buildKeywordQuery, buildPathQuery, buildPrefixQuery } from "./keyword-query.js";
+import { listTopK } from "./keyword-lists.js";
 import { topKeywordHits } from "./keyword-topk.js";
 import { PassageScorer } from "./passages.js";
 import { applyImportance, applyRecency, bm25ToScore, distanceToScore, fuse, mmr, round } from "./stages.js";
@@ -141,25 +142,38 @@ export class Searcher {
       const { stats, chunks, avgTokens } = store.termStats(q.terms);
       const plan = planKeyword(stats, chunks, this.deps.keywordBudget);
       if (plan.kind !== "full") {
-        // Candidates from the rare words (or the newest matches), ranked by BM25 over every word.
-        const match = buildKeywordQuery(plan.terms.join(" "), { keepStopWords: true }).match!;
-        let found: { id: number }[];
-        if (plan.kind === "rare") found = store.keywordSearch(match, Math.max(4 * k, 100));
+        const rank = bm25Ranker(plan.rescore, chunks, avgTokens, (token) => store.stemsOf(token));
+        // Common words with impact-ordered lists: candidates by bound, scored until the top k is proven (search/keyword-lists).
+        const listed = listTopK(store, {
+          terms: plan.rescore,
+          rare: plan.kind === "rare" ? plan.terms : [],
+          phrase: (t) => q.phrases[q.terms.indexOf(t)]!,
+          chunks,
+          k,
+          rank,
+        });
+        let ranked: { id: number; rank: number }[];
+        if (listed) ranked = listed.hits;
         else {
-          // The newest chunks holding all the words first, then the newest holding any.
-          found = plan.terms.length > 1 ? store.keywordSearch(match.split(" OR ").join(" AND "), RECENT_WINDOW, "recent") : [];
-          if (found.length < RECENT_WINDOW) {
-            const seen = new Set(found.map((h) => h.id));
-            found.push(...store.keywordSearch(match, RECENT_WINDOW, "recent").filter((h) => !seen.has(h.id)).slice(0, RECENT_WINDOW - found.length));
+          // Candidates from the rare words (or the newest matches), ranked by BM25 over every word.
+          const match = buildKeywordQuery(plan.terms.join(" "), { keepStopWords: true }).match!;
+          let found: { id: number }[];
+          if (plan.kind === "rare") found = store.keywordSearch(match, Math.max(4 * k, 100));
+          else {
+            // The newest chunks holding all the words first, then the newest holding any.
+            found = plan.terms.length > 1 ? store.keywordSearch(match.split(" OR ").join(" AND "), RECENT_WINDOW, "recent") : [];
+            if (found.length < RECENT_WINDOW) {
+              const seen = new Set(found.map((h) => h.id));
+              found.push(...store.keywordSearch(match, RECENT_WINDOW, "recent").filter((h) => !seen.has(h.id)).slice(0, RECENT_WINDOW - found.length));
+            }
           }
+          const texts = store.chunkTexts(found.map((h) => h.id));
+          ranked = found
+            .map((h) => ({ id: h.id, rank: rank(texts.get(h.id) ?? "") }))
+            .filter((h) => h.rank < 0)
+            .sort((a, b) => a.rank - b.rank || a.id - b.id)
+            .slice(0, k);
         }
-        const texts = store.chunkTexts(found.map((h) => h.id));
-        const rank = bm25Ranker(plan.rescore, chunks, avgTokens);
-        const ranked = found
-          .map((h) => ({ id: h.id, rank: rank(texts.get(h.id) ?? "") }))
-          .filter((h) => h.rank < 0)
-          .sort((a, b) => a.rank - b.rank || a.id - b.id)
-          .slice(0, k);
         for (const hit of ranked) {
           const c = get(hit.id);
           c.textScore = bm25ToScore(hit.rank);
