@@ -475,16 +475,18 @@ export async function loadStaticBertModel(file: string): Promise<StaticBertModel
  */
 export function embedTokenIds(model: StaticBertModel, ids: readonly number[], sum: Float64Array = new Float64Array(model.dims)): Float32Array | null {
   const { dims, rows } = model;
-  sum.fill(0);
-  const add = (id: number): void => {
-    const off = rows.offset(id);
-    const table = rows.table;
-    for (let i = 0; i < dims; i++) sum[i]! += table[off + i]!;
-  };
-  add(model.clsId);
-  for (const id of ids) add(id);
-  add(model.sepId);
+  // Row offsets first (computing a row may replace rows.table), then one tight loop per row.
   const count = ids.length + 2;
+  const offs = new Int32Array(count);
+  offs[0] = rows.offset(model.clsId);
+  for (let k = 0; k < ids.length; k++) offs[k + 1] = rows.offset(ids[k]!);
+  offs[count - 1] = rows.offset(model.sepId);
+  const table = rows.table;
+  sum.fill(0);
+  for (let k = 0; k < count; k++) {
+    const off = offs[k]!;
+    for (let i = 0; i < dims; i++) sum[i]! += table[off + i]!;
+  }
   let sq = 0;
   for (let i = 0; i < dims; i++) {
     sum[i] = sum[i]! / count;
