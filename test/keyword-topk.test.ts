@@ -115,4 +115,9 @@ describe("FTS segments after a large sync", () => {
     const segments = (store.db.prepare(`SELECT count(DISTINCT segid) AS n FROM chunks_fts_idx`).get() as { n: number }).n;
     expect(segments).toBe(1);
   });
+
+  it("give the merged segments' pages back: the index file holds no free pages afterwards", () => {
+    expect(store.db.pragma("auto_vacuum", { simple: true })).toBe(2); // incremental, set when the index was created
+    expect(store.db.pragma("freelist_count", { simple: true })).toBe(0);
+  });
 });

@@ -41,9 +41,11 @@ export function openDatabase(path: string, opts: OpenDatabaseOptions = {}): Open
     }
   }
   if (!opts.readonly) {
-    // 16 KiB pages pack ~1.5 KB chunk rows with little waste; only settable before the first write.
+    // 16 KiB pages pack ~1.5 KB chunk rows with little waste; incremental auto-vacuum lets a merge
+    // of FTS segments give its freed pages back (see fts-merge.ts). Both only settable before the first write.
     if ((db.pragma("user_version", { simple: true }) as number) === 0 && (db.pragma("page_count", { simple: true }) as number) === 0) {
       db.pragma("page_size = 16384");
+      db.pragma("auto_vacuum = INCREMENTAL");
     }
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");

@@ -19,5 +19,8 @@ export async function mergeFtsSegments(db: Database.Database): Promise<number> {
     if ((changes.get() as number) - before < 2) break; // a merge step that did no work changes at most its own row
     await new Promise<void>((r) => setImmediate(r));
   }
+  // The old segments' pages are now free: give them back to the filesystem (a no-op in an index
+  // created before auto_vacuum = INCREMENTAL was set; SQLite then reuses them for later writes).
+  db.pragma("incremental_vacuum");
   return Math.round(performance.now() - t0);
 }
