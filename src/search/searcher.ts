@@ -31,9 +31,9 @@ function snippetOf(text: string, max: number): string {
 /**
  * The ranking pipeline, one named stage at a time (each visible with `explain`):
  * keyword (FTS5 BM25, OR of topic words; prefix expansion when that finds too little) →
- * vector (sqlite-vec KNN) → fusion (weighted or RRF) → passage (best line's similarity) → path (file names matching the query) →
- * importance (`<!-- importance: N -->`) → recency (bounded tie-breaker) → mmr (diversity) →
- * minScore (never drops every keyword match).
+ * vector (sqlite-vec KNN) → fusion (weighted or RRF) → passage (best line's similarity) →
+ * path (file names matching the query) → importance (`<!-- importance: N -->`) →
+ * recency (bounded tie-breaker) → mmr (diversity) → minScore (never drops every keyword match).
  */
 export class Searcher {
   private passages: PassageScorer | null;
