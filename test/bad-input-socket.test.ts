@@ -3,9 +3,9 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ErrorCodes, MethodParams, type MethodName } from "../src/rpc/protocol.js";
-import { startDaemon, type TestDaemon } from "./helpers/daemon.js";
+import { daemonsPerTest } from "./helpers/daemon.js";
 import { connectNdjson, type NdjsonConn } from "./helpers/socket.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
@@ -16,16 +16,8 @@ import { tempDir, writeFiles } from "./helpers/workspace.js";
  * only by appending well-formed entries.
  */
 
-const running: TestDaemon[] = [];
-afterEach(async () => {
-  for (const d of running.splice(0)) await d.stop();
-});
-
-async function daemonOn(root: string): Promise<TestDaemon> {
-  const d = await startDaemon({ config: { workspaces: [{ path: root }], daemon: { debounceMs: 50, settleMs: 20, watch: "off" } } });
-  running.push(d);
-  return d;
-}
+const { daemonOn: startOn } = daemonsPerTest();
+const daemonOn = (root: string) => startOn(root, { daemon: { watch: "off" } });
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const rssMB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;

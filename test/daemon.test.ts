@@ -1,25 +1,13 @@
 import { appendFileSync, existsSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
-import { startDaemon, waitUntil, writeConfig, type TestDaemon } from "./helpers/daemon.js";
+import { daemonsPerTest, waitUntil, writeConfig, type TestDaemon } from "./helpers/daemon.js";
 import { generateWorkspace } from "../scripts/bench/generate.js";
 import { exchange } from "./helpers/socket.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
-const running: TestDaemon[] = [];
-afterEach(async () => {
-  for (const d of running.splice(0)) await d.stop();
-});
-
-async function daemonOn(root: string, extra: Record<string, unknown> = {}, home?: string): Promise<TestDaemon> {
-  const d = await startDaemon({
-    ...(home ? { home } : {}),
-    config: { workspaces: [{ path: root }], daemon: { debounceMs: 50, settleMs: 20, ...extra } },
-  });
-  running.push(d);
-  return d;
-}
+const { daemonOn } = daemonsPerTest();
 
 async function found(d: TestDaemon, query: string, path?: string): Promise<boolean> {
   const r = await d.call("memory.search", { query, limit: 10 });
@@ -70,7 +58,7 @@ describe("daemon (real process, real socket)", () => {
     expect(down.code).toBe(3);
     expect(down.stdout).toMatch(/not running.*stale socket/);
 
-    const d2 = await daemonOn(root, {}, d1.home);
+    const d2 = await daemonOn(root, { home: d1.home });
     await waitUntil(() => found(d2, "bravo"));
     await waitUntil(async () => !(await found(d2, "alpha")));
     const up = runCli(["status"], d2.env);
@@ -85,7 +73,7 @@ describe("daemon (real process, real socket)", () => {
   it("answers bad requests with JSON-RPC errors and keeps serving", async () => {
     const root = tempDir();
     writeFiles(root, { "memory/a.md": "alpha" });
-    const d = await daemonOn(root, { maxRequestBytes: 4096 });
+    const d = await daemonOn(root, { daemon: { maxRequestBytes: 4096 } });
     const replies = (await exchange(
       d.socket,
       [
@@ -128,13 +116,13 @@ describe("daemon (real process, real socket)", () => {
     const root = tempDir();
     generateWorkspace(root, 3000, 7);
     const home = tempDir("cortexd-home-");
-    const d = await daemonOn(root, {}, home);
+    const d = await daemonOn(root, { home });
     await waitUntil(async () => (await d.call("index.status", {})).workspaces[0]!.files > 0, 20_000, 10);
     const t0 = performance.now();
     d.child.kill("SIGTERM");
     expect(await d.exited()).toBe(0);
     const stopMs = performance.now() - t0;
-    const again = await daemonOn(root, {}, home);
+    const again = await daemonOn(root, { home });
     const t1 = performance.now();
     await waitUntil(async () => {
       const w = (await again.call("index.status", {})).workspaces[0]!;
@@ -163,7 +151,7 @@ describe("daemon (real process, real socket)", () => {
 
   it("polling mode keeps the index fresh and says so in status", async () => {
     const root = tempDir();
-    const d = await daemonOn(root, { watch: "poll", pollIntervalMs: 250 });
+    const d = await daemonOn(root, { daemon: { watch: "poll", pollIntervalMs: 250 } });
     writeFiles(root, { "memory/p.md": "polling pelican" });
     await waitUntil(() => found(d, "pelican"));
     const st = await d.call("cortex.status", {});

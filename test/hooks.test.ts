@@ -2,25 +2,16 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { dirname, join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { localDate } from "../src/memory-files/entry.js";
 import { VERSION } from "../src/version.js";
 import { isolatedEnv } from "./helpers/cli.js";
-import { startDaemon, waitUntil, writeConfig, type TestDaemon } from "./helpers/daemon.js";
+import { daemonsPerTest, startDaemon, waitUntil, writeConfig, type TestDaemon } from "./helpers/daemon.js";
 import { BIN, CC_FIXTURES, ccEvent, LAUNCHER, median, nodeSpy, runHook, runTimed } from "./helpers/hooks.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 const SESSION = "5f0c2a9e-7b1d-4c8e-9a3f-2d6b8e1c4a70";
-const running: TestDaemon[] = [];
-afterEach(async () => {
-  for (const d of running.splice(0)) await d.stop();
-});
-
-async function daemonOn(root: string): Promise<TestDaemon> {
-  const d = await startDaemon({ config: { workspaces: [{ path: root }], daemon: { debounceMs: 50, settleMs: 20 } } });
-  running.push(d);
-  return d;
-}
+const { daemonOn, track } = daemonsPerTest();
 
 function workspace(): string {
   const root = tempDir();
@@ -314,8 +305,7 @@ describe("Claude Code hooks (real daemon, real hook processes, recorded events)"
     expect((await runHook("pre-turn", { message: "who owns invoice export" }, env)).stdout).toBe('{"context":"","memory_count":0,"tokens_used":0}\n');
     expect(spy.calls()).toHaveLength(1);
 
-    const d = await startDaemon({ home, config, socket });
-    running.push(d);
+    const d = track(await startDaemon({ home, config, socket }));
     await waitUntil(() => indexed(d, "invoice", "MEMORY.md"));
     const up = await runHook("pre-turn", { message: "who owns the invoice PDF export?" }, env, ["--timeout-ms", "3000"]); // a loaded CI machine
     expect(up.code).toBe(0);

@@ -1,21 +1,12 @@
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, truncateSync, writeFileSync, closeSync, openSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openDatabase } from "../src/index/db.js";
 import { isolatedEnv, runCli } from "./helpers/cli.js";
-import { startDaemon, waitUntil, writeConfig, type TestDaemon } from "./helpers/daemon.js";
+import { daemonsPerTest, waitUntil, writeConfig } from "./helpers/daemon.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
-const running: TestDaemon[] = [];
-afterEach(async () => {
-  for (const d of running.splice(0)) await d.stop();
-});
-
-async function daemonOn(root: string, home?: string): Promise<TestDaemon> {
-  const d = await startDaemon({ ...(home ? { home } : {}), config: { workspaces: [{ path: root }], daemon: { debounceMs: 50, settleMs: 20 } } });
-  running.push(d);
-  return d;
-}
+const { daemonOn } = daemonsPerTest();
 
 const mode = (p: string) => statSync(p).mode & 0o777;
 const dataDirOf = (home: string) => join(home, ".local/share/cortexd");
@@ -54,7 +45,7 @@ describe("private files", () => {
     db.close();
     writeFileSync(join(data, "state", "old.json"), "{}");
     for (const [p, m] of [[data, 0o755], [join(data, "indexes"), 0o777], [join(data, "state"), 0o750], [join(data, "indexes", "old.sqlite"), 0o644], [join(data, "state", "old.json"), 0o666]] as const) chmodSync(p, m);
-    const d = await daemonOn(root, home);
+    const d = await daemonOn(root, { home });
     expect(mode(data)).toBe(0o700);
     expect(mode(join(data, "indexes"))).toBe(0o700);
     expect(mode(join(data, "state"))).toBe(0o700);

@@ -1,25 +1,16 @@
 import { spawn } from "node:child_process";
 import { appendFileSync, copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CortexClient, RpcCallError } from "../src/client/client.js";
 import { localDate } from "../src/memory-files/entry.js";
 import { runCli } from "./helpers/cli.js";
-import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
+import { daemonsPerTest, waitUntil } from "./helpers/daemon.js";
 import { CC_FIXTURES } from "./helpers/hooks.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 import { SECRETS } from "./helpers/secrets.js";
 
-const running: TestDaemon[] = [];
-afterEach(async () => {
-  for (const d of running.splice(0)) await d.stop();
-});
-
-async function daemonOn(root: string, home?: string): Promise<TestDaemon> {
-  const d = await startDaemon({ ...(home ? { home } : {}), config: { workspaces: [{ path: root }], daemon: { debounceMs: 50, settleMs: 20 } } });
-  running.push(d);
-  return d;
-}
+const { daemonOn } = daemonsPerTest();
 
 const today = () => `memory/${localDate()}.md`;
 
@@ -130,7 +121,7 @@ describe("memory.save (real daemon)", () => {
     expect(offline.stdout).toContain("saved to MEMORY.md:1 (1 secret redacted)");
     expect(offline.stdout).toContain("will be indexed when the daemon starts");
     expect(readFileSync(join(root, "MEMORY.md"), "utf8")).toBe("- The VPN config lives in the infra repo, token: [REDACTED:token]\n");
-    const d2 = await daemonOn(root, d.home);
+    const d2 = await daemonOn(root, { home: d.home });
     await waitUntil(async () => (await d2.call("memory.search", { query: "VPN config infra repo", limit: 3 })).results.some((h) => h.path === "MEMORY.md"));
   });
 });
@@ -148,7 +139,7 @@ describe("memory.capture (real daemon)", () => {
     expect((await d.call("memory.search", { query: "N+1 queries tax table", limit: 3 })).results.some((h) => h.path === day)).toBe(true);
 
     await d.stop();
-    const d2 = await daemonOn(root, d.home);
+    const d2 = await daemonOn(root, { home: d.home });
     expect(await d2.call("memory.capture", params)).toMatchObject({ stored: false, entries: 0, messages: 0 });
     appendFileSync(
       transcript,

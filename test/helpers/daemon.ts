@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { afterEach } from "vitest";
 import { CortexClient, probeDaemon } from "../../src/client/client.js";
 import type { MethodName, MethodResults, ParamsOf } from "../../src/rpc/protocol.js";
 import { isolatedEnv, spawnCli } from "./cli.js";
@@ -32,6 +33,35 @@ export function writeConfig(home: string, config: unknown): void {
   const dir = join(home, ".config", "cortexd");
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "config.json"), JSON.stringify(config, null, 2));
+}
+
+/**
+ * For one test file: `daemonOn(root, { daemon, home })` starts a daemon on one workspace with quick
+ * timings (debounce 50 ms, settle 20 ms, plus any `daemon` settings); it, and any daemon handed to
+ * `track`, is stopped after each test.
+ */
+export function daemonsPerTest(): {
+  daemonOn(root: string, opts?: { daemon?: Record<string, unknown>; home?: string }): Promise<TestDaemon>;
+  track(d: TestDaemon): TestDaemon;
+} {
+  const running: TestDaemon[] = [];
+  afterEach(async () => {
+    for (const d of running.splice(0)) await d.stop();
+  });
+  const track = (d: TestDaemon) => {
+    running.push(d);
+    return d;
+  };
+  return {
+    track,
+    daemonOn: async (root, opts = {}) =>
+      track(
+        await startDaemon({
+          ...(opts.home ? { home: opts.home } : {}),
+          config: { workspaces: [{ path: root }], daemon: { debounceMs: 50, settleMs: 20, ...opts.daemon } },
+        }),
+      ),
+  };
 }
 
 /** Starts `cortexd run` as a real child process on a temp home; resolves once the socket answers. */
