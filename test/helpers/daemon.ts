@@ -37,8 +37,8 @@ export function writeConfig(home: string, config: unknown): void {
 
 /**
  * For one test file: `daemonOn(root, { daemon, home })` starts a daemon on one workspace with quick
- * timings (debounce 50 ms, settle 20 ms, plus any `daemon` settings); it, and any daemon handed to
- * `track`, is stopped after each test.
+ * timings (debounce 50 ms, settle 20 ms, plus any `daemon` settings) and resolves once its startup
+ * sync has finished; it, and any daemon handed to `track`, is stopped after each test.
  */
 export function daemonsPerTest(): {
   daemonOn(root: string, opts?: { daemon?: Record<string, unknown>; home?: string }): Promise<TestDaemon>;
@@ -54,13 +54,17 @@ export function daemonsPerTest(): {
   };
   return {
     track,
-    daemonOn: async (root, opts = {}) =>
-      track(
+    daemonOn: async (root, opts = {}) => {
+      const d = track(
         await startDaemon({
           ...(opts.home ? { home: opts.home } : {}),
           config: { workspaces: [{ path: root }], daemon: { debounceMs: 50, settleMs: 20, ...opts.daemon } },
         }),
-      ),
+      );
+      // The socket answers before the startup sync has indexed the workspace; tests start from an index.
+      await waitUntil(async () => (await d.call("cortex.status", {})).workspaces.every((w) => w.lastSync !== null || w.lastError !== null), 30_000);
+      return d;
+    },
   };
 }
 
