@@ -4,6 +4,7 @@ import type { ChunkRow } from "../src/index/store.js";
 import { openDatabase } from "../src/index/db.js";
 import { IndexStore } from "../src/index/store.js";
 import { Indexer } from "../src/index/sync.js";
+import { contentStems, excerpt } from "../src/search/excerpt.js";
 import { recall } from "../src/search/recall.js";
 import { escapeMemoryText, RECALL_CLOSE } from "../src/search/recall-format.js";
 import { Searcher } from "../src/search/searcher.js";
@@ -105,6 +106,24 @@ describe("ranking stages", () => {
     expect(k[0]!.score).toBeCloseTo(0.4); // keyword-only: the keyword score alone
   });
 
+  it("keyword scores keep a strong match apart from a passing one (keywordHalfScore: the BM25 score that maps to 0.5)", async () => {
+    const files = {
+      "memory/notes/kayak.md": "- Kayak trip: the kayak paddle, the kayak spray skirt, kayak lessons on Sunday\n",
+      "memory/notes/errands.md": "- Errands: groceries, post office, pharmacy, return the library books, kayak\n",
+    };
+    const gap = async (search: Record<string, unknown>) => {
+      const { searcher } = await index(files, search);
+      const r = await searcher.search({ query: "kayak lessons, paddle and spray skirt on Sunday", explain: true });
+      expect(r.results.map((h) => h.path)).toEqual(["memory/notes/kayak.md", "memory/notes/errands.md"]);
+      return r.results[0]!.textScore - r.results[1]!.textScore;
+    };
+    const saturated = await gap({ keywordHalfScore: 1 });
+    const spread = await gap({});
+    // Deterministic BM25 (here 0.45 vs 0.33): the default leaves fusion more of the keyword evidence.
+    expect(spread).toBeGreaterThan(0.4);
+    expect(spread).toBeGreaterThan(saturated * 1.3);
+  });
+
   it("minScore never drops every keyword match", async () => {
     const { searcher } = await index({ "memory/x.md": "- zygomorphic flowers in the garden\n" });
     const r = await searcher.search({ query: "zygomorphic", minScore: 0.99 });
@@ -171,6 +190,15 @@ describe("recall", () => {
     const times = (i: number) => r.context.split(`notes in log ${i}.`).length - 1; // each line's unique ending
     expect(times(seam - 1)).toBe(1);
     for (let i = 0; i < lines.length; i++) expect(times(i)).toBeLessThanOrEqual(1);
+  });
+
+  it("an excerpt shows the lines that match the query's words by stem, as the keyword index does (stories ~ story)", () => {
+    const lines = Array.from({ length: 20 }, (_, i) => `- Day ${i}: walked the dog, cooked dinner, tidied the garage.`);
+    lines[12] = "- Read the twins a story about a lighthouse keeper; they asked for it again.";
+    const ex = excerpt(lines.join("\n"), new Set(contentStems("Which bedtime stories do the kids like?")), () => 1);
+    expect(ex.matched).toBe(true);
+    expect(ex.text).toContain("lighthouse keeper");
+    expect(ex.text).not.toContain("Day 0:");
   });
 
   it("escaping neutralises block tags and flattens lines", () => {

@@ -62,6 +62,11 @@ export const SearchSchema = z
   .object({
     vectorWeight: z.number().min(0).max(1).default(0.7),
     textWeight: z.number().min(0).max(1).default(0.3),
+    /**
+     * The BM25 score that becomes a keyword score of 0.5 (keyword = bm25 / (keywordHalfScore + bm25)).
+     * Larger keeps strong matches apart in fusion; 1 makes every decent match look alike.
+     */
+    keywordHalfScore: z.number().min(0.1).max(1000).default(7),
     maxResults: z.number().int().min(1).max(1000).default(6),
     /** Candidates fetched per leg = maxResults × this (capped at 200). */
     candidateMultiplier: z.number().int().min(1).max(50).default(4),

@@ -1,3 +1,4 @@
+import { stemmer } from "stemmer";
 import { STOP_WORDS } from "./keyword-query.js";
 
 /** A unit of a chunk that can be shown alone: a line, or a whole transcript message. */
@@ -20,13 +21,12 @@ export interface Excerpt {
   units: Unit[];
 }
 
-const SUFFIXES = ["ings", "ing", "edly", "ed", "ies", "es", "s", "ly", "er", "ers"];
-
-/** A light stemmer for matching query words to text words (painting ~ paint ~ paints). */
+/**
+ * Porter stem of a word, lowercased: the stemmer the keyword index uses (FTS5 `porter`), so a line
+ * matches the query words its chunk was found by (activities ~ activity, families ~ family).
+ */
 export function stem(word: string): string {
-  const w = word.toLowerCase();
-  for (const s of SUFFIXES) if (w.length - s.length >= 3 && w.endsWith(s)) return w.slice(0, -s.length);
-  return w;
+  return stemmer(word.toLowerCase());
 }
 
 export function contentStems(text: string): string[] {
@@ -62,12 +62,13 @@ export interface ExcerptOptions {
   fullTop: number;
 }
 
-export const DEFAULT_EXCERPT: ExcerptOptions = { maxChars: 900, before: 1, after: 2, keepRatio: 0.5, fullTop: 3 };
+export const DEFAULT_EXCERPT: ExcerptOptions = { maxChars: 700, before: 0, after: 2, keepRatio: 0.5, fullTop: 3 };
 
 /**
  * The part of a chunk that answers a query: the units (lines or messages) that match the query's
  * words best, weighted by how rare each word is (`idf`), with a little context after each (a reply
- * often follows the line that matches). Without any match, the chunk's beginning.
+ * often follows the line that matches; the line before rarely adds to it). Without any match, the
+ * chunk's beginning.
  */
 export function excerpt(
   text: string,

@@ -131,7 +131,7 @@ export class Searcher {
    * top-k is found without scoring every chunk that holds a common word (search/keyword-topk).
    */
   private keywordStage(query: string, k: number, get: (id: number) => Candidate): boolean {
-    const { store } = this.deps;
+    const { store, config: cfg } = this.deps;
     const q = buildKeywordQuery(query);
     if (!q.match) return false;
     let used = q.terms;
@@ -176,7 +176,7 @@ export class Searcher {
         }
         for (const hit of ranked) {
           const c = get(hit.id);
-          c.textScore = bm25ToScore(hit.rank);
+          c.textScore = bm25ToScore(hit.rank, cfg.keywordHalfScore);
           c.explain.keyword = round(c.textScore);
         }
         return true;
@@ -198,7 +198,7 @@ export class Searcher {
     const degenerate = best < 0 && best > -1e-3;
     for (const hit of hits) {
       const c = get(hit.id);
-      c.textScore = degenerate ? hit.rank / best : bm25ToScore(hit.rank);
+      c.textScore = degenerate ? hit.rank / best : bm25ToScore(hit.rank, cfg.keywordHalfScore);
       c.explain.keyword = round(c.textScore);
     }
     // Expansion: when the exact words find too little, match their prefixes (plural, tense, …).
@@ -207,7 +207,7 @@ export class Searcher {
       if (prefix) {
         for (const hit of store.keywordSearch(prefix, k)) {
           const c = get(hit.id);
-          const s = 0.8 * bm25ToScore(hit.rank);
+          const s = 0.8 * bm25ToScore(hit.rank, cfg.keywordHalfScore);
           if (s > c.textScore) {
             c.textScore = s;
             c.explain.keywordExpanded = round(s);

@@ -2,10 +2,10 @@ import type { SearchConfig } from "../config/schema.js";
 import type { ChunkRow } from "../index/store.js";
 import type { Candidate } from "./types.js";
 
-/** BM25 rank (negative, lower is better) → a score in (0, 1). */
-export function bm25ToScore(rank: number): number {
+/** BM25 rank (negative, lower is better) → a score in (0, 1): `half` is the BM25 score that maps to 0.5. */
+export function bm25ToScore(rank: number, half = 1): number {
   const r = Math.max(0, -rank);
-  return r / (1 + r);
+  return r / (half + r);
 }
 
 /** Cosine distance (0..2) → similarity score clamped to [0, 1]. */
