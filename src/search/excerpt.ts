@@ -26,8 +26,18 @@ export interface Excerpt {
  * matches the query words its chunk was found by (activities ~ activity, families ~ family).
  */
 export function stem(word: string): string {
-  return stemmer(word.toLowerCase());
+  const w = word.toLowerCase();
+  let s = stems.get(w);
+  if (s === undefined) {
+    if (stems.size >= STEM_CACHE) stems.clear();
+    stems.set(w, (s = stemmer(w)));
+  }
+  return s;
 }
+
+/** Stems by word: a memory's vocabulary is small and recall stems every line of 30 chunks. */
+const stems = new Map<string, string>();
+const STEM_CACHE = 50_000;
 
 export function contentStems(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !STOP_WORDS.has(w)).map(stem);
