@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { closeSync, openSync, readFileSync, rmSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
-import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
+import { daemonsPerTest, waitUntil } from "./helpers/daemon.js";
 import { openTestIndex, tempDir, writeFiles } from "./helpers/workspace.js";
 
 /**
@@ -191,10 +191,7 @@ describe("bad files", () => {
 });
 
 describe("skipped files in status (real daemon)", () => {
-  let d: TestDaemon | undefined;
-  afterEach(async () => {
-    await d?.stop();
-  });
+  const { daemonOn } = daemonsPerTest();
 
   it("cortex.status and `cortexd status` count skipped files by reason; each is logged once, not on every sync", async () => {
     const root = tempDir();
@@ -204,9 +201,8 @@ describe("skipped files in status (real daemon)", () => {
     writeFileSync(join(root, "memory/blob.md"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 0, 0]));
     writeFileSync(join(root, "memory/latin1.md"), Buffer.from("r\xe9sum\xe9 of the gannet survey\n", "latin1"));
     symlinkSync(join(outside, "x.md"), join(root, "memory/out.md"));
-    d = await startDaemon({ config: { workspaces: [{ path: root }], daemon: { debounceMs: 50, settleMs: 20 } } });
-    const daemon = d;
-    await waitUntil(async () => (await daemon.call("cortex.status", {})).workspaces[0]!.skipped.total === 2);
+    const d = await daemonOn(root);
+    await waitUntil(async () => (await d.call("cortex.status", {})).workspaces[0]!.skipped.total === 2);
     await d.call("index.sync", {});
     await d.call("index.sync", { force: true });
     const w = (await d.call("cortex.status", {})).workspaces[0]!;

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { redactSecrets } from "../src/memory-files/redact.js";
-import { startDaemon, type TestDaemon } from "./helpers/daemon.js";
+import { daemonsPerTest } from "./helpers/daemon.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 /**
@@ -76,15 +76,12 @@ describe("redaction of realistic secrets", () => {
 });
 
 describe("redaction on the write paths of a real daemon", () => {
-  let d: TestDaemon | undefined;
-  afterEach(async () => {
-    await d?.stop();
-  });
+  const { daemonOn } = daemonsPerTest();
 
   it("memory.save and memory.capture (a secret straddling the capture's length cap too) write no secret to the files or the index", async () => {
     const root = tempDir();
     writeFiles(root, { "memory/2026-01-05.md": "# 2026-01-05\n" });
-    d = await startDaemon({ config: { workspaces: [{ path: root }] } });
+    const d = await daemonOn(root);
     for (const [name, text] of REALISTIC) {
       const r = await d.call("memory.save", { text: `${name}: ${text}` });
       expect(r.redactions, name).toBeGreaterThan(0);
