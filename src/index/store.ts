@@ -3,6 +3,7 @@ import type { Chunk, FileClass } from "../ingest/types.js";
 import { closeDatabase, type OpenedDb } from "./db.js";
 import { prepareFtsText } from "./fts-text.js";
 import { ftsTotals } from "./fts-totals.js";
+import { dbGeneration } from "./db-generation.js";
 import { TermLists, type TermListHead } from "./term-lists.js";
 import { TermStats, type TermLookup } from "./term-stats.js";
 import { QuantizedVectors, blobToCode, codeToBlob, fitQuantizer, quantize, type Quantizer } from "./vector-codes.js";
@@ -761,7 +762,7 @@ export class IndexStore {
   /** Distinct dates of dated files and the oldest (on the files_date index: ~9 ms at 30,000 days). */
   memoryDays(): { days: number; oldest: string | null } {
     // Kept until the database changes (status is polled; the count is the slowest part of it).
-    const generation = `${this.db.pragma("data_version", { simple: true }) as number}:${this.cached(`SELECT total_changes()`).pluck().get() as number}`;
+    const generation = (this.generation ??= dbGeneration(this.db))();
     if (this.daysCache?.generation === generation) return this.daysCache.value;
     const r = this.cached(`SELECT count(DISTINCT date) AS days, min(date) AS oldest FROM files WHERE date IS NOT NULL`).get() as { days: number; oldest: string | null };
     this.daysCache = { generation, value: { days: r.days, oldest: r.oldest } };
@@ -769,6 +770,7 @@ export class IndexStore {
   }
 
   private daysCache: { generation: string; value: { days: number; oldest: string | null } } | undefined;
+  private generation: (() => string) | undefined;
 
   /** Every distinct date of a dated file. */
   memoryDates(): string[] {

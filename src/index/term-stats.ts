@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { dbGeneration } from "./db-generation.js";
 import { splitCjk } from "./fts-text.js";
 import { decodeAverages } from "./fts-totals.js";
 
@@ -13,9 +14,8 @@ import { decodeAverages } from "./fts-totals.js";
  * an estimate under EXACT_RECOUNT is then recounted exactly with fts5vocab (cheap at that size),
  * because exact top-k pruning (search/keyword-topk) needs exact counts.
  *
- * "Changed" is SQLite's own bookkeeping: `PRAGMA data_version` moves when another connection
- * commits, `total_changes()` when this one writes. Stems depend only on the tokenizer and are
- * cached for good (bounded).
+ * "Changed" is SQLite's own bookkeeping (index/db-generation). Stems depend only on the
+ * tokenizer and are cached for good (bounded).
  */
 
 /** Matches counted one by one before df is estimated. */
@@ -43,8 +43,6 @@ export interface TermLookup {
 
 export class TermStats {
   private readonly stmts: {
-    dataVersion: Database.Statement;
-    changes: Database.Statement;
     insertTerm: Database.Statement;
     stems: Database.Statement;
     clearTerms: Database.Statement;
@@ -59,6 +57,7 @@ export class TermStats {
   private totalsCache: { rows: number; tokens: number } | null = null;
   private memos = new Map<string, unknown>();
   private seenGeneration = "";
+  private readonly generation: () => string;
 
   constructor(private readonly db: Database.Database) {
     db.exec(`
@@ -66,9 +65,8 @@ export class TermStats {
       CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_terms_v USING fts5vocab(temp, query_terms, 'instance');
       CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, chunks_fts, 'row');
     `);
+    this.generation = dbGeneration(db);
     this.stmts = {
-      dataVersion: db.prepare(`PRAGMA data_version`).pluck(),
-      changes: db.prepare(`SELECT total_changes()`).pluck(),
       insertTerm: db.prepare(`INSERT INTO temp.query_terms(rowid, t) VALUES (?, ?)`),
       stems: db.prepare(`SELECT doc, term FROM temp.query_terms_v`),
       clearTerms: db.prepare(`DELETE FROM temp.query_terms`),
@@ -160,10 +158,6 @@ export class TermStats {
     // Our own scratch writes are not index changes.
     if (before === this.seenGeneration) this.seenGeneration = this.generation();
     return out;
-  }
-
-  private generation(): string {
-    return `${this.stmts.dataVersion.get() as number}:${this.stmts.changes.get() as number}`;
   }
 
   /** Drops the cached counts when the database has changed since they were read. */
