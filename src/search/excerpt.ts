@@ -21,9 +21,13 @@ export interface Excerpt {
   units: Unit[];
 }
 
+/** Stems by word: a memory's vocabulary is small and recall stems every line of 30 chunks. */
+const stems = new Map<string, string>();
+const STEM_CACHE = 50_000;
+
 /**
- * Porter stem of a word, lowercased: the stemmer the keyword index uses (FTS5 `porter`), so a line
- * matches the query words its chunk was found by (activities ~ activity, families ~ family).
+ * Porter stem of a word, lowercased: the algorithm of the keyword index's FTS5 `porter` tokenizer,
+ * so a line matches the query words its chunk was found by (activities ~ activity, stories ~ story).
  */
 export function stem(word: string): string {
   const w = word.toLowerCase();
@@ -34,10 +38,6 @@ export function stem(word: string): string {
   }
   return s;
 }
-
-/** Stems by word: a memory's vocabulary is small and recall stems every line of 30 chunks. */
-const stems = new Map<string, string>();
-const STEM_CACHE = 50_000;
 
 export function contentStems(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !STOP_WORDS.has(w)).map(stem);
