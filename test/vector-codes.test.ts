@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../src/index/db.js";
 import { IndexStore, type StoredChunkInput } from "../src/index/store.js";
-import { QuantizedVectors, fitQuantizer, quantize } from "../src/index/vector-codes.js";
+import { QuantizedVectors, fitQuantizer, quantize, topByScore } from "../src/index/vector-codes.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { tempDir } from "./helpers/workspace.js";
 
@@ -79,6 +79,20 @@ function openStore(path: string): IndexStore {
   store.useVectorIdentity({ identity: "test-identity", dims: DIMS, model: "test" });
   return store;
 }
+
+describe("topByScore", () => {
+  it("returns the same best m as a full sort (score descending, ties by smaller id)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 1, max: 500 }), fc.integer({ min: -5, max: 5 })), { maxLength: 80 }), fc.integer({ min: 0, max: 90 }), (pairs, m) => {
+        const byId = new Map(pairs); // unique ids, scores with many ties
+        const ids = Float64Array.from(byId.keys());
+        const scores = Float64Array.from(byId.values());
+        const full = [...byId].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, m).map(([id]) => id);
+        expect(topByScore(ids, scores, m)).toEqual(full);
+      }),
+    );
+  });
+});
 
 describe("quantized vector search on a real index", () => {
   it("returns exact distances and mostly the same top 10 as sqlite-vec's exact KNN", () => {

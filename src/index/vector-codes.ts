@@ -222,22 +222,48 @@ export class QuantizedVectors {
     let below = 0;
     while (cut <= maxD && below + hist[cut]! < coarse) below += hist[cut++]!;
     let tiesLeft = coarse - below;
-    const scored: { id: number; s: number }[] = [];
+    const candIds = new Float64Array(Math.min(coarse, this.size));
+    const candScores = new Float64Array(candIds.length);
+    let c = 0;
     const score = (code: Int8Array, off: number) => {
       let s = 0;
       for (let j = 0; j < D; j++) s += code[off + j]! * qs[j]!;
       return s;
     };
-    for (let i = 0; i < this.n; i++) {
+    for (let i = 0; i < this.n && c < candIds.length; i++) {
       const d = dist[i]!;
       if (d > maxD) continue; // dead slot
-      if (d < cut || (d === cut && tiesLeft-- > 0)) scored.push({ id: ids[i]!, s: score(this.i8, i * D) });
+      if (d < cut || (d === cut && tiesLeft-- > 0)) {
+        candIds[c] = ids[i]!;
+        candScores[c++] = score(this.i8, i * D);
+      }
     }
     for (const [id, code] of this.side) {
+      if (c >= candIds.length) break;
       const d = sideDist.get(id)!;
-      if (d < cut || (d === cut && tiesLeft-- > 0)) scored.push({ id, s: score(code, 0) });
+      if (d < cut || (d === cut && tiesLeft-- > 0)) {
+        candIds[c] = id;
+        candScores[c++] = score(code, 0);
+      }
     }
-    scored.sort((a, b) => b.s - a.s || a.id - b.id);
-    return scored.slice(0, m).map((x) => x.id);
+    return topByScore(candIds.subarray(0, c), candScores.subarray(0, c), m);
   }
+}
+
+/**
+ * The `m` ids with the highest scores (ties: smaller id first), best first, without sorting every
+ * candidate: a native numeric sort of the scores finds the m-th best, and only those at or above it
+ * are ordered.
+ */
+export function topByScore(ids: Float64Array, scores: Float64Array, m: number): number[] {
+  if (m <= 0 || ids.length === 0) return [];
+  let picked: number[];
+  if (m >= ids.length) picked = Array.from(ids.keys());
+  else {
+    const threshold = Float64Array.from(scores).sort()[scores.length - m]!;
+    picked = [];
+    for (let i = 0; i < ids.length; i++) if (scores[i]! >= threshold) picked.push(i);
+  }
+  picked.sort((a, b) => scores[b]! - scores[a]! || ids[a]! - ids[b]!);
+  return picked.slice(0, m).map((i) => ids[i]!);
 }
