@@ -92,7 +92,7 @@ export interface VectorIdentity {
 /**
  * From this many vectors on, vector search scans in-memory quantized codes and rescores the best
  * exactly, instead of sqlite-vec's brute-force float KNN (~20–30 ms per 100k vectors on the
- * development machine for k = 24–120, against ~14 ms quantized with top-10 overlap .996; see
+ * development machine for k = 24–120, against ~10 ms quantized with top-10 overlap .996; see
  * `npm run bench -- scale` and the README's "Scale and load").
  */
 export const QUANTIZED_MIN_VECTORS = 50_000;
@@ -118,7 +118,7 @@ export const VEC_PENDING = 0;
 export const VEC_STORED = 1;
 export const VEC_NONE = 2;
 
-/** A float32 blob as a Float32Array (a view when aligned, else a copy; little-endian, as stored). */
+/** A float32 blob as a Float32Array (a view when aligned, else a copy; platform byte order, as toBlob writes it). */
 function floatView(b: Buffer): Float32Array {
   if (b.byteOffset % 4 === 0) return new Float32Array(b.buffer, b.byteOffset, b.byteLength >>> 2);
   return new Float32Array(Uint8Array.from(b).buffer);
