@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import type { Chunk, FileClass } from "../ingest/types.js";
 import { closeDatabase, type OpenedDb } from "./db.js";
 import { prepareFtsText } from "./fts-text.js";
-import { ftsTotals } from "./fts-totals.js";
+import { ftsTotalsReader } from "./fts-totals.js";
 import { dbGeneration } from "./db-generation.js";
 import { TermLists, type TermListHead } from "./term-lists.js";
 import { TermStats, type TermLookup } from "./term-stats.js";
@@ -778,6 +778,7 @@ export class IndexStore {
 
   private daysCache: { generation: string; value: { days: number; oldest: string | null } } | undefined;
   private generation: (() => string) | undefined;
+  private fileTotals: (() => { rows: number; tokens: number }) | undefined;
 
   /** Every distinct date of a dated file. */
   memoryDates(): string[] {
@@ -792,8 +793,9 @@ export class IndexStore {
    * 1M chunks that count takes ~60 ms; with the vectors complete, nothing.)
    */
   counts(): { files: number; chunks: number; vectors: number; pending: number; noVector: number } {
-    const files = ftsTotals(this.db, "files_fts").rows;
-    const chunks = ftsTotals(this.db, "chunks_fts").rows;
+    this.fileTotals ??= ftsTotalsReader(this.db, "files_fts");
+    const files = this.fileTotals().rows;
+    const chunks = this.ftsTotals().rows;
     const noVector = this.cached(`SELECT count(*) FROM chunks WHERE vec_state = 2`).pluck().get() as number;
     const neverVectors = this.vecDims === null && !this.getVectorIdentity();
     const pending = neverVectors ? chunks - noVector : (this.cached(`SELECT count(*) FROM chunks WHERE vec_state = 0`).pluck().get() as number);

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { prepareFtsText } from "./fts-text.js";
-import { decodeAverages } from "./fts-totals.js";
+import { ftsTotalsReader } from "./fts-totals.js";
 
 /**
  * Impact-ordered "champion" lists for the common words of a large index: per porter stem found in
@@ -70,6 +70,8 @@ export class TermLists {
   private headsGeneration = "";
   /** Bumped by every write of this connection to the lists (the cached heads are then dropped). */
   private version = 0;
+  /** Rows and tokens of the chunk index (FTS5's averages record). */
+  private readonly totals: () => { rows: number; tokens: number };
 
   constructor(private readonly db: Database.Database) {
     this.stmts = {
@@ -83,9 +85,9 @@ export class TermLists {
       dropChunk: db.prepare(`DELETE FROM term_list_entries WHERE chunk_id = ?`),
       pendingCount: db.prepare(`SELECT count(*) FROM term_list_pending`).pluck(),
       pendingIds: db.prepare(`SELECT chunk_id FROM term_list_pending ORDER BY chunk_id DESC LIMIT ?`).pluck(),
-      averages: db.prepare(`SELECT block FROM chunks_fts_data WHERE id = 1`).pluck(),
       dataVersion: db.prepare(`PRAGMA data_version`).pluck(),
     };
+    this.totals = ftsTotalsReader(db, "chunks_fts");
   }
 
   /** True when lists exist (then writes keep them current). */
@@ -153,11 +155,6 @@ export class TermLists {
   pending(limit: number): { ids: number[]; total: number } {
     const total = this.stmts.pendingCount.get() as number;
     return { ids: total ? (this.stmts.pendingIds.all(limit) as number[]) : [], total };
-  }
-
-  private totals(): { rows: number; tokens: number } {
-    const b = this.stmts.averages.get() as Buffer | undefined;
-    return b ? decodeAverages(b) : { rows: 0, tokens: 0 };
   }
 
   /**

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { dbGeneration } from "./db-generation.js";
 import { splitCjk } from "./fts-text.js";
-import { decodeAverages } from "./fts-totals.js";
+import { ftsTotalsReader } from "./fts-totals.js";
 
 /**
  * Statistics of the chunk index that query planning needs on every search — the stems FTS5 makes
@@ -50,7 +50,6 @@ export class TermStats {
     idRange: Database.Statement;
     oldest: Database.Statement;
     newest: Database.Statement;
-    averages: Database.Statement;
   };
   private readonly stemCache = new Map<string, string[]>();
   private dfCache = new Map<string, { df: number; exact: boolean }>();
@@ -58,6 +57,7 @@ export class TermStats {
   private memos = new Map<string, unknown>();
   private seenGeneration = "";
   private readonly generation: () => string;
+  private readonly readTotals: () => { rows: number; tokens: number };
 
   constructor(private readonly db: Database.Database) {
     db.exec(`
@@ -66,6 +66,7 @@ export class TermStats {
       CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, chunks_fts, 'row');
     `);
     this.generation = dbGeneration(db);
+    this.readTotals = ftsTotalsReader(db, "chunks_fts");
     this.stmts = {
       insertTerm: db.prepare(`INSERT INTO temp.query_terms(rowid, t) VALUES (?, ?)`),
       stems: db.prepare(`SELECT doc, term FROM temp.query_terms_v`),
@@ -74,7 +75,6 @@ export class TermStats {
       idRange: db.prepare(`SELECT (SELECT min(id) FROM chunks) AS lo, (SELECT max(id) FROM chunks) AS hi`),
       oldest: db.prepare(`SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid LIMIT ?`).pluck(),
       newest: db.prepare(`SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid DESC LIMIT ?`).pluck(),
-      averages: db.prepare(`SELECT block FROM chunks_fts_data WHERE id = 1`).pluck(),
     };
   }
 
@@ -106,8 +106,7 @@ export class TermStats {
   totals(): { rows: number; tokens: number } {
     this.refresh();
     if (this.totalsCache) return this.totalsCache;
-    const b = this.stmts.averages.get() as Buffer | undefined;
-    return (this.totalsCache = b ? decodeAverages(b) : { rows: 0, tokens: 0 });
+    return (this.totalsCache = this.readTotals());
   }
 
   /** The FTS5 tokens (porter stems) of a query word, as the chunk index stores them. */
