@@ -1,14 +1,13 @@
 import { closeSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { fsWriteFault } from "../util/write-fault.js";
 
 /** Can files be created and written in a directory right now? */
 export type WritableProbe = { writable: true; dir: string } | { writable: false; dir: string; code: string; message: string };
 
 /** Errors that mean "this place is not writable" (as opposed to full, or broken). */
-const READ_ONLY_CODES = new Set(["EROFS", "EACCES", "EPERM"]);
-
 export function isReadOnlyCode(code: string): boolean {
-  return READ_ONLY_CODES.has(code);
+  return fsWriteFault(code) === "read-only";
 }
 
 /** The directory itself, or its nearest existing ancestor (a data dir whose `indexes/` is not made yet). */

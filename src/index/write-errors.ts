@@ -1,14 +1,16 @@
+import { fsWriteFault, type WriteFault } from "../util/write-fault.js";
+
 /**
  * Index write failures a person can act on, named plainly: a full disk and a read-only data dir.
  * Anything else keeps SQLite's own message.
  */
-export type WriteFault = "disk-full" | "read-only";
+export type { WriteFault };
 
 export function writeFault(e: unknown): WriteFault | null {
   const code = String((e as { code?: unknown }).code ?? "");
-  if (code === "SQLITE_FULL" || code === "ENOSPC" || code === "EDQUOT" || code.startsWith("SQLITE_IOERR_WRITE")) return "disk-full";
-  if (code.startsWith("SQLITE_READONLY") || code === "EROFS" || code === "EACCES" || code === "EPERM") return "read-only";
-  return null;
+  if (code === "SQLITE_FULL" || code.startsWith("SQLITE_IOERR_WRITE")) return "disk-full";
+  if (code.startsWith("SQLITE_READONLY")) return "read-only";
+  return fsWriteFault(code);
 }
 
 /** "disk full: …" / "read-only: …" with what still works and what to do; else the error's message. */

@@ -1,6 +1,7 @@
 import { constants } from "node:fs";
 import { mkdir, open, readFile, unlink, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
+import { fsWriteFault } from "../util/write-fault.js";
 
 /**
  * Appending to memory files that a person may be editing at the same time.
@@ -58,12 +59,9 @@ export class AppendError extends Error {
     readonly path: string,
     cause: NodeJS.ErrnoException,
   ) {
+    const fault = fsWriteFault(cause.code);
     const why =
-      cause.code === "ENOSPC" || cause.code === "EDQUOT"
-        ? "the disk is full (free some space and save again)"
-        : cause.code === "EROFS" || cause.code === "EACCES" || cause.code === "EPERM"
-          ? "the file or its directory is not writable"
-          : cause.message;
+      fault === "disk-full" ? "the disk is full (free some space and save again)" : fault === "read-only" ? "the file or its directory is not writable" : cause.message;
     super(`could not append to ${path}: ${why} [${cause.code ?? "error"}]; nothing was written`, { cause });
     this.code = cause.code;
   }

@@ -1,5 +1,6 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { fsWriteFault } from "../util/write-fault.js";
 
 /**
  * cortexd's own small state, per namespace, in `<dataDir>/state/<namespace>.json`: session
@@ -70,8 +71,6 @@ export interface NamespaceState {
 }
 
 export const MAX_RECENT_TEXT = 2000;
-/** Errors of a data dir that cannot take the state file now (read-only, full; a recursive mkdir on a read-only filesystem says ENOENT). */
-const UNWRITABLE = new Set(["EROFS", "EACCES", "EPERM", "ENOSPC", "EDQUOT", "ENOENT"]);
 const RECENT_WINDOW_MS = 30 * 60_000;
 const MAX_RECENT = 500;
 const SESSION_TTL_MS = 90 * 24 * 3600_000;
@@ -133,7 +132,8 @@ export class StateStore {
       return null;
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
-      if (!UNWRITABLE.has(err.code ?? "")) throw e;
+      // A data dir that cannot take the state file now: read-only or full (a recursive mkdir on a read-only filesystem says ENOENT).
+      if (fsWriteFault(err.code) === null && err.code !== "ENOENT") throw e;
       try {
         rmSync(tmp, { force: true });
       } catch {
