@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { bm25G, fts5Idf } from "./bm25.js";
 import { prepareFtsText } from "./fts-text.js";
 import { ftsTotalsReader } from "./fts-totals.js";
 
@@ -32,19 +33,6 @@ const HEADS_CACHED = 1_024;
 /** Vocabulary ranges scanned per step (fts5vocab reads every posting list of the range). */
 const VOCAB_RANGES = ["", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z", "\u0080"];
 
-const K1 = 1.2;
-const B = 0.75;
-
-/** FTS5's term-frequency part of BM25. */
-export function bm25G(tf: number, tokens: number, avgTokens: number): number {
-  return (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * tokens) / Math.max(1, avgTokens)));
-}
-
-/** The idf FTS5's bm25() gives a term in `df` of `chunks` chunks. */
-function idf(df: number, chunks: number): number {
-  const v = Math.log((chunks - df + 0.5) / (df + 0.5));
-  return v <= 0 ? 1e-6 : v;
-}
 
 export interface TermListHead {
   /** Best chunks first (ids[i] has g gs[i]). */
@@ -226,7 +214,7 @@ export class TermLists {
       .prepare(`SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank, rowid LIMIT ?`)
       .raw()
       .all(`"${stem}"`, size) as [number, number][];
-    const w = idf(df, rows);
+    const w = fts5Idf(df, rows);
     const complete = hits.length < size ? 1 : 0;
     const gMin = complete ? 0 : -hits[hits.length - 1]![1] / w;
     const put = this.db.prepare(`INSERT OR REPLACE INTO term_list_entries (stem, g, chunk_id) VALUES (?, ?, ?)`);

@@ -17,6 +17,8 @@
  * and rank by BM25 with bounds (search/keyword-lists); the candidates above are the fallback.
  */
 
+import { B, fts5Idf, K1 } from "../index/bm25.js";
+
 /** Postings that FTS5 bm25 may score per query (~15 ms on the development machine). */
 export const KEYWORD_POSTINGS_BUDGET = 10_000;
 /** Below this many chunks every query runs in full (cheap there, and the ranking stays exact). */
@@ -59,9 +61,6 @@ export function planKeyword(stats: readonly TermStat[], chunks: number, budget =
   return { kind: "recent", terms: considered.map((s) => s.term), rescore: considered };
 }
 
-/** FTS5's BM25 constants. */
-const K1 = 1.2;
-const B = 0.75;
 
 /** Does a token of the text stand for this stem (as porter would reduce it)? A close approximation. */
 function matchesStem(token: string, stem: string): boolean {
@@ -96,7 +95,7 @@ function countTokens(lower: string): number {
  * the tokens that start like a stem; each distinct token is matched against the stems once.
  */
 export function bm25Ranker(terms: readonly TermStat[], chunks: number, avgTokens: number, stemsOf?: (token: string) => string[]): (text: string) => number {
-  const idf = terms.map((t) => Math.max(1e-6, Math.log((chunks - t.df + 0.5) / (t.df + 0.5))));
+  const idf = terms.map((t) => fts5Idf(t.df, chunks));
   const prefixes = new Set<string>();
   for (const t of terms) for (const s of t.stems) prefixes.add(s.length > 1 && s.endsWith("i") ? s.slice(0, -1) : s);
   const alternatives = [...prefixes].filter(Boolean).sort((a, b) => b.length - a.length).map(escapeRegExp);

@@ -1,3 +1,4 @@
+import { fts5Idf, K1 } from "../index/bm25.js";
 import type { TermListHead } from "../index/term-lists.js";
 import type { TermStat } from "./keyword-budget.js";
 
@@ -64,11 +65,6 @@ export const PROVE_K = 10;
 /** See `optimism`. */
 const OPTIMISM = 0.3;
 
-function idf(df: number, chunks: number): number {
-  const v = Math.log((chunks - df + 0.5) / (df + 0.5));
-  return v <= 0 ? 1e-6 : v;
-}
-
 /** Returns null when no common word has a list (the caller keeps its own plan). */
 export function listTopK(deps: ListSearchDeps, q: ListSearchInput): ListSearchResult | null {
   const rareSet = new Set(q.rare);
@@ -107,7 +103,7 @@ export function listTopK(deps: ListSearchDeps, q: ListSearchInput): ListSearchRe
 
   common.forEach((t, i) => {
     const source = i + 1;
-    const w = idf(t.df, q.chunks);
+    const w = fts5Idf(t.df, q.chunks);
     const head = heads[i];
     if (head) {
       for (let j = 0; j < head.ids.length; j++) note(head.ids[j]!, source, w * head.gs[j]!);
@@ -115,7 +111,7 @@ export function listTopK(deps: ListSearchDeps, q: ListSearchInput): ListSearchRe
     } else {
       // No list (a word in so many chunks that it weighs little, or one not listed yet): it finds no
       // candidates of its own, only its bound, as in MaxScore; the candidates' texts count it.
-      bounds.push(w * 2.2);
+      bounds.push(w * (K1 + 1));
     }
   });
 

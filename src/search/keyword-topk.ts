@@ -1,3 +1,5 @@
+import { fts5Idf, K1 } from "../index/bm25.js";
+
 /**
  * Exact top-k BM25 for an OR query without scoring every chunk that holds one of its common words.
  *
@@ -13,8 +15,6 @@
  * rare word is present.
  */
 
-/** FTS5's bm25() parameter k1 (b = 0.75 does not enter the bound). */
-const K1 = 1.2;
 /** The rare words may hold at most this share of the chunks between them, or the plan is not worth it. */
 const RARE_SHARE = 0.2;
 
@@ -34,12 +34,6 @@ export interface WeightedTerm {
   phrase: string;
   /** Chunks holding the term; null when unknown (then the term is never treated as rare or bounded). */
   df: number | null;
-}
-
-/** The idf FTS5's bm25() gives a term in `df` of `chunks` chunks. */
-export function fts5Idf(df: number, chunks: number): number {
-  const idf = Math.log((chunks - df + 0.5) / (df + 0.5));
-  return idf <= 0 ? 1e-6 : idf;
 }
 
 export interface TopKStats {

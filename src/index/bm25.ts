@@ -1,0 +1,18 @@
+/**
+ * BM25 as SQLite FTS5's bm25() computes it, for the code that reproduces or bounds its scores
+ * (keyword lists, exact top-k pruning, rescoring chunk texts): k1 = 1.2, b = 0.75, and an idf that
+ * FTS5 floors at 1e-6 for words in half of the rows or more.
+ */
+export const K1 = 1.2;
+export const B = 0.75;
+
+/** The idf FTS5's bm25() gives a term in `df` of `chunks` rows. */
+export function fts5Idf(df: number, chunks: number): number {
+  const idf = Math.log((chunks - df + 0.5) / (df + 0.5));
+  return idf <= 0 ? 1e-6 : idf;
+}
+
+/** FTS5's term-frequency part of BM25 (its score is Σ idf × this over the query's terms). */
+export function bm25G(tf: number, tokens: number, avgTokens: number): number {
+  return (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * tokens) / Math.max(1, avgTokens)));
+}
