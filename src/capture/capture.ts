@@ -7,6 +7,7 @@ import { KeyedLock } from "../memory-files/append.js";
 import type { MemoryWriter, PendingEntry, WriteTarget } from "../memory-files/writer.js";
 import type { SessionRecord, StateStore } from "../session/state.js";
 import { groupTurns, messageHash, turnEntry, type TurnEntry } from "./turns.js";
+import { errorMessage } from "../util/error-message.js";
 
 /**
  * memory.capture: the substantive turns of a session not captured yet become daily-log entries.
@@ -160,7 +161,7 @@ async function readTranscript(path: string, rec: SessionRecord): Promise<Read> {
     // Non-blocking: a FIFO named *.jsonl must not hang a thread-pool thread; fstat refuses it below.
     fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
-    throw new CaptureError(`cannot read transcript ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new CaptureError(`cannot read transcript ${path}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
   }
   try {
     const st = await fh.stat();

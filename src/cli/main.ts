@@ -16,6 +16,7 @@ import { registerConsolidate } from "./commands/consolidate.js";
 import { registerPromote } from "./commands/promote.js";
 import { CliError } from "./context.js";
 import { VERSION } from "../version.js";
+import { errorMessage } from "../util/error-message.js";
 
 
 export function buildProgram(): Command {
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
       process.exitCode = e instanceof CliError ? e.exitCode : 78;
       return;
     }
-    process.stderr.write(`cortexd: ${(e as Error).message}\n`);
+    process.stderr.write(`cortexd: ${errorMessage(e)}\n`);
     if (process.env.CORTEXD_DEBUG) process.stderr.write(`${(e as Error).stack}\n`);
     process.exitCode = 1;
   }

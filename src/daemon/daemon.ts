@@ -21,6 +21,7 @@ import { socketPathFor } from "./socket.js";
 import { buildStatus } from "./status.js";
 import { SyncQueue } from "./sync-queue.js";
 import { FileWatcher, type WatcherStatus } from "./watcher.js";
+import { errorMessage } from "../util/error-message.js";
 
 export interface DaemonOptions {
   loaded: LoadedConfig;
@@ -89,7 +90,7 @@ export class Daemon {
       if (!code || !isReadOnlyCode(code)) throw e;
       // The socket lives in the data dir when there is no XDG_RUNTIME_DIR: a read-only data dir cannot hold it.
       throw new Error(
-        `cannot create the socket ${socketPath}: its directory is not writable (${(e as Error).message}); ` +
+        `cannot create the socket ${socketPath}: its directory is not writable (${errorMessage(e)}); ` +
           `set CORTEXD_SOCKET (or XDG_RUNTIME_DIR) to a writable directory, e.g. CORTEXD_SOCKET=/tmp/cortexd-$UID/cortexd.sock, and use the same setting for clients`,
         { cause: e },
       );
@@ -250,7 +251,7 @@ export class Daemon {
   }
 
   recordError(e: unknown): void {
-    const message = (e as Error).message ?? String(e);
+    const message = errorMessage(e) ?? String(e);
     this.errors.push({ at: new Date().toISOString(), message });
     if (this.errors.length > 50) this.errors.shift();
   }

@@ -4,6 +4,7 @@ import type { WorkspaceEngine } from "../engine/engine.js";
 import { ReadOnlyIndexError } from "../index/open-read-only.js";
 import type { HeartbeatResult } from "../rpc/protocol.js";
 import type { Daemon } from "./daemon.js";
+import { errorMessage } from "../util/error-message.js";
 
 /** Heartbeat results kept for status. */
 export const HEARTBEAT_HISTORY = 20;
@@ -21,15 +22,15 @@ export async function runHeartbeat(d: Daemon): Promise<string> {
   let backfilled = 0;
   let db = true;
   const recovered = await d.retryProvider().catch((e) => {
-    problems.push(`provider retry failed: ${(e as Error).message}`);
+    problems.push(`provider retry failed: ${errorMessage(e)}`);
     return false;
   });
-  const modelProblem = await d.checkModelFile().catch((e: unknown) => `model file check failed: ${(e as Error).message}`);
+  const modelProblem = await d.checkModelFile().catch((e: unknown) => `model file check failed: ${errorMessage(e)}`);
   if (modelProblem) problems.push(modelProblem);
   for (const ws of d.engine.workspaces) {
     if (ws.readOnly) {
       // The sync below reopens the index read-write if the data dir takes writes again; else it says why not.
-      await d.queue.sync(ws).catch((e: unknown) => problems.push(`${ws.name}: ${(e as Error).message}`));
+      await d.queue.sync(ws).catch((e: unknown) => problems.push(`${ws.name}: ${errorMessage(e)}`));
       if (ws.readOnly) db = false;
       continue;
     }
@@ -40,7 +41,7 @@ export async function runHeartbeat(d: Daemon): Promise<string> {
         .run(Date.now());
     } catch (e) {
       db = false;
-      problems.push(`${ws.name}: database not writable: ${(e as Error).message}`);
+      problems.push(`${ws.name}: database not writable: ${errorMessage(e)}`);
       continue;
     }
     try {
@@ -48,7 +49,7 @@ export async function runHeartbeat(d: Daemon): Promise<string> {
       drift += r.added + r.changed + r.removed + r.renamed;
       backfilled += r.embedded;
     } catch (e) {
-      problems.push(`${ws.name}: sync failed: ${(e as Error).message}`);
+      problems.push(`${ws.name}: sync failed: ${errorMessage(e)}`);
     }
   }
   const w = d.watcherStatus();
@@ -107,7 +108,7 @@ export async function runConsolidation(d: Daemon, opts: { workspace?: WorkspaceE
         promoted: 0,
         maintenance: null,
         timings: {},
-        error: (e as Error).message,
+        error: errorMessage(e),
       });
     }
   }

@@ -12,6 +12,7 @@ import type { CortexStatus } from "../rpc/protocol.js";
 import type { ConsolidationReport } from "../consolidate/report.js";
 import { loadReports } from "../consolidate/report.js";
 import { applyPromotions, promotionCandidates } from "../consolidate/promotion.js";
+import { errorMessage } from "../util/error-message.js";
 
 export interface MethodDeps {
   engine: Engine;
@@ -31,7 +32,7 @@ export function pickWorkspace(engine: Engine, selector: string | undefined): Wor
   try {
     return engine.workspace(selector);
   } catch (e) {
-    throw new RpcError(ErrorCodes.UnknownWorkspace, (e as Error).message);
+    throw new RpcError(ErrorCodes.UnknownWorkspace, errorMessage(e));
   }
 }
 
@@ -107,7 +108,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       try {
         return d.reload();
       } catch (e) {
-        throw new RpcError(ErrorCodes.InvalidParams, `config not reloaded: ${(e as Error).message}`);
+        throw new RpcError(ErrorCodes.InvalidParams, `config not reloaded: ${errorMessage(e)}`);
       }
     },
     "daemon.shutdown": () => {

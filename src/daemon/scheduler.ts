@@ -1,5 +1,6 @@
 import { Cron } from "croner";
 import type { Logger } from "pino";
+import { errorMessage } from "../util/error-message.js";
 
 export interface JobStatus {
   name: string;
@@ -58,8 +59,8 @@ export class Scheduler {
       state.lastResult = result;
       return result;
     } catch (e) {
-      state.lastResult = `error: ${(e as Error).message}`;
-      this.logger.error({ job: state.spec.name, err: (e as Error).message }, "scheduled job failed");
+      state.lastResult = `error: ${errorMessage(e)}`;
+      this.logger.error({ job: state.spec.name, err: errorMessage(e) }, "scheduled job failed");
       return state.lastResult;
     } finally {
       state.lastRun = t0;

@@ -3,6 +3,7 @@ import { relative, sep } from "node:path";
 import type { Logger } from "pino";
 import type { ScanTarget } from "../workspace/scan.js";
 import { DirWatcher } from "./dir-watch.js";
+import { errorMessage } from "../util/error-message.js";
 
 export interface WatchedWorkspace {
   name: string;
@@ -169,7 +170,7 @@ export class FileWatcher {
     this.debounce = setTimeout(() => {
       this.debounce = null;
       this.waitingSince = null;
-      this.flushing = this.flushing.then(() => this.flush()).catch((e) => this.opts.logger.error({ err: (e as Error).message }, "indexing changes failed"));
+      this.flushing = this.flushing.then(() => this.flush()).catch((e) => this.opts.logger.error({ err: errorMessage(e) }, "indexing changes failed"));
     }, delay);
   }
 
@@ -198,7 +199,7 @@ export class FileWatcher {
   private enqueueReconcile(workspace: string): Promise<void> {
     this.flushing = this.flushing
       .then(() => (this.closed ? undefined : this.opts.onReconcile(workspace)))
-      .catch((e) => this.opts.logger.error({ err: (e as Error).message, workspace }, "reconcile failed"));
+      .catch((e) => this.opts.logger.error({ err: errorMessage(e), workspace }, "reconcile failed"));
     return this.flushing;
   }
 

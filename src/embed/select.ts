@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import type { Logger } from "pino";
 import type { EmbeddingConfig } from "../config/schema.js";
 import type { EmbeddingProvider } from "./provider.js";
+import { errorMessage } from "../util/error-message.js";
 
 /** What the embedding side is doing, for status and search fallbacks. */
 export interface ProviderStatus {
@@ -87,8 +88,8 @@ export async function selectProvider(cfg: EmbeddingConfig, opts: SelectOptions):
     try {
       return ready(await loadConfigured(cfg, opts), cfg, "configured", configuredFile(cfg));
     } catch (e) {
-      const reason = `configured model ${cfg.model} failed to load: ${(e as Error).message}`;
-      opts.logger?.error({ model: cfg.model, err: (e as Error).message }, "embedding model failed to load; keyword search only");
+      const reason = `configured model ${cfg.model} failed to load: ${errorMessage(e)}`;
+      opts.logger?.error({ model: cfg.model, err: errorMessage(e) }, "embedding model failed to load; keyword search only");
       return { provider: null, status: { state: "error", provider: cfg.provider, model: cfg.model, reason, source: "configured" } };
     }
   }
@@ -102,8 +103,8 @@ export async function selectProvider(cfg: EmbeddingConfig, opts: SelectOptions):
     const { builtinModelPath } = await import("./builtin/ensure.js");
     return ready(await loadBuiltin(cfg, opts), cfg, "builtin", builtinModelPath(modelsDir(opts.dataDir)));
   } catch (e) {
-    const reason = `built-in model unavailable: ${(e as Error).message}`;
-    opts.logger?.warn({ err: (e as Error).message }, "built-in embedding model unavailable; keyword search only");
+    const reason = `built-in model unavailable: ${errorMessage(e)}`;
+    opts.logger?.warn({ err: errorMessage(e) }, "built-in embedding model unavailable; keyword search only");
     return { provider: null, status: { state: "keyword-only", provider: "auto", reason, source: "builtin" } };
   }
 }
@@ -119,8 +120,8 @@ async function selectRemote(cfg: EmbeddingConfig, opts: SelectOptions): Promise<
     return ready(p, cfg, "configured");
   } catch (e) {
     await p?.close();
-    const reason = `${where} unavailable: ${(e as Error).message}`;
-    opts.logger?.error({ provider: cfg.provider, model: cfg.model, err: (e as Error).message }, "embedding provider unavailable; keyword search only");
+    const reason = `${where} unavailable: ${errorMessage(e)}`;
+    opts.logger?.error({ provider: cfg.provider, model: cfg.model, err: errorMessage(e) }, "embedding provider unavailable; keyword search only");
     return { provider: null, status: { state: "error", provider: cfg.provider, ...(cfg.model ? { model: cfg.model } : {}), reason, source: "configured" } };
   }
 }

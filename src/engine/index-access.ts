@@ -6,6 +6,7 @@ import { isReadOnlyCode, probeWritable } from "../index/probe-writable.js";
 import { IndexStore } from "../index/store.js";
 import { writeFault } from "../index/write-errors.js";
 import type { WorkspaceEngine } from "./engine.js";
+import { errorMessage } from "../util/error-message.js";
 
 /** How long a replaced connection stays open for a search that was already running on it. */
 const RETIRE_MS = 30_000;
@@ -70,7 +71,7 @@ export function createIndexAccess(opts: { logger: Logger; clock: () => number; q
       const probe = probeWritable(dirname(ws.dbPath));
       if (probe.writable || !isReadOnlyCode(probe.code)) return null;
       ws.readOnly ??= { at: new Date(opts.clock()).toISOString(), dir: probe.dir, reason: probe.message };
-      opts.logger.warn({ workspace: ws.name, dir: probe.dir, err: (e as Error).message }, readOnlyMessage(ws.readOnly));
+      opts.logger.warn({ workspace: ws.name, dir: probe.dir, err: errorMessage(e) }, readOnlyMessage(ws.readOnly));
       return ws.readOnly;
     },
     close() {

@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { stripJsonComments } from "./socket.js";
+import { errorMessage } from "../util/error-message.js";
 
 /**
  * `cortexd hook install claude-code`: merges cortexd's hooks into Claude Code's settings.json.
@@ -110,7 +111,7 @@ export function installClaudeHooks(opts: { settingsPath?: string; command?: stri
     try {
       parsed = JSON.parse(stripJsonComments(before));
     } catch (e) {
-      throw new Error(`${settingsPath} is not valid JSON (${(e as Error).message}); fix it first, nothing was changed`);
+      throw new Error(`${settingsPath} is not valid JSON (${errorMessage(e)}); fix it first, nothing was changed`);
     }
     if (!isObject(parsed)) throw new Error(`${settingsPath}: the top level must be an object; nothing was changed`);
     current = parsed;

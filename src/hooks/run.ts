@@ -1,6 +1,7 @@
 import { claudeContextOutput, postTurnOutput, preTurnOutput } from "./format.js";
 import { hookSocketPath } from "./socket.js";
 import { connectWire, type Wire } from "./wire.js";
+import { errorMessage } from "../util/error-message.js";
 
 /**
  * `cortexd hook <event>`: reads the event JSON on stdin, talks to the daemon, prints what the agent
@@ -184,7 +185,7 @@ export async function runHook(args: string[], io: HookIo = processIo()): Promise
     const result = await wire.call(plan.method, plan.params);
     finish(plan.output(result));
   } catch (e) {
-    finish(emptyOutput(event), (e as Error).message);
+    finish(emptyOutput(event), errorMessage(e));
   }
   return ended;
 }

@@ -3,6 +3,7 @@ import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import * as sqliteVec from "sqlite-vec";
 import { migrate } from "./migrations.js";
+import { errorMessage } from "../util/error-message.js";
 
 export interface OpenedDb {
   db: Database.Database;
@@ -62,7 +63,7 @@ export function openDatabase(path: string, opts: OpenDatabaseOptions = {}): Open
       sqliteVec.load(db);
       vecAvailable = true;
     } catch (e) {
-      vecError = `sqlite-vec could not be loaded (${(e as Error).message}); vector search is off, keyword search works`;
+      vecError = `sqlite-vec could not be loaded (${errorMessage(e)}); vector search is off, keyword search works`;
     }
   } else {
     vecError = "sqlite-vec disabled";

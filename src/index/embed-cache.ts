@@ -1,5 +1,6 @@
 import type { EmbeddingProvider } from "../embed/provider.js";
 import type { IndexStore } from "./store.js";
+import { errorMessage } from "../util/error-message.js";
 
 export interface EmbedOutcome {
   vectors: Map<string, Float32Array | null>;
@@ -39,7 +40,7 @@ export async function embedThroughCache(
       out = await provider.embedBatch(batch.map((b) => b.text));
     } catch (e) {
       // Provider down (or gated): stop calling it; the rest stays pending for a later backfill.
-      return { vectors, cacheHits, embedded, error: (e as Error).message };
+      return { vectors, cacheHits, embedded, error: errorMessage(e) };
     }
     embedded += batch.length;
     const entries = batch.map((b, j) => ({ hash: b.hash, vector: out[j] ?? null }));

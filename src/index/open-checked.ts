@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { openDatabase, type OpenedDb } from "./db.js";
 import { openIndexReadOnly, readOnlyMessage, type ReadOnlyIndex } from "./open-read-only.js";
 import { isReadOnlyCode, probeWritable } from "./probe-writable.js";
+import { errorMessage } from "../util/error-message.js";
 
 /** A damaged index that was moved aside and replaced by an empty one (rebuilt by the next sync). */
 export interface IndexRecovery {
@@ -96,7 +97,7 @@ function openChecked(path: string, opts: OpenCheckedOptions): OpenedChecked {
     else if (!isCorruptionError(e)) {
       if (opened?.db.open) opened.db.close();
       throw e;
-    } else reason = `${(e as { code: string }).code}: ${(e as Error).message}`;
+    } else reason = `${(e as { code: string }).code}: ${errorMessage(e)}`;
   }
   if (opened?.db.open) opened.db.close();
   const at = clock();

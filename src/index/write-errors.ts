@@ -1,4 +1,5 @@
 import { fsWriteFault, type WriteFault } from "../util/write-fault.js";
+import { errorMessage } from "../util/error-message.js";
 
 /**
  * Index write failures a person can act on, named plainly: a full disk and a read-only data dir.
@@ -15,7 +16,7 @@ export function writeFault(e: unknown): WriteFault | null {
 
 /** "disk full: …" / "read-only: …" with what still works and what to do; else the error's message. */
 export function describeWriteError(e: unknown, where: string): string {
-  const msg = (e as Error).message ?? String(e);
+  const msg = errorMessage(e) ?? String(e);
   switch (writeFault(e)) {
     case "disk-full":
       return `disk full: cannot write the index in ${where} (${msg}); searches answer from the index as it is, changes are indexed again once space is freed`;

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { CortexClient, DaemonUnavailableError, RpcCallError } from "../client/client.js";
 import type { MethodName, MethodResults, ParamsOf } from "../rpc/protocol.js";
 import { VERSION } from "../version.js";
+import { errorMessage } from "../util/error-message.js";
 
 /**
  * `cortexd mcp`: an MCP server (stdio, the official SDK) whose tools proxy to the running daemon:
@@ -43,7 +44,7 @@ export function createMcpServer(opts: McpOptions): McpServer {
             ? `cortexd did not answer in time (${e.message}); it may be busy indexing, try again`
             : `cortexd is not running (${e.message}). Start it with \`cortexd start\` (or \`cortexd service install\` to run it at login).`;
       } else if (e instanceof RpcCallError) text = `cortexd refused the call: ${e.message}`;
-      else text = `cortexd tool failed: ${(e as Error).message}`;
+      else text = `cortexd tool failed: ${errorMessage(e)}`;
       return { content: [{ type: "text", text }], isError: true };
     }
   }

@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import type { z } from "zod";
 import { ErrorCodes, MethodParams, type MethodName, type MethodResults } from "./protocol.js";
 import { SocketPathTooLongError, maxSocketPathBytes } from "./socket-path.js";
+import { errorMessage } from "../util/error-message.js";
 
 /**
  * JSON-RPC 2.0 over a Unix socket, one JSON text per line (NDJSON) each way, dispatched by json-rpc-2.0's
@@ -293,7 +294,7 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
         }
         logger?.debug({ conn: conn.id, ms: Date.now() - started }, "rpc request done");
       })
-      .catch((err: unknown) => logger?.error({ conn: conn.id, err: errMessage(err) }, "rpc dispatch failed"))
+      .catch((err: unknown) => logger?.error({ conn: conn.id, err: errorMessage(err, "internal error") }, "rpc dispatch failed"))
       .finally(() => {
         conn.inflight--;
         inflightTotal--;
@@ -421,8 +422,8 @@ function createDispatcher(handlers: MethodHandlers, logger: Logger | undefined):
   }
   rpc.mapErrorToJSONRPCErrorResponse = (id, err: unknown) => {
     if (err instanceof RpcError) return createJSONRPCErrorResponse(id, err.code, err.message, err.data);
-    logger?.error({ err: errMessage(err), stack: err instanceof Error ? err.stack : undefined }, "rpc handler failed");
-    return createJSONRPCErrorResponse(id, ErrorCodes.InternalError, errMessage(err));
+    logger?.error({ err: errorMessage(err, "internal error"), stack: err instanceof Error ? err.stack : undefined }, "rpc handler failed");
+    return createJSONRPCErrorResponse(id, ErrorCodes.InternalError, errorMessage(err, "internal error"));
   };
   return rpc;
 }
@@ -439,7 +440,7 @@ function serialize(res: JSONRPCResponse): string {
     return JSON.stringify(res);
   } catch (err) {
     return JSON.stringify(
-      createJSONRPCErrorResponse(res.id, ErrorCodes.InternalError, `result is not serializable: ${errMessage(err)}`),
+      createJSONRPCErrorResponse(res.id, ErrorCodes.InternalError, `result is not serializable: ${errorMessage(err, "internal error")}`),
     );
   }
 }
@@ -456,6 +457,3 @@ function isId(v: unknown): v is JSONRPCID {
   return v === null || typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
 }
 
-function errMessage(err: unknown): string {
-  return err instanceof Error ? err.message : typeof err === "string" ? err : "internal error";
-}

@@ -8,6 +8,7 @@ import { topKeywordHits } from "./keyword-topk.js";
 import { PassageScorer } from "./passages.js";
 import { applyImportance, applyRecency, bm25ToScore, distanceToScore, fuse, mmr, round } from "./stages.js";
 import type { Candidate, SearchHit, SearchRequest, SearchResponse } from "./types.js";
+import { errorMessage } from "../util/error-message.js";
 
 export interface SearcherDeps {
   store: IndexStore;
@@ -228,7 +229,7 @@ export class Searcher {
     try {
       [vec = null] = await (provider.embedQueries ? provider.embedQueries([query]) : provider.embedBatch([query]));
     } catch (e) {
-      return { ran: false, fallback: `query embedding failed: ${(e as Error).message}` };
+      return { ran: false, fallback: `query embedding failed: ${errorMessage(e)}` };
     }
     if (!vec) return { ran: false, fallback: "query has no embeddable words" };
     for (const hit of store.vectorSearch(vec, k)) {

@@ -2,6 +2,7 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync } from "node:fs"
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Logger } from "pino";
+import { errorMessage } from "./error-message.js";
 
 /**
  * Keeping cortexd's own data private to its user: directories 0700, files 0600. Checked at daemon
@@ -38,7 +39,7 @@ function chmodUnlessReadOnly(path: string, mode: number): string | undefined {
     chmodSync(path, mode);
     return undefined;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EROFS") return (e as Error).message;
+    if ((e as NodeJS.ErrnoException).code === "EROFS") return errorMessage(e);
     throw e;
   }
 }

@@ -11,6 +11,7 @@ import { AlreadyRunningError, lockPathFor, pidAlive } from "../../rpc/instance-l
 import { DAEMON_NODE_OPTIONS } from "../../service/units.js";
 import { createLogger } from "../../util/logger.js";
 import { CliError, loadForCli, type GlobalOptions } from "../context.js";
+import { errorMessage } from "../../util/error-message.js";
 
 const MAIN = fileURLToPath(new URL("../main.js", import.meta.url));
 
@@ -45,7 +46,7 @@ async function runForeground(opts: GlobalOptions): Promise<void> {
     try {
       daemon.reload();
     } catch (e) {
-      logger.error({ err: (e as Error).message }, "config reload failed; keeping the running configuration");
+      logger.error({ err: errorMessage(e) }, "config reload failed; keeping the running configuration");
       daemon.recordError(e);
     }
   });
@@ -86,7 +87,7 @@ async function startBackground(opts: GlobalOptions): Promise<void> {
     const code = (e as NodeJS.ErrnoException).code ?? "";
     if (!isReadOnlyCode(code)) throw e;
     throw new CliError(
-      `cannot open the log ${log}: the data dir is read-only (${(e as Error).message}); ` +
+      `cannot open the log ${log}: the data dir is read-only (${errorMessage(e)}); ` +
         `run \`cortexd run\` in the foreground or under your service manager (logs go to stderr), or make the data dir writable`,
     );
   }

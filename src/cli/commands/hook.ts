@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { CliError, printJson, type GlobalOptions } from "../context.js";
+import { errorMessage } from "../../util/error-message.js";
 
 interface HookOptions extends GlobalOptions {
   settings?: string;
@@ -45,7 +46,7 @@ export function registerHook(program: Command): void {
             uninstall: event === "uninstall",
           });
         } catch (e) {
-          throw new CliError((e as Error).message);
+          throw new CliError(errorMessage(e));
         }
         if (opts.json) return printJson({ settingsPath: r.settingsPath, changed: r.changed, backupPath: r.backupPath ?? null, events: r.events, ...(opts.dryRun ? { settings: r.settings } : {}) });
         if (opts.dryRun) {

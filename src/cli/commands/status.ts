@@ -10,6 +10,7 @@ import { VERSION } from "../../version.js";
 import { formatByReason } from "../../workspace/issues.js";
 import { defaultNamespace } from "../../workspace/namespace.js";
 import { loadForCli, printJson, type GlobalOptions } from "../context.js";
+import { errorMessage } from "../../util/error-message.js";
 
 /** Exit codes of `cortexd status` (LSB-like): scripts can branch on them. */
 export const STATUS_EXIT = { healthy: 0, degraded: 1, notRunning: 3, unknown: 4 } as const;
@@ -111,7 +112,7 @@ function offlineWorkspaces(opts: GlobalOptions): { workspaces: OfflineWorkspace[
       const c = store.counts();
       return { name, root: w.path, indexed: true, files: c.files, chunks: c.chunks, vectors: c.vectors, model: store.getVectorIdentity()?.model ?? null };
     } catch (e) {
-      return { name, root: w.path, indexed: true, error: `index unreadable: ${(e as Error).message}` };
+      return { name, root: w.path, indexed: true, error: `index unreadable: ${errorMessage(e)}` };
     } finally {
       store?.close();
     }

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { EmbeddingProvider, EmbedStats } from "../provider.js";
 import { KeepAliveClient } from "./http.js";
 import { BadResponseError, HttpStatusError, ResilientCaller, parseRetryAfter, planBatches, type RemoteHealth, type ResilienceOptions } from "./resilience.js";
+import { errorMessage } from "../../util/error-message.js";
 
 export type InputKind = "query" | "document";
 
@@ -174,7 +175,7 @@ export abstract class RemoteEmbeddingProvider implements EmbeddingProvider {
       res = await this.http.post(`${this.base.origin}${this.basePath}${path}`, JSON.stringify(body), headers, signal);
     } catch (e) {
       if (signal.aborted) throw e;
-      throw new Error(this.scrub(`${this.kind} ${this.base.host}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`));
+      throw new Error(this.scrub(`${this.kind} ${this.base.host}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`));
     }
     const text = res.body.toString("utf8");
     if (res.status < 200 || res.status > 299) {

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { countTokens } from "../../ingest/tokens.js";
+import { errorMessage } from "../../util/error-message.js";
 
 /**
  * Resilience shared by the remote embedding providers: a per-request timeout, retries with
@@ -152,7 +153,7 @@ export class ResilientCaller {
         this.lastSuccessAt = o.now();
         return out;
       } catch (e) {
-        const msg = (e as Error).message;
+        const msg = errorMessage(e);
         const elapsed = o.now() - start;
         let delay = Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** attempt) * (0.5 + 0.5 * o.random());
         const retryAfter = e instanceof HttpStatusError ? e.retryAfterMs : undefined;

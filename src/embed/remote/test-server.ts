@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { EmbeddingProvider } from "../provider.js";
+import { errorMessage } from "../../util/error-message.js";
 
 /**
  * A local embedding server for tests and the bench: speaks the OpenAI-compatible and the Ollama
@@ -157,7 +158,7 @@ export async function startEmbedTestServer(provider: EmbeddingProvider, opts: Em
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
       res.writeHead(500);
-      res.end(String((e as Error).message));
+      res.end(String(errorMessage(e)));
     });
   });
   server.on("connection", () => state.connections++);
