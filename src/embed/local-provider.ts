@@ -5,8 +5,6 @@
  * over-long input can abort the process), zero/empty vectors mapped to null, and files
  * pre-checked so a broken GGUF fails with ModelLoadError instead of killing the process.
  */
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -15,6 +13,7 @@ import { ggufLoadProblem } from "./gguf/preflight.js";
 import { GgufFormatError, readGgufInfo } from "./gguf/reader.js";
 import type { EmbeddingProvider, EmbedStats } from "./provider.js";
 import { DEFAULT_CONTEXT } from "./defaults.js";
+import { sha256File } from "../util/hash.js";
 
 export interface LocalProviderOptions {
   /** A GGUF path, or an "hf:..." URI. */
@@ -148,11 +147,6 @@ async function resolveAndCheck(opts: LocalProviderOptions): Promise<string> {
   return file;
 }
 
-async function sha256File(file: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
-  return hash.digest("hex");
-}
 
 // ---- provider ------------------------------------------------------------------------
 

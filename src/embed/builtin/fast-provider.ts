@@ -19,8 +19,6 @@
  *    the file's own ε, γ and β; mean pooling over all tokens incl. [CLS]/[SEP];
  *  - L2-normalised; empty input or only unknown words → null.
  */
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -28,6 +26,7 @@ import { f16BitsToF32 } from "../gguf/f16.js";
 import { readGgufInfo, readGgufTensor, ggufValue, tensorDataSize, type GgufInfo, type GgufTensorInfo } from "../gguf/reader.js";
 import type { EmbeddingProvider, EmbedStats } from "../provider.js";
 import { DEFAULT_CONTEXT } from "../defaults.js";
+import { sha256File } from "../../util/hash.js";
 
 /** The same default as local-provider.ts: the two paths must truncate identically. */
 const LOCAL_PROVIDER_DEFAULT_CONTEXT = DEFAULT_CONTEXT;
@@ -362,11 +361,6 @@ async function readTensorStored(file: string, info: GgufInfo, t: GgufTensorInfo)
   return t.ggmlType === 0 ? new Float32Array(raw.buffer, 0, n) : new Uint16Array(raw.buffer, 0, n);
 }
 
-async function sha256File(file: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) hash.update(chunk);
-  return hash.digest("hex");
-}
 
 /**
  * Load a static-bert GGUF. Throws NotStaticBertError
