@@ -263,7 +263,7 @@ function paramsFor(method: MethodName, extras: string[]): fc.Arbitrary<unknown> 
 }
 
 /** An appended line a write method may produce. */
-const WELL_FORMED = /^(|- [^\n]*|  [^\n]*|# \d{4}-\d{2}-\d{2}|## Promoted \d{4}-\d{2}-\d{2}[^\n]*)$/;
+const WELL_FORMED = /^(|- [^\n]*| {2}[^\n]*|# \d{4}-\d{2}-\d{2}|## Promoted \d{4}-\d{2}-\d{2}[^\n]*)$/;
 
 describe("fuzzing every method over the real socket", () => {
   it("read methods: proper responses, files untouched; write methods: refused or well-formed appends; the daemon keeps serving", async () => {

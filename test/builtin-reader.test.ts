@@ -53,6 +53,7 @@ const SAMPLE: [string, number[]][] = [
   ["caf\u00e9", [3, 3, 3]],
   ["Upper", [4, 4, 4]],
   ["back\\slash", [5, 5, 5]],
+  // eslint-disable-next-line no-loss-of-precision -- literals beyond float64 on purpose: the writer must round them as JSON does
   ["cat", [0.123456789012345678, -1.5e-7, 12345678901234567890]],
   ["dog", [-0, 0.30000000000000004, 5e-324]],
   ["bird", [1, 2, 3]],

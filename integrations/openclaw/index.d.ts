@@ -33,6 +33,7 @@ export interface GatewayMethodArgs {
 export interface OpenClawPluginApi {
   pluginConfig?: CortexdPluginConfig;
   logger?: { debug?(msg: string): void; info?(msg: string): void; warn?(msg: string): void; error?(msg: string): void };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each hook has its own event type
   on(event: string, handler: (event: any, ctx: any) => unknown): void;
   registerGatewayMethod(name: string, handler: (args: GatewayMethodArgs) => Promise<void> | void): void;
   registerTool(tool: PluginTool): void;

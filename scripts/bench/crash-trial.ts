@@ -20,6 +20,7 @@ import { CortexClient, probeDaemon } from "../../src/client/client.js";
 import { mulberry32 } from "../../src/util/prng.js";
 import { generateWorkspace } from "./generate.js";
 import { dumpIndex } from "./index-dump.js";
+import { errorMessage } from "../../src/util/error-message.js";
 
 export const PHASES = ["index", "saves", "consolidate", "mixed"] as const;
 export type Phase = (typeof PHASES)[number];
@@ -88,7 +89,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
       last = e;
     });
     if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ""}`);
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${errorMessage(last)})` : ""}`);
     await sleep(25);
   }
 }
@@ -276,7 +277,7 @@ export async function runCrashTrial(opts: CrashTrialOptions): Promise<CrashTrial
       b.close();
     }
   } catch (e) {
-    problems.push(`trial error: ${(e as Error).message}`);
+    problems.push(`trial error: ${errorMessage(e)}`);
   } finally {
     stopWork = true;
     for (const c of clients) c.close();

@@ -6,6 +6,7 @@ import { IndexStore } from "../../src/index/store.js";
 import { Indexer } from "../../src/index/sync.js";
 import { generateWorkspace } from "./generate.js";
 import { benchPath, fileSize, fmtMs, freshDir, maxRssMb, median, type Args } from "./util.js";
+import { errorMessage } from "../../src/util/error-message.js";
 
 export interface IndexFigures {
   mode: string;
@@ -110,7 +111,7 @@ export async function benchIndex(args: Args): Promise<void> {
     print(results[results.length - 1]!);
     await builtin.close();
   } catch (e) {
-    console.log(`\n[built-in model] skipped: ${(e as Error).message}`);
+    console.log(`\n[built-in model] skipped: ${errorMessage(e)}`);
   }
   console.log(`\nmax RSS: ${maxRssMb()} MB   (node ${process.version}, ${process.platform}-${process.arch})`);
   if (args.flags.json) console.log(JSON.stringify({ results, maxRssMb: maxRssMb() }));

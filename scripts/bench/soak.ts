@@ -4,6 +4,7 @@ import { CortexClient } from "../../src/client/client.js";
 import { procMemMb, spawnDaemon, stopDaemon, waitIndexed } from "./daemon-proc.js";
 import { generateWorkspace, rng, sampleQuery } from "./generate.js";
 import { benchPath, fmtMs, freshDir, median, percentile, type Args } from "./util.js";
+import { errorMessage } from "../../src/util/error-message.js";
 
 export type SoakOp = "search" | "recall" | "save";
 
@@ -93,7 +94,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         }
         edits++;
       } catch (e) {
-        errors.push({ op: "edit", message: (e as Error).message });
+        errors.push({ op: "edit", message: errorMessage(e) });
       }
       await new Promise((res) => setTimeout(res, o.editMs ?? 250));
     }
@@ -123,7 +124,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
           }
           lat[op].push(performance.now() - t);
         } catch (e) {
-          errors.push({ op, message: (e as Error).message });
+          errors.push({ op, message: errorMessage(e) });
         }
         if (think > 0) await new Promise((res) => setTimeout(res, cr() * think));
       }
@@ -159,7 +160,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     daemonErrors = (await c.call("cortex.status", {})).errors;
   } catch (e) {
     daemonAlive = false;
-    errors.push({ op: "final check", message: (e as Error).message });
+    errors.push({ op: "final check", message: errorMessage(e) });
   }
   clients.forEach((x) => x.close());
 

@@ -4,6 +4,7 @@
  */
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { errorMessage } from "../../src/util/error-message.js";
 
 export type Variant = "memory" | "sessions";
 
@@ -44,7 +45,7 @@ function readJsonl(file: string): unknown[] {
       try {
         return JSON.parse(l) as unknown;
       } catch (e) {
-        throw new Error(`${file}:${i + 1}: ${(e as Error).message}`);
+        throw new Error(`${file}:${i + 1}: ${errorMessage(e)}`, { cause: e });
       }
     });
 }

@@ -12,7 +12,7 @@ import { MODES, runLocomo, type Mode, type RunOptions } from "./run.js";
 /** The repository root: this file is dist/scripts/eval/locomo.js (or scripts/eval/locomo.ts). */
 export function repoRoot(): string {
   const here = fileURLToPath(new URL(".", import.meta.url));
-  const up = /[\/]dist[\/]scripts[\/]eval[\/]?$/.test(here) ? "../../.." : "../..";
+  const up = /[/]dist[/]scripts[/]eval[/]?$/.test(here) ? "../../.." : "../..";
   return resolve(here, up);
 }
 

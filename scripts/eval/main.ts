@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "./args.js";
 import { locomoCommand, LOCOMO_USAGE } from "./locomo.js";
+import { errorMessage } from "../../src/util/error-message.js";
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage: string }> = {
   locomo: { run: locomoCommand, usage: LOCOMO_USAGE },
@@ -24,6 +25,6 @@ if (parseArgs(argv.slice(1)).flags.help) {
 try {
   process.exitCode = await cmd.run(argv.slice(1));
 } catch (e) {
-  console.error(`eval ${name}: ${(e as Error).message}`);
+  console.error(`eval ${name}: ${errorMessage(e)}`);
   process.exitCode = 2;
 }

@@ -175,7 +175,12 @@ async function buildIndex(
   let chars = 0;
   let n = 0;
   const all: string[] = [];
-  for (const list of texts.values()) for (const t of list) (chars += t.length), n++, all.push(t);
+  for (const list of texts.values())
+    for (const t of list) {
+      chars += t.length;
+      n++;
+      all.push(t);
+    }
   const joined = all.join("\n");
   const turnsCovered = conv.turnIds.filter((id) => joined.includes(marker(id))).length;
   return {

@@ -47,7 +47,7 @@ export interface CallOptions {
 }
 
 /** Params may be omitted for methods whose params are all optional. */
-export type CallArgs<M extends MethodName> = {} extends ParamsOf<M>
+export type CallArgs<M extends MethodName> = Record<never, never> extends ParamsOf<M>
   ? [params?: ParamsOf<M>, opts?: CallOptions]
   : [params: ParamsOf<M>, opts?: CallOptions];
 

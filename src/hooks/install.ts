@@ -111,7 +111,7 @@ export function installClaudeHooks(opts: { settingsPath?: string; command?: stri
     try {
       parsed = JSON.parse(stripJsonComments(before));
     } catch (e) {
-      throw new Error(`${settingsPath} is not valid JSON (${errorMessage(e)}); fix it first, nothing was changed`);
+      throw new Error(`${settingsPath} is not valid JSON (${errorMessage(e)}); fix it first, nothing was changed`, { cause: e });
     }
     if (!isObject(parsed)) throw new Error(`${settingsPath}: the top level must be an object; nothing was changed`);
     current = parsed;

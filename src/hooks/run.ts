@@ -164,7 +164,7 @@ export async function runHook(args: string[], io: HookIo = processIo()): Promise
   };
   const timer = setTimeout(() => finish(emptyOutput(event), `timed out after ${flags.timeoutMs} ms`), flags.timeoutMs);
   process.on("uncaughtException", (e) => finish(emptyOutput(event), `error: ${e.message}`));
-  process.on("unhandledRejection", (e) => finish(emptyOutput(event), `error: ${(e as Error)?.message ?? e}`));
+  process.on("unhandledRejection", (e) => finish(emptyOutput(event), `error: ${errorMessage(e)}`));
 
   try {
     if (!event) {

@@ -646,7 +646,7 @@ export class IndexStore {
   private currentQuantizer(): Quantizer | null {
     if (!this.quantizer) {
       const raw = this.getMeta("vector_codes");
-      let q: Quantizer | null = null;
+      let q: Quantizer | null;
       try {
         q = raw ? (JSON.parse(raw) as Quantizer) : null;
       } catch {

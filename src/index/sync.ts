@@ -162,7 +162,7 @@ export class Indexer {
   }
 
   async sync(opts: SyncOptions = {}): Promise<SyncReport> {
-    const { store, provider, clock } = this.deps;
+    const { store, clock } = this.deps;
     const started = clock();
     const report: SyncReport = {
       namespace: store.namespace,

@@ -132,7 +132,7 @@ async function lockIsLive(lockPath: string): Promise<boolean> {
     return false;
   }
   if (Date.now() - mtime > STALE_LOCK_MS) return false;
-  let info: Partial<LockInfo> = {};
+  let info: Partial<LockInfo>;
   try {
     info = JSON.parse(await readFile(lockPath, "utf8")) as Partial<LockInfo>;
   } catch {

@@ -175,7 +175,7 @@ export abstract class RemoteEmbeddingProvider implements EmbeddingProvider {
       res = await this.http.post(`${this.base.origin}${this.basePath}${path}`, JSON.stringify(body), headers, signal);
     } catch (e) {
       if (signal.aborted) throw e;
-      throw new Error(this.scrub(`${this.kind} ${this.base.host}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`));
+      throw new Error(this.scrub(`${this.kind} ${this.base.host}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`), { cause: e });
     }
     const text = res.body.toString("utf8");
     if (res.status < 200 || res.status > 299) {

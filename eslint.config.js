@@ -1,0 +1,37 @@
+// ESLint (flat config): typescript-eslint's recommended rules, plus the import boundaries that keep the
+// layers apart (docs/architecture.md, "Rules the lint enforces"). Formatting is Prettier's job.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+/** Folders above the storage layer: `src/index` may import none of them. */
+const aboveIndex = ["search", "consolidate", "engine", "daemon", "rpc", "client", "cli", "hooks", "mcp", "session", "capture", "memory-files", "service"];
+
+export default tseslint.config(
+  { ignores: ["dist/**", "node_modules/**", "coverage/**", ".bench/**", "integrations/openclaw/node_modules/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: "readonly", console: "readonly", Buffer: "readonly", setTimeout: "readonly", clearTimeout: "readonly", setInterval: "readonly", clearInterval: "readonly", setImmediate: "readonly", URL: "readonly", performance: "readonly", structuredClone: "readonly", AbortController: "readonly", AbortSignal: "readonly", TextDecoder: "readonly", TextEncoder: "readonly", queueMicrotask: "readonly", fetch: "readonly" } },
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+      "@typescript-eslint/no-explicit-any": "error",
+    },
+  },
+  {
+    files: ["src/**/*.ts", "scripts/**/*.ts"],
+    rules: {
+      "no-restricted-syntax": ["error", { selector: "MemberExpression[property.name='message'] > TSAsExpression[typeAnnotation.typeName.name='Error']", message: "Use errorMessage(err) from src/util/error-message.ts instead of (err as Error).message." }],
+    },
+  },
+  {
+    // Tests poke at raw JSON answers; `any` there is the honest type.
+    files: ["test/**/*.ts"],
+    rules: { "@typescript-eslint/no-explicit-any": "off" },
+  },
+  {
+    files: ["src/index/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ group: aboveIndex.map((d) => `../${d}/*`), message: "src/index is the storage layer: it imports nothing above it (docs/architecture.md)." }] }],
+    },
+  },
+);
