@@ -28,7 +28,7 @@ import { ggufValue, readGgufInfo, readGgufTensor } from "../src/embed/gguf/reade
 import { STATIC_BERT_SPECIAL_TOKENS } from "../src/embed/gguf/static-bert.js";
 import { createLocalProvider } from "../src/embed/local-provider.js";
 import type { EmbeddingProvider } from "../src/embed/provider.js";
-import { embedStaticBertReference } from "../src/embed/static-bert-reference.js";
+import { embedStaticBertReference } from "./fixtures/embed/static-bert-reference.js";
 
 let dir: string;
 let first: BuiltinModelInfo;

@@ -20,7 +20,7 @@ import {
 import { ggufValue, readGgufInfo, readGgufTensor, type GgufKV } from "../src/embed/gguf/reader.js";
 import { kv, writeGguf, type GgufTensor } from "../src/embed/gguf/writer.js";
 import { createLocalProvider } from "../src/embed/local-provider.js";
-import { ensureTinyTestModel } from "../src/embed/tiny-model.js";
+import { ensureTinyTestModel } from "./fixtures/embed/tiny-model.js";
 
 let dir: string;
 let modelPath: string;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { generateWorkspace } from "../scripts/bench/generate.js";
 import { indexPath } from "../src/engine/engine.js";
-import { ensureTinyTestModel } from "../src/embed/tiny-model.js";
+import { ensureTinyTestModel } from "./fixtures/embed/tiny-model.js";
 import { openDatabase } from "../src/index/db.js";
 import { defaultNamespace } from "../src/workspace/namespace.js";
 import { runCli, spawnCli } from "./helpers/cli.js";

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ensureTinyTestModel } from "../src/embed/tiny-model.js";
+import { ensureTinyTestModel } from "./fixtures/embed/tiny-model.js";
 import { runCli } from "./helpers/cli.js";
 import { startBrokenModelDaemon, startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";

@@ -1,5 +1,5 @@
 import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { ensureTinyTestModel } from "../src/embed/tiny-model.js";
+import { ensureTinyTestModel } from "./fixtures/embed/tiny-model.js";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/index/db.js";

@@ -15,8 +15,8 @@ import {
 import { writeGguf } from "../src/embed/gguf/writer.js";
 import { createLocalProvider, ModelLoadError } from "../src/embed/local-provider.js";
 import type { EmbeddingProvider } from "../src/embed/provider.js";
-import { embedStaticBertReference } from "../src/embed/static-bert-reference.js";
-import { ensureTinyTestModel, TINY_MODEL_DIMS, TINY_MODEL_FILE, TINY_MODEL_TOPICS } from "../src/embed/tiny-model.js";
+import { embedStaticBertReference } from "./fixtures/embed/static-bert-reference.js";
+import { ensureTinyTestModel, TINY_MODEL_DIMS, TINY_MODEL_FILE, TINY_MODEL_TOPICS } from "./fixtures/embed/tiny-model.js";
 
 let dir: string;
 let tinyPath: string;

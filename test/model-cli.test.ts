@@ -1,7 +1,7 @@
 import { cpSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ensureTinyTestModel } from "../src/embed/tiny-model.js";
+import { ensureTinyTestModel } from "./fixtures/embed/tiny-model.js";
 import { isolatedEnv, runCli } from "./helpers/cli.js";
 import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { tempDir } from "./helpers/workspace.js";

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SearchSchema } from "../src/config/schema.js";
 import { createStaticBertProvider, type StaticBertProvider } from "../src/embed/builtin/fast-provider.js";
-import { ensureTinyTestModel } from "../src/embed/tiny-model.js";
+import { ensureTinyTestModel } from "./fixtures/embed/tiny-model.js";
 import { openDatabase } from "../src/index/db.js";
 import { IndexStore } from "../src/index/store.js";
 import { Indexer } from "../src/index/sync.js";

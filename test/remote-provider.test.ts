@@ -21,7 +21,7 @@ import { createRemoteProvider } from "../src/embed/remote/index.js";
 import { OllamaProvider } from "../src/embed/remote/ollama.js";
 import { decodeFloat32, OpenAICompatibleProvider } from "../src/embed/remote/openai-compatible.js";
 import { BadResponseError, GateClosedError, planBatches } from "../src/embed/remote/resilience.js";
-import { startEmbedTestServer, type EmbedTestServer } from "../src/embed/remote/test-server.js";
+import { startEmbedTestServer, type EmbedTestServer } from "./fixtures/embed/embed-test-server.js";
 import { selectProvider } from "../src/embed/select.js";
 import { openDatabase } from "../src/index/db.js";
 import { IndexStore } from "../src/index/store.js";

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { ensureBuiltinModel } from "../../src/embed/builtin/ensure.js";
 import { createStaticBertProvider } from "../../src/embed/builtin/fast-provider.js";
-import { startEmbedTestServer, type EmbedTestServer } from "../../src/embed/remote/test-server.js";
+import { startEmbedTestServer, type EmbedTestServer } from "../../test/fixtures/embed/embed-test-server.js";
 
 /**
  * The embed bench's local server, in its own thread (its own event loop, as a real server would

@@ -96,7 +96,7 @@ export async function benchIndex(args: Args): Promise<void> {
   print(results[0]!);
   if (args.flags["keyword-only"]) return;
 
-  const { ensureTinyTestModel } = await import("../../src/embed/tiny-model.js");
+  const { ensureTinyTestModel } = await import("../../test/fixtures/embed/tiny-model.js");
   const { createLocalProvider } = await import("../../src/embed/local-provider.js");
   const tiny = await createLocalProvider({ model: await ensureTinyTestModel(), threads: 1 });
   results.push(await coldIndex("test-model (node-llama-cpp)", root, gen.files, gen.bytes, tiny, false));

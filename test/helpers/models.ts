@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { writeStaticBertGguf } from "../../src/embed/gguf/static-bert.js";
 import { createLocalProvider } from "../../src/embed/local-provider.js";
 import type { EmbeddingProvider } from "../../src/embed/provider.js";
-import { ensureTinyTestModel, tinyModelData } from "../../src/embed/tiny-model.js";
+import { ensureTinyTestModel, tinyModelData } from "../fixtures/embed/tiny-model.js";
 
 /** The tiny test GGUF through the real node-llama-cpp. */
 export async function tinyProvider(): Promise<EmbeddingProvider> {
