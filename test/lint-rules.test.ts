@@ -1,0 +1,29 @@
+import { ESLint } from "eslint";
+import { describe, expect, it } from "vitest";
+
+// The import boundaries and habits `npm run lint` enforces (eslint.config.js): each rule must fire on
+// a deliberate violation, and stay quiet on the code it is meant to allow.
+const eslint = new ESLint({ cwd: process.cwd() });
+
+async function rulesHit(code: string, filePath: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  return (result?.messages ?? []).map((m) => m.ruleId ?? m.message);
+}
+
+describe("lint rules", () => {
+  it("the storage layer may not import the layers above it", async () => {
+    const bad = `import { Searcher } from "../search/searcher.js";\nexport const s: typeof Searcher | null = null;\n`;
+    expect(await rulesHit(bad, "src/index/violation.ts")).toContain("no-restricted-imports");
+    const fine = `import { chunkHash } from "../util/hash.js";\nexport const h = chunkHash("x");\n`;
+    expect(await rulesHit(fine, "src/index/fine.ts")).toEqual([]);
+    // the same import is fine one layer up
+    expect(await rulesHit(bad, "src/engine/fine.ts")).toEqual([]);
+  }, 60_000);
+
+  it("refuses (err as Error).message in src, in favour of errorMessage()", async () => {
+    const bad = `export function f(e: unknown): string {\n  return (e as Error).message;\n}\n`;
+    expect(await rulesHit(bad, "src/util/violation.ts")).toContain("no-restricted-syntax");
+    const fine = `import { errorMessage } from "./error-message.js";\nexport function f(e: unknown): string {\n  return errorMessage(e);\n}\n`;
+    expect(await rulesHit(fine, "src/util/fine.ts")).toEqual([]);
+  }, 60_000);
+});
