@@ -46,7 +46,7 @@ describe("keyword search in a large index", () => {
   it("BM25 computed on the text agrees with FTS5's bm25() on the same chunks", () => {
     const terms = ["flight", "hotel", "luggage"];
     const { stats, chunks, avgTokens } = idx.store.termStats(terms);
-    const rank = bm25Ranker(stats, chunks, avgTokens);
+    const rank = bm25Ranker(stats, chunks, avgTokens, (tok) => idx.store.stemsOf(tok));
     const hits = idx.store.keywordSearch(`"flight" OR "hotel" OR "luggage"`, 50);
     const texts = idx.store.chunkTexts(hits.map((h) => h.id));
     for (const h of hits) {

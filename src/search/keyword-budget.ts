@@ -62,13 +62,6 @@ export function planKeyword(stats: readonly TermStat[], chunks: number, budget =
 }
 
 
-/** Does a token of the text stand for this stem (as porter would reduce it)? A close approximation. */
-function matchesStem(token: string, stem: string): boolean {
-  if (token === stem) return true;
-  if (stem.length < 3 || !token.startsWith(stem)) return stem.endsWith("i") && token.startsWith(stem.slice(0, -1)) && token.length - stem.length <= 3;
-  return token.length - stem.length <= 4;
-}
-
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
@@ -90,11 +83,11 @@ function countTokens(lower: string): number {
 /**
  * A BM25 scorer for chunk texts and the given words, as FTS5 computes it (IDF floored at 1e-6),
  * with term frequencies counted on the text's unicode61 tokens (matched to the words by `stemsOf`,
- * FTS5's own stemming, when given). It returns an FTS5-style rank
+ * FTS5's own stemming). It returns an FTS5-style rank
  * (negative: lower is better) so it maps to a score as bm25() does. One regular expression finds
  * the tokens that start like a stem; each distinct token is matched against the stems once.
  */
-export function bm25Ranker(terms: readonly TermStat[], chunks: number, avgTokens: number, stemsOf?: (token: string) => string[]): (text: string) => number {
+export function bm25Ranker(terms: readonly TermStat[], chunks: number, avgTokens: number, stemsOf: (token: string) => string[]): (text: string) => number {
   const idf = terms.map((t) => fts5Idf(t.df, chunks));
   const prefixes = new Set<string>();
   for (const t of terms) for (const s of t.stems) prefixes.add(s.length > 1 && s.endsWith("i") ? s.slice(0, -1) : s);
@@ -105,11 +98,11 @@ export function bm25Ranker(terms: readonly TermStat[], chunks: number, avgTokens
     let m = memo.get(tok);
     if (m === undefined) {
       m = 0;
-      // With the tokenizer's own stems (FTS5's porter) the count is exact; else a close approximation.
-      const exact = stemsOf?.(tok);
+      // The tokenizer's own stems (FTS5's porter), so the count is exact.
+      const stems = stemsOf(tok);
       terms.forEach((t, i) => {
         if (i >= 31) return;
-        if (exact ? t.stems.some((s) => exact.includes(s)) : t.stems.some((s) => matchesStem(tok, s))) m! |= 1 << i;
+        if (t.stems.some((s) => stems.includes(s))) m! |= 1 << i;
       });
       memo.set(tok, m);
     }
