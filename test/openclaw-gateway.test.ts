@@ -118,6 +118,9 @@ describe.skipIf(!host && !ci)("OpenClaw plugin in a real gateway (openclaw, Node
     // Installed exactly as integrations/openclaw/README.md says.
     await ok(["plugins", "install", "-l", PLUGIN_DIR, "--force", "--accept-capabilities"]);
     await ok(["config", "set", "plugins.entries.cortexd.hooks.allowConversationAccess", "true"]);
+    // A loaded CI machine can stall the gateway's event loop past the 250 ms default; the config is
+    // validated by the plugin's schema on the way in.
+    await ok(["config", "set", "plugins.entries.cortexd.config.recallTimeoutMs", "3000"]);
 
     // (The inspecting process loads the plugin itself, and takes the state lock a gateway holds: before the gateway.)
     const inspect = await ok(["plugins", "inspect", "cortexd", "--runtime", "--json"]);
@@ -138,7 +141,8 @@ describe.skipIf(!host && !ci)("OpenClaw plugin in a real gateway (openclaw, Node
     gateway = await startGateway(host, port, token, env, root);
 
     // The gateway method, in the documented (Cortex plugin) shape.
-    const st = await ok(["gateway", "call", "cortex.status", "--json"]);
+    // (The port opens before the gateway has finished starting: allow it time to answer.)
+    const st = await ok(["gateway", "call", "cortex.status", "--json", "--timeout", "120000"]);
     const status = JSON.parse(st.stdout.slice(st.stdout.indexOf("{"))) as Record<string, unknown>;
     expect(status).toMatchObject({
       version: expect.any(String),
