@@ -28,6 +28,8 @@ const MAX_CAPTURE_BYTES = 256 * 1024;
 const MAX_CAPTURE_MESSAGES = 60;
 const MAX_PART_CHARS = 20_000;
 const MAX_QUERY_CHARS = 4000;
+/** cortex.status and /cortex: a person waits, not a prompt; room for a busy daemon. */
+const STATUS_TIMEOUT_MS = 5000;
 /** Runs that are not a person asking something: nothing to recall for. */
 const NO_RECALL_TRIGGERS = new Set(["heartbeat", "cron", "memory", "overflow"]);
 
@@ -144,7 +146,7 @@ const plugin = {
 
     api.registerGatewayMethod("cortex.status", async (/** @type {{ respond: (ok: boolean, payload?: unknown, error?: unknown) => void }} */ { respond }) => {
       try {
-        const s = await client.call("cortex.status", {}, { timeoutMs: 2000 });
+        const s = await client.call("cortex.status", {}, { timeoutMs: STATUS_TIMEOUT_MS });
         respond(true, { ...s, config: { ...s.config, autoRecall: cfg.autoRecall, autoCapture: cfg.autoCapture } });
       } catch (e) {
         respond(true, {
@@ -245,7 +247,7 @@ const plugin = {
       description: "cortexd memory status",
       handler: async () => {
         try {
-          const s = await client.call("cortex.status", {}, { timeoutMs: 2000 });
+          const s = await client.call("cortex.status", {}, { timeoutMs: STATUS_TIMEOUT_MS });
           const w = s.workspaces?.[0];
           return { text: `cortexd ${s.version}: ${s.healthy ? "healthy" : "degraded"}; ${w ? `${w.files} files, ${w.chunks} chunks` : "no workspace"}; recall p50 ${s.recallMetrics.p50} ms` };
         } catch (e) {
