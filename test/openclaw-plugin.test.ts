@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import plugin, { captureWindow, type OpenClawPluginApi, type PluginTool } from "../integrations/openclaw/index.js";
+import plugin, { captureWindow, configSchema, scopeFor, type OpenClawPluginApi, type PluginTool } from "../integrations/openclaw/index.js";
 import { localDate } from "../src/memory-files/entry.js";
 import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
@@ -49,19 +49,29 @@ function fakeApi(pluginConfig: Record<string, unknown>) {
 const text = (r: { content: { text: string }[] }) => r.content.map((c) => c.text).join("\n");
 
 describe("OpenClaw plugin (fake plugin API, real daemon)", () => {
-  it("ships a manifest and registers cortex.status, the prompt hooks, agent_end and the two tools", () => {
-    const manifest = JSON.parse(readFileSync(resolve(import.meta.dirname, "../integrations/openclaw/openclaw.plugin.json"), "utf8")) as { id: string; configSchema: { additionalProperties: boolean; properties: Record<string, unknown> } };
+  it("ships a manifest OpenClaw loads (activation, contracts.tools, category, the config schema) and registers cortex.status, before_prompt_build, agent_end and the two tools", () => {
+    const manifest = JSON.parse(readFileSync(resolve(import.meta.dirname, "../integrations/openclaw/openclaw.plugin.json"), "utf8")) as {
+      id: string;
+      activation: { onStartup: boolean };
+      contracts: { tools: string[] };
+      categories: string[];
+      configSchema: { additionalProperties: boolean; properties: Record<string, unknown> };
+    };
     expect(manifest.id).toBe(plugin.id);
-    expect(manifest.configSchema.additionalProperties).toBe(false);
-    expect(Object.keys(manifest.configSchema.properties).sort()).toEqual(Object.keys((plugin.configSchema as { properties: object }).properties).sort());
+    expect(manifest.activation).toEqual({ onStartup: true });
+    expect(manifest.categories).toEqual(["memory"]);
+    // The manifest's schema is the one the runtime validates with.
+    expect(manifest.configSchema).toEqual(configSchema.jsonSchema);
     const pkg = JSON.parse(readFileSync(resolve(import.meta.dirname, "../integrations/openclaw/package.json"), "utf8")) as { type: string; openclaw: { extensions: string[] }; dependencies?: object };
     expect(pkg).toMatchObject({ type: "module", openclaw: { extensions: ["./index.js"] } });
     expect(pkg.dependencies).toBeUndefined();
 
     const f = fakeApi({ socketPath: "/nonexistent/cortexd.sock" });
     plugin.register(f.api);
-    expect([...f.hooks.keys()].sort()).toEqual(["agent_end", "before_agent_start", "before_prompt_build"]);
+    expect([...f.hooks.keys()].sort()).toEqual(["agent_end", "before_prompt_build"]);
     expect([...f.tools.keys()].sort()).toEqual(["cortex_save_memory", "cortex_search_memory"]);
+    expect([...f.tools.keys()].sort()).toEqual([...manifest.contracts.tools].sort());
+    for (const t of f.tools.values()) expect(t.label).toMatch(/\S/);
     expect(f.tools.get("cortex_save_memory")!.parameters).toMatchObject({ type: "object", required: ["text"] });
     expect([...f.commands.keys()]).toEqual(["cortex"]);
     f.stop();
@@ -80,18 +90,16 @@ describe("OpenClaw plugin (fake plugin API, real daemon)", () => {
     plugin.register(f.api);
     const ctx = { agentId: "main", sessionKey: "agent:main:main", sessionId: "s-1", workspaceDir: root };
 
-    // Newer gateways fire before_agent_start and before_prompt_build for one run: memories go in once.
     const event = { prompt: "How are the home lab backups done these days?", messages: [] };
-    const results = [...(await f.fire("before_agent_start", event, ctx)), ...(await f.fire("before_prompt_build", event, ctx))];
-    const injected = results.filter((r): r is { prependContext: string } => !!r);
+    const injected = (await f.fire("before_prompt_build", event, ctx)).filter((r): r is { prependContext: string } => !!r);
     expect(injected).toHaveLength(1);
     expect(injected[0]!.prependContext).toMatch(/^<cortex_memories>\n\[NOTE: The following are recalled memories/);
     expect(injected[0]!.prependContext).toContain("restic");
-    // Group chats never get the private MEMORY.md.
-    const group = await f.fire("before_prompt_build", { prompt: "Which machines does the home lab run on?" }, { ...ctx, sessionKey: "agent:main:telegram:group:-100123" });
-    expect(JSON.stringify(group)).not.toContain("Proxmox");
-    const priv = await f.fire("before_prompt_build", { prompt: "Which machines does the home lab run on?" }, ctx);
-    expect(JSON.stringify(priv)).toContain("Proxmox");
+    // MEMORY.md is in OpenClaw's system prompt already: not recalled again (unless recallCurated).
+    const curated = await f.fire("before_prompt_build", { prompt: "Which machines does the home lab run on?" }, ctx);
+    expect(JSON.stringify(curated)).not.toContain("Proxmox");
+    // A heartbeat is nobody asking: no recall.
+    expect(await f.fire("before_prompt_build", event, { ...ctx, trigger: "heartbeat" })).toEqual([undefined]);
 
     // agent_end → the daily log, searchable.
     const messages = [
@@ -118,11 +126,48 @@ describe("OpenClaw plugin (fake plugin API, real daemon)", () => {
 
     const saved = await f.tools.get("cortex_save_memory")!.execute("call-1", { text: "The restic repository password is in 1Password under 'homelab-restic'", tags: ["homelab"] });
     expect(text(saved)).toMatch(/^Saved to memory\/\d{4}-\d\d-\d\d\.md#L\d+\.$/);
-    const found = await f.tools.get("cortex_search_memory")!.execute("call-2", { query: "restic repository password 1Password", maxResults: 3 });
+    const found = await f.tools.get("cortex_search_memory")!.execute("call-2", { query: "restic repository password 1Password", limit: 3 });
     const parsed = JSON.parse(text(found)) as { results: { citation: string; snippet: string }[] };
     expect(parsed.results[0]!.citation).toMatch(/^memory\/\d{4}-\d\d-\d\d\.md#L\d+-L\d+$/);
     expect(parsed.results[0]!.snippet).toContain("homelab-restic");
+    expect(found.details).toEqual(parsed);
     f.stop();
+  });
+
+  it("with recallCurated, private conversations (DM threads too) recall MEMORY.md and group chats never do", async () => {
+    const root = tempDir();
+    writeFiles(root, { "MEMORY.md": "- The user's home lab runs Proxmox on three Intel NUCs.\n", "memory/2026-11-20.md": "# 2026-11-20\n\n- Bought a UPS for the home lab rack.\n" });
+    const d = await startDaemon({ config: { workspaces: [{ path: root }], daemon: { debounceMs: 50, settleMs: 20 } } });
+    running.push(d);
+    await waitUntil(async () => (await d.call("memory.search", { query: "Proxmox NUCs", limit: 3 })).results.length > 0);
+    const f = fakeApi({ socketPath: d.socket, recallTimeoutMs: 3000, recallCurated: true });
+    plugin.register(f.api);
+    const ask = (ctx: object) => f.fire("before_prompt_build", { prompt: "Which machines does the home lab run on?" }, ctx).then(JSON.stringify);
+    expect(await ask({ sessionKey: "agent:main:main" })).toContain("Proxmox");
+    expect(await ask({ sessionKey: "agent:main:slack:direct:U123ABC:thread:1700000000.0001", channel: "slack", chatId: "D999", senderId: "U123ABC" })).toContain("Proxmox");
+    expect(await ask({ sessionKey: "agent:main:telegram:group:-100123", channel: "telegram", chatId: "-100123", senderId: "42" })).not.toContain("Proxmox");
+    expect(await ask({ sessionKey: "agent:main:discord:channel:998877:thread:5", channel: "discord", chatId: "998877", senderId: "42" })).not.toContain("Proxmox");
+    f.stop();
+  });
+
+  it("tells private from group conversations by OpenClaw's context fields", () => {
+    expect(scopeFor("auto", { sessionKey: "agent:main:main" })).toBe("private");
+    expect(scopeFor("auto", { sessionKey: "agent:main:slack:direct:U1:thread:1700000000.1", channel: "slack", chatId: "D1", senderId: "U1" })).toBe("private");
+    expect(scopeFor("auto", { sessionKey: "agent:main:telegram:direct:42", channel: "telegram", chatId: "42", senderId: "42" })).toBe("private");
+    expect(scopeFor("auto", { sessionKey: "agent:main:telegram:group:-100123", channel: "telegram", chatId: "-100123", senderId: "42" })).toBe("group");
+    expect(scopeFor("auto", { sessionKey: "agent:main:discord:channel:9:thread:5" })).toBe("group");
+    // No kind in the key: the sender's own chat is private, any other chat a group.
+    expect(scopeFor("auto", { sessionKey: "agent:main:x1", channel: "whatsapp", chatId: "+15550001", senderId: "+15550001" })).toBe("private");
+    expect(scopeFor("auto", { sessionKey: "agent:main:x2", channel: "whatsapp", chatId: "120363@g.us", senderId: "+15550001" })).toBe("group");
+    expect(scopeFor("group", { sessionKey: "agent:main:main" })).toBe("group");
+  });
+
+  it("validates its config with the SDK's schema object: unknown keys and wrong types are named", () => {
+    expect(configSchema.safeParse(undefined)).toMatchObject({ success: true });
+    expect(configSchema.safeParse({ recallTimeoutMs: 500, scope: "group" })).toMatchObject({ success: true });
+    const bad = configSchema.safeParse({ recallHook: "before_agent_start", recallTimeoutMs: 5, autoRecall: "yes" });
+    expect(bad.success).toBe(false);
+    expect(bad.error!.issues.map((i: { path: unknown[] }) => i.path[0]).sort()).toEqual(["autoRecall", "recallHook", "recallTimeoutMs"]);
   });
 
   it("never breaks the agent when cortexd is down: no context, quick; tools say so; status is unhealthy", async () => {
@@ -133,9 +178,8 @@ describe("OpenClaw plugin (fake plugin API, real daemon)", () => {
     expect(r).toEqual([undefined]);
     expect(performance.now() - t0).toBeLessThan(250);
     await expect(f.fire("agent_end", { messages: [{ role: "user", content: "hello there, a long enough message" }, { role: "assistant", content: "hi, and a long enough answer too" }], success: true }, {})).resolves.toBeDefined();
-    const res = await f.tools.get("cortex_search_memory")!.execute("c", { query: "x" });
-    expect(res.isError).toBe(true);
-    expect(text(res)).toMatch(/cortexd is not available .*start it with `cortexd start`/);
+    // Tools throw (OpenClaw's tool contract), saying what to do.
+    await expect(f.tools.get("cortex_search_memory")!.execute("c", { query: "x" })).rejects.toThrow(/cortexd is not available .*start it with `cortexd start`/);
     const st = await f.status();
     expect(st).toMatchObject({ ok: true, payload: { healthy: false, retryQueuePending: 0 } });
     f.stop();

@@ -4,17 +4,60 @@
  * is kept and reused; it is reopened after the daemon restarts. Every call has a timeout.
  */
 import { createConnection } from "node:net";
-import { homedir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
-/** Where cortexd listens, resolved like the daemon does (minus its config file). */
-export function defaultSocketPath(env = process.env) {
-  if (env.CORTEXD_SOCKET) return resolve(env.CORTEXD_SOCKET.replace(/^~(?=\/|$)/, env.HOME || homedir()));
+/**
+ * Where cortexd listens, resolved exactly as the daemon does from the environment (a copy of
+ * src/rpc/socket-path.ts's resolveSocketPath, kept dependency-free; test/openclaw-socket-path.test.ts
+ * runs both on the same cases): $CORTEXD_SOCKET (trimmed, ~ expanded); Linux:
+ * $XDG_RUNTIME_DIR/cortexd/cortexd.sock, else <data dir>/run/cortexd.sock with the data dir
+ * $CORTEXD_DATA_DIR or $XDG_DATA_HOME/cortexd; macOS: ~/Library/Application Support/cortexd/run/cortexd.sock,
+ * else $TMPDIR/cortexd-<uid>/cortexd.sock. A candidate longer than a Unix socket path can be is
+ * skipped; when none fits, SocketPathTooLongError.
+ * @param {NodeJS.ProcessEnv} [env]
+ * @param {{ platform?: NodeJS.Platform, uid?: number }} [opts]
+ */
+export function defaultSocketPath(env = process.env, opts = {}) {
+  const platform = opts.platform ?? process.platform;
+  const limit = platform === "linux" || platform === "android" ? 107 : 103;
+  const fits = (/** @type {string} */ p) => Buffer.byteLength(p) <= limit;
   const home = env.HOME || homedir();
-  if (process.platform === "darwin") return join(home, "Library", "Application Support", "cortexd", "run", "cortexd.sock");
-  if (env.XDG_RUNTIME_DIR) return join(env.XDG_RUNTIME_DIR, "cortexd", "cortexd.sock");
-  const data = env.CORTEXD_DATA_DIR || join(env.XDG_DATA_HOME || join(home, ".local", "share"), "cortexd");
-  return join(data, "run", "cortexd.sock");
+  const expand = (/** @type {string} */ p) => (p === "~" ? home : p.startsWith("~/") ? join(home, p.slice(2)) : resolve(p));
+
+  const explicit = env.CORTEXD_SOCKET?.trim();
+  if (explicit) {
+    const p = expand(explicit);
+    if (!fits(p)) throw new SocketPathTooLongError(p, limit);
+    return p;
+  }
+  /** @type {string[]} */
+  const candidates = [];
+  if (platform === "darwin") {
+    candidates.push(join(home, "Library", "Application Support", "cortexd", "run", "cortexd.sock"));
+    const uid = opts.uid ?? process.getuid?.() ?? 0;
+    candidates.push(join(resolve(env.TMPDIR || tmpdir()), `cortexd-${uid}`, "cortexd.sock"));
+  } else {
+    if (env.XDG_RUNTIME_DIR) candidates.push(join(resolve(env.XDG_RUNTIME_DIR), "cortexd", "cortexd.sock"));
+    const dataDir = env.CORTEXD_DATA_DIR ? expand(env.CORTEXD_DATA_DIR) : join(env.XDG_DATA_HOME ? resolve(env.XDG_DATA_HOME) : join(home, ".local", "share"), "cortexd");
+    candidates.push(join(dataDir, "run", "cortexd.sock"));
+  }
+  const ok = candidates.find(fits);
+  if (ok) return ok;
+  throw new SocketPathTooLongError(/** @type {string} */ (candidates[candidates.length - 1]), limit);
+}
+
+export class SocketPathTooLongError extends Error {
+  /** @param {string} socketPath @param {number} limit */
+  constructor(socketPath, limit) {
+    super(
+      `socket path is too long for a Unix socket (${Buffer.byteLength(socketPath)} bytes > ${limit}): ${socketPath}; ` +
+        `set CORTEXD_SOCKET to a shorter path (e.g. /tmp/cortexd-$UID/cortexd.sock)`,
+    );
+    this.name = "SocketPathTooLongError";
+    this.socketPath = socketPath;
+    this.limit = limit;
+  }
 }
 
 export class CortexdError extends Error {
@@ -140,6 +183,10 @@ export function createClient(opts) {
     async notify(method, params) {
       const s = await connect();
       s.write(JSON.stringify({ jsonrpc: "2.0", method, params }) + "\n");
+    },
+    /** Opens the connection now (at service start), so the first recall does not pay for it. */
+    async warm() {
+      await connect();
     },
     close() {
       socket?.destroy();

@@ -5,20 +5,24 @@ export interface CortexdPluginConfig {
   workspace?: string;
   autoRecall?: boolean;
   autoCapture?: boolean;
+  /** Also recall MEMORY.md/USER.md (OpenClaw already puts them in the system prompt); default false. */
+  recallCurated?: boolean;
   recallBudgetTokens?: number;
   recallTimeoutMs?: number;
   captureTimeoutMs?: number;
   scope?: "auto" | "private" | "group";
-  recallHook?: "auto" | "before_prompt_build" | "before_agent_start";
 }
 
+/** OpenClaw's AgentToolResult: content for the model, details for logs/UI. */
 export interface ToolResult {
   content: { type: "text"; text: string }[];
-  isError?: boolean;
+  details: unknown;
 }
 
+/** OpenClaw's AgentTool (the subset used): failures are thrown, not returned. */
 export interface PluginTool {
   name: string;
+  label: string;
   description: string;
   parameters: Record<string, unknown>;
   execute(id: string, params: Record<string, unknown>): Promise<ToolResult>;
@@ -38,7 +42,13 @@ export interface OpenClawPluginApi {
   registerGatewayMethod(name: string, handler: (args: GatewayMethodArgs) => Promise<void> | void): void;
   registerTool(tool: PluginTool): void;
   registerCommand?(cmd: { name: string; description: string; handler: (ctx: unknown) => Promise<{ text: string }> | { text: string } }): void;
-  registerService?(svc: { id: string; start(ctx?: unknown): void; stop(): void }): void;
+  registerService?(svc: { id: string; start(ctx?: unknown): void | Promise<void>; stop(): void }): void;
+}
+
+/** OpenClaw's OpenClawPluginConfigSchema (safeParse + JSON Schema). */
+export interface PluginConfigSchema {
+  safeParse(value: unknown): { success: boolean; data?: unknown; error?: { issues: { path: (string | number)[]; message: string }[] } };
+  jsonSchema: Record<string, unknown>;
 }
 
 declare const plugin: {
@@ -46,10 +56,14 @@ declare const plugin: {
   name: string;
   description: string;
   version: string;
-  configSchema: Record<string, unknown>;
+  configSchema: PluginConfigSchema;
   register(api: OpenClawPluginApi): void;
 };
 export default plugin;
 
+export const configSchema: PluginConfigSchema;
 export function normalizeConfig(raw: unknown): Required<Omit<CortexdPluginConfig, "workspace">> & { workspace?: string };
+export function scopeFor(configured: "auto" | "private" | "group", ctx: unknown): "private" | "group";
 export function captureWindow(messages: unknown): unknown[];
+/** Where cortexd listens, as the daemon resolves it from the environment; throws when no path fits. */
+export function defaultSocketPath(env?: NodeJS.ProcessEnv, opts?: { platform?: NodeJS.Platform; uid?: number }): string;

@@ -1,17 +1,26 @@
 // @ts-check
 /**
- * cortexd plugin for the OpenClaw gateway.
+ * cortexd plugin for the OpenClaw gateway (the plugin API of OpenClaw 2026.9; see README.md).
  *
- * - before_prompt_build (fallback before_agent_start): recall for the prompt → { prependContext }
- *   with a <cortex_memories> block; nothing when cortexd is down or slow (recallTimeoutMs).
+ * - before_prompt_build: recall for the prompt → { prependContext } with a <cortex_memories> block;
+ *   nothing when cortexd is down or slower than recallTimeoutMs. MEMORY.md/USER.md are left out
+ *   by default (the gateway already puts them in the system prompt), and always in group chats.
  * - agent_end: capture the run's messages into today's daily log (cortexd keeps a per-session
  *   watermark, so each message is captured once).
  * - gateway method cortex.status: cortexd's status in the Cortex plugin's shape.
- * - tools cortex_search_memory / cortex_save_memory; command /cortex (status line).
+ * - tools cortex_search_memory / cortex_save_memory (declared in the manifest's contracts.tools);
+ *   command /cortex (status line); service cortexd-client (opens the socket at gateway start).
  *
- * Memory is never allowed to break a run: every handler catches, logs at debug/warn, and returns.
+ * Memory never breaks a run: the hooks catch, log at debug, and return. Tools throw on failure, as
+ * OpenClaw's tool contract asks; the gateway turns that into a tool error for the model.
  */
-import { CortexdError, createClient, defaultSocketPath } from "./client.js";
+import { CortexdError, createClient, SocketPathTooLongError } from "./client.js";
+import { configSchema, normalizeConfig } from "./config.js";
+import { scopeFor } from "./scope.js";
+
+export { normalizeConfig, configSchema } from "./config.js";
+export { scopeFor } from "./scope.js";
+export { defaultSocketPath } from "./client.js";
 
 const VERSION = "0.1.0";
 /** Cortex's capture payload cap. */
@@ -19,61 +28,10 @@ const MAX_CAPTURE_BYTES = 256 * 1024;
 const MAX_CAPTURE_MESSAGES = 60;
 const MAX_PART_CHARS = 20_000;
 const MAX_QUERY_CHARS = 4000;
-
-/** @type {Record<string, unknown>} */
-const configSchema = {
-  type: "object",
-  additionalProperties: false,
-  properties: {
-    socketPath: { type: "string" },
-    workspace: { type: "string" },
-    autoRecall: { type: "boolean", default: true },
-    autoCapture: { type: "boolean", default: true },
-    recallBudgetTokens: { type: "integer", minimum: 100, maximum: 20000, default: 2000 },
-    recallTimeoutMs: { type: "integer", minimum: 20, maximum: 10000, default: 250 },
-    captureTimeoutMs: { type: "integer", minimum: 100, maximum: 60000, default: 5000 },
-    scope: { type: "string", enum: ["auto", "private", "group"], default: "auto" },
-    recallHook: { type: "string", enum: ["auto", "before_prompt_build", "before_agent_start"], default: "auto" },
-  },
-};
-
-/**
- * @typedef {object} CortexdPluginConfig
- * @property {string} [socketPath]
- * @property {string} [workspace]
- * @property {boolean} [autoRecall]
- * @property {boolean} [autoCapture]
- * @property {number} [recallBudgetTokens]
- * @property {number} [recallTimeoutMs]
- * @property {number} [captureTimeoutMs]
- * @property {"auto" | "private" | "group"} [scope]
- * @property {"auto" | "before_prompt_build" | "before_agent_start"} [recallHook]
- */
-
-/** @param {unknown} raw @returns {Required<Omit<CortexdPluginConfig, "workspace">> & { workspace?: string }} */
-export function normalizeConfig(raw) {
-  const c = /** @type {CortexdPluginConfig} */ (raw && typeof raw === "object" ? raw : {});
-  const int = (/** @type {unknown} */ v, /** @type {number} */ d, /** @type {number} */ lo, /** @type {number} */ hi) =>
-    typeof v === "number" && Number.isFinite(v) ? Math.min(hi, Math.max(lo, Math.floor(v))) : d;
-  return {
-    socketPath: typeof c.socketPath === "string" && c.socketPath ? c.socketPath : defaultSocketPath(),
-    ...(typeof c.workspace === "string" && c.workspace ? { workspace: c.workspace } : {}),
-    autoRecall: c.autoRecall !== false,
-    autoCapture: c.autoCapture !== false,
-    recallBudgetTokens: int(c.recallBudgetTokens, 2000, 100, 20000),
-    recallTimeoutMs: int(c.recallTimeoutMs, 250, 20, 10000),
-    captureTimeoutMs: int(c.captureTimeoutMs, 5000, 100, 60000),
-    scope: c.scope === "private" || c.scope === "group" ? c.scope : "auto",
-    recallHook: c.recallHook === "before_prompt_build" || c.recallHook === "before_agent_start" ? c.recallHook : "auto",
-  };
-}
-
-/** Group chats never see the private, curated MEMORY.md/USER.md. */
-function scopeFor(/** @type {string} */ configured, /** @type {any} */ ctx) {
-  if (configured === "private" || configured === "group") return configured;
-  const key = String(ctx?.sessionKey ?? "");
-  return /:(group|channel|room|guild|thread)s?:/i.test(key) || ctx?.chatType === "group" || ctx?.isGroup === true ? "group" : "private";
-}
+/** cortex.status and /cortex: a person waits, not a prompt; room for a busy daemon. */
+const STATUS_TIMEOUT_MS = 5000;
+/** Runs that are not a person asking something: nothing to recall for. */
+const NO_RECALL_TRIGGERS = new Set(["heartbeat", "cron", "memory", "overflow"]);
 
 /** @param {unknown} e */
 function why(e) {
@@ -116,6 +74,15 @@ export function captureWindow(messages) {
   return out;
 }
 
+/** A tool failure the model can act on (thrown: OpenClaw reports it as the tool's error). */
+function toolFailure(/** @type {unknown} */ e) {
+  return new Error(
+    e instanceof CortexdError && e.kind !== "rpc"
+      ? `cortexd is not available (${e.message}); start it with \`cortexd start\`.`
+      : `cortexd refused the call: ${why(e)}`,
+  );
+}
+
 const plugin = {
   id: "cortexd",
   name: "cortexd memory",
@@ -125,34 +92,36 @@ const plugin = {
 
   /** @param {any} api the OpenClaw plugin API */
   register(api) {
-    const cfg = normalizeConfig(api.pluginConfig);
-    const client = createClient({ socketPath: cfg.socketPath, connectTimeoutMs: Math.max(cfg.recallTimeoutMs, 200) });
     const log = api.logger ?? { debug() {}, info() {}, warn() {}, error() {} };
+    /** @type {ReturnType<typeof normalizeConfig>} */
+    let cfg;
+    try {
+      cfg = normalizeConfig(api.pluginConfig);
+    } catch (e) {
+      // No default socket path fits (a very long HOME/XDG_RUNTIME_DIR): say so; calls fail with it.
+      if (!(e instanceof SocketPathTooLongError)) throw e;
+      log.warn?.(`cortexd: ${e.message}`);
+      cfg = normalizeConfig({ ...(api.pluginConfig ?? {}), socketPath: e.socketPath });
+    }
+    const client = createClient({ socketPath: cfg.socketPath, connectTimeoutMs: Math.max(cfg.recallTimeoutMs, 1000) });
     const ws = cfg.workspace ? { workspace: cfg.workspace } : {};
-    /** Recall once per (session, prompt), whichever prompt hook fires first. */
-    const recalled = new Map();
-    let modernHookSeen = false;
 
-    /**
-     * @param {any} event
-     * @param {any} ctx
-     * @returns {Promise<{ prependContext: string } | undefined>}
-     */
-    async function recallFor(event, ctx) {
-      if (!cfg.autoRecall) return undefined;
+    api.on("before_prompt_build", async (/** @type {any} */ event, /** @type {any} */ ctx) => {
+      if (!cfg.autoRecall || NO_RECALL_TRIGGERS.has(ctx?.trigger)) return undefined;
       const prompt = typeof event?.prompt === "string" ? event.prompt.trim() : "";
       if (!prompt || prompt.startsWith("/")) return undefined;
       const session = String(ctx?.sessionKey ?? ctx?.sessionId ?? "");
-      const key = `${session}\0${prompt}`;
-      const now = Date.now();
-      for (const [k, at] of recalled) if (now - at > 5000) recalled.delete(k);
-      if (recalled.has(key)) return undefined;
-      recalled.set(key, now);
       try {
         if (session) client.notify("session.touch", { session_id: session, prompt: prompt.slice(0, MAX_QUERY_CHARS), ...ws }).catch(() => {});
         const r = await client.call(
           "memory.recall",
-          { query: prompt.slice(0, MAX_QUERY_CHARS), budgetTokens: cfg.recallBudgetTokens, scope: scopeFor(cfg.scope, ctx), ...ws },
+          {
+            query: prompt.slice(0, MAX_QUERY_CHARS),
+            budgetTokens: cfg.recallBudgetTokens,
+            scope: scopeFor(cfg.scope, ctx),
+            ...(cfg.recallCurated ? {} : { excludeCurated: true }),
+            ...ws,
+          },
           { timeoutMs: cfg.recallTimeoutMs },
         );
         return r?.context ? { prependContext: r.context } : undefined;
@@ -160,28 +129,13 @@ const plugin = {
         log.debug?.(`cortexd recall skipped: ${why(e)}`);
         return undefined;
       }
-    }
-
-    if (cfg.recallHook !== "before_agent_start") {
-      api.on("before_prompt_build", (/** @type {any} */ event, /** @type {any} */ ctx) => {
-        modernHookSeen = true;
-        return recallFor(event, ctx);
-      });
-    }
-    if (cfg.recallHook !== "before_prompt_build") {
-      // Older gateways only have before_agent_start. On newer ones both fire: the (session, prompt)
-      // memo above makes sure memories are injected once.
-      api.on("before_agent_start", (/** @type {any} */ event, /** @type {any} */ ctx) => {
-        if (cfg.recallHook === "auto" && modernHookSeen) return undefined;
-        return recallFor(event, ctx);
-      });
-    }
+    });
 
     api.on("agent_end", async (/** @type {any} */ event, /** @type {any} */ ctx) => {
       if (!cfg.autoCapture || event?.success === false) return;
       const messages = captureWindow(event?.messages);
       if (messages.length === 0) return;
-      const session_id = String(ctx?.sessionKey ?? ctx?.sessionId ?? event?.sessionKey ?? "openclaw");
+      const session_id = String(ctx?.sessionKey ?? ctx?.sessionId ?? "openclaw");
       try {
         const r = await client.call("memory.capture", { session_id, messages, ...ws }, { timeoutMs: cfg.captureTimeoutMs });
         if (r?.stored) log.debug?.(`cortexd captured ${r.entries} entr${r.entries === 1 ? "y" : "ies"} to ${r.path}`);
@@ -190,9 +144,9 @@ const plugin = {
       }
     });
 
-    api.registerGatewayMethod("cortex.status", async (/** @type {{ params?: unknown, respond: (ok: boolean, payload?: unknown, error?: unknown) => void }} */ { respond }) => {
+    api.registerGatewayMethod("cortex.status", async (/** @type {{ respond: (ok: boolean, payload?: unknown, error?: unknown) => void }} */ { respond }) => {
       try {
-        const s = await client.call("cortex.status", {}, { timeoutMs: 2000 });
+        const s = await client.call("cortex.status", {}, { timeoutMs: STATUS_TIMEOUT_MS });
         respond(true, { ...s, config: { ...s.config, autoRecall: cfg.autoRecall, autoCapture: cfg.autoCapture } });
       } catch (e) {
         respond(true, {
@@ -207,19 +161,9 @@ const plugin = {
       }
     });
 
-    /** @param {string} text @param {boolean} [isError] */
-    const text = (text, isError) => ({ content: [{ type: "text", text }], ...(isError ? { isError: true } : {}) });
-    /** @param {unknown} e */
-    const toolError = (e) =>
-      text(
-        e instanceof CortexdError && e.kind !== "rpc"
-          ? `cortexd is not available (${e.message}); start it with \`cortexd start\`.`
-          : `cortexd refused the call: ${why(e)}`,
-        true,
-      );
-
     api.registerTool({
       name: "cortex_search_memory",
+      label: "Search memory (cortexd)",
       description:
         "Search long-term memory (MEMORY.md, daily logs, past session transcripts) with hybrid keyword + semantic search. Returns ranked snippets with path#Lx-Ly citations.",
       parameters: {
@@ -227,36 +171,39 @@ const plugin = {
         additionalProperties: false,
         properties: {
           query: { type: "string", description: "what to look for" },
-          maxResults: { type: "integer", minimum: 1, maximum: 50, description: "default 6" },
-          minScore: { type: "number", minimum: 0, maximum: 1 },
+          limit: { type: "integer", minimum: 1, maximum: 50, description: "number of results (default 6)" },
+          minScore: { type: "number", minimum: 0, maximum: 1, description: "drop results scoring below this" },
         },
         required: ["query"],
       },
-      /** @param {string} _id @param {{ query: string, maxResults?: number, minScore?: number }} params */
+      /** @param {string} _id @param {{ query: string, limit?: number, minScore?: number }} params */
       async execute(_id, params) {
+        let r;
         try {
-          const r = await client.call(
+          r = await client.call(
             "memory.search",
-            { query: String(params?.query ?? ""), ...(params?.maxResults ? { limit: params.maxResults } : {}), ...(params?.minScore !== undefined ? { minScore: params.minScore } : {}), ...ws },
+            { query: String(params?.query ?? ""), ...(params?.limit ? { limit: params.limit } : {}), ...(params?.minScore !== undefined ? { minScore: params.minScore } : {}), ...ws },
             { timeoutMs: 10_000 },
           );
-          const results = r.results.map((/** @type {any} */ h) => ({
-            path: h.path,
-            startLine: h.startLine,
-            endLine: h.endLine,
-            score: Number(h.score.toFixed(3)),
-            citation: `${h.path}#L${h.startLine}-L${h.endLine}`,
-            snippet: h.snippet,
-          }));
-          return text(results.length ? JSON.stringify({ results, mode: r.mode }, null, 2) : `No memories found for "${params?.query}".`);
         } catch (e) {
-          return toolError(e);
+          throw toolFailure(e);
         }
+        const results = r.results.map((/** @type {any} */ h) => ({
+          path: h.path,
+          startLine: h.startLine,
+          endLine: h.endLine,
+          score: Number(h.score.toFixed(3)),
+          citation: `${h.path}#L${h.startLine}-L${h.endLine}`,
+          snippet: h.snippet,
+        }));
+        const details = { results, mode: r.mode };
+        return { content: [{ type: "text", text: results.length ? JSON.stringify(details, null, 2) : `No memories found for "${params?.query}".` }], details };
       },
     });
 
     api.registerTool({
       name: "cortex_save_memory",
+      label: "Save memory (cortexd)",
       description:
         "Save a durable fact, decision or preference: appended to today's daily log (target daily) or to MEMORY.md (target memory). Secrets are redacted; near-duplicates of recent saves are skipped.",
       parameters: {
@@ -272,8 +219,9 @@ const plugin = {
       },
       /** @param {string} _id @param {{ text: string, target?: "daily" | "memory", importance?: number, tags?: string[] }} params */
       async execute(_id, params) {
+        let r;
         try {
-          const r = await client.call(
+          r = await client.call(
             "memory.save",
             {
               text: String(params?.text ?? ""),
@@ -284,11 +232,13 @@ const plugin = {
             },
             { timeoutMs: 10_000 },
           );
-          if (!r.stored) return text(`Not saved: a recent memory says the same (${r.duplicateOf ?? r.path}).`);
-          return text(`Saved to ${r.path}${r.startLine ? `#L${r.startLine}` : ""}.${r.redactions ? ` ${r.redactions} secret(s) redacted.` : ""}`);
         } catch (e) {
-          return toolError(e);
+          throw toolFailure(e);
         }
+        const text = r.stored
+          ? `Saved to ${r.path}${r.startLine ? `#L${r.startLine}` : ""}.${r.redactions ? ` ${r.redactions} secret(s) redacted.` : ""}`
+          : `Not saved: a recent memory says the same (${r.duplicateOf ?? r.path}).`;
+        return { content: [{ type: "text", text }], details: r };
       },
     });
 
@@ -297,7 +247,7 @@ const plugin = {
       description: "cortexd memory status",
       handler: async () => {
         try {
-          const s = await client.call("cortex.status", {}, { timeoutMs: 2000 });
+          const s = await client.call("cortex.status", {}, { timeoutMs: STATUS_TIMEOUT_MS });
           const w = s.workspaces?.[0];
           return { text: `cortexd ${s.version}: ${s.healthy ? "healthy" : "degraded"}; ${w ? `${w.files} files, ${w.chunks} chunks` : "no workspace"}; recall p50 ${s.recallMetrics.p50} ms` };
         } catch (e) {
@@ -308,7 +258,13 @@ const plugin = {
 
     api.registerService?.({
       id: "cortexd-client",
-      start() {},
+      async start() {
+        // Connect now: the first recall then costs one round trip, not a connect as well.
+        await client.warm().then(
+          () => log.debug?.(`cortexd connected at ${cfg.socketPath}`),
+          (/** @type {unknown} */ e) => log.info?.(`cortexd not reachable yet (${why(e)}); recall and capture resume when it is`),
+        );
+      },
       stop() {
         client.close();
       },

@@ -61,6 +61,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
         ...(p.scope ? { scope: p.scope } : {}),
         ...(p.limit !== undefined ? { limit: p.limit } : {}),
         ...(p.includeHistory ? { includeHistory: true } : {}),
+        ...(p.excludeCurated ? { excludeCurated: true } : {}),
       });
       d.searchLatency.record(performance.now() - t0);
       return res;

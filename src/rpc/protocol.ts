@@ -50,6 +50,8 @@ export const MethodParams = {
       limit: z.number().int().min(1).max(100).optional(),
       /** Also show memories superseded by newer ones (marked), not only current facts. */
       includeHistory: z.boolean().optional(),
+      /** Leave out MEMORY.md/USER.md: the host already puts them in its prompt (OpenClaw does). */
+      excludeCurated: z.boolean().optional(),
     })
     .strict(),
   "memory.save": z

@@ -22,6 +22,8 @@ export interface RecallRequest {
   record?: boolean;
   /** Also show superseded memories (marked); default: current facts only. */
   includeHistory?: boolean;
+  /** Never MEMORY.md / USER.md, whatever the scope: the host already has them in its prompt. */
+  excludeCurated?: boolean;
 }
 
 /** Word-overlap similarity |A∩B| / min(|A|,|B|): high when one memory restates the other. */
@@ -41,7 +43,7 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
   const budget = req.budgetTokens ?? DEFAULT_RECALL_BUDGET;
   const res = await searcher.search({ query: req.query, limit: req.limit ?? 30, fullText: true });
   let hits: AnnotatedHit[] = res.results;
-  if (req.scope === "group") hits = hits.filter((h) => h.source !== "curated");
+  if (req.scope === "group" || req.excludeCurated) hits = hits.filter((h) => h.source !== "curated");
   hits = applyConsolidation(store, hits, { includeHistory: req.includeHistory ?? false });
   const overhead = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
   let used = overhead;

@@ -12,11 +12,14 @@ export function registerMcp(program: Command): void {
       const opts = cmd.optsWithGlobals<GlobalOptions & { timeoutMs?: string }>();
       const loaded = loadForCli(opts);
       const { runMcpServer } = await import("../../mcp/server.js");
+      const { saveMemory } = await import("../../client/save-memory.js");
       const workspace = daemonWorkspace(opts);
+      const timeoutMs = Number(opts.timeoutMs) > 0 ? Number(opts.timeoutMs) : 15_000;
       await runMcpServer({
         socketPath: socketPathFor(loaded),
         ...(workspace ? { workspace } : {}),
-        timeoutMs: Number(opts.timeoutMs) > 0 ? Number(opts.timeoutMs) : 15_000,
+        timeoutMs,
+        save: (params) => saveMemory(loaded, params, { given: opts.workspace, daemon: workspace }, { timeoutMs }),
       });
     });
 }

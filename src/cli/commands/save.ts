@@ -1,12 +1,6 @@
 import type { Command } from "commander";
 import { readFileSync } from "node:fs";
-import { DaemonUnavailableError, withClient } from "../../client/client.js";
-import { expandPath } from "../../config/paths.js";
-import { socketPathFor } from "../../daemon/socket.js";
-import { MemoryWriter, saveResult } from "../../memory-files/writer.js";
-import type { SaveResult } from "../../rpc/protocol.js";
-import { StateStore } from "../../session/state.js";
-import { defaultNamespace } from "../../workspace/namespace.js";
+import { saveMemory } from "../../client/save-memory.js";
 import { CliError, daemonWorkspace, loadForCli, printJson, type GlobalOptions } from "../context.js";
 
 interface SaveOptions extends GlobalOptions {
@@ -38,23 +32,7 @@ export function registerSave(program: Command): void {
         ...(importance !== undefined ? { importance } : {}),
         ...(opts.tag?.length ? { tags: opts.tag } : {}),
       };
-      const loaded = loadForCli(opts);
-      let res: SaveResult;
-      let offline = false;
-      try {
-        const ws = daemonWorkspace(opts);
-        res = await withClient(socketPathFor(loaded), (c) => c.call("memory.save", { ...params, ...(ws ? { workspace: ws } : {}) }), { timeoutMs: 10_000 });
-      } catch (e) {
-        if (!(e instanceof DaemonUnavailableError) || e.reason === "timeout") throw e;
-        // No daemon: write the file the same way (it is indexed when the daemon next starts).
-        offline = true;
-        const w = opts.workspace
-          ? (loaded.config.workspaces.find((x) => x.path === expandPath(opts.workspace!) || x.name === opts.workspace) ?? loaded.config.workspaces[0]!)
-          : loaded.config.workspaces[0]!;
-        const writer = new MemoryWriter(StateStore.forDataDir(loaded.dataDir));
-        const out = await writer.save({ root: w.path, name: w.name ?? defaultNamespace(w.path) }, params);
-        res = saveResult(out, out.stored ? false : undefined);
-      }
+      const { result: res, offline } = await saveMemory(loadForCli(opts), params, { given: opts.workspace, daemon: daemonWorkspace(opts) });
       if (opts.json) return printJson(res);
       const where = res.startLine !== undefined ? `${res.path}:${res.startLine}${res.endLine !== res.startLine ? `-${res.endLine}` : ""}` : res.path;
       if (!res.stored) console.log(`not saved: a recent memory says the same (${res.duplicateOf ?? res.path})`);

@@ -1,0 +1,51 @@
+import type { LoadedConfig } from "../config/load.js";
+import { expandPath } from "../config/paths.js";
+import { socketPathFor } from "../daemon/socket.js";
+import { MemoryWriter, saveResult } from "../memory-files/writer.js";
+import type { ParamsOf, SaveResult } from "../rpc/protocol.js";
+import { StateStore } from "../session/state.js";
+import { defaultNamespace } from "../workspace/namespace.js";
+import { DaemonUnavailableError, withClient } from "./client.js";
+
+/**
+ * Saving a memory from a client (the CLI's `save`, the MCP server's `memory_save`): through the
+ * daemon when it runs; when no daemon listens, the same write (redaction, dedupe, the state file) is
+ * made here and the file is indexed when the daemon next starts. A daemon that is up but does not
+ * answer in time is an error, not a reason to write behind its back.
+ */
+
+export type SaveParams = Omit<ParamsOf<"memory.save">, "workspace">;
+
+export interface ClientSave {
+  result: SaveResult;
+  /** No daemon was running: the file was written directly, not indexed yet. */
+  offline: boolean;
+}
+
+/**
+ * @param workspace as given by the user (--workspace): a configured root or name; the daemon gets
+ *   `daemonWorkspace` (its resolved form), the offline path looks it up in the config.
+ */
+export async function saveMemory(
+  loaded: LoadedConfig,
+  params: SaveParams,
+  workspace: { given?: string | undefined; daemon?: string | undefined } = {},
+  opts: { timeoutMs?: number } = {},
+): Promise<ClientSave> {
+  try {
+    const result = await withClient(socketPathFor(loaded), (c) => c.call("memory.save", { ...params, ...(workspace.daemon ? { workspace: workspace.daemon } : {}) }), {
+      timeoutMs: opts.timeoutMs ?? 10_000,
+    });
+    return { result, offline: false };
+  } catch (e) {
+    if (!(e instanceof DaemonUnavailableError) || e.reason === "timeout") throw e;
+  }
+  const given = workspace.given;
+  const w = given
+    ? (loaded.config.workspaces.find((x) => x.path === expandPath(given) || x.name === given) ?? loaded.config.workspaces[0])
+    : loaded.config.workspaces[0];
+  if (!w) throw new Error("cortexd is not running and no workspace is configured to write to; run `cortexd start` or give --workspace DIR");
+  const writer = new MemoryWriter(StateStore.forDataDir(loaded.dataDir));
+  const out = await writer.save({ root: w.path, name: w.name ?? defaultNamespace(w.path) }, params);
+  return { result: saveResult(out, out.stored ? false : undefined), offline: true };
+}
