@@ -1,13 +1,12 @@
 import type { Command } from "commander";
 import { readFileSync } from "node:fs";
 import { DaemonUnavailableError, withClient } from "../../client/client.js";
-import { expandPath } from "../../config/paths.js";
 import { socketPathFor } from "../../daemon/socket.js";
 import { MemoryWriter, saveResult } from "../../memory-files/writer.js";
 import type { SaveResult } from "../../rpc/protocol.js";
 import { StateStore } from "../../session/state.js";
 import { defaultNamespace } from "../../workspace/namespace.js";
-import { CliError, daemonWorkspace, loadForCli, printJson, type GlobalOptions } from "../context.js";
+import { assertSelectedRoot, CliError, daemonWorkspace, loadForCli, printJson, type GlobalOptions } from "../context.js";
 
 interface SaveOptions extends GlobalOptions {
   target?: string;
@@ -48,9 +47,8 @@ export function registerSave(program: Command): void {
         if (!(e instanceof DaemonUnavailableError) || e.reason === "timeout") throw e;
         // No daemon: write the file the same way (it is indexed when the daemon next starts).
         offline = true;
-        const w = opts.workspace
-          ? (loaded.config.workspaces.find((x) => x.path === expandPath(opts.workspace!) || x.name === opts.workspace) ?? loaded.config.workspaces[0]!)
-          : loaded.config.workspaces[0]!;
+        assertSelectedRoot(loaded);
+        const w = loaded.selected;
         const writer = new MemoryWriter(StateStore.forDataDir(loaded.dataDir));
         const out = await writer.save({ root: w.path, name: w.name ?? defaultNamespace(w.path) }, params);
         res = saveResult(out, out.stored ? false : undefined);
