@@ -59,7 +59,7 @@ describe("one workspace resolution (real CLI)", () => {
     await expect(d.call("memory.search", { query: "x", workspace: "./ws" })).rejects.toThrow(/relative path.*known workspaces: main →/);
     const byName = runCli(["-w", "main", "search", "--json", "sourdough"], env);
     expect(JSON.parse(byName.stdout).results[0].path).toBe("memory/2026-11-26.md");
-  });
+  }, 240_000); // 20 CLI processes: generous for a loaded machine
 
   it("-w given twice is refused outside `run`; `run` serves both", async () => {
     const { home, ws, env } = homeWithWorkspace();
