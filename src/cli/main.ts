@@ -14,6 +14,7 @@ import { registerHook } from "./commands/hook.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerConsolidate } from "./commands/consolidate.js";
 import { registerPromote } from "./commands/promote.js";
+import { registerInit } from "./commands/init.js";
 import { CliError } from "./context.js";
 import { VERSION } from "../version.js";
 import { errorMessage } from "../util/error-message.js";
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
     program.setOptionValue("workspace", list[0]);
     program.setOptionValue("workspaces", list);
   });
+  registerInit(program);
   registerIndex(program);
   registerSearch(program);
   registerRecall(program);
