@@ -1,7 +1,8 @@
+import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { isolatedEnv, runCli } from "./helpers/cli.js";
+import { CLI, isolatedEnv, runCli } from "./helpers/cli.js";
 import { daemonsPerTest, startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { tempDir } from "./helpers/workspace.js";
 
@@ -90,6 +91,24 @@ describe("cortexd init (real CLI and daemon, fresh HOME)", () => {
     const hits = search(d, "renderInvoicePdf tax table queries");
     expect(hits[0]).toContain("5f0c2a9e-7b1d-4c8e-9a3f-2d6b8e1c4a70.jsonl");
   }, 180_000);
+
+  it.skipIf(spawnSync("script", ["--version"]).status !== 0)("on a terminal it asks (a real pty through script(1)): the answers choose the workspace, the transcripts and the hooks", () => {
+    const home = tempDir("cortexd-home-");
+    mkdirSync(join(home, ".claude", "projects", "p"), { recursive: true });
+    cpSync(join(FIXTURES, "claude-code", "transcript.jsonl"), join(home, ".claude", "projects", "p", "x.jsonl"));
+    const r = spawnSync("script", ["-qec", `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} init`, "/dev/null"], {
+      env: { ...process.env, ...isolatedEnv(home) },
+      input: "~/notes\nn\ny\nn\n", // workspace; no transcripts; hooks yes; service no
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain("memory workspace [~/.cortexd/workspace]:");
+    expect(r.stdout).toContain(`workspace:   ${join(home, "notes")} (created memory/, MEMORY.md)`);
+    const config = JSON.parse(readFileSync(join(home, ".config", "cortexd", "config.json"), "utf8"));
+    expect(config).toEqual({ workspaces: [{ path: join(home, "notes") }] });
+    expect(readFileSync(join(home, ".claude", "settings.json"), "utf8")).toMatch(/cortexd hook UserPromptSubmit/);
+  });
 
   it("--workspace DIR (relative to the cwd) and --dry-run; a bad --hooks value is refused", () => {
     const home = tempDir("cortexd-home-");

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../config/load.js";
@@ -14,7 +14,7 @@ export interface Detected {
   /** ~/.openclaw/workspace, when it is a directory; its agents' session dirs (~/.openclaw/agents/<id>/sessions). */
   openclaw: { workspace: string | null; sessionDirs: string[] };
   /** ~/.claude/projects, when it holds transcripts (*.jsonl): how many projects and transcripts. */
-  claudeCode: { projectsDir: string | null; projects: number; transcripts: number; settings: string };
+  claudeCode: { present: boolean; projectsDir: string | null; projects: number; transcripts: number; settings: string; hooksInstalled: boolean };
 }
 
 const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
@@ -38,6 +38,14 @@ function countJsonl(dir: string): number {
   }
 }
 
+function hasCortexdHooks(settings: string): boolean {
+  try {
+    return /\bcortexd\b['"]?\s+hook\s|cortexd-hook\b/.test(readFileSync(settings, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
 export function detect(opts: { env?: NodeJS.ProcessEnv; configFile?: string } = {}): Detected {
   const env = opts.env ?? process.env;
   const home = env.HOME || homedir();
@@ -58,15 +66,18 @@ export function detect(opts: { env?: NodeJS.ProcessEnv; configFile?: string } = 
   const projectsDir = join(home, ".claude", "projects");
   const projects = listDirs(projectsDir);
   const transcripts = projects.reduce((n, p) => n + countJsonl(p), 0);
+  const settings = join(home, ".claude", "settings.json");
   return {
     home,
     config,
     openclaw: { workspace: isDir(ocWorkspace) ? ocWorkspace : null, sessionDirs },
     claudeCode: {
+      present: isDir(join(home, ".claude")),
       projectsDir: transcripts > 0 ? projectsDir : null,
       projects: projects.filter((p) => countJsonl(p) > 0).length,
       transcripts,
-      settings: join(home, ".claude", "settings.json"),
+      settings,
+      hooksInstalled: hasCortexdHooks(settings),
     },
   };
 }

@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import { createInterface } from "node:readline/promises";
+import { createInterface } from "node:readline";
 import type { Command } from "commander";
 import { detect, type Detected } from "../../init/detect.js";
 import { applySetup, propose, type InitChoices, type SetupOutcome } from "../../init/setup.js";
@@ -35,18 +35,26 @@ function describeDetected(d: Detected): string[] {
 
 /** Questions on a terminal (node:readline: three questions do not need a prompt library). */
 async function ask(d: Detected, choices: InitChoices, opts: InitOptions): Promise<{ choices: InitChoices; hooks: boolean; service: boolean }> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: false });
+  // Lines are read from a buffered iterator: answers typed (or pasted) ahead are not lost; end of input takes the defaults.
+  const lines = rl[Symbol.asyncIterator]();
+  const question = async (q: string): Promise<string> => {
+    process.stdout.write(q);
+    const next = await lines.next();
+    return next.done ? "" : String(next.value).trim();
+  };
   try {
     const yes = async (q: string, def: boolean) => {
-      const a = (await rl.question(`${q} [${def ? "Y/n" : "y/N"}] `)).trim().toLowerCase();
+      const a = (await question(`${q} [${def ? "Y/n" : "y/N"}] `)).toLowerCase();
       return a === "" ? def : a.startsWith("y");
     };
-    const answer = (await rl.question(`memory workspace [${tilde(choices.workspace, d.home)}]: `)).trim();
+    const answer = await question(`memory workspace [${tilde(choices.workspace, d.home)}]: `);
     const workspace = answer ? absoluteSelector(answer, process.cwd(), d.home) : choices.workspace;
     const next = workspace === choices.workspace ? choices : propose(d, { workspace, transcripts: opts.transcripts !== false });
     let transcriptDirs = next.transcriptDirs;
     if (transcriptDirs.length && !(await yes(`also index ${transcriptDirs.map((t) => tilde(t, d.home)).join(", ")}?`, true))) transcriptDirs = [];
-    const hooks = opts.hooks === "claude-code" || (await yes("install the Claude Code hooks (memories recalled into each prompt)?", !!d.claudeCode.projectsDir));
+    const offerHooks = d.claudeCode.present && !d.claudeCode.hooksInstalled;
+    const hooks = opts.hooks === "claude-code" || (offerHooks && (await yes("install the Claude Code hooks (memories recalled into each prompt)?", true)));
     const service = opts.service === true || (await yes("start cortexd at login (systemd/launchd service)?", false));
     return { choices: { workspace, transcriptDirs }, hooks, service };
   } finally {
@@ -105,7 +113,8 @@ export function registerInit(program: Command): void {
       // Later: a git-backed workspace also gets `cortexd sync init` (.gitattributes for memory files) here.
       const serviceRunning = !!report.service && "enabled" in report.service && !!report.service.enabled;
       report.next = serviceRunning ? [`cortexd${configArg} status`] : [`cortexd${configArg} start`, `cortexd${configArg} status`];
-      if (!hooks && !report.hooks) report.next.push(`cortexd${configArg} hook install claude-code   # recall in Claude Code (or: cortexd mcp)`);
+      if (!report.hooks && d.claudeCode.present && !d.claudeCode.hooksInstalled) report.next.push(`cortexd${configArg} hook install claude-code   # recall in Claude Code (or: cortexd mcp)`);
+      if (d.openclaw.workspace) report.next.push("OpenClaw: install the plugin in integrations/openclaw (see its README)");
       if (opts.json) return printJson(report);
       const h = (p: string) => tilde(p, d.home);
       console.log(`workspace:   ${outcome.workspace}${outcome.created.length ? ` (created ${outcome.created.join(", ")})` : " (already a workspace, left as it is)"}`);
