@@ -255,6 +255,9 @@ describe("ensureBuiltinModel", () => {
     expect(p1).toBe(builtinModelPath(models));
     expect(p2).toBe(p1);
     expect(progress).toContain("write");
+    // Private from the start (never 0755/0644 first, "tightened" with a warning at the next daemon start).
+    expect((await stat(models)).mode & 0o777).toBe(0o700);
+    expect((await stat(p1)).mode & 0o777).toBe(0o600);
     const mtime = (await stat(p1)).mtimeMs;
     expect(await ensureBuiltinModel(models)).toBe(p1);
     expect((await stat(p1)).mtimeMs).toBe(mtime);

@@ -5,7 +5,8 @@ import { ensureTinyTestModel } from "./fixtures/embed/tiny-model.js";
 import { isolatedEnv, runCli } from "./helpers/cli.js";
 import { tempDir } from "./helpers/workspace.js";
 
-const EXAMPLE = resolve(import.meta.dirname, "../examples/workspace");
+/** A copy of the example workspace kept for the tests (examples/ is the README demo: users edit it). */
+const EXAMPLE = resolve(import.meta.dirname, "fixtures/workspace");
 
 describe("cortexd index / search (real CLI process)", () => {
   it("indexes the example workspace and finds memories, as text and as JSON", async () => {

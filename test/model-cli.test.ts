@@ -6,7 +6,8 @@ import { isolatedEnv, runCli } from "./helpers/cli.js";
 import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { tempDir } from "./helpers/workspace.js";
 
-const EXAMPLE = resolve(import.meta.dirname, "../examples/workspace");
+/** A copy of the example workspace kept for the tests (examples/ is the README demo: users edit it). */
+const EXAMPLE = resolve(import.meta.dirname, "fixtures/workspace");
 const running: TestDaemon[] = [];
 afterEach(async () => {
   for (const d of running.splice(0)) await d.stop();

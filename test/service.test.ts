@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LAUNCHD_LABEL, REFERENCE_SPEC, launchdPlist, systemdUnit } from "../src/service/units.js";
@@ -12,6 +12,8 @@ const hasSystemdAnalyze = spawnSync("systemd-analyze", ["--version"]).status ===
 describe("service files", () => {
   it("`service install --dry-run` prints a user unit that runs this cortexd with absolute paths", () => {
     const home = tempDir();
+    mkdirSync(join(home, "ws", "memory"), { recursive: true }); // install refuses a workspace that does not exist
+    writeFileSync(join(home, "c.json"), JSON.stringify({ workspaces: [{ path: join(home, "ws") }] }));
     const r = runCli(["service", "install", "--dry-run", "--config", join(home, "c.json")], isolatedEnv(home));
     expect(r.code, r.stderr).toBe(0);
     const unit = r.stdout;
@@ -24,6 +26,7 @@ describe("service files", () => {
 
   it.runIf(hasSystemdAnalyze)("the generated unit passes systemd-analyze verify", () => {
     const home = tempDir();
+    mkdirSync(join(home, ".openclaw", "workspace"), { recursive: true }); // the default workspace, which install requires to exist
     const r = runCli(["service", "install", "--no-enable"], isolatedEnv(home));
     expect(r.code, r.stderr + r.stdout).toBe(0);
     const written = join(home, ".config", "systemd", "user", "cortexd.service");

@@ -14,10 +14,13 @@ import { registerHook } from "./commands/hook.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerConsolidate } from "./commands/consolidate.js";
 import { registerPromote } from "./commands/promote.js";
+import { registerInit } from "./commands/init.js";
 import { CliError } from "./context.js";
 import { VERSION } from "../version.js";
 import { errorMessage } from "../util/error-message.js";
 
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function buildProgram(): Command {
   const program = new Command()
@@ -25,11 +28,23 @@ export function buildProgram(): Command {
     .description("Local memory engine for AI agents: indexes memory files and answers recall.")
     .version(VERSION)
     .option("-c, --config <file>", "config file (default $XDG_CONFIG_HOME/cortexd/config.json)")
-    .option("-w, --workspace <dir|name>", "workspace root or namespace (an unconfigured dir is indexed on its own)")
+    .option("-w, --workspace <dir|name>", "workspace root or name (an unconfigured dir with memory files is indexed on its own; repeat for `run` only)", collect)
     .option("--data-dir <dir>", "where indexes and models live (default $XDG_DATA_HOME/cortexd)")
     .option("--json", "machine-readable output")
     .option("-v, --verbose", "debug logs on stderr")
+    .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError();
+  // -w may be repeated: several workspaces for `run`, refused elsewhere (never silently the last).
+  program.hook("preAction", (_program, action) => {
+    const list = program.getOptionValue("workspace") as string[] | string | undefined;
+    if (!Array.isArray(list)) return;
+    if (list.length > 1 && action.name() !== "run") {
+      throw new CliError(`--workspace was given ${list.length} times (${list.join(", ")}): only \`cortexd run\` serves several workspaces; give one`);
+    }
+    program.setOptionValue("workspace", list[0]);
+    program.setOptionValue("workspaces", list);
+  });
+  registerInit(program);
   registerIndex(program);
   registerSearch(program);
   registerRecall(program);
@@ -55,7 +70,7 @@ async function main(): Promise<void> {
       return;
     }
     if (e instanceof CliError || e instanceof ConfigError) {
-      process.stderr.write(`cortexd: ${e.message}\n`);
+      process.stderr.write(`${e.message.startsWith("cortexd ") ? "" : "cortexd: "}${e.message}\n`);
       process.exitCode = e instanceof CliError ? e.exitCode : 78;
       return;
     }

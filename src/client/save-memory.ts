@@ -1,10 +1,11 @@
 import type { LoadedConfig } from "../config/load.js";
-import { expandPath } from "../config/paths.js";
+import type { WorkspaceConfig } from "../config/schema.js";
 import { socketPathFor } from "../daemon/socket.js";
 import { MemoryWriter, saveResult } from "../memory-files/writer.js";
 import type { ParamsOf, SaveResult } from "../rpc/protocol.js";
 import { StateStore } from "../session/state.js";
 import { defaultNamespace } from "../workspace/namespace.js";
+import { missingRootProblem } from "../workspace/resolve.js";
 import { DaemonUnavailableError, withClient } from "./client.js";
 
 /**
@@ -23,13 +24,14 @@ export interface ClientSave {
 }
 
 /**
- * @param workspace as given by the user (--workspace): a configured root or name; the daemon gets
- *   `daemonWorkspace` (its resolved form), the offline path looks it up in the config.
+ * @param workspace the workspace as resolved for this command (src/workspace/resolve.ts): the daemon
+ *   gets `daemon` (its absolute root, or nothing for the daemon's first workspace), the offline path
+ *   writes into `target`.
  */
 export async function saveMemory(
   loaded: LoadedConfig,
   params: SaveParams,
-  workspace: { given?: string | undefined; daemon?: string | undefined } = {},
+  workspace: { daemon?: string | undefined; target: WorkspaceConfig },
   opts: { timeoutMs?: number } = {},
 ): Promise<ClientSave> {
   try {
@@ -40,11 +42,9 @@ export async function saveMemory(
   } catch (e) {
     if (!(e instanceof DaemonUnavailableError) || e.reason === "timeout") throw e;
   }
-  const given = workspace.given;
-  const w = given
-    ? (loaded.config.workspaces.find((x) => x.path === expandPath(given) || x.name === given) ?? loaded.config.workspaces[0])
-    : loaded.config.workspaces[0];
-  if (!w) throw new Error("cortexd is not running and no workspace is configured to write to; run `cortexd start` or give --workspace DIR");
+  const w = workspace.target;
+  const problem = missingRootProblem(w.path);
+  if (problem) throw new Error(problem);
   const writer = new MemoryWriter(StateStore.forDataDir(loaded.dataDir));
   const out = await writer.save({ root: w.path, name: w.name ?? defaultNamespace(w.path) }, params);
   return { result: saveResult(out, out.stored ? false : undefined), offline: true };

@@ -47,6 +47,8 @@ export class Daemon {
   readonly heartbeats: HeartbeatResult[] = [];
   /** The latest consolidation run's reports (also persisted in each index). */
   lastConsolidation: ConsolidationReport[] | null = null;
+  /** Why the daemon stopped (or is stopping); null while it runs. */
+  stopReason: string | null = null;
   private modelLoading = false;
   /** Provider retry backoff: heartbeats to skip before the next attempt (doubles per failure, ≤ 64). */
   private providerRetry = { failures: 0, skip: 0 };
@@ -252,6 +254,11 @@ export class Daemon {
 
   recordError(e: unknown): void {
     const message = errorMessage(e) ?? String(e);
+    const last = this.errors.at(-1);
+    if (last?.message === message) {
+      last.at = new Date().toISOString(); // the same problem again: one entry, its latest time
+      return;
+    }
     this.errors.push({ at: new Date().toISOString(), message });
     if (this.errors.length > 50) this.errors.shift();
   }
@@ -304,6 +311,7 @@ export class Daemon {
   /** Graceful stop: no new work, finish the current transaction, close the DB, remove the socket. */
   stop(reason: string): Promise<void> {
     if (this.stopping) return this.stopping;
+    this.stopReason = reason;
     this.stopping = (async () => {
       this.logger.info({ reason }, "cortexd stopping");
       this.scheduler.stop();

@@ -1,4 +1,5 @@
 import type { Engine } from "../engine/engine.js";
+import { missingRootProblem } from "../workspace/resolve.js";
 import { readOnlyMessage } from "../index/open-read-only.js";
 import type { CortexStatus, EndpointHealth, HeartbeatResult, WorkspaceStatus } from "../rpc/protocol.js";
 import type { ConsolidationReport } from "../consolidate/report.js";
@@ -28,6 +29,7 @@ export function workspaceStatuses(engine: Engine, queue: SyncQueue): WorkspaceSt
   return engine.workspaces.map((w) => {
     const c = w.store.counts();
     const q = queue.state(w.name);
+    const missing = missingRootProblem(w.root);
     return {
       name: w.name,
       root: w.root,
@@ -38,7 +40,8 @@ export function workspaceStatuses(engine: Engine, queue: SyncQueue): WorkspaceSt
       noVector: c.noVector,
       dirty: q.dirty,
       lastSync: q.lastSync ?? (w.store.getMeta("last_sync") ? new Date(Number(w.store.getMeta("last_sync"))).toISOString() : null),
-      lastError: q.lastError ?? (w.readOnly ? readOnlyMessage(w.readOnly) : null),
+      lastError: missing ?? q.lastError ?? (w.readOnly ? readOnlyMessage(w.readOnly) : null),
+      ...(missing ? { missing: true } : {}),
       ...(w.recovery ? { recovered: w.recovery } : {}),
       ...(w.readOnly ? { readOnly: w.readOnly } : {}),
       ...w.indexer.issues.summary(),

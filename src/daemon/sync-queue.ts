@@ -4,6 +4,7 @@ import { ReadOnlyIndexError, readOnlyMessage } from "../index/open-read-only.js"
 import type { SyncOptions, SyncReport } from "../index/sync.js";
 import { describeWriteError } from "../index/write-errors.js";
 import { dirname } from "node:path";
+import { missingRootProblem } from "../workspace/resolve.js";
 
 interface Lane {
   tail: Promise<unknown>;
@@ -73,6 +74,15 @@ export class SyncQueue {
     for (const p of opts.paths ?? []) lane.dirty.add(p);
     const run = lane.tail.then(async () => {
       for (const p of opts.paths ?? []) lane.dirty.delete(p);
+      const missing = missingRootProblem(ws.root);
+      if (missing) {
+        // Said once (when it goes missing), not at every retry or reconcile; status shows it meanwhile.
+        if (lane.lastError !== missing) this.logger.warn({ workspace: ws.name, root: ws.root }, missing);
+        lane.lastError = missing;
+        lane.failures++;
+        this.scheduleRetry(ws, lane);
+        throw new Error(missing);
+      }
       try {
         this.access?.ensureWritable(ws);
         const report = await ws.indexer.sync({ ...opts, signal: this.stopping.signal });
@@ -85,9 +95,12 @@ export class SyncQueue {
         return report;
       } catch (e) {
         const readOnly = this.access?.noteWriteFailure(ws, e) ?? null;
-        lane.lastError = readOnly ? readOnlyMessage(readOnly) : describeWriteError(e, dirname(ws.dbPath));
+        const message = readOnly ? readOnlyMessage(readOnly) : describeWriteError(e, dirname(ws.dbPath));
         lane.failures++;
-        this.logger.error({ workspace: ws.name, err: lane.lastError, failures: lane.failures }, "sync failed");
+        // The same failure again (a retry, a reconcile) is logged at debug: one line per new problem.
+        const level = message === lane.lastError ? "debug" : "error";
+        lane.lastError = message;
+        this.logger[level]({ workspace: ws.name, err: message, failures: lane.failures }, "sync failed");
         // The paths of this sync were taken off the dirty set: a full sync later finds them again.
         this.scheduleRetry(ws, lane);
         throw readOnly && !(e instanceof ReadOnlyIndexError) ? new ReadOnlyIndexError(readOnly) : e;

@@ -13,6 +13,7 @@ import { Searcher } from "../search/searcher.js";
 import { silentLogger } from "../util/logger.js";
 import { defaultNamespace } from "../workspace/namespace.js";
 import type { ScanTarget } from "../workspace/scan.js";
+import { findConfiguredWorkspace } from "../workspace/resolve.js";
 
 /** One workspace's namespace: its index, indexer and searcher. */
 export interface WorkspaceEngine {
@@ -41,7 +42,7 @@ export interface Engine {
   logger: Logger;
   /** Swaps the embedding provider everywhere (e.g. once the model has loaded in the background). */
   setProvider(selected: SelectedProvider): Promise<void>;
-  /** The workspace for a root path or namespace name (default: the first). */
+  /** The workspace for a namespace name or absolute root (default: the first); see workspace/resolve.ts. */
   workspace(selector?: string): WorkspaceEngine;
   /** Throws ReadOnlyIndexError while the workspace's data dir is read-only; once it is writable again, reopens the index read-write. */
   ensureWritable(ws: WorkspaceEngine): void;
@@ -123,11 +124,7 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
     },
     workspace(selector?: string) {
       if (!selector) return workspaces[0]!;
-      const found = workspaces.find((w) => w.name === selector || w.root === selector || w.root === selector.replace(/\/+$/, ""));
-      if (!found) {
-        throw new Error(`no workspace "${selector}" (known: ${workspaces.map((w) => `${w.name} → ${w.root}`).join(", ")})`);
-      }
-      return found;
+      return workspaces[findConfiguredWorkspace(selector, workspaces).index]!;
     },
     ensureWritable: (ws) => access.ensureWritable(ws),
     noteWriteFailure: (ws, e) => access.noteWriteFailure(ws, e),

@@ -220,6 +220,8 @@ export interface WorkspaceStatus {
   dirty: number;
   lastSync: string | null;
   lastError: string | null;
+  /** The workspace's root does not exist (or is not a directory): nothing is indexed; lastError says the fix. */
+  missing?: boolean;
   /** The index was found damaged when the daemon started: moved aside and rebuilt from the files. */
   recovered?: { at: string; reason: string; movedTo: string };
   /**

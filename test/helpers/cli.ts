@@ -16,9 +16,10 @@ export interface CliResult {
 }
 
 /** Runs `cortexd …` as a real child process with an isolated environment. */
-export function runCli(args: string[], env: Record<string, string> = {}, input?: string): CliResult {
+export function runCli(args: string[], env: Record<string, string> = {}, input?: string, opts: { cwd?: string } = {}): CliResult {
   assertBuilt();
   const r = spawnSync(process.execPath, [CLI, ...args], {
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
     env: { ...process.env, CORTEXD_LOG_LEVEL: "warn", ...env },
     encoding: "utf8",
     input,

@@ -3,7 +3,7 @@ import { DaemonUnavailableError, withClient } from "../../client/client.js";
 import { consolidate } from "../../consolidate/run.js";
 import { summarize, type ConsolidationReport } from "../../consolidate/report.js";
 import { socketPathFor } from "../../daemon/socket.js";
-import { CliError, loadForCli, openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
+import { CliError, daemonWorkspace, loadForCli, openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
 
 interface ConsolidateOptions extends GlobalOptions {
   dryRun?: boolean;
@@ -12,10 +12,11 @@ interface ConsolidateOptions extends GlobalOptions {
 /** Runs consolidation through the daemon when it is up (its scheduler's report), else in this process. */
 export async function runConsolidateCli(opts: ConsolidateOptions): Promise<ConsolidationReport[]> {
   const loaded = loadForCli(opts);
+  const workspace = daemonWorkspace(opts);
   try {
     const { reports } = await withClient(
       socketPathFor(loaded),
-      (c) => c.call("consolidate.run", { dryRun: opts.dryRun ?? false, ...(opts.workspace ? { workspace: opts.workspace } : {}) }),
+      (c) => c.call("consolidate.run", { dryRun: opts.dryRun ?? false, ...(workspace ? { workspace } : {}) }),
       { timeoutMs: 600_000 },
     );
     return reports;

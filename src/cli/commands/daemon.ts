@@ -7,6 +7,7 @@ import { probeDaemon, withClient } from "../../client/client.js";
 import { Daemon } from "../../daemon/daemon.js";
 import { isReadOnlyCode } from "../../index/probe-writable.js";
 import { socketPathFor } from "../../daemon/socket.js";
+import { startupSummary } from "../../daemon/summary.js";
 import { AlreadyRunningError, lockPathFor, pidAlive } from "../../rpc/instance-lock.js";
 import { DAEMON_NODE_OPTIONS } from "../../service/units.js";
 import { createLogger } from "../../util/logger.js";
@@ -58,7 +59,13 @@ async function runForeground(opts: GlobalOptions): Promise<void> {
   }
   if (pendingStop) void daemon.stop(`signal ${pendingStop}`);
   process.stderr.write(`cortexd ${process.pid} listening on ${daemon.socketPath}\n`);
-  await daemon.wait();
+  const running = daemon;
+  // Once the start-up sync and the model load are done: what it serves (also under a service manager).
+  void running.settled().then(() => {
+    if (!running.stopReason) process.stderr.write(`${startupSummary(running.status())}\n`);
+  });
+  await running.wait();
+  process.stderr.write(`cortexd ${process.pid} stopped (${running.stopReason ?? "done"})\n`);
 }
 
 async function waitFor(cond: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
@@ -124,7 +131,7 @@ async function stopDaemon(opts: GlobalOptions): Promise<boolean> {
   } else if (pid !== undefined && pidAlive(pid)) {
     process.kill(pid, "SIGTERM"); // not answering on the socket: ask the process directly
   } else {
-    console.log(`cortexd is not running (${probe.detail})`);
+    console.log(probe.detail.startsWith("cortexd is not running") ? probe.detail : `cortexd is not running (${probe.detail})`);
     return false;
   }
   const gone = await waitFor(async () => !(pid !== undefined && pidAlive(pid)) && !(await probeDaemon(socket, 300)).up, 15_000);

@@ -1,5 +1,8 @@
 import type { Command } from "commander";
-import { CliError, printJson, type GlobalOptions } from "../context.js";
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import { absoluteSelector } from "../../workspace/resolve.js";
+import { CliError, daemonWorkspace, printJson, type GlobalOptions } from "../context.js";
 import { errorMessage } from "../../util/error-message.js";
 
 interface HookOptions extends GlobalOptions {
@@ -22,19 +25,26 @@ export function registerHook(program: Command): void {
     )
     .argument("<event>", "hook event, or install / uninstall")
     .argument("[args...]", "for install/uninstall: claude-code")
-    .option("--settings <path>", "Claude Code settings file (default ~/.claude/settings.json)")
-    .option("--dry-run", "print the merged settings instead of writing them")
-    .option("--command <cmd>", "hook command prefix to install (default: cortexd's launcher and this node, absolute paths)")
+    .option("--settings <path>", "install: Claude Code settings file (default ~/.claude/settings.json)")
+    .option("--dry-run", "install: print the merged settings instead of writing them")
+    .option("--command <cmd>", "install: hook command prefix (default: cortexd's launcher and this node, absolute paths)")
+    .option("--timeout-ms <ms>", "run: the hook's budget for connect + call, then it answers empty (default 80, or CORTEXD_HOOK_TIMEOUT_MS)")
+    .option("--budget <tokens>", "run: token budget of the recalled memories (default 2000, or CORTEXD_HOOK_BUDGET)")
+    .option("--scope <scope>", "run: private (default) or group (never MEMORY.md/USER.md), or CORTEXD_HOOK_SCOPE")
+    .option("--socket <path>", "run: the daemon's socket (default: as the config says)")
+    .option("--debug", "run: say on stderr why a hook answered empty (or CORTEXD_HOOK_DEBUG=1)")
     .allowUnknownOption()
     .action(async (event: string, rest: string[], _o, cmd: Command) => {
       const opts = cmd.optsWithGlobals<HookOptions>();
       if (event === "install" || event === "uninstall") {
         const agent = rest[0] ?? "claude-code";
         if (agent !== "claude-code") throw new CliError(`unknown agent "${agent}": only claude-code is supported (OpenClaw: see integrations/openclaw, MCP: cortexd mcp)`);
-        const { installClaudeHooks } = await import("../../hooks/install.js");
+        const { installClaudeHooks, shellQuote } = await import("../../hooks/install.js");
+        // Absolute paths only: Claude Code runs hooks from the session's directory, not from here.
+        const workspace = daemonWorkspace(opts);
         const extra = [
-          ...(opts.workspace ? [`--workspace ${JSON.stringify(opts.workspace)}`] : []),
-          ...(opts.config ? [`--config ${JSON.stringify(opts.config)}`] : []),
+          ...(workspace ? [`--workspace ${shellQuote(workspace)}`] : []),
+          ...(opts.config ? [`--config ${shellQuote(resolve(opts.config))}`] : []),
         ].join(" ");
         let r;
         try {
@@ -62,9 +72,9 @@ export function registerHook(program: Command): void {
       // The raw words after "hook" (hook flags such as --timeout-ms are the hook's own).
       const at = process.argv.indexOf("hook");
       const args = at >= 0 ? process.argv.slice(at + 1) : [event, ...rest];
-      if (opts.workspace) args.push("--workspace", opts.workspace);
-      if (opts.config) args.push("--config", opts.config);
-      if (opts.dataDir) args.push("--data-dir", opts.dataDir);
+      if (opts.workspace) args.push("--workspace", /[/~.]/.test(opts.workspace) ? absoluteSelector(opts.workspace, process.cwd(), process.env.HOME || homedir()) : opts.workspace);
+      if (opts.config) args.push("--config", resolve(opts.config));
+      if (opts.dataDir) args.push("--data-dir", resolve(opts.dataDir));
       await runHook(args);
     });
 }

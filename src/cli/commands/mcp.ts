@@ -19,7 +19,7 @@ export function registerMcp(program: Command): void {
         socketPath: socketPathFor(loaded),
         ...(workspace ? { workspace } : {}),
         timeoutMs,
-        save: (params) => saveMemory(loaded, params, { given: opts.workspace, daemon: workspace }, { timeoutMs }),
+        save: (params) => saveMemory(loaded, params, { daemon: workspace, target: loaded.selected }, { timeoutMs }),
       });
     });
 }

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { DaemonUnavailableError, withClient } from "../../client/client.js";
 import { applyPromotions, promotionCandidates, type PromotionCandidate } from "../../consolidate/promotion.js";
 import { socketPathFor } from "../../daemon/socket.js";
-import { CliError, loadForCli, openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
+import { CliError, daemonWorkspace, loadForCli, openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
 
 interface PromoteOptions extends GlobalOptions {
   list?: boolean;
@@ -24,7 +24,8 @@ export function registerPromote(program: Command): void {
       const loaded = loadForCli(opts);
       let out: Outcome[] | null = null;
       try {
-        const ws = opts.workspace ? { workspace: opts.workspace } : {};
+        const root = daemonWorkspace(opts);
+        const ws = root ? { workspace: root } : {};
         out = await withClient(socketPathFor(loaded), (c) => (apply ? c.call("promote.apply", ws) : c.call("promote.list", ws)), { timeoutMs: 60_000 });
       } catch (e) {
         if (!(e instanceof DaemonUnavailableError)) throw e;

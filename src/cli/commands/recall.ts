@@ -38,7 +38,7 @@ export function registerRecall(program: Command): void {
         if (!(e instanceof DaemonUnavailableError) && !(e instanceof RpcCallError && e.code === ErrorCodes.UnknownWorkspace)) throw e;
       }
       if (!res) {
-        const engine = await openCliEngine(opts);
+        const engine = await openCliEngine(opts, { needsIndex: true });
         try {
           const ws = selectWorkspace(engine, opts);
           res = await recall(ws.searcher, ws.store, params);

@@ -32,7 +32,8 @@ export function registerSave(program: Command): void {
         ...(importance !== undefined ? { importance } : {}),
         ...(opts.tag?.length ? { tags: opts.tag } : {}),
       };
-      const { result: res, offline } = await saveMemory(loadForCli(opts), params, { given: opts.workspace, daemon: daemonWorkspace(opts) });
+      const loaded = loadForCli(opts);
+      const { result: res, offline } = await saveMemory(loaded, params, { daemon: daemonWorkspace(opts), target: loaded.selected });
       if (opts.json) return printJson(res);
       const where = res.startLine !== undefined ? `${res.path}:${res.startLine}${res.endLine !== res.startLine ? `-${res.endLine}` : ""}` : res.path;
       if (!res.stored) console.log(`not saved: a recent memory says the same (${res.duplicateOf ?? res.path})`);

@@ -58,7 +58,7 @@ export function registerSearch(program: Command): void {
       };
       // Ask the running daemon (warm index and model); search in-process when it is not running.
       const viaDaemon = await searchViaDaemon(opts, request);
-      const engine = viaDaemon ? null : await openCliEngine(opts);
+      const engine = viaDaemon ? null : await openCliEngine(opts, { needsIndex: true });
       try {
         const res = viaDaemon ?? (await selectWorkspace(engine!, opts).searcher.search(request));
         if (opts.json) {

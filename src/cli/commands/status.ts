@@ -9,6 +9,7 @@ import type { CortexStatus } from "../../rpc/protocol.js";
 import { VERSION } from "../../version.js";
 import { formatByReason } from "../../workspace/issues.js";
 import { defaultNamespace } from "../../workspace/namespace.js";
+import { missingRootProblem } from "../../workspace/resolve.js";
 import { loadForCli, printJson, type GlobalOptions } from "../context.js";
 import { errorMessage } from "../../util/error-message.js";
 
@@ -62,8 +63,9 @@ function describeRunning(st: CortexStatus): string {
   for (const w of st.workspaces) {
     lines.push(`  ${w.name}  ${w.root}`);
     lines.push(
-      `    ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors, ${w.pending} pending, ${w.dirty} dirty; last sync ${ago(w.lastSync)}${w.lastError ? `; LAST ERROR: ${w.lastError}` : ""}`,
+      `    ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors, ${w.pending} pending, ${w.dirty} dirty; last sync ${ago(w.lastSync)}${w.lastError && !w.missing ? `; LAST ERROR: ${w.lastError}` : ""}`,
     );
+    if (w.missing) lines.push(`    MISSING: ${w.lastError}`);
     if (w.recovered) lines.push(`    INDEX REBUILT: it was damaged at start (${w.recovered.reason}); moved to ${w.recovered.movedTo} ${ago(w.recovered.at)}`);
     const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`;
     if (w.skipped?.total) lines.push(`    not indexed: ${files(w.skipped.total)} (${formatByReason(w.skipped.byReason)}), e.g. ${w.skipped.examples[0]!.path}`);
@@ -95,6 +97,8 @@ interface OfflineWorkspace {
   chunks?: number;
   vectors?: number;
   model?: string | null;
+  /** The root does not exist: the problem and its fix. */
+  missing?: string;
   /** The index could not be read (e.g. damaged: the daemon moves it aside and rebuilds it at start). */
   error?: string;
 }
@@ -105,6 +109,8 @@ function offlineWorkspaces(opts: GlobalOptions): { workspaces: OfflineWorkspace[
   const workspaces = loaded.config.workspaces.map((w) => {
     const name = w.name ?? defaultNamespace(w.path);
     const db = indexPath(loaded.dataDir, name);
+    const missing = missingRootProblem(w.path);
+    if (missing) return { name, root: w.path, indexed: existsSync(db), missing };
     if (!existsSync(db)) return { name, root: w.path, indexed: false };
     let store: IndexStore | undefined;
     try {
@@ -147,13 +153,14 @@ export function registerStatus(program: Command): void {
             : probe.reason === "permission"
               ? " (the socket belongs to another user or has the wrong mode)"
               : "";
-        console.log(`cortexd ${VERSION}: not running: ${probe.detail}${hint}`);
+        console.log(`cortexd ${VERSION}: ${probe.detail.startsWith("cortexd is not running") ? probe.detail.slice("cortexd is ".length) : `not running: ${probe.detail}`}${hint}`);
         console.log(`start it with \`cortexd start\`, or at login with \`cortexd service install\``);
         console.log(`config:    ${offline.configFile ?? "none (defaults)"}`);
         console.log("workspaces (from the indexes on disk):");
         for (const w of offline.workspaces) {
           console.log(`  ${w.name}  ${w.root}`);
-          console.log(w.error ? `    ${w.error} (the daemon moves a damaged index aside and rebuilds it when it starts)` : w.indexed ? `    ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors${w.model ? ` (${w.model})` : ""}` : "    not indexed yet");
+          if (w.missing) console.log(`    MISSING: ${w.missing}`);
+          else console.log(w.error ? `    ${w.error} (the daemon moves a damaged index aside and rebuilds it when it starts)` : w.indexed ? `    ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors${w.model ? ` (${w.model})` : ""}` : "    not indexed yet");
         }
       }
       process.exitCode = code;

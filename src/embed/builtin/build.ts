@@ -140,7 +140,7 @@ export async function buildBuiltinModel(outPath: string, opts: BuildOptions = {}
   if (!Number.isInteger(vocabSize) || vocabSize < 1) throw new RangeError(`vocabSize must be a positive integer, got ${vocabSize}`);
   const progress = opts.onProgress;
   const outDir = path.dirname(path.resolve(outPath));
-  await mkdir(outDir, { recursive: true });
+  await mkdir(outDir, { recursive: true, mode: 0o700 });
 
   const { keepFetched, ...sourceOpts } = opts.source ?? {};
   const cacheDir = sourceOpts.cacheDir ?? path.join(outDir, ".source");

@@ -113,8 +113,9 @@ async function tryLock(lockPath: string): Promise<(() => Promise<void>) | null> 
 }
 
 async function openExclusive(lockPath: string): Promise<void> {
-  await mkdir(path.dirname(lockPath), { recursive: true });
-  const fh = await open(lockPath, "wx");
+  // Owner-only from the start (the daemon's private-data check would otherwise tighten them later).
+  await mkdir(path.dirname(lockPath), { recursive: true, mode: 0o700 });
+  const fh = await open(lockPath, "wx", 0o600);
   try {
     const info: LockInfo = { pid: process.pid, host: os.hostname(), at: Date.now() };
     await fh.writeFile(JSON.stringify(info));

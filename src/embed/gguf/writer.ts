@@ -152,7 +152,7 @@ export async function writeGguf(filePath: string, content: GgufContent): Promise
   const alignment = alignEntry && alignEntry.type === "u32" ? alignEntry.value : GGUF_DEFAULT_ALIGNMENT;
   const dir = path.dirname(filePath);
   const tmp = path.join(dir, `.${path.basename(filePath)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-  const fh = await open(tmp, "wx");
+  const fh = await open(tmp, "wx", 0o600);
   let ok = false;
   try {
     const s = new Sink(fh);

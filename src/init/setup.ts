@@ -1,0 +1,98 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { editConfigFile } from "../config/edit.js";
+import { parseConfigText } from "../config/load.js";
+import { expandPath } from "../config/paths.js";
+import type { Detected } from "./detect.js";
+
+/**
+ * `cortexd init`'s changes to the workspace and the config: the memory workspace is created where
+ * none exists (MEMORY.md and memory/, nothing else touched), and the config gets that workspace
+ * with its transcript dirs. Running it again with the same choices changes nothing.
+ */
+
+export interface InitChoices {
+  /** Absolute root of the memory workspace. */
+  workspace: string;
+  /** Absolute transcript directories to index with it. */
+  transcriptDirs: string[];
+}
+
+export interface SetupOutcome {
+  workspace: string;
+  /** What was created in the workspace (relative paths; empty when it was already a workspace). */
+  created: string[];
+  transcriptDirs: string[];
+  configFile: string;
+  configChanged: boolean;
+}
+
+/** Where init proposes the memory workspace when nothing is there: beside OpenClaw's, in the home. */
+export function defaultNewWorkspace(home: string): string {
+  return join(home, ".cortexd", "workspace");
+}
+
+/** The proposal from what was found: --workspace, else an existing configured one, else OpenClaw's, else a new one. */
+export function propose(d: Detected, opts: { workspace?: string; transcripts: boolean }): InitChoices {
+  const workspace = opts.workspace ?? d.config.workspaces.find((w) => w.exists)?.path ?? d.openclaw.workspace ?? defaultNewWorkspace(d.home);
+  const transcriptDirs: string[] = [];
+  if (opts.transcripts) {
+    if (d.openclaw.workspace && workspace === d.openclaw.workspace) transcriptDirs.push(...d.openclaw.sessionDirs);
+    if (d.claudeCode.projectsDir) transcriptDirs.push(d.claudeCode.projectsDir);
+  }
+  return { workspace, transcriptDirs };
+}
+
+const MEMORY_MD = `# Memory
+
+Long-term facts, decisions and preferences for your agents. cortexd indexes this file, USER.md,
+memory/*.md (daily logs are memory/YYYY-MM-DD.md) and sessions/*.jsonl; \`cortexd save\` appends here.
+`;
+
+/** Creates MEMORY.md and memory/ where they are missing; returns what it created. */
+export function ensureWorkspace(root: string): string[] {
+  const created: string[] = [];
+  if (!existsSync(join(root, "memory"))) {
+    mkdirSync(join(root, "memory"), { recursive: true });
+    created.push("memory/");
+  }
+  const memory = join(root, "MEMORY.md");
+  if (!existsSync(memory)) {
+    writeFileSync(memory, MEMORY_MD, { flag: "wx" });
+    created.push("MEMORY.md");
+  }
+  return created;
+}
+
+interface RawWorkspace {
+  path?: unknown;
+  transcriptDirs?: unknown;
+  [key: string]: unknown;
+}
+
+/** The config's workspaces with the chosen one in it (first when new; its transcript dirs merged). */
+export function mergeWorkspaces(raw: readonly RawWorkspace[], choices: InitChoices, env: NodeJS.ProcessEnv): RawWorkspace[] {
+  const out = raw.map((w) => ({ ...w }));
+  const at = out.findIndex((w) => typeof w.path === "string" && expandPath(w.path, env) === choices.workspace);
+  if (at < 0) {
+    return [{ path: choices.workspace, ...(choices.transcriptDirs.length ? { transcriptDirs: choices.transcriptDirs } : {}) }, ...out];
+  }
+  const entry = out[at]!;
+  const have = Array.isArray(entry.transcriptDirs) ? entry.transcriptDirs.filter((d): d is string => typeof d === "string") : [];
+  const haveAbs = new Set(have.map((d) => expandPath(d, env)));
+  const add = choices.transcriptDirs.filter((d) => !haveAbs.has(d));
+  if (add.length) entry.transcriptDirs = [...have, ...add];
+  return out;
+}
+
+/** Applies the choices: the workspace, then the config (written only when it changes). */
+export function applySetup(d: Detected, choices: InitChoices, env: NodeJS.ProcessEnv = process.env): SetupOutcome {
+  const created = ensureWorkspace(choices.workspace);
+  const file = d.config.file;
+  const raw = existsSync(file) ? parseConfigText(readFileSync(file, "utf8"), file) : undefined;
+  const rawWorkspaces = raw && typeof raw === "object" && Array.isArray((raw as { workspaces?: unknown }).workspaces) ? ((raw as { workspaces: RawWorkspace[] }).workspaces) : [];
+  const next = mergeWorkspaces(rawWorkspaces, choices, env);
+  const configChanged = !existsSync(file) || JSON.stringify(next) !== JSON.stringify(rawWorkspaces);
+  if (configChanged) editConfigFile(file, [{ path: ["workspaces"], value: next }]);
+  return { workspace: choices.workspace, created, transcriptDirs: choices.transcriptDirs, configFile: file, configChanged };
+}
