@@ -1,8 +1,11 @@
-import { existsSync } from "node:fs";
 import { loadConfig, type LoadedConfig } from "../config/load.js";
 import { expandPath } from "../config/paths.js";
-import { openEngine, type Engine, type OpenEngineOptions } from "../engine/engine.js";
-import { createLogger } from "../util/logger.js";
+import type { Engine, OpenEngineOptions } from "../engine/engine.js";
+
+// Kept in leaf modules so that commands which only ask the daemon load no config schema.
+export { CliError } from "./cli-error.js";
+export { printJson } from "./print-json.js";
+export { daemonWorkspace } from "./daemon-target.js";
 
 /** Options every command accepts. */
 export interface GlobalOptions {
@@ -31,6 +34,8 @@ export function loadForCli(opts: GlobalOptions): LoadedConfig {
 export async function openCliEngine(opts: GlobalOptions, extra: OpenEngineOptions = {}): Promise<Engine> {
   const loaded = loadForCli(opts);
   const level = opts.verbose ? "debug" : loaded.config.logLevel;
+  // Loaded here, not at the top: commands that only talk to the daemon never load the index code.
+  const [{ openEngine }, { createLogger }] = await Promise.all([import("../engine/engine.js"), import("../util/logger.js")]);
   return openEngine(loaded, { logger: createLogger(level), ...extra });
 }
 
@@ -39,26 +44,4 @@ export function selectWorkspace(engine: Engine, opts: GlobalOptions) {
   if (!opts.workspace) return engine.workspaces[0]!;
   const abs = expandPath(opts.workspace);
   return engine.workspaces.find((w) => w.root === abs || w.name === opts.workspace) ?? engine.workspace(opts.workspace);
-}
-
-/**
- * The `workspace` param to send to the daemon for --workspace: an existing directory as an absolute
- * root, anything else as a namespace name; undefined when not given (the daemon's first workspace).
- */
-export function daemonWorkspace(opts: GlobalOptions): string | undefined {
-  if (!opts.workspace) return undefined;
-  const abs = expandPath(opts.workspace);
-  return existsSync(abs) ? abs : opts.workspace;
-}
-
-export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + "\n");
-}
-
-/** A user-facing failure: message printed without a stack, exit code set. */
-export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
-    super(message);
-    this.name = "CliError";
-  }
 }

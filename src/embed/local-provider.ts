@@ -5,8 +5,6 @@
  * over-long input can abort the process), zero/empty vectors mapped to null, and files
  * pre-checked so a broken GGUF fails with ModelLoadError instead of killing the process.
  */
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -15,6 +13,7 @@ import { ggufLoadProblem } from "./gguf/preflight.js";
 import { GgufFormatError, readGgufInfo } from "./gguf/reader.js";
 import type { EmbeddingProvider, EmbedStats } from "./provider.js";
 import { DEFAULT_CONTEXT } from "./defaults.js";
+import { localModelFileIdentity } from "./model-identity.js";
 
 export interface LocalProviderOptions {
   /** A GGUF path, or an "hf:..." URI. */
@@ -148,12 +147,6 @@ async function resolveAndCheck(opts: LocalProviderOptions): Promise<string> {
   return file;
 }
 
-async function sha256File(file: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
-  return hash.digest("hex");
-}
-
 // ---- provider ------------------------------------------------------------------------
 
 /** Unit-length copy of `v`, or null for empty / zero / non-finite vectors (trap 4). */
@@ -182,7 +175,7 @@ export async function createLocalProvider(opts: LocalProviderOptions): Promise<E
   const threads = intOption("threads", opts.threads, 1, 1);
   const requestedCtx = intOption("contextSize", opts.contextSize, DEFAULT_CONTEXT, 8);
   const file = await resolveAndCheck(opts);
-  const identity = `local:${path.basename(file)}:${(await sha256File(file)).slice(0, 16)}`;
+  const identity = await localModelFileIdentity(file);
 
   let llama: Llama;
   try {

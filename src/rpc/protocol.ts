@@ -339,19 +339,4 @@ export interface MethodResults {
 }
 
 /** Application error codes (JSON-RPC reserves -32768..-32000 for the protocol). */
-export const ErrorCodes = {
-  ParseError: -32700,
-  InvalidRequest: -32600,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
-  InternalError: -32603,
-  /** A path outside every workspace, or not indexed. */
-  PathRefused: -32001,
-  NotFound: -32002,
-  /** Unknown workspace name/root. */
-  UnknownWorkspace: -32003,
-  ShuttingDown: -32004,
-  RequestTooLarge: -32005,
-  /** The daemon is at maxConnections; the connection is closed after this error (id null). */
-  TooManyConnections: -32006,
-} as const;
+export { ErrorCodes } from "./error-codes.js";

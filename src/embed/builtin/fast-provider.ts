@@ -28,6 +28,7 @@ import { f16BitsToF32 } from "../gguf/f16.js";
 import { readGgufInfo, readGgufTensor, ggufValue, tensorDataSize, type GgufInfo, type GgufTensorInfo } from "../gguf/reader.js";
 import type { EmbeddingProvider, EmbedStats } from "../provider.js";
 import { DEFAULT_CONTEXT } from "../defaults.js";
+import { localModelIdentity } from "../model-identity.js";
 
 /** The same default as local-provider.ts: the two paths must truncate identically. */
 const LOCAL_PROVIDER_DEFAULT_CONTEXT = DEFAULT_CONTEXT;
@@ -519,7 +520,7 @@ export class StaticBertProvider implements EmbeddingProvider {
   ) {
     const m = model!;
     // Exactly local-provider.ts's identity, so either path fills and reads the same cache.
-    this.identity = `local:${path.basename(m.file)}:${m.sha256.slice(0, 16)}`;
+    this.identity = localModelIdentity(m.file, m.sha256);
     this.modelName = path.basename(m.file);
     this.dims = m.dims;
     this.sum = new Float64Array(m.dims);
