@@ -66,7 +66,7 @@ export async function syncLoadingModelOnDemand(engine: Engine, targets: readonly
   };
   const reports = await run();
   const cfg = engine.config.embedding;
-  if (cfg.provider === "none") return { reports, status: engine.providerStatus };
+  if (cfg.provider === "none") return { reports, status: (await selectProvider(cfg, { dataDir: engine.dataDir })).status };
   const file = modelFile(engine);
   const identity = file && existsSync(file) ? await localModelFileIdentity(file).catch(() => null) : null;
   if (identity && targets.every((w) => w.store.vecAvailable) && vectorsCurrent(targets, identity)) {

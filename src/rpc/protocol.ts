@@ -30,6 +30,8 @@ export const MethodParams = {
       minScore: z.number().min(0).max(1).optional(),
       workspace,
       explain: z.boolean().optional(),
+      /** Return the wall time of each ranking stage (`timings`, ms). */
+      timings: z.boolean().optional(),
     })
     .strict(),
   "memory.get": z
@@ -50,6 +52,8 @@ export const MethodParams = {
       limit: z.number().int().min(1).max(100).optional(),
       /** Also show memories superseded by newer ones (marked), not only current facts. */
       includeHistory: z.boolean().optional(),
+      /** Return the wall time of each stage (`timings`, ms). */
+      timings: z.boolean().optional(),
     })
     .strict(),
   "memory.save": z
@@ -138,6 +142,8 @@ export interface RecallResult {
   memories: RecalledMemory[];
   memory_count: number;
   tokens_used: number;
+  /** With `timings`: ms per stage (the search's, then consolidation, pack, record) and total. */
+  timings?: Record<string, number>;
 }
 
 export interface SaveResult {

@@ -76,6 +76,7 @@ export function registerSearch(program: Command): void {
           console.log();
         }
         if (res.fallback) console.error(`(${res.mode} search: ${res.fallback})`);
+        if (res.timings) console.log(`timings (ms): ${Object.entries(res.timings).map(([k, v]) => `${k} ${v}`).join(", ")}`);
       } finally {
         await engine?.close();
       }
