@@ -161,9 +161,13 @@ export class WordPiecePreTokenizer {
   }
 }
 
+/** Words whose WordPiece split is remembered (bounded; cleared when full). */
+const PIECES_MAX = 50_000;
+
 /** Greedy longest-match WordPiece over a token → id map, as llm_tokenizer_wpm_session::tokenize. */
 export class WordPieceTokenizer {
   private readonly maxLen: number;
+  private readonly pieces = new Map<string, readonly number[]>();
   readonly pre: WordPiecePreTokenizer;
 
   constructor(
@@ -192,6 +196,20 @@ export class WordPieceTokenizer {
       out.push(whole);
       return;
     }
+    // A word that is not one token costs O(length × longest token) lookups: its pieces are kept
+    // (words recur across every text a model embeds, so this is not a cache of queries).
+    const known = this.pieces.get(word);
+    if (known) {
+      for (const id of known) out.push(id);
+      return;
+    }
+    const first = out.length;
+    this.split(w1, out);
+    if (this.pieces.size >= PIECES_MAX) this.pieces.clear();
+    this.pieces.set(word, out.slice(first));
+  }
+
+  private split(w1: string, out: number[]): void {
     const start = out.length;
     const n = w1.length;
     for (let i = 0; i < n; ) {
