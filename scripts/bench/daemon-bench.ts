@@ -2,22 +2,23 @@ import { appendFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { CortexClient } from "../../src/client/client.js";
 import { procMemMb, spawnDaemon, stopDaemon, waitIndexed, type RunningDaemon } from "./daemon-proc.js";
-import { generateWorkspace, rng, sampleQuery } from "./generate.js";
+import { randomQueries } from "./corpus-queries.js";
+import { generateWorkspace } from "./generate.js";
 import { benchPath, fmtMs, freshDir, median, percentile, type Args } from "./util.js";
-
-/** Seeded queries that mix common and rarer words of the generated vocabulary. */
-const QUERIES = (() => {
-  const r = rng(2024);
-  return Array.from({ length: 50 }, () => sampleQuery(r));
-})();
 
 type Running = RunningDaemon;
 
-async function searchLatency(r: Running, n: number): Promise<number[]> {
+/** Random queries of the corpus's own words that never repeat (see corpus-queries.ts), handed out in turn. */
+let QUERIES: string[] = [];
+let nextQuery = 0;
+const query = (): string => QUERIES[nextQuery++ % QUERIES.length]!;
+
+async function latency(r: Running, method: "memory.search" | "memory.recall", n: number): Promise<number[]> {
   const lat: number[] = [];
   for (let i = 0; i < n; i++) {
+    const q = query();
     const t = performance.now();
-    await r.client.call("memory.search", { query: QUERIES[i % QUERIES.length]! });
+    await r.client.call(method, { query: q });
     lat.push(performance.now() - t);
   }
   return lat;
@@ -28,9 +29,9 @@ async function throughput(r: Running, clients: number, seconds: number): Promise
   let done = 0;
   const end = performance.now() + seconds * 1000;
   await Promise.all(
-    cs.map(async (c, k) => {
-      for (let i = k; performance.now() < end; i++) {
-        await c.call("memory.search", { query: QUERIES[i % QUERIES.length]! });
+    cs.map(async (c) => {
+      while (performance.now() < end) {
+        await c.call("memory.search", { query: query() });
         done++;
       }
     }),
@@ -62,7 +63,10 @@ function line(label: string, xs: number[]): string {
   return `${label} p50 ${fmtMs(median(xs))}, p95 ${fmtMs(percentile(xs, 95))}, p99 ${fmtMs(percentile(xs, 99))} (n=${xs.length})`;
 }
 
-/** `npm run bench -- daemon [--files N] [--edits N] [--seconds S]`: the daemon over its real socket. */
+/**
+ * `npm run bench -- daemon [--files N] [--edits N] [--seconds S] [--seed S]`: the daemon over its
+ * real socket, with random queries that never repeat (the throughput run reuses them only past 20,000).
+ */
 export async function benchDaemon(args: Args): Promise<void> {
   const files = Number(args.flags.files ?? 2000);
   const edits = Number(args.flags.edits ?? 60);
@@ -70,6 +74,7 @@ export async function benchDaemon(args: Args): Promise<void> {
   const debounceMs = Number(args.flags.debounce ?? 100);
   const root = benchPath(`ws-daemon-${files}`);
   generateWorkspace(root, files, 42);
+  QUERIES = randomQueries(root, 20_000, Number(args.flags.seed ?? Date.now() % 1_000_000));
   console.log(`workspace: ${files} files; debounce ${debounceMs} ms; node ${process.version}, ${process.platform}-${process.arch}`);
 
   for (const provider of ["none", "auto"] as const) {
@@ -79,8 +84,9 @@ export async function benchDaemon(args: Args): Promise<void> {
     await waitIndexed(r, provider);
     const label = provider === "none" ? "keyword-only" : "hybrid (built-in model)";
     console.log(`\n[${label}] started and indexed in ${fmtMs(performance.now() - t0)}`);
-    await searchLatency(r, 50); // warm-up
-    console.log(`  ${line("socket search:        ", await searchLatency(r, 500))}`);
+    await latency(r, "memory.search", 50); // warm-up
+    console.log(`  ${line("socket search:        ", await latency(r, "memory.search", 500))}`);
+    console.log(`  ${line("socket recall:        ", await latency(r, "memory.recall", 300))}`);
     console.log(`  throughput, 8 clients: ${Math.round(await throughput(r, 8, seconds))} searches/s`);
     const c2s = await changeToSearchable(r, root, edits, debounceMs);
     console.log(`  ${line("change→searchable:    ", c2s)} beyond the ${debounceMs} ms debounce`);

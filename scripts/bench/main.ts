@@ -5,6 +5,7 @@ import { benchEmbed } from "./embed-bench.js";
 import { benchHooks } from "./hooks-bench.js";
 import { benchIndex } from "./index-bench.js";
 import { benchKeywords } from "./keyword-probe.js";
+import { benchPeers } from "./peers-bench.js";
 import { benchScale } from "./scale-bench.js";
 import { benchSoak } from "./soak.js";
 import { benchVectors } from "./vector-probe.js";
@@ -20,6 +21,7 @@ const BENCHES: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<vo
   scale: benchScale,
   vectors: benchVectors,
   keywords: benchKeywords,
+  peers: benchPeers,
   soak: benchSoak,
 };
 

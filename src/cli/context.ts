@@ -1,11 +1,16 @@
 import { existsSync } from "node:fs";
 import { loadConfig, type LoadedConfig } from "../config/load.js";
-import { expandPath } from "../config/paths.js";
+import { expandPath, indexPath } from "../config/paths.js";
 import type { WorkspaceConfig } from "../config/schema.js";
-import { indexPath, openEngine, type Engine, type OpenEngineOptions } from "../engine/engine.js";
-import { createLogger } from "../util/logger.js";
+import type { Engine, OpenEngineOptions } from "../engine/engine.js";
 import { defaultNamespace } from "../workspace/namespace.js";
 import { missingRootProblem, resolveWorkspace, WorkspaceResolutionError, type KnownWorkspace } from "../workspace/resolve.js";
+import { CliError } from "./cli-error.js";
+
+// Kept in leaf modules so that commands which only ask the daemon load no config schema.
+export { CliError } from "./cli-error.js";
+export { printJson } from "./print-json.js";
+export { daemonWorkspace } from "./daemon-target.js";
 
 /** Options every command accepts. */
 export interface GlobalOptions {
@@ -81,6 +86,8 @@ export async function openCliEngine(opts: GlobalOptions, extra: CliEngineOptions
     }
   }
   const level = opts.verbose ? "debug" : loaded.config.logLevel;
+  // Loaded here, not at the top: commands that only talk to the daemon never load the index code.
+  const [{ openEngine }, { createLogger }] = await Promise.all([import("../engine/engine.js"), import("../util/logger.js")]);
   return openEngine(loaded, { logger: createLogger(level), ...engineOpts });
 }
 
@@ -89,25 +96,4 @@ export function selectWorkspace(engine: Engine, opts: GlobalOptions) {
   if (!opts.workspace) return engine.workspaces[0]!;
   const root = loadForCli(opts).selected.path;
   return engine.workspaces.find((w) => w.root === root) ?? engine.workspaces[0]!;
-}
-
-/**
- * The `workspace` param to send to the daemon for --workspace: the resolved absolute root (the
- * daemon's cwd is not ours); undefined when not given (the daemon's first workspace).
- */
-export function daemonWorkspace(opts: GlobalOptions): string | undefined {
-  if (!opts.workspace) return undefined;
-  return loadForCli(opts).selected.path;
-}
-
-export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + "\n");
-}
-
-/** A user-facing failure: message printed without a stack, exit code set. */
-export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
-    super(message);
-    this.name = "CliError";
-  }
 }

@@ -1,28 +1,16 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from "commander";
-import { ConfigError } from "../config/load.js";
-import { registerIndex } from "./commands/index.js";
-import { registerSearch } from "./commands/search.js";
-import { registerDaemon } from "./commands/daemon.js";
-import { registerStatus } from "./commands/status.js";
-import { registerConfig } from "./commands/config.js";
-import { registerService } from "./commands/service.js";
-import { registerModel } from "./commands/model.js";
-import { registerRecall } from "./commands/recall.js";
-import { registerSave } from "./commands/save.js";
-import { registerHook } from "./commands/hook.js";
-import { registerMcp } from "./commands/mcp.js";
-import { registerConsolidate } from "./commands/consolidate.js";
-import { registerPromote } from "./commands/promote.js";
-import { registerInit } from "./commands/init.js";
-import { CliError } from "./context.js";
+import { ConfigError } from "../config/config-error.js";
+import { registerCommands } from "./commands.js";
+import { CliError } from "./cli-error.js";
 import { VERSION } from "../version.js";
 import { errorMessage } from "../util/error-message.js";
 
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
-export function buildProgram(): Command {
+/** The program with the command that `args` (argv after node and the script) names, or with all of them. */
+export async function buildProgram(args: readonly string[] = process.argv.slice(2)): Promise<Command> {
   const program = new Command()
     .name("cortexd")
     .description("Local memory engine for AI agents: indexes memory files and answers recall.")
@@ -44,26 +32,13 @@ export function buildProgram(): Command {
     program.setOptionValue("workspace", list[0]);
     program.setOptionValue("workspaces", list);
   });
-  registerInit(program);
-  registerIndex(program);
-  registerSearch(program);
-  registerRecall(program);
-  registerSave(program);
-  registerHook(program);
-  registerMcp(program);
-  registerDaemon(program);
-  registerStatus(program);
-  registerConfig(program);
-  registerService(program);
-  registerModel(program);
-  registerConsolidate(program);
-  registerPromote(program);
+  await registerCommands(program, args);
   return program;
 }
 
 async function main(): Promise<void> {
   try {
-    await buildProgram().parseAsync(process.argv);
+    await (await buildProgram()).parseAsync(process.argv);
   } catch (e) {
     if (e instanceof CommanderError) {
       process.exitCode = e.exitCode;

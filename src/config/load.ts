@@ -3,14 +3,10 @@ import { parse, printParseErrorCode, type ParseError } from "jsonc-parser";
 import type { z } from "zod";
 import { ConfigSchema, type Config } from "./schema.js";
 import { defaultConfigPath, defaultDataDir, expandPath } from "./paths.js";
+import { ConfigError } from "./config-error.js";
 
-/** A configuration problem, with a message that names the key and what was expected. */
-export class ConfigError extends Error {
-  constructor(message: string, readonly file?: string) {
-    super(file ? `${file}: ${message}` : message);
-    this.name = "ConfigError";
-  }
-}
+export { ConfigError };
+
 
 export interface LoadedConfig {
   config: Config;

@@ -27,3 +27,8 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
 export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(xdgConfigHome(env), "cortexd", "config.json");
 }
+
+/** Where a namespace's index lives in the data dir. */
+export function indexPath(dataDir: string, namespace: string): string {
+  return join(dataDir, "indexes", `${namespace}.sqlite`);
+}

@@ -48,6 +48,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
         ...(p.limit !== undefined ? { limit: p.limit } : {}),
         ...(p.minScore !== undefined ? { minScore: p.minScore } : {}),
         explain: p.explain ?? false,
+        ...(p.timings ? { timings: true } : {}),
       });
       d.searchLatency.record(performance.now() - t0);
       return res;
@@ -62,6 +63,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
         ...(p.limit !== undefined ? { limit: p.limit } : {}),
         ...(p.includeHistory ? { includeHistory: true } : {}),
         ...(p.excludeCurated ? { excludeCurated: true } : {}),
+        ...(p.timings ? { timings: true } : {}),
       });
       d.searchLatency.record(performance.now() - t0);
       return res;

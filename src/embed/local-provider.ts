@@ -13,7 +13,7 @@ import { ggufLoadProblem } from "./gguf/preflight.js";
 import { GgufFormatError, readGgufInfo } from "./gguf/reader.js";
 import type { EmbeddingProvider, EmbedStats } from "./provider.js";
 import { DEFAULT_CONTEXT } from "./defaults.js";
-import { sha256File } from "../util/hash.js";
+import { localModelFileIdentity } from "./model-identity.js";
 
 export interface LocalProviderOptions {
   /** A GGUF path, or an "hf:..." URI. */
@@ -147,7 +147,6 @@ async function resolveAndCheck(opts: LocalProviderOptions): Promise<string> {
   return file;
 }
 
-
 // ---- provider ------------------------------------------------------------------------
 
 /** Unit-length copy of `v`, or null for empty / zero / non-finite vectors (trap 4). */
@@ -176,7 +175,7 @@ export async function createLocalProvider(opts: LocalProviderOptions): Promise<E
   const threads = intOption("threads", opts.threads, 1, 1);
   const requestedCtx = intOption("contextSize", opts.contextSize, DEFAULT_CONTEXT, 8);
   const file = await resolveAndCheck(opts);
-  const identity = `local:${path.basename(file)}:${(await sha256File(file)).slice(0, 16)}`;
+  const identity = await localModelFileIdentity(file);
 
   let llama: Llama;
   try {

@@ -48,7 +48,7 @@ function ready(p: EmbeddingProvider, cfg: EmbeddingConfig, source: "configured" 
 }
 
 /** The file a configured local model is read from (hf: URIs live in a cache: not tracked). */
-function configuredFile(cfg: EmbeddingConfig): string | undefined {
+export function configuredFile(cfg: EmbeddingConfig): string | undefined {
   return cfg.model && !cfg.model.startsWith("hf:") ? resolve(cfg.model.replace(/^~(?=\/|$)/, homedir())) : undefined;
 }
 

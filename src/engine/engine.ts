@@ -1,6 +1,6 @@
-import { join } from "node:path";
 import type { Logger } from "pino";
 import type { LoadedConfig } from "../config/load.js";
+import { indexPath } from "../config/paths.js";
 import type { Config, WorkspaceConfig } from "../config/schema.js";
 import { selectProvider, type ProviderStatus, type SelectedProvider } from "../embed/select.js";
 import type { EmbeddingProvider } from "../embed/provider.js";
@@ -61,9 +61,7 @@ export interface OpenEngineOptions {
   verifyIndexes?: boolean;
 }
 
-export function indexPath(dataDir: string, namespace: string): string {
-  return join(dataDir, "indexes", `${namespace}.sqlite`);
-}
+export { indexPath };
 
 export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions = {}): Promise<Engine> {
   const { config, dataDir } = loaded;

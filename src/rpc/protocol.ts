@@ -30,6 +30,8 @@ export const MethodParams = {
       minScore: z.number().min(0).max(1).optional(),
       workspace,
       explain: z.boolean().optional(),
+      /** Return the wall time of each ranking stage (`timings`, ms). */
+      timings: z.boolean().optional(),
     })
     .strict(),
   "memory.get": z
@@ -52,6 +54,8 @@ export const MethodParams = {
       includeHistory: z.boolean().optional(),
       /** Leave out MEMORY.md/USER.md: the host already puts them in its prompt (OpenClaw does). */
       excludeCurated: z.boolean().optional(),
+      /** Return the wall time of each stage (`timings`, ms). */
+      timings: z.boolean().optional(),
     })
     .strict(),
   "memory.save": z
@@ -140,6 +144,8 @@ export interface RecallResult {
   memories: RecalledMemory[];
   memory_count: number;
   tokens_used: number;
+  /** With `timings`: ms per stage (the search's, then consolidation, pack, record) and total. */
+  timings?: Record<string, number>;
 }
 
 export interface SaveResult {
@@ -343,19 +349,4 @@ export interface MethodResults {
 }
 
 /** Application error codes (JSON-RPC reserves -32768..-32000 for the protocol). */
-export const ErrorCodes = {
-  ParseError: -32700,
-  InvalidRequest: -32600,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
-  InternalError: -32603,
-  /** A path outside every workspace, or not indexed. */
-  PathRefused: -32001,
-  NotFound: -32002,
-  /** Unknown workspace name/root. */
-  UnknownWorkspace: -32003,
-  ShuttingDown: -32004,
-  RequestTooLarge: -32005,
-  /** The daemon is at maxConnections; the connection is closed after this error (id null). */
-  TooManyConnections: -32006,
-} as const;
+export { ErrorCodes } from "./error-codes.js";

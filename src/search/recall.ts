@@ -7,6 +7,7 @@ import type { Searcher } from "./searcher.js";
 import { DEFAULT_EXCERPT, contentStems, excerpt, units, whole, type Unit } from "./excerpt.js";
 import { applyConsolidation, consolidationNote, type AnnotatedHit } from "../consolidate/annotate.js";
 import { wordSet } from "../memory-files/dedupe.js";
+import { StageTimer } from "./stage-timer.js";
 
 export const DEFAULT_RECALL_BUDGET = 2000;
 const EXCERPT = DEFAULT_EXCERPT;
@@ -24,6 +25,8 @@ export interface RecallRequest {
   includeHistory?: boolean;
   /** Never MEMORY.md / USER.md, whatever the scope: the host already has them in its prompt. */
   excludeCurated?: boolean;
+  /** Return the wall time of each stage (the search's stages, consolidation, pack, record). */
+  timings?: boolean;
 }
 
 /** Word-overlap similarity |A∩B| / min(|A|,|B|): high when one memory restates the other. */
@@ -41,10 +44,13 @@ export function overlap(a: Set<string>, b: Set<string>): number {
  */
 export async function recall(searcher: Searcher, store: IndexStore, req: RecallRequest): Promise<RecallResult> {
   const budget = req.budgetTokens ?? DEFAULT_RECALL_BUDGET;
-  const res = await searcher.search({ query: req.query, limit: req.limit ?? 30, fullText: true });
+  const timer = new StageTimer();
+  const res = await searcher.search({ query: req.query, limit: req.limit ?? 30, fullText: true, ...(req.timings ? { timings: true } : {}) });
+  timer.lap("search");
   let hits: AnnotatedHit[] = res.results;
   if (req.scope === "group" || req.excludeCurated) hits = hits.filter((h) => h.source !== "curated");
   hits = applyConsolidation(store, hits, { includeHistory: req.includeHistory ?? false });
+  timer.lap("consolidation");
   const overhead = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
   let used = overhead;
   // Excerpts: show the lines of each chunk that answer the query, so more memories fit the budget.
@@ -103,6 +109,7 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
     ...(k.hit.duplicates ? { duplicates: k.hit.duplicates } : {}),
     ...(k.hit.supersededBy ? { supersededBy: k.hit.supersededBy } : {}),
   }));
+  timer.lap("pack");
   if (req.record !== false && kept.length > 0) {
     try {
       store.recordRecalls(
@@ -113,5 +120,13 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
       // The access log only feeds promotion: a full or read-only disk must not cost the agent its recall.
     }
   }
-  return { context: formatRecallBlock(kept.map((k) => k.line)), memories, memory_count: memories.length, tokens_used: kept.length ? used : 0 };
+  timer.lap("record");
+  const timings = req.timings && res.timings ? { ...res.timings, ...timer.result() } : undefined;
+  return {
+    context: formatRecallBlock(kept.map((k) => k.line)),
+    memories,
+    memory_count: memories.length,
+    tokens_used: kept.length ? used : 0,
+    ...(timings ? { timings } : {}),
+  };
 }

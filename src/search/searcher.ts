@@ -6,6 +6,7 @@ import { buildKeywordQuery, buildPathQuery, buildPrefixQuery } from "./keyword-q
 import { listTopK } from "./keyword-lists.js";
 import { topKeywordHits } from "./keyword-topk.js";
 import { PassageScorer } from "./passages.js";
+import { StageTimer } from "./stage-timer.js";
 import { applyImportance, applyRecency, bm25ToScore, distanceToScore, fuse, mmr, round } from "./stages.js";
 import type { Candidate, SearchHit, SearchRequest, SearchResponse } from "./types.js";
 import { errorMessage } from "../util/error-message.js";
@@ -71,6 +72,7 @@ export class Searcher {
 
   async search(req: SearchRequest): Promise<SearchResponse> {
     const started = performance.now();
+    const timer = new StageTimer();
     const cfg = this.deps.config;
     const limit = req.limit ?? cfg.maxResults;
     const fetch = Math.min(200, Math.max(limit * cfg.candidateMultiplier, limit, 24));
@@ -82,14 +84,20 @@ export class Searcher {
     };
 
     const keywordRan = this.keywordStage(req.query, fetch, get);
+    timer.lap("keyword");
     const vector = await this.vectorStage(req.query, fetch, get);
+    timer.lap("vector");
     const mode = keywordRan && vector.ran ? "hybrid" : keywordRan ? "keyword" : vector.ran ? "vector" : "none";
     const cands = [...candidates.values()];
     fuse(cands, cfg, { vector: vector.ran, keyword: keywordRan });
+    timer.lap("fusion");
 
     const rows = this.deps.store.chunksByIds(cands.map((c) => c.id));
+    timer.lap("rows");
     if (vector.query) await this.passageStage(vector.query, cands, rows);
+    timer.lap("passage");
     this.pathStage(req.query, cands, rows);
+    timer.lap("path");
     const now = (this.deps.now ?? Date.now)();
     for (const c of cands) {
       const row = rows.get(c.id);
@@ -101,6 +109,7 @@ export class Searcher {
     let ranked = cands.filter((c) => rows.has(c.id)).sort((a, b) => b.score - a.score || a.id - b.id);
     ranked = mmr(ranked, rows, cfg.mmrLambda, limit + 5, cfg.mmrThreshold);
     ranked = this.minScoreStage(ranked, req.minScore ?? cfg.minScore, limit);
+    timer.lap("rank");
 
     const results: SearchHit[] = ranked.slice(0, limit).map((c) => {
       const row = rows.get(c.id)!;
@@ -123,6 +132,7 @@ export class Searcher {
       ...(this.deps.provider ? { model: this.deps.provider.modelName } : {}),
       ...(vector.fallback ? { fallback: vector.fallback } : {}),
       tookMs: round(performance.now() - started),
+      ...(req.timings || req.explain ? { timings: (timer.lap("results"), timer.result()) } : {}),
     };
   }
 

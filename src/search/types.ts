@@ -1,5 +1,6 @@
 import type { FileClass } from "../ingest/types.js";
 import type { ChunkRow } from "../index/store.js";
+import type { StageTimings } from "./stage-timer.js";
 
 export interface SearchRequest {
   query: string;
@@ -11,6 +12,8 @@ export interface SearchRequest {
   explain?: boolean;
   /** Also return each hit's full chunk text and content hash (recall and evaluation use them). */
   fullText?: boolean;
+  /** Return the wall time of each stage (`timings`; also with `explain`). */
+  timings?: boolean;
 }
 
 /** A chunk on its way through the ranking stages. */
@@ -49,4 +52,6 @@ export interface SearchResponse {
   /** Why the vector leg did not run, when it did not. */
   fallback?: string;
   tookMs: number;
+  /** With `timings` or `explain`: ms per stage (keyword, vector, fusion, rows, passage, path, rank, results) and total. */
+  timings?: StageTimings;
 }

@@ -35,22 +35,19 @@ export function registerIndex(program: Command): void {
     .option("--all", "index every configured workspace")
     .action(async (_o: IndexOptions, cmd: Command) => {
       const opts = cmd.optsWithGlobals<IndexOptions>();
-      const engine = await openCliEngine(opts, { onModelBuildProgress: modelBuildProgress(!opts.json), verifyIndexes: true });
+      // The model is loaded only when something needs embedding (see syncLoadingModelOnDemand).
+      const engine = await openCliEngine(opts, { deferProvider: true, verifyIndexes: true });
       try {
         const targets = opts.all ? engine.workspaces : [selectWorkspace(engine, opts)];
         const recovered = engine.workspaces.flatMap((w) => (w.recovery ? [{ workspace: w.name, ...w.recovery }] : []));
         if (!opts.json) for (const r of recovered) console.error(`index of ${r.workspace} was damaged (${r.reason}): moved to ${r.movedTo}; rebuilding it from the files`);
-        const reports: SyncReport[] = [];
-        for (const ws of targets) {
-          if (ws.readOnly) throw new CliError(`cannot index ${ws.root}: ${readOnlyMessage(ws.readOnly)}`);
-          const bar = syncProgressBar(!opts.json);
-          try {
-            reports.push(await ws.indexer.sync({ force: !!opts.force, onProgress: bar.update }));
-          } finally {
-            bar.stop();
-          }
-        }
-        const status = engine.providerStatus;
+        for (const ws of targets) if (ws.readOnly) throw new CliError(`cannot index ${ws.root}: ${readOnlyMessage(ws.readOnly)}`);
+        const { syncLoadingModelOnDemand } = await import("../../engine/sync-on-demand.js");
+        const { reports, status } = await syncLoadingModelOnDemand(engine, targets, {
+          sync: { force: !!opts.force },
+          progress: () => syncProgressBar(!opts.json),
+          onModelBuildProgress: modelBuildProgress(!opts.json),
+        });
         if (opts.json) {
           printJson({ reports, embedding: status, ...(recovered.length ? { recovered } : {}) });
           return;

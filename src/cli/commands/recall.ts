@@ -1,9 +1,11 @@
 import type { Command } from "commander";
 import { DaemonUnavailableError, RpcCallError, withClient } from "../../client/client.js";
-import { socketPathFor } from "../../daemon/socket.js";
-import { ErrorCodes, type RecallResult } from "../../rpc/protocol.js";
-import { recall } from "../../search/recall.js";
-import { CliError, daemonWorkspace, loadForCli, openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
+import { ErrorCodes } from "../../rpc/error-codes.js";
+import type { RecallResult } from "../../rpc/protocol.js";
+import { CliError } from "../cli-error.js";
+import type { GlobalOptions } from "../context.js";
+import { daemonSocket, daemonWorkspace } from "../daemon-target.js";
+import { printJson } from "../print-json.js";
 
 interface RecallOptions extends GlobalOptions {
   budget?: string;
@@ -31,16 +33,19 @@ export function registerRecall(program: Command): void {
         ...(opts.includeHistory ? { includeHistory: true } : {}),
       };
       let res: RecallResult | null = null;
+      const socket = daemonSocket(opts);
       try {
         const ws = daemonWorkspace(opts);
-        res = await withClient(socketPathFor(loadForCli(opts)), (c) => c.call("memory.recall", { ...params, ...(ws ? { workspace: ws } : {}) }), { timeoutMs: 10_000 });
+        if (socket) res = await withClient(socket, (c) => c.call("memory.recall", { ...params, ...(ws ? { workspace: ws } : {}) }), { timeoutMs: 10_000 });
       } catch (e) {
         if (!(e instanceof DaemonUnavailableError) && !(e instanceof RpcCallError && e.code === ErrorCodes.UnknownWorkspace)) throw e;
       }
       if (!res) {
-        const engine = await openCliEngine(opts, { needsIndex: true });
+        // No daemon: search in-process (only now load the index code).
+        const [cli, { recall }] = await Promise.all([import("../context.js"), import("../../search/recall.js")]);
+        const engine = await cli.openCliEngine(opts, { needsIndex: true });
         try {
-          const ws = selectWorkspace(engine, opts);
+          const ws = cli.selectWorkspace(engine, opts);
           res = await recall(ws.searcher, ws.store, params);
         } finally {
           await engine.close();

@@ -1,9 +1,11 @@
 import type { Command } from "commander";
 import { DaemonUnavailableError, RpcCallError, withClient } from "../../client/client.js";
-import { socketPathFor } from "../../daemon/socket.js";
-import { ErrorCodes } from "../../rpc/protocol.js";
+import { ErrorCodes } from "../../rpc/error-codes.js";
 import type { SearchRequest, SearchResponse } from "../../search/types.js";
-import { CliError, daemonWorkspace, loadForCli, openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
+import { CliError } from "../cli-error.js";
+import type { GlobalOptions } from "../context.js";
+import { daemonSocket, daemonWorkspace } from "../daemon-target.js";
+import { printJson } from "../print-json.js";
 
 interface SearchOptions extends GlobalOptions {
   limit?: string;
@@ -19,8 +21,8 @@ function positiveInt(value: string | undefined, name: string): number | undefine
 }
 
 async function searchViaDaemon(opts: SearchOptions, request: SearchRequest): Promise<SearchResponse | null> {
-  const loaded = loadForCli(opts);
-  const socket = socketPathFor(loaded);
+  const socket = daemonSocket(opts);
+  if (!socket) return null;
   try {
     return await withClient(
       socket,
@@ -58,9 +60,10 @@ export function registerSearch(program: Command): void {
       };
       // Ask the running daemon (warm index and model); search in-process when it is not running.
       const viaDaemon = await searchViaDaemon(opts, request);
-      const engine = viaDaemon ? null : await openCliEngine(opts, { needsIndex: true });
+      const cli = viaDaemon ? null : await import("../context.js");
+      const engine = cli ? await cli.openCliEngine(opts, { needsIndex: true }) : null;
       try {
-        const res = viaDaemon ?? (await selectWorkspace(engine!, opts).searcher.search(request));
+        const res = viaDaemon ?? (await cli!.selectWorkspace(engine!, opts).searcher.search(request));
         if (opts.json) {
           printJson(res);
           return;
@@ -73,6 +76,7 @@ export function registerSearch(program: Command): void {
           console.log();
         }
         if (res.fallback) console.error(`(${res.mode} search: ${res.fallback})`);
+        if (res.timings) console.log(`timings (ms): ${Object.entries(res.timings).map(([k, v]) => `${k} ${v}`).join(", ")}`);
       } finally {
         await engine?.close();
       }

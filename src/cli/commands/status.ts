@@ -1,16 +1,15 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { probeDaemon, withClient } from "../../client/client.js";
-import { socketPathFor } from "../../daemon/socket.js";
-import { indexPath } from "../../engine/engine.js";
-import { openDatabase } from "../../index/db.js";
-import { IndexStore } from "../../index/store.js";
+import type { IndexStore } from "../../index/store.js";
 import type { CortexStatus } from "../../rpc/protocol.js";
 import { VERSION } from "../../version.js";
 import { formatByReason } from "../../workspace/issues.js";
 import { defaultNamespace } from "../../workspace/namespace.js";
 import { missingRootProblem } from "../../workspace/resolve.js";
-import { loadForCli, printJson, type GlobalOptions } from "../context.js";
+import type { GlobalOptions } from "../context.js";
+import { daemonSocket } from "../daemon-target.js";
+import { printJson } from "../print-json.js";
 import { errorMessage } from "../../util/error-message.js";
 
 /** Exit codes of `cortexd status` (LSB-like): scripts can branch on them. */
@@ -104,7 +103,14 @@ interface OfflineWorkspace {
 }
 
 /** What can be said without the daemon: the config and the indexes on disk. */
-function offlineWorkspaces(opts: GlobalOptions): { workspaces: OfflineWorkspace[]; configFile: string | null } {
+async function offlineWorkspaces(opts: GlobalOptions): Promise<{ workspaces: OfflineWorkspace[]; configFile: string | null }> {
+  // Only without a daemon: the config schema and SQLite are loaded here, not at start-up.
+  const [{ loadForCli }, { indexPath }, { openDatabase }, { IndexStore }] = await Promise.all([
+    import("../context.js"),
+    import("../../engine/engine.js"),
+    import("../../index/db.js"),
+    import("../../index/store.js"),
+  ]);
   const loaded = loadForCli(opts);
   const workspaces = loaded.config.workspaces.map((w) => {
     const name = w.name ?? defaultNamespace(w.path);
@@ -132,8 +138,7 @@ export function registerStatus(program: Command): void {
     .description("is the daemon running and healthy? (exit 0 healthy, 1 degraded, 3 not running, 4 unknown)")
     .action(async (_o, cmd: Command) => {
       const opts = cmd.optsWithGlobals<GlobalOptions>();
-      const loaded = loadForCli(opts);
-      const socket = socketPathFor(loaded);
+      const socket = daemonSocket(opts) ?? (await import("../../daemon/socket.js")).socketPathFor((await import("../context.js")).loadForCli(opts));
       const probe = await probeDaemon(socket, 2000);
       if (probe.up) {
         const st = await withClient(socket, (c) => c.call("cortex.status", {}), { timeoutMs: 5000 });
@@ -142,7 +147,7 @@ export function registerStatus(program: Command): void {
         process.exitCode = st.healthy ? STATUS_EXIT.healthy : STATUS_EXIT.degraded;
         return;
       }
-      const offline = offlineWorkspaces(opts);
+      const offline = await offlineWorkspaces(opts);
       const code = probe.reason === "permission" || probe.reason === "error" ? STATUS_EXIT.unknown : STATUS_EXIT.notRunning;
       if (opts.json) {
         printJson({ running: false, version: VERSION, reason: probe.reason, detail: probe.detail, socketPath: socket, ...offline });

@@ -27,6 +27,7 @@ import { readGgufInfo, readGgufTensor, ggufValue, tensorDataSize, type GgufInfo,
 import type { EmbeddingProvider, EmbedStats } from "../provider.js";
 import { DEFAULT_CONTEXT } from "../defaults.js";
 import { sha256File } from "../../util/hash.js";
+import { localModelIdentity } from "../model-identity.js";
 
 /** The same default as local-provider.ts: the two paths must truncate identically. */
 const LOCAL_PROVIDER_DEFAULT_CONTEXT = DEFAULT_CONTEXT;
@@ -159,9 +160,13 @@ export class WordPiecePreTokenizer {
   }
 }
 
+/** Words whose WordPiece split is remembered (bounded; cleared when full). */
+const PIECES_MAX = 50_000;
+
 /** Greedy longest-match WordPiece over a token → id map, as llm_tokenizer_wpm_session::tokenize. */
 export class WordPieceTokenizer {
   private readonly maxLen: number;
+  private readonly pieces = new Map<string, readonly number[]>();
   readonly pre: WordPiecePreTokenizer;
 
   constructor(
@@ -190,6 +195,20 @@ export class WordPieceTokenizer {
       out.push(whole);
       return;
     }
+    // A word that is not one token costs O(length × longest token) lookups: its pieces are kept
+    // (words recur across every text a model embeds, so this is not a cache of queries).
+    const known = this.pieces.get(word);
+    if (known) {
+      for (const id of known) out.push(id);
+      return;
+    }
+    const first = out.length;
+    this.split(w1, out);
+    if (this.pieces.size >= PIECES_MAX) this.pieces.clear();
+    this.pieces.set(word, out.slice(first));
+  }
+
+  private split(w1: string, out: number[]): void {
     const start = out.length;
     const n = w1.length;
     for (let i = 0; i < n; ) {
@@ -513,7 +532,7 @@ export class StaticBertProvider implements EmbeddingProvider {
   ) {
     const m = model!;
     // Exactly local-provider.ts's identity, so either path fills and reads the same cache.
-    this.identity = `local:${path.basename(m.file)}:${m.sha256.slice(0, 16)}`;
+    this.identity = localModelIdentity(m.file, m.sha256);
     this.modelName = path.basename(m.file);
     this.dims = m.dims;
     this.sum = new Float64Array(m.dims);

@@ -1,0 +1,17 @@
+/** JSON-RPC error codes of the wire protocol (a leaf: clients check them without loading the schemas). */
+export const ErrorCodes = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** A path outside every workspace, or not indexed. */
+  PathRefused: -32001,
+  NotFound: -32002,
+  /** Unknown workspace name/root. */
+  UnknownWorkspace: -32003,
+  ShuttingDown: -32004,
+  RequestTooLarge: -32005,
+  /** The daemon is at maxConnections; the connection is closed after this error (id null). */
+  TooManyConnections: -32006,
+} as const;
