@@ -14,6 +14,7 @@ import { registerHook } from "./commands/hook.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerConsolidate } from "./commands/consolidate.js";
 import { registerPromote } from "./commands/promote.js";
+import { registerSync } from "./commands/sync.js";
 import { CliError } from "./context.js";
 import { VERSION } from "../version.js";
 import { errorMessage } from "../util/error-message.js";
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   registerModel(program);
   registerConsolidate(program);
   registerPromote(program);
+  registerSync(program);
   return program;
 }
 

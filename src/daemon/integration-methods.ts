@@ -6,7 +6,7 @@ import { ErrorCodes, type CaptureResult, type SleepResult } from "../rpc/protoco
 import { RpcError, type MethodHandlers } from "../rpc/server.js";
 import { Sessions } from "../session/lifecycle.js";
 import { StateStore } from "../session/state.js";
-import { pickWorkspace, type MethodDeps } from "./methods.js";
+import { pickWriteWorkspace as pickWorkspace, type MethodDeps } from "./methods.js";
 
 /** How long a write waits for its file to be indexed before answering (the sync still finishes). */
 export const INDEX_WAIT_MS = 2000;
@@ -19,7 +19,7 @@ export const INDEX_WAIT_MS = 2000;
  */
 export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
   const state = StateStore.forDataDir(d.engine.dataDir);
-  const writer = new MemoryWriter(state);
+  const writer = new MemoryWriter(state, Date.now, (ws, key) => d.gitSync?.noteWritten(ws, key));
   const capturer = new Capturer(writer, state);
   const sessions = new Sessions(state, writer, capturer);
 

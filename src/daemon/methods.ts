@@ -13,6 +13,8 @@ import type { ConsolidationReport } from "../consolidate/report.js";
 import { loadReports } from "../consolidate/report.js";
 import { applyPromotions, promotionCandidates } from "../consolidate/promotion.js";
 import { errorMessage } from "../util/error-message.js";
+import type { GitSync } from "../sync/git-sync.js";
+import { labelSources } from "../sync/recall-source.js";
 
 export interface MethodDeps {
   engine: Engine;
@@ -24,6 +26,8 @@ export interface MethodDeps {
   reload: () => { applied: string[]; restartNeeded: string[] };
   /** Begins a graceful shutdown (after the reply is sent). */
   shutdown: () => void;
+  /** The scheduled git sync (commits the files cortexd writes; status shows its state). */
+  gitSync?: GitSync;
   /** Runs consolidation now (optionally one workspace). */
   consolidate?: (opts: { workspace?: WorkspaceEngine; dryRun: boolean }) => Promise<ConsolidationReport[]>;
 }
@@ -34,6 +38,15 @@ export function pickWorkspace(engine: Engine, selector: string | undefined): Wor
   } catch (e) {
     throw new RpcError(ErrorCodes.UnknownWorkspace, errorMessage(e));
   }
+}
+
+/** The workspace a write goes to: a team's (shared) workspace only when it is named. */
+export function pickWriteWorkspace(engine: Engine, selector: string | undefined): WorkspaceEngine {
+  const ws = pickWorkspace(engine, selector);
+  if (ws.shared && !selector) {
+    throw new RpcError(ErrorCodes.InvalidParams, `every configured workspace is shared (a team's): name the one to write to with "workspace" (e.g. "${ws.name}")`);
+  }
+  return ws;
 }
 
 /** The JSON-RPC method bodies; params arrive validated (see rpc/protocol.ts). */
@@ -58,12 +71,13 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       const res = await recall(ws.searcher, ws.store, {
         query: p.query,
         ...(p.budgetTokens !== undefined ? { budgetTokens: p.budgetTokens } : {}),
-        ...(p.scope ? { scope: p.scope } : {}),
+        // A team's workspace has nothing private: its MEMORY.md is not private scope.
+        ...(p.scope && !ws.shared ? { scope: p.scope } : {}),
         ...(p.limit !== undefined ? { limit: p.limit } : {}),
         ...(p.includeHistory ? { includeHistory: true } : {}),
       });
       d.searchLatency.record(performance.now() - t0);
-      return res;
+      return labelSources(ws, res);
     },
     "consolidate.run": async (p) => {
       if (!d.consolidate) throw new RpcError(ErrorCodes.InternalError, "consolidation is not available");
@@ -99,7 +113,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       return { reports };
     },
     "index.status": (p) => {
-      const all = workspaceStatuses(d.engine, d.queue);
+      const all = workspaceStatuses(d.engine, d.queue, d.gitSync);
       return { workspaces: p.workspace ? all.filter((w) => w.name === pickWorkspace(d.engine, p.workspace).name) : all };
     },
     "cortex.status": () => d.status(),

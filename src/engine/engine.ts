@@ -13,6 +13,7 @@ import { Searcher } from "../search/searcher.js";
 import { silentLogger } from "../util/logger.js";
 import { defaultNamespace } from "../workspace/namespace.js";
 import type { ScanTarget } from "../workspace/scan.js";
+import { authorTag, deviceIdentity } from "../sync/device.js";
 
 /** One workspace's namespace: its index, indexer and searcher. */
 export interface WorkspaceEngine {
@@ -28,6 +29,11 @@ export interface WorkspaceEngine {
   recovery?: IndexRecovery;
   /** Set while the index's directory cannot be written: the index is searched as it is, writes wait (see index-access.ts). */
   readOnly?: ReadOnlyIndex;
+  /** A team workspace (config `shared`): never private, saves only when named, bullets tagged with authorTag. */
+  shared?: boolean;
+  authorTag?: string;
+  /** Per-device daily logs: this device's name (memory/YYYY-MM-DD.<device>.md). */
+  device?: string;
 }
 
 /** Everything a command or the daemon needs, built from a config: dependencies are wired here only. */
@@ -41,7 +47,7 @@ export interface Engine {
   logger: Logger;
   /** Swaps the embedding provider everywhere (e.g. once the model has loaded in the background). */
   setProvider(selected: SelectedProvider): Promise<void>;
-  /** The workspace for a root path or namespace name (default: the first). */
+  /** The workspace for a root path or namespace name (default: the first that is not shared). */
   workspace(selector?: string): WorkspaceEngine;
   /** Throws ReadOnlyIndexError while the workspace's data dir is read-only; once it is writable again, reopens the index read-write. */
   ensureWritable(ws: WorkspaceEngine): void;
@@ -78,6 +84,7 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
   const provider = selected.provider;
   const access = createIndexAccess({ logger, clock, quickCheck: opts.verifyIndexes ?? false });
   const names = new Set<string>();
+  const device = deviceIdentity(config.device);
   const workspaces = config.workspaces.map((w): WorkspaceEngine => {
     const name = w.name ?? defaultNamespace(w.path);
     if (names.has(name)) throw new Error(`two workspaces share the namespace "${name}": give one a different "name" in the config`);
@@ -101,7 +108,20 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
       config: config.search,
       ...(selected.status.reason ? { providerUnavailable: selected.status.reason } : {}),
     });
-    return { name, root: w.path, config: w, target, dbPath, store, indexer, searcher, ...(recovery ? { recovery } : {}), ...(readOnly ? { readOnly } : {}) };
+    return {
+      name,
+      root: w.path,
+      config: w,
+      target,
+      dbPath,
+      store,
+      indexer,
+      searcher,
+      ...(recovery ? { recovery } : {}),
+      ...(readOnly ? { readOnly } : {}),
+      ...(w.shared ? { shared: true, authorTag: authorTag(device) } : {}),
+      ...(w.sync?.perDeviceLog ? { device: device.name } : {}),
+    };
   });
   const engine: Engine = {
     config,
@@ -122,7 +142,8 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
       if (old && old !== next.provider) await old.close();
     },
     workspace(selector?: string) {
-      if (!selector) return workspaces[0]!;
+      // The default is the first personal workspace: a team's (shared) one is used only when named.
+      if (!selector) return workspaces.find((w) => !w.shared) ?? workspaces[0]!;
       const found = workspaces.find((w) => w.name === selector || w.root === selector || w.root === selector.replace(/\/+$/, ""));
       if (!found) {
         throw new Error(`no workspace "${selector}" (known: ${workspaces.map((w) => `${w.name} → ${w.root}`).join(", ")})`);

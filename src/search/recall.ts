@@ -7,6 +7,7 @@ import type { Searcher } from "./searcher.js";
 import { DEFAULT_EXCERPT, contentStems, excerpt, units, whole, type Unit } from "./excerpt.js";
 import { applyConsolidation, consolidationNote, type AnnotatedHit } from "../consolidate/annotate.js";
 import { wordSet } from "../memory-files/dedupe.js";
+import { collapseConflictCopies } from "../sync/recall-copies.js";
 
 export const DEFAULT_RECALL_BUDGET = 2000;
 const EXCERPT = DEFAULT_EXCERPT;
@@ -42,6 +43,8 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
   const res = await searcher.search({ query: req.query, limit: req.limit ?? 30, fullText: true });
   let hits: AnnotatedHit[] = res.results;
   if (req.scope === "group") hits = hits.filter((h) => h.source !== "curated");
+  // Hook: a file and its conflict copies show each line once (sync/recall-copies.ts).
+  hits = collapseConflictCopies(hits);
   hits = applyConsolidation(store, hits, { includeHistory: req.includeHistory ?? false });
   const overhead = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
   let used = overhead;
