@@ -84,6 +84,9 @@ describe("memory on two machines synced by git", () => {
     await waitUntil(async () => (await b.call("cortex.status", {})).workspaces[0]!.conflicts?.files.includes(day) ?? false, 15_000);
     const st = (await b.call("cortex.status", {})).workspaces[0]!;
     expect(st.conflicts!.fix).toMatch(/git add/);
+    const human = runCli(["status"], b.env);
+    expect(human.stdout).toContain(`GIT CONFLICT in ${day}`);
+    expect(human.stdout).toMatch(/fix: resolve the git merge in memory\//);
     // Both sides are searchable, once each; the markers are not memory.
     await waitUntil(async () => (await finds(b, "staging database moved", day)) && (await finds(b, "deploy key every Monday", day)), 15_000);
     const all = await b.call("memory.search", { query: "HEAD staging database deploy key", limit: 50 });

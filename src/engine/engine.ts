@@ -13,7 +13,7 @@ import { Searcher } from "../search/searcher.js";
 import { silentLogger } from "../util/logger.js";
 import { defaultNamespace } from "../workspace/namespace.js";
 import type { ScanTarget } from "../workspace/scan.js";
-import { authorTag, deviceIdentity } from "../sync/device.js";
+import { writeOptions } from "../sync/write-target.js";
 
 /** One workspace's namespace: its index, indexer and searcher. */
 export interface WorkspaceEngine {
@@ -84,7 +84,6 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
   const provider = selected.provider;
   const access = createIndexAccess({ logger, clock, quickCheck: opts.verifyIndexes ?? false });
   const names = new Set<string>();
-  const device = deviceIdentity(config.device);
   const workspaces = config.workspaces.map((w): WorkspaceEngine => {
     const name = w.name ?? defaultNamespace(w.path);
     if (names.has(name)) throw new Error(`two workspaces share the namespace "${name}": give one a different "name" in the config`);
@@ -119,8 +118,7 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
       searcher,
       ...(recovery ? { recovery } : {}),
       ...(readOnly ? { readOnly } : {}),
-      ...(w.shared ? { shared: true, authorTag: authorTag(device) } : {}),
-      ...(w.sync?.perDeviceLog ? { device: device.name } : {}),
+      ...writeOptions(w, config),
     };
   });
   const engine: Engine = {

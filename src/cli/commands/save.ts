@@ -7,6 +7,7 @@ import { MemoryWriter, saveResult } from "../../memory-files/writer.js";
 import type { SaveResult } from "../../rpc/protocol.js";
 import { StateStore } from "../../session/state.js";
 import { defaultNamespace } from "../../workspace/namespace.js";
+import { writeOptions } from "../../sync/write-target.js";
 import { CliError, daemonWorkspace, loadForCli, printJson, type GlobalOptions } from "../context.js";
 
 interface SaveOptions extends GlobalOptions {
@@ -48,17 +49,21 @@ export function registerSave(program: Command): void {
         if (!(e instanceof DaemonUnavailableError) || e.reason === "timeout") throw e;
         // No daemon: write the file the same way (it is indexed when the daemon next starts).
         offline = true;
+        const all = loaded.config.workspaces;
+        // A team's (shared) workspace only when named, as the daemon does.
         const w = opts.workspace
-          ? (loaded.config.workspaces.find((x) => x.path === expandPath(opts.workspace!) || x.name === opts.workspace) ?? loaded.config.workspaces[0]!)
-          : loaded.config.workspaces[0]!;
+          ? (all.find((x) => x.path === expandPath(opts.workspace!) || x.name === opts.workspace) ?? all[0]!)
+          : (all.find((x) => !x.shared) ?? all[0]!);
+        if (w.shared && !opts.workspace) throw new CliError(`every configured workspace is shared (a team's): name the one to write to with --workspace (e.g. ${w.name ?? w.path})`);
         const writer = new MemoryWriter(StateStore.forDataDir(loaded.dataDir));
-        const out = await writer.save({ root: w.path, name: w.name ?? defaultNamespace(w.path) }, params);
+        const out = await writer.save({ root: w.path, name: w.name ?? defaultNamespace(w.path), ...writeOptions(w, loaded.config) }, params);
         res = saveResult(out, out.stored ? false : undefined);
       }
       if (opts.json) return printJson(res);
       const where = res.startLine !== undefined ? `${res.path}:${res.startLine}${res.endLine !== res.startLine ? `-${res.endLine}` : ""}` : res.path;
       if (!res.stored) console.log(`not saved: a recent memory says the same (${res.duplicateOf ?? res.path})`);
       else console.log(`saved to ${where}${res.redactions ? ` (${res.redactions} secret${res.redactions > 1 ? "s" : ""} redacted)` : ""}`);
+      if (res.conflict) console.log(`${res.conflict.file} has an unresolved git merge conflict, so this went to ${res.conflict.savedTo}: ${res.conflict.fix}`);
       if (offline && res.stored) console.log("cortexd is not running: the file is written and will be indexed when the daemon starts");
     });
 }
