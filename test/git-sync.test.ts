@@ -103,3 +103,28 @@ describe("scheduled git sync", () => {
     expect((await gitState(a))?.state).toBe("ok");
   });
 });
+
+describe("git sync's bounds", () => {
+  it("refuses a workspace inside a larger repository (a pull there would change files outside it) and one without an upstream", async () => {
+    const { GitSync } = await import("../src/sync/git-sync.js");
+    const { gitHome } = await import("./helpers/git.js");
+    const { tempDir, writeFiles } = await import("./helpers/workspace.js");
+    const home = gitHome("bounds");
+    const repo = tempDir("cortexd-outer-");
+    gitOk(repo, home, "init", "-q");
+    writeFiles(repo, { "notes.txt": "not memory\n", "agent/MEMORY.md": "# Memory\n" });
+    gitOk(repo, home, "add", "-A");
+    gitOk(repo, home, "commit", "-q", "-m", "outer");
+    let pulled = 0;
+    const env = { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: "1" };
+    const sync = new GitSync({ device: "t", env, onPulled: async () => void pulled++ });
+    const inner = { name: "inner", root: join(repo, "agent") };
+    expect(await sync.run(inner)).toMatch(/inside the larger repository/);
+    expect(sync.status("inner")).toMatchObject({ state: "error", fix: expect.stringMatching(/repository of its own/) });
+    const alone = { name: "alone", root: repo };
+    expect(await sync.run(alone)).toMatch(/no upstream/);
+    expect(sync.status("alone")!.fix).toMatch(/git -C .* push -u origin/);
+    expect(pulled).toBe(0);
+    expect(gitOk(repo, home, "log", "--format=%s")).toBe("outer\n");
+  });
+});
