@@ -116,3 +116,26 @@ describe("cortexd sync init (the function `cortexd init` calls too)", () => {
     expect(r.next.join(" ")).toMatch(/perDeviceLog/);
   });
 });
+
+describe("saves around a conflicted file (MemoryWriter)", () => {
+  it("never append to a file with conflict markers: MEMORY.md and the day's log divert to their sidecars, clean files do not", async () => {
+    const { MemoryWriter } = await import("../src/memory-files/writer.js");
+    const { StateStore } = await import("../src/session/state.js");
+    const root = tempDir("cortexd-sidecar-");
+    const conflicted = "# Memory\n<<<<<<< HEAD\n- ours\n=======\n- theirs\n>>>>>>> abc\n";
+    writeFileSync(join(root, "MEMORY.md"), conflicted);
+    const writer = new MemoryWriter(StateStore.forDataDir(tempDir("cortexd-data-")), () => Date.UTC(2026, 11, 1, 12));
+    const ws = { root, name: "ws" };
+    const a = await writer.save(ws, { text: "A curated fact", target: "memory" });
+    expect(a).toMatchObject({ stored: true, path: "memory/MEMORY.saved-during-conflict.md", conflicted: "MEMORY.md" });
+    expect(readFileSync(join(root, "MEMORY.md"), "utf8")).toBe(conflicted);
+    const day = await writer.save(ws, { text: "A daily fact" });
+    expect(day.conflicted).toBeUndefined();
+    const log = join(root, day.path);
+    writeFileSync(log, readFileSync(log, "utf8") + "<<<<<<< HEAD\n- x\n=======\n- y\n>>>>>>> def\n");
+    const before = readFileSync(log, "utf8");
+    const c = await writer.write(ws, "daily", day.path.slice(7, 17), [{ lines: ["- captured turn"], dedupeText: "captured turn", kind: "capture" }]);
+    expect(c).toMatchObject({ key: day.path.replace(".md", ".saved-during-conflict.md"), conflicted: day.path });
+    expect(readFileSync(log, "utf8")).toBe(before);
+  });
+});
