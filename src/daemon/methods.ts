@@ -7,14 +7,14 @@ import { readMemoryLines } from "./memory-get.js";
 import type { SyncQueue } from "./sync-queue.js";
 import { workspaceStatuses } from "./status.js";
 import { createIntegrationHandlers } from "./integration-methods.js";
-import { recall } from "../search/recall.js";
+import { DEFAULT_RECALL_BUDGET, recall } from "../search/recall.js";
 import type { CortexStatus } from "../rpc/protocol.js";
 import type { ConsolidationReport } from "../consolidate/report.js";
 import { loadReports } from "../consolidate/report.js";
 import { applyPromotions, promotionCandidates } from "../consolidate/promotion.js";
 import { errorMessage } from "../util/error-message.js";
 import type { GitSync } from "../sync/git-sync.js";
-import { labelSources } from "../sync/recall-source.js";
+import { recallWithShared } from "../sync/recall-shared.js";
 
 export interface MethodDeps {
   engine: Engine;
@@ -68,16 +68,21 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
     "memory.recall": async (p) => {
       const ws = pickWorkspace(d.engine, p.workspace);
       const t0 = performance.now();
-      const res = await recall(ws.searcher, ws.store, {
-        query: p.query,
-        ...(p.budgetTokens !== undefined ? { budgetTokens: p.budgetTokens } : {}),
-        // A team's workspace has nothing private: its MEMORY.md is not private scope.
-        ...(p.scope && !ws.shared ? { scope: p.scope } : {}),
-        ...(p.limit !== undefined ? { limit: p.limit } : {}),
-        ...(p.includeHistory ? { includeHistory: true } : {}),
-      });
+      const budget = p.budgetTokens ?? DEFAULT_RECALL_BUDGET;
+      // A personal workspace's recall also brings in the team's (shared) workspaces, each labelled.
+      const shared = d.engine.workspaces.filter((w) => w.shared && w !== ws);
+      const res = await recallWithShared(ws, shared, budget, (w) =>
+        recall(w.searcher, w.store, {
+          query: p.query,
+          budgetTokens: budget,
+          // A team's workspace has nothing private: its MEMORY.md is not private scope.
+          ...(p.scope && !w.shared ? { scope: p.scope } : {}),
+          ...(p.limit !== undefined ? { limit: p.limit } : {}),
+          ...(p.includeHistory ? { includeHistory: true } : {}),
+        }),
+      );
       d.searchLatency.record(performance.now() - t0);
-      return labelSources(ws, res);
+      return res;
     },
     "consolidate.run": async (p) => {
       if (!d.consolidate) throw new RpcError(ErrorCodes.InternalError, "consolidation is not available");
