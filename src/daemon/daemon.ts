@@ -24,7 +24,7 @@ import { FileWatcher, type WatcherStatus } from "./watcher.js";
 import { errorMessage } from "../util/error-message.js";
 import { GitSync } from "../sync/git-sync.js";
 import { deviceIdentity } from "../sync/device.js";
-import { scheduleGitSync } from "../sync/schedule.js";
+import { registerGitSync, scheduleGitSync } from "../sync/schedule.js";
 
 export interface DaemonOptions {
   loaded: LoadedConfig;
@@ -78,6 +78,7 @@ export class Daemon {
         await this.queue.sync(engine.workspace(ws.name));
       },
     });
+    registerGitSync(this.gitSync, engine.workspaces);
     this.done = new Promise((r) => (this.resolveDone = r));
   }
 

@@ -116,7 +116,11 @@ export class GitSync {
         await this.deps.onPulled(ws).catch(() => undefined); // index the conflicted state: markers are flagged, saves go around them
         return stopped(conflicted);
       }
-      return { state: "error", lastResult: `pull failed: ${gitMessage(pull)}`, fix: "check the remote and your credentials; the next scheduled run tries again" };
+      const why = gitMessage(pull);
+      const fix = /local changes|untracked working tree files/i.test(`${pull.stderr}${pull.stdout}`)
+        ? "your own uncommitted changes are in the way of the pull: commit or stash them; the next scheduled run tries again"
+        : "check the remote and your credentials; the next scheduled run tries again";
+      return { state: "error", lastResult: `pull failed: ${why}`, fix };
     }
     const after = (await this.git(ws, "rev-parse", "HEAD")).stdout.trim();
     if (after !== before) await this.deps.onPulled(ws);
