@@ -22,6 +22,14 @@ async function syncingDaemon(c: { root: string; home: string }, device: string):
   return d;
 }
 
+/** The file's text, "" while it is missing (git replaces a file it merges: unlink, then a new file). */
+const read = (path: string) => {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+};
 const gitState = async (d: TestDaemon) => (await d.call("cortex.status", {})).workspaces[0]!.gitSync;
 const MARKERS = /^(<{7}|={7}|>{7})/m;
 
@@ -37,11 +45,11 @@ describe("scheduled git sync", () => {
     const day = (await a.call("memory.save", { text: "The staging database moved to db2.internal" })).path;
     await b.call("memory.save", { text: "Rotate the deploy key every Monday" });
     const both = (root: string) => {
-      const t = readFileSync(join(root, day), "utf8");
+      const t = read(join(root, day));
       return t.includes("db2.internal") && t.includes("deploy key every Monday");
     };
     await waitUntil(() => both(desktop.root) && both(laptop.root), 30_000, 200);
-    expect(readFileSync(join(desktop.root, day), "utf8")).not.toMatch(MARKERS);
+    expect(read(join(desktop.root, day))).not.toMatch(MARKERS);
     for (const d of [a, b]) {
       await waitUntil(async () => {
         const r = await d.call("memory.search", { query: "staging database deploy key", limit: 10 });
@@ -99,7 +107,7 @@ describe("scheduled git sync", () => {
     gitOk(laptop.root, laptop.home, "commit", "-q", "--no-edit");
     await waitUntil(async () => (await gitState(b))?.state === "ok", 20_000, 200);
     await waitUntil(() => gitOk(remote, desktop.home, "show", "main:" + day).includes("deploy key every Monday"), 20_000, 200);
-    await waitUntil(() => readFileSync(join(desktop.root, day), "utf8").includes("deploy key every Monday"), 20_000, 200);
+    await waitUntil(() => read(join(desktop.root, day)).includes("deploy key every Monday"), 20_000, 200);
     expect((await gitState(a))?.state).toBe("ok");
   });
 });
