@@ -136,3 +136,30 @@ describe("git sync's bounds", () => {
     expect(gitOk(repo, home, "log", "--format=%s")).toBe("outer\n");
   });
 });
+
+describe("git sync and cortexd's own writes", () => {
+  it("a save waits while the sync commits and merges (a merge replaces files), then lands, and is committed next", async () => {
+    const { GitSync } = await import("../src/sync/git-sync.js");
+    const { MemoryWriter } = await import("../src/memory-files/writer.js");
+    const { StateStore } = await import("../src/session/state.js");
+    const { tempDir } = await import("./helpers/workspace.js");
+    const { existsSync } = await import("node:fs");
+    const root = tempDir("cortexd-gate-");
+    const ws = { name: "gate", root };
+    const sync = new GitSync({ device: "t", onPulled: async () => undefined });
+    sync.register(ws, "manual");
+    let release!: () => void;
+    const merging = sync.around(ws, () => new Promise<void>((r) => (release = r)));
+    const writer = new MemoryWriter(StateStore.forDataDir(tempDir("cortexd-data-")), () => Date.UTC(2026, 11, 1, 12), sync);
+    const saving = writer.save(ws, { text: "Written after the merge" });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(existsSync(join(root, "memory"))).toBe(false);
+    release();
+    await merging;
+    const saved = await saving;
+    expect(readFileSync(join(root, saved.path), "utf8")).toContain("Written after the merge");
+    // A workspace without a schedule is not held back.
+    const other = { name: "other", root: tempDir("cortexd-free-") };
+    expect((await writer.save(other, { text: "Not synced" })).stored).toBe(true);
+  });
+});

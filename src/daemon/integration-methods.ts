@@ -19,7 +19,7 @@ export const INDEX_WAIT_MS = 2000;
  */
 export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
   const state = StateStore.forDataDir(d.engine.dataDir);
-  const writer = new MemoryWriter(state, Date.now, (ws, key) => d.gitSync?.noteWritten(ws, key));
+  const writer = new MemoryWriter(state, Date.now, d.gitSync);
   const capturer = new Capturer(writer, state);
   const sessions = new Sessions(state, writer, capturer);
 

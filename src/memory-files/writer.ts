@@ -17,6 +17,14 @@ export interface WriteTarget {
   authorTag?: string;
 }
 
+/** What a file sync needs from the writer (see sync/git-sync.ts). */
+export interface WriteHooks {
+  /** Runs a write; a git merge in the workspace holds it back until the merge is done. */
+  around<T>(ws: WriteTarget, fn: () => Promise<T>): Promise<T>;
+  /** A file was appended to (`key` relative to the root). */
+  written(ws: WriteTarget, key: string): void;
+}
+
 /** One entry to write: its markdown lines and the text compared for dedupe. Already redacted. */
 export interface PendingEntry {
   lines: string[];
@@ -85,8 +93,8 @@ export class MemoryWriter {
   constructor(
     readonly state: StateStore,
     private readonly clock: () => number = Date.now,
-    /** Called after each append with the file written (the scheduled git sync commits these). */
-    private readonly onWritten?: (ws: WriteTarget, key: string) => void,
+    /** The scheduled git sync: writes wait while it merges, and it commits the files written. */
+    private readonly hooks?: WriteHooks,
   ) {}
 
   /** memory.save: one bullet in today's daily log (or MEMORY.md). */
@@ -108,6 +116,10 @@ export class MemoryWriter {
    * await (a reservation is recorded at once), so concurrent identical writes cannot both pass.
    */
   async write(ws: WriteTarget, target: SaveTarget, date: string, entries: readonly PendingEntry[]): Promise<WriteOutcome> {
+    return this.hooks ? this.hooks.around(ws, () => this.writeNow(ws, target, date, entries)) : this.writeNow(ws, target, date, entries);
+  }
+
+  private async writeNow(ws: WriteTarget, target: SaveTarget, date: string, entries: readonly PendingEntry[]): Promise<WriteOutcome> {
     // A file with git conflict markers is never appended to: the entry goes to its sidecar.
     const { key, absPath, conflicted } = divertFromConflict(ws.root, targetKey(target, date, ws.device));
     const st = this.state.get(ws.name);
@@ -166,7 +178,7 @@ export class MemoryWriter {
       // The entry is in the file; only the dedupe record could not be persisted (e.g. the data dir
       // is full or read-only). It stays in memory, and a failure here must not report the save as lost.
     }
-    this.onWritten?.(ws, key);
+    this.hooks?.written(ws, key);
     return { ...where, written, duplicates: await dupsOut(), append };
   }
 }

@@ -1,5 +1,7 @@
 import { existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
+import { KeyedLock } from "../memory-files/append.js";
+import type { WriteHooks } from "../memory-files/writer.js";
 import { errorMessage } from "../util/error-message.js";
 import { gitMessage, runGit, type GitResult } from "./git.js";
 
@@ -38,10 +40,12 @@ export interface GitSyncDeps {
  * never rewrites history and runs only in a workspace that is the root of its repository, so it
  * never touches files outside the workspace.
  */
-export class GitSync {
+export class GitSync implements WriteHooks {
   private readonly state = new Map<string, GitSyncStatus>();
+  /** Per workspace: cortexd's writes and git's commit + merge take turns (a merge replaces files). */
+  private readonly gate = new KeyedLock();
   /** Files cortexd appended to, per workspace, not yet committed. */
-  private readonly written = new Map<string, Set<string>>();
+  private readonly pendingFiles = new Map<string, Set<string>>();
 
   constructor(private readonly deps: GitSyncDeps) {}
 
@@ -50,11 +54,19 @@ export class GitSync {
     this.state.set(ws.name, { schedule, state: "idle", lastRun: null, lastResult: null });
   }
 
+  around<T>(ws: GitSyncTarget, fn: () => Promise<T>): Promise<T> {
+    return this.state.has(ws.name) ? this.gate.run(ws.name, fn) : fn();
+  }
+
+  written(ws: GitSyncTarget, key: string): void {
+    this.noteWritten(ws, key);
+  }
+
   /** cortexd appended to `key` (a path relative to the root). */
   noteWritten(ws: GitSyncTarget, key: string): void {
     if (!this.state.has(ws.name)) return;
-    let set = this.written.get(ws.name);
-    if (!set) this.written.set(ws.name, (set = new Set()));
+    let set = this.pendingFiles.get(ws.name);
+    if (!set) this.pendingFiles.set(ws.name, (set = new Set()));
     set.add(key);
   }
 
@@ -106,10 +118,21 @@ export class GitSync {
     }
     const [remote, ...rest] = upstream.stdout.trim().split("/");
     const branch = rest.join("/");
-    const committed = await this.commitOwnAppends(ws);
+    // Fetch first (the slow, network part), then commit and merge while cortexd's writes wait: a merge
+    // replaces the files it changes, and an append landing in between would be lost.
+    const fetch = await this.git(ws, "fetch", "--no-write-fetch-head", remote!, branch);
+    if (fetch.code !== 0) return { state: "error", lastResult: `fetch failed: ${gitMessage(fetch)}`, fix: "check the remote and your credentials; the next scheduled run tries again" };
+    const merged = await this.gate.run(ws.name, async () => {
+      const committed = await this.commitOwnAppends(ws);
+      if (typeof committed === "string") return { committed };
+      const before = (await this.git(ws, "rev-parse", "HEAD")).stdout.trim();
+      const pull = await this.git(ws, "merge", "--no-edit", `refs/remotes/${remote}/${branch}`);
+      const after = (await this.git(ws, "rev-parse", "HEAD")).stdout.trim();
+      return { committed, before, pull, after };
+    });
+    const { committed } = merged;
     if (typeof committed === "string") return { state: "error", lastResult: committed };
-    const before = (await this.git(ws, "rev-parse", "HEAD")).stdout.trim();
-    const pull = await this.git(ws, "pull", "--no-rebase", "--no-edit", remote!, branch);
+    const { before, pull, after } = merged as Required<typeof merged>;
     if (pull.code !== 0) {
       const conflicted = await this.unmerged(ws);
       if (conflicted.length > 0) {
@@ -122,7 +145,6 @@ export class GitSync {
         : "check the remote and your credentials; the next scheduled run tries again";
       return { state: "error", lastResult: `pull failed: ${why}`, fix };
     }
-    const after = (await this.git(ws, "rev-parse", "HEAD")).stdout.trim();
     if (after !== before) await this.deps.onPulled(ws);
     const ahead = await this.git(ws, "rev-list", "--count", `${remote}/${branch}..HEAD`);
     let pushed = "nothing to push";
@@ -142,21 +164,21 @@ export class GitSync {
 
   /** Commits the files cortexd wrote since the last run (and only those); the count, or an error. */
   private async commitOwnAppends(ws: GitSyncTarget): Promise<number | string> {
-    const keys = [...(this.written.get(ws.name) ?? [])].filter((k) => existsSync(join(ws.root, k)));
+    const keys = [...(this.pendingFiles.get(ws.name) ?? [])].filter((k) => existsSync(join(ws.root, k)));
     if (keys.length === 0) return 0;
     const add = await this.git(ws, "add", "--", ...keys);
     if (add.code !== 0) return `git add failed: ${gitMessage(add)}`;
     const staged = await this.git(ws, "diff", "--cached", "--name-only", "-z", "--", ...keys);
     const files = staged.stdout.split("\0").filter(Boolean);
     if (files.length === 0) {
-      this.written.delete(ws.name);
+      this.pendingFiles.delete(ws.name);
       return 0;
     }
     const identity = (await this.git(ws, "config", "user.email")).stdout.trim() ? [] : ["-c", "user.name=cortexd", "-c", `user.email=cortexd@${this.deps.device}.invalid`];
     const msg = `cortexd: memory saved on ${this.deps.device} (${files.length} file${files.length > 1 ? "s" : ""})\n\n${files.join("\n")}\n`;
     const commit = await this.git(ws, ...identity, "commit", "--no-verify", "-q", "-m", msg, "--", ...files);
     if (commit.code !== 0) return `git commit failed: ${gitMessage(commit)}`;
-    this.written.delete(ws.name);
+    this.pendingFiles.delete(ws.name);
     return files.length;
   }
 }
