@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
 import { daemonsPerTest, startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
-import { bareRemoteAndTwoClones, commitPullPush, git, gitOk } from "./helpers/git.js";
+import { bareRemoteAndTwoClones, commitPullPush, gitOk } from "./helpers/git.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 /**
@@ -162,6 +162,3 @@ describe("per-device daily logs (file sync without merge)", () => {
     expect(JSON.stringify(started)).toContain("printer on floor 3");
   });
 });
-
-// Used by the scheduled-sync tests (see git-sync.test.ts).
-export { git };
