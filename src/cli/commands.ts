@@ -27,6 +27,7 @@ export const COMMANDS: ReadonlyMap<string, () => Promise<Register>> = new Map<st
   ["model", async () => (await import("./commands/model.js")).registerModel],
   ["consolidate", async () => (await import("./commands/consolidate.js")).registerConsolidate],
   ["promote", async () => (await import("./commands/promote.js")).registerPromote],
+  ["sync", async () => (await import("./commands/sync.js")).registerSync],
 ]);
 
 async function daemonCommands(): Promise<Register> {

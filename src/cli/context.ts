@@ -45,7 +45,8 @@ export function loadForCli(opts: GlobalOptions): CliConfig {
   const loaded = loadConfig({ ...(opts.config ? { file: opts.config } : {}), ...(opts.dataDir ? { overrides: { dataDir: opts.dataDir } } : {}) });
   if (opts.dataDir) loaded.dataDir = expandPath(opts.dataDir);
   const selectors = opts.workspaces ?? (opts.workspace ? [opts.workspace] : []);
-  if (!selectors.length) return { ...loaded, selected: loaded.config.workspaces[0]! };
+  // No selector: the first personal workspace (a team's shared one is used only when named).
+  if (!selectors.length) return { ...loaded, selected: loaded.config.workspaces.find((w) => !w.shared) ?? loaded.config.workspaces[0]! };
   const configured = loaded.config.workspaces;
   const known = knownWorkspaces(configured);
   const chosen = selectors.map((s): WorkspaceConfig => {

@@ -6,6 +6,7 @@ import type { ParamsOf, SaveResult } from "../rpc/protocol.js";
 import { StateStore } from "../session/state.js";
 import { defaultNamespace } from "../workspace/namespace.js";
 import { missingRootProblem } from "../workspace/resolve.js";
+import { writeOptions } from "../sync/write-target.js";
 import { DaemonUnavailableError, withClient } from "./client.js";
 
 /**
@@ -45,7 +46,9 @@ export async function saveMemory(
   const w = workspace.target;
   const problem = missingRootProblem(w.path);
   if (problem) throw new Error(problem);
+  // A team's (shared) workspace only when named, as the daemon does.
+  if (w.shared && !workspace.daemon) throw new Error(`every configured workspace is shared (a team's): name the one to write to with --workspace (e.g. ${w.name ?? w.path})`);
   const writer = new MemoryWriter(StateStore.forDataDir(loaded.dataDir));
-  const out = await writer.save({ root: w.path, name: w.name ?? defaultNamespace(w.path) }, params);
+  const out = await writer.save({ root: w.path, name: w.name ?? defaultNamespace(w.path), ...writeOptions(w, loaded.config) }, params);
   return { result: saveResult(out, out.stored ? false : undefined), offline: true };
 }

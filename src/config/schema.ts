@@ -13,6 +13,38 @@ export const WorkspaceSchema = z
     transcriptDirs: z.array(z.string().min(1)).default([]),
     /** Extra markdown files or directories to index (as notes, or daily logs when dated). */
     extraPaths: z.array(z.string().min(1)).default([]),
+    /**
+     * A team's workspace (a shared repo): indexed like any other, never private (its MEMORY.md is not
+     * private scope), saved bullets carry the writer's tag, and saves land here only when it is named.
+     */
+    shared: z.boolean().optional(),
+    /** Syncing this workspace between devices (see docs/multi-device.md). */
+    sync: z.lazy(() => WorkspaceSyncSchema).optional(),
+  })
+  .strict();
+
+const deviceName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use 1-64 letters, digits, '_' or '-'");
+
+export const WorkspaceSyncSchema = z
+  .object({
+    /** Today's log is memory/YYYY-MM-DD.<device>.md, so two devices never write the same file (file sync without merge). */
+    perDeviceLog: z.boolean().default(false),
+    /** Scheduled git sync (cron): commit cortexd's own appends, pull (merge), push. Absent: off. */
+    git: z
+      .string()
+      .min(1)
+      .refine((s) => s.trim().split(/\s+/).length >= 5 || s.startsWith("@"), { message: 'expected a cron expression such as "*/10 * * * *"' })
+      .optional(),
+  })
+  .strict();
+
+/** This machine, for per-device daily logs, commit messages and the writer's tag in team workspaces. */
+export const DeviceSchema = z
+  .object({
+    /** Default: the host name's first label, reduced to letters, digits, '_' and '-'. */
+    name: deviceName.optional(),
+    /** Default: the login name. */
+    user: deviceName.optional(),
   })
   .strict();
 
@@ -152,6 +184,7 @@ export const ConfigSchema = z
     daemon: DaemonSchema.default(DaemonSchema.parse({})),
     schedule: ScheduleSchema.default(ScheduleSchema.parse({})),
     logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("warn"),
+    device: DeviceSchema.optional(),
   })
   .strict();
 
@@ -162,3 +195,4 @@ export type EmbeddingConfig = z.output<typeof EmbeddingSchema>;
 export type SearchConfig = z.output<typeof SearchSchema>;
 export type DaemonConfig = z.output<typeof DaemonSchema>;
 export type ScheduleConfig = z.output<typeof ScheduleSchema>;
+export type DeviceConfig = z.output<typeof DeviceSchema>;

@@ -22,6 +22,9 @@ import { buildStatus } from "./status.js";
 import { SyncQueue } from "./sync-queue.js";
 import { FileWatcher, type WatcherStatus } from "./watcher.js";
 import { errorMessage } from "../util/error-message.js";
+import { GitSync } from "../sync/git-sync.js";
+import { deviceIdentity } from "../sync/device.js";
+import { registerGitSync, scheduleGitSync } from "../sync/schedule.js";
 
 export interface DaemonOptions {
   loaded: LoadedConfig;
@@ -41,6 +44,7 @@ export class Daemon {
   readonly queue: SyncQueue;
   readonly compactor: MemoryCompactor;
   readonly scheduler: Scheduler;
+  readonly gitSync: GitSync;
   readonly errors: { at: string; message: string }[] = [];
   lastHeartbeat: number | null = null;
   /** The last heartbeat results (bounded), newest last. */
@@ -68,6 +72,15 @@ export class Daemon {
     this.compactor = new MemoryCompactor({ gc: (globalThis as { gc?: () => void }).gc, logger: opts.logger });
     this.queue = new SyncQueue(opts.logger, {}, () => this.compactor.noteWork(), engine);
     this.scheduler = new Scheduler(opts.logger, engine.config.schedule.timezone);
+    this.gitSync = new GitSync({
+      device: deviceIdentity(engine.config.device).name,
+      env: opts.env ?? process.env,
+      // After a pull: one pass over the workspace (not one event per changed file).
+      onPulled: async (ws) => {
+        await this.queue.sync(engine.workspace(ws.name));
+      },
+    });
+    registerGitSync(this.gitSync, engine.workspaces);
     this.done = new Promise((r) => (this.resolveDone = r));
   }
 
@@ -130,6 +143,7 @@ export class Daemon {
         reload: () => this.reload(),
         shutdown: () => void this.stop("shutdown requested over RPC"),
         consolidate: (o) => runConsolidation(this, o),
+        gitSync: this.gitSync,
       }),
     });
     this.watcher = new FileWatcher({
@@ -153,6 +167,7 @@ export class Daemon {
     this.modelLoad = this.loadModel();
     this.scheduler.add({ name: "heartbeat", cron: cfg.schedule.heartbeat, run: () => runHeartbeat(this) });
     this.scheduler.add({ name: "consolidation", cron: cfg.schedule.consolidation, run: () => runMaintenance(this) });
+    scheduleGitSync(this.gitSync, engine.workspaces, this.scheduler);
     logger.info({ socket: this.socketPath, workspaces: engine.workspaces.map((w) => w.root), watcher: this.watcher.status().mode }, "cortexd started");
   }
 
@@ -277,6 +292,7 @@ export class Daemon {
       heartbeats: this.heartbeats,
       consolidation: this.lastConsolidation ?? this.engine.workspaces.flatMap((w) => loadReports(w.store, 1)),
       errors: this.errors,
+      gitSync: this.gitSync,
     });
   }
 

@@ -6,7 +6,7 @@ import { ErrorCodes, type CaptureResult, type SleepResult } from "../rpc/protoco
 import { RpcError, type MethodHandlers } from "../rpc/server.js";
 import { Sessions } from "../session/lifecycle.js";
 import { StateStore } from "../session/state.js";
-import { pickWorkspace, type MethodDeps } from "./methods.js";
+import { pickWorkspace, pickWriteWorkspace, type MethodDeps } from "./methods.js";
 
 /** How long a write waits for its file to be indexed before answering (the sync still finishes). */
 export const INDEX_WAIT_MS = 2000;
@@ -19,7 +19,7 @@ export const INDEX_WAIT_MS = 2000;
  */
 export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
   const state = StateStore.forDataDir(d.engine.dataDir);
-  const writer = new MemoryWriter(state);
+  const writer = new MemoryWriter(state, Date.now, d.gitSync);
   const capturer = new Capturer(writer, state);
   const sessions = new Sessions(state, writer, capturer);
 
@@ -66,7 +66,7 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
 
   return {
     "memory.save": async (p) => {
-      const ws = pickWorkspace(d.engine, p.workspace);
+      const ws = pickWriteWorkspace(d.engine, p.workspace);
       const out = await writer.save(ws, {
         text: p.text,
         ...(p.target ? { target: p.target } : {}),
@@ -77,7 +77,7 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
     },
     "memory.capture": (p) =>
       guard(async () => {
-        const ws = pickWorkspace(d.engine, p.workspace);
+        const ws = pickWriteWorkspace(d.engine, p.workspace);
         const c = await capturer.capture(ws, {
           session_id: p.session_id,
           ...(p.messages ? { messages: p.messages } : {}),
@@ -100,7 +100,7 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
       }),
     "session.checkpoint": (p) =>
       guard(async () => {
-        const ws = pickWorkspace(d.engine, p.workspace);
+        const ws = pickWriteWorkspace(d.engine, p.workspace);
         const out = await sessions.checkpoint(ws, {
           session_id: p.session_id,
           ...(p.messages ? { messages: p.messages } : {}),
@@ -113,7 +113,7 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
       }),
     "session.sleep": (p) =>
       guard(async () => {
-        const ws = pickWorkspace(d.engine, p.workspace);
+        const ws = pickWriteWorkspace(d.engine, p.workspace);
         const out = await sessions.sleep(ws, {
           session_id: p.session_id,
           ...(p.messages ? { messages: p.messages } : {}),

@@ -7,12 +7,14 @@ import { readMemoryLines } from "./memory-get.js";
 import type { SyncQueue } from "./sync-queue.js";
 import { workspaceStatuses } from "./status.js";
 import { createIntegrationHandlers } from "./integration-methods.js";
-import { recall } from "../search/recall.js";
+import { DEFAULT_RECALL_BUDGET, recall } from "../search/recall.js";
 import type { CortexStatus } from "../rpc/protocol.js";
 import type { ConsolidationReport } from "../consolidate/report.js";
 import { loadReports } from "../consolidate/report.js";
 import { applyPromotions, promotionCandidates } from "../consolidate/promotion.js";
 import { errorMessage } from "../util/error-message.js";
+import type { GitSync } from "../sync/git-sync.js";
+import { recallWithShared } from "../sync/recall-shared.js";
 
 export interface MethodDeps {
   engine: Engine;
@@ -24,6 +26,8 @@ export interface MethodDeps {
   reload: () => { applied: string[]; restartNeeded: string[] };
   /** Begins a graceful shutdown (after the reply is sent). */
   shutdown: () => void;
+  /** The scheduled git sync (commits the files cortexd writes; status shows its state). */
+  gitSync?: GitSync;
   /** Runs consolidation now (optionally one workspace). */
   consolidate?: (opts: { workspace?: WorkspaceEngine; dryRun: boolean }) => Promise<ConsolidationReport[]>;
 }
@@ -34,6 +38,15 @@ export function pickWorkspace(engine: Engine, selector: string | undefined): Wor
   } catch (e) {
     throw new RpcError(ErrorCodes.UnknownWorkspace, errorMessage(e));
   }
+}
+
+/** The workspace a write goes to: a team's (shared) workspace only when it is named. */
+export function pickWriteWorkspace(engine: Engine, selector: string | undefined): WorkspaceEngine {
+  const ws = pickWorkspace(engine, selector);
+  if (ws.shared && !selector) {
+    throw new RpcError(ErrorCodes.InvalidParams, `every configured workspace is shared (a team's): name the one to write to with "workspace" (e.g. "${ws.name}")`);
+  }
+  return ws;
 }
 
 /** The JSON-RPC method bodies; params arrive validated (see rpc/protocol.ts). */
@@ -56,15 +69,21 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
     "memory.recall": async (p) => {
       const ws = pickWorkspace(d.engine, p.workspace);
       const t0 = performance.now();
-      const res = await recall(ws.searcher, ws.store, {
-        query: p.query,
-        ...(p.budgetTokens !== undefined ? { budgetTokens: p.budgetTokens } : {}),
-        ...(p.scope ? { scope: p.scope } : {}),
-        ...(p.limit !== undefined ? { limit: p.limit } : {}),
-        ...(p.includeHistory ? { includeHistory: true } : {}),
-        ...(p.excludeCurated ? { excludeCurated: true } : {}),
-        ...(p.timings ? { timings: true } : {}),
-      });
+      const budget = p.budgetTokens ?? DEFAULT_RECALL_BUDGET;
+      // A personal workspace's recall also brings in the team's (shared) workspaces, each labelled.
+      const shared = d.engine.workspaces.filter((w) => w.shared && w !== ws);
+      const res = await recallWithShared(ws, shared, budget, (w) =>
+        recall(w.searcher, w.store, {
+          query: p.query,
+          budgetTokens: budget,
+          // A team's workspace has nothing private: its MEMORY.md is not private scope.
+          ...(p.scope && !w.shared ? { scope: p.scope } : {}),
+          ...(p.limit !== undefined ? { limit: p.limit } : {}),
+          ...(p.includeHistory ? { includeHistory: true } : {}),
+          ...(p.excludeCurated ? { excludeCurated: true } : {}),
+          ...(p.timings ? { timings: true } : {}),
+        }),
+      );
       d.searchLatency.record(performance.now() - t0);
       return res;
     },
@@ -102,7 +121,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       return { reports };
     },
     "index.status": (p) => {
-      const all = workspaceStatuses(d.engine, d.queue);
+      const all = workspaceStatuses(d.engine, d.queue, d.gitSync);
       return { workspaces: p.workspace ? all.filter((w) => w.name === pickWorkspace(d.engine, p.workspace).name) : all };
     },
     "cortex.status": () => d.status(),

@@ -7,6 +7,8 @@ import type { LatencyWindow } from "./latency.js";
 import type { JobStatus } from "./scheduler.js";
 import type { SyncQueue } from "./sync-queue.js";
 import type { WatcherStatus } from "./watcher.js";
+import type { GitSync } from "../sync/git-sync.js";
+import { workspaceSyncStatus } from "../sync/status.js";
 
 export interface StatusSources {
   engine: Engine;
@@ -22,10 +24,11 @@ export interface StatusSources {
   consolidation?: ConsolidationReport[];
   errors: { at: string; message: string }[];
   now?: number;
+  gitSync?: GitSync;
 }
 
 /** Counts and queue state of each workspace. */
-export function workspaceStatuses(engine: Engine, queue: SyncQueue): WorkspaceStatus[] {
+export function workspaceStatuses(engine: Engine, queue: SyncQueue, gitSync?: GitSync): WorkspaceStatus[] {
   return engine.workspaces.map((w) => {
     const c = w.store.counts();
     const q = queue.state(w.name);
@@ -45,6 +48,7 @@ export function workspaceStatuses(engine: Engine, queue: SyncQueue): WorkspaceSt
       ...(w.recovery ? { recovered: w.recovery } : {}),
       ...(w.readOnly ? { readOnly: w.readOnly } : {}),
       ...w.indexer.issues.summary(),
+      ...workspaceSyncStatus(w, gitSync),
     };
   });
 }
@@ -128,7 +132,7 @@ export function embeddingStatus(engine: Engine, workspaces: WorkspaceStatus[]): 
 /** The `cortex.status` payload: the gateway shape plus cortexd's own diagnostics. */
 export function buildStatus(s: StatusSources): CortexStatus {
   const now = s.now ?? Date.now();
-  const workspaces = workspaceStatuses(s.engine, s.queue);
+  const workspaces = workspaceStatuses(s.engine, s.queue, s.gitSync);
   const embedding = embeddingStatus(s.engine, workspaces);
   const healthy = embedding.state !== "error" && !embedding.warning && embedding.endpoint?.state !== "gated" && workspaces.every((w) => !w.lastError) && (s.watcher.mode !== "off" || s.engine.config.daemon.watch === "off") &&
     (s.heartbeats?.at(-1)?.db ?? true);

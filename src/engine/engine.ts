@@ -14,6 +14,7 @@ import { silentLogger } from "../util/logger.js";
 import { defaultNamespace } from "../workspace/namespace.js";
 import type { ScanTarget } from "../workspace/scan.js";
 import { findConfiguredWorkspace } from "../workspace/resolve.js";
+import { writeOptions } from "../sync/write-target.js";
 
 /** One workspace's namespace: its index, indexer and searcher. */
 export interface WorkspaceEngine {
@@ -29,6 +30,11 @@ export interface WorkspaceEngine {
   recovery?: IndexRecovery;
   /** Set while the index's directory cannot be written: the index is searched as it is, writes wait (see index-access.ts). */
   readOnly?: ReadOnlyIndex;
+  /** A team workspace (config `shared`): never private, saves only when named, bullets tagged with authorTag. */
+  shared?: boolean;
+  authorTag?: string;
+  /** Per-device daily logs: this device's name (memory/YYYY-MM-DD.<device>.md). */
+  device?: string;
 }
 
 /** Everything a command or the daemon needs, built from a config: dependencies are wired here only. */
@@ -42,7 +48,7 @@ export interface Engine {
   logger: Logger;
   /** Swaps the embedding provider everywhere (e.g. once the model has loaded in the background). */
   setProvider(selected: SelectedProvider): Promise<void>;
-  /** The workspace for a namespace name or absolute root (default: the first); see workspace/resolve.ts. */
+  /** The workspace for a root path or namespace name (default: the first that is not shared). */
   workspace(selector?: string): WorkspaceEngine;
   /** Throws ReadOnlyIndexError while the workspace's data dir is read-only; once it is writable again, reopens the index read-write. */
   ensureWritable(ws: WorkspaceEngine): void;
@@ -100,7 +106,19 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
       config: config.search,
       ...(selected.status.reason ? { providerUnavailable: selected.status.reason } : {}),
     });
-    return { name, root: w.path, config: w, target, dbPath, store, indexer, searcher, ...(recovery ? { recovery } : {}), ...(readOnly ? { readOnly } : {}) };
+    return {
+      name,
+      root: w.path,
+      config: w,
+      target,
+      dbPath,
+      store,
+      indexer,
+      searcher,
+      ...(recovery ? { recovery } : {}),
+      ...(readOnly ? { readOnly } : {}),
+      ...writeOptions(w, config),
+    };
   });
   const engine: Engine = {
     config,
@@ -121,7 +139,8 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
       if (old && old !== next.provider) await old.close();
     },
     workspace(selector?: string) {
-      if (!selector) return workspaces[0]!;
+      // The default is the first personal workspace: a team's (shared) one is used only when named.
+      if (!selector) return workspaces.find((w) => !w.shared) ?? workspaces[0]!;
       return workspaces[findConfiguredWorkspace(selector, workspaces).index]!;
     },
     ensureWritable: (ws) => access.ensureWritable(ws),

@@ -11,6 +11,8 @@ import { ReadFileError, readRegularFile } from "../util/read-regular.js";
 import type { RepairedFile, SkipKind, SkippedFile } from "../workspace/issues.js";
 import { scanWorkspace, statOne, tryLstat, type ScanTarget, type WorkspaceFile } from "../workspace/scan.js";
 import { checkText } from "../ingest/decode.js";
+import { scanConflicts } from "../sync/conflict-markers.js";
+import { ConflictRegistry } from "../sync/conflict-registry.js";
 import { embedThroughCache } from "./embed-cache.js";
 import { FileIssues, stampOf, type Stamp } from "./file-issues.js";
 import type { FileMeta, FileRow, FileStamp, IndexStore, StoredChunkInput } from "./store.js";
@@ -130,6 +132,8 @@ export class Indexer {
   private readonly deps: Required<Omit<IndexerDeps, "logger" | "provider">> & Pick<IndexerDeps, "logger" | "provider">;
   /** Files skipped or indexed with a loss, and why (status shows the counts). */
   readonly issues: FileIssues;
+  /** Memory files with git conflict markers (status flags them; saves go around them). */
+  readonly conflicts: ConflictRegistry;
   /** Whether this process has checked, once, that an index without keyword lists needs none (see term-lists). */
   private listsChecked = false;
 
@@ -141,6 +145,7 @@ export class Indexer {
       ...deps,
     };
     this.issues = new FileIssues(deps.logger);
+    this.conflicts = new ConflictRegistry(() => this.deps.store);
   }
 
   get maxFileBytes(): number {
@@ -281,7 +286,9 @@ export class Indexer {
       for (const g of removals) {
         report.chunksRemoved += store.deleteFile(g.path);
         report.removed++;
+        this.conflicts.mark(g.path, 0);
       }
+      this.conflicts.persist();
     })();
     // After a provider failure in this sync, do not call it again: the next sync backfills.
     if (useVectors && !report.vectorError) await this.backfillVectors(report, (n) => progress({ phase: "vectors", filesDone: n, filesTotal: disk.length }), opts.signal);
@@ -428,7 +435,10 @@ export class Indexer {
       chunks = t.chunks;
       full = { ...meta, indexedLines: t.lines, malformed: t.malformed, resume: t.resume };
     } else {
-      const chunked = chunkFile(file.class, loaded.text ?? buf.toString("utf8"), this.deps.chunking);
+      // An unfinished git merge: index what the file says, not the markers (see sync/conflict-markers).
+      const conflicts = scanConflicts(loaded.text ?? buf.toString("utf8"));
+      this.conflicts.mark(file.path, conflicts.blocks);
+      const chunked = chunkFile(file.class, conflicts.text, this.deps.chunking);
       chunks = chunked.chunks;
       full = { ...meta, indexedLines: chunked.lines, malformed: 0, resume: null };
     }
@@ -473,8 +483,13 @@ export class Indexer {
     store.db.transaction(() => {
       for (const p of batch) {
         if (p.kind === "touch") store.touchFile(p.id, p.size, p.mtimeMs);
-        else if (p.kind === "rename") store.renameFile(p.from, p.meta);
-        else if (p.kind === "delete") report.chunksRemoved += store.deleteFile(p.path);
+        else if (p.kind === "rename") {
+          store.renameFile(p.from, p.meta);
+          this.conflicts.move(p.from, p.meta.path);
+        } else if (p.kind === "delete") {
+          report.chunksRemoved += store.deleteFile(p.path);
+          this.conflicts.mark(p.path, 0);
+        }
         else {
           const res = p.keep > 0 ? store.replaceTail(p.meta, p.keep, p.chunks) : store.replaceFile(p.meta, p.chunks);
           report.chunksWritten += res.added;

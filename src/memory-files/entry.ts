@@ -19,13 +19,18 @@ function pad(n: number): string {
   return String(n).padStart(2, "0");
 }
 
-/** Index key (relative to the workspace root) of a daily log or MEMORY.md. */
-export function targetKey(target: SaveTarget, date: string): string {
-  return target === "memory" ? "MEMORY.md" : `memory/${date}.md`;
+/**
+ * Index key (relative to the workspace root) of a daily log or MEMORY.md. With `device` (per-device
+ * daily logs, for file sync without merge) the day's log is `memory/YYYY-MM-DD.<device>.md`: still
+ * that day's daily log (see workspace/classify.ts), but no other device writes it.
+ */
+export function targetKey(target: SaveTarget, date: string, device?: string): string {
+  if (target === "memory") return "MEMORY.md";
+  return device ? `memory/${date}.${device}.md` : `memory/${date}.md`;
 }
 
-export function targetPath(root: string, target: SaveTarget, date: string): string {
-  return join(root, targetKey(target, date));
+export function targetPath(root: string, target: SaveTarget, date: string, device?: string): string {
+  return join(root, targetKey(target, date, device));
 }
 
 /** The first lines of a new file (a heading for a daily log, nothing for MEMORY.md). */

@@ -1,15 +1,28 @@
 import { MAX_RECENT_TEXT, type RecentSave, type StateStore } from "../session/state.js";
 import { appendLines, KeyedLock, type AppendResult } from "./append.js";
 import { findDuplicate } from "./dedupe.js";
-import { fileHeader, formatEntry, localDate, targetKey, targetPath, type SaveTarget } from "./entry.js";
+import { fileHeader, formatEntry, localDate, targetKey, type SaveTarget } from "./entry.js";
 import { redactSecrets } from "./redact.js";
 import type { SaveResult } from "../rpc/protocol.js";
+import { conflictNote, divertFromConflict } from "../sync/save-sidecar.js";
 
 /** Which workspace a write goes to (a WorkspaceEngine fits). */
 export interface WriteTarget {
   root: string;
   /** Namespace (the state file and dedupe are per namespace). */
   name: string;
+  /** Per-device daily logs: the day's log is memory/YYYY-MM-DD.<device>.md. */
+  device?: string;
+  /** A team workspace: each saved bullet carries this tag (who wrote it, from which device). */
+  authorTag?: string;
+}
+
+/** What a file sync needs from the writer (see sync/git-sync.ts). */
+export interface WriteHooks {
+  /** Runs a write; a git merge in the workspace holds it back until the merge is done. */
+  around<T>(ws: WriteTarget, fn: () => Promise<T>): Promise<T>;
+  /** A file was appended to (`key` relative to the root). */
+  written(ws: WriteTarget, key: string): void;
 }
 
 /** One entry to write: its markdown lines and the text compared for dedupe. Already redacted. */
@@ -24,6 +37,8 @@ export interface WriteOutcome {
   /** Index key of the file ("memory/2026-11-29.md", "MEMORY.md"). */
   key: string;
   absPath: string;
+  /** The file meant had git conflict markers: `key` is its sidecar (see sync/save-sidecar.ts). */
+  conflicted?: string;
   /** Entries written, with their 1-based first/last line when known. */
   written: { entry: PendingEntry; startLine?: number; endLine?: number }[];
   /** Entries skipped as duplicates of a recent write ("path:line"). */
@@ -47,6 +62,8 @@ export interface SaveOutcome {
   redactions: number;
   redactedKinds: string[];
   duplicateOf?: string;
+  /** The day's log (or MEMORY.md) has git conflict markers: the save went to a sidecar instead. */
+  conflicted?: string;
 }
 
 /** The memory.save answer for a write (`indexed`: whether the file was indexed before the reply). */
@@ -59,6 +76,7 @@ export function saveResult(out: SaveOutcome, indexed?: boolean): SaveResult {
     ...(out.redactedKinds.length ? { redactedKinds: out.redactedKinds } : {}),
     ...(out.duplicateOf ? { duplicateOf: out.duplicateOf } : {}),
     ...(indexed !== undefined ? { indexed } : {}),
+    ...(out.conflicted ? { conflict: conflictNote(out.conflicted, out.path) } : {}),
   };
 }
 
@@ -75,15 +93,18 @@ export class MemoryWriter {
   constructor(
     readonly state: StateStore,
     private readonly clock: () => number = Date.now,
+    /** The scheduled git sync: writes wait while it merges, and it commits the files written. */
+    private readonly hooks?: WriteHooks,
   ) {}
 
   /** memory.save: one bullet in today's daily log (or MEMORY.md). */
   async save(ws: WriteTarget, p: SaveParams): Promise<SaveOutcome> {
     const target = p.target ?? "daily";
     const red = redactSecrets(p.text.trim());
-    const lines = formatEntry(red.text, { ...(p.importance !== undefined ? { importance: p.importance } : {}), ...(p.tags ? { tags: p.tags } : {}) });
+    const tags = ws.authorTag ? [...(p.tags ?? []), ws.authorTag] : p.tags;
+    const lines = formatEntry(red.text, { ...(p.importance !== undefined ? { importance: p.importance } : {}), ...(tags ? { tags } : {}) });
     const out = await this.write(ws, target, localDate(this.clock()), [{ lines, dedupeText: red.text }]);
-    const base = { path: out.key, absPath: out.absPath, redactions: red.count, redactedKinds: red.kinds };
+    const base = { path: out.key, absPath: out.absPath, redactions: red.count, redactedKinds: red.kinds, ...(out.conflicted ? { conflicted: out.conflicted } : {}) };
     const dup = out.duplicates[0];
     if (dup) return { ...base, stored: false, duplicateOf: dup.of };
     const w = out.written[0]!;
@@ -95,8 +116,12 @@ export class MemoryWriter {
    * await (a reservation is recorded at once), so concurrent identical writes cannot both pass.
    */
   async write(ws: WriteTarget, target: SaveTarget, date: string, entries: readonly PendingEntry[]): Promise<WriteOutcome> {
-    const key = targetKey(target, date);
-    const absPath = targetPath(ws.root, target, date);
+    return this.hooks ? this.hooks.around(ws, () => this.writeNow(ws, target, date, entries)) : this.writeNow(ws, target, date, entries);
+  }
+
+  private async writeNow(ws: WriteTarget, target: SaveTarget, date: string, entries: readonly PendingEntry[]): Promise<WriteOutcome> {
+    // A file with git conflict markers is never appended to: the entry goes to its sidecar.
+    const { key, absPath, conflicted } = divertFromConflict(ws.root, targetKey(target, date, ws.device));
     const st = this.state.get(ws.name);
     const now = this.clock();
     const duplicates: { entry: PendingEntry; rec: RecentSave }[] = [];
@@ -115,7 +140,8 @@ export class MemoryWriter {
       await Promise.all(duplicates.map((d) => this.inflight.get(d.rec)));
       return duplicates.map((d) => ({ entry: d.entry, of: d.rec.where }));
     };
-    if (reserved.length === 0) return { key, absPath, written: [], duplicates: await dupsOut() };
+    const where = { key, absPath, ...(conflicted ? { conflicted } : {}) };
+    if (reserved.length === 0) return { ...where, written: [], duplicates: await dupsOut() };
     let append: AppendResult;
     let release!: () => void;
     const done = new Promise<void>((r) => (release = r));
@@ -152,6 +178,7 @@ export class MemoryWriter {
       // The entry is in the file; only the dedupe record could not be persisted (e.g. the data dir
       // is full or read-only). It stays in memory, and a failure here must not report the save as lost.
     }
-    return { key, absPath, written, duplicates: await dupsOut(), append };
+    this.hooks?.written(ws, key);
+    return { ...where, written, duplicates: await dupsOut(), append };
   }
 }

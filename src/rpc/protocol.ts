@@ -136,6 +136,8 @@ export interface RecalledMemory {
   duplicates?: number;
   /** A newer entry (path:line) states a different value (only with includeHistory). */
   supersededBy?: string;
+  /** Where it came from: the workspace; a team's (shared) one also says so, and who wrote it ("user@device"). */
+  source?: { workspace: string; shared?: true; by?: string };
 }
 
 export interface RecallResult {
@@ -163,6 +165,8 @@ export interface SaveResult {
   duplicateOf?: string;
   /** The file was indexed before the reply (false: written, indexing failed or deferred). */
   indexed?: boolean;
+  /** The day's log (or MEMORY.md) has git conflict markers: the save went to the sidecar `path`. */
+  conflict?: { file: string; savedTo: string; fix: string };
 }
 
 export interface CaptureResult {
@@ -212,7 +216,7 @@ export interface SleepResult {
   captured?: CaptureResult;
 }
 
-export interface WorkspaceStatus {
+export interface WorkspaceStatus extends WorkspaceSyncStatus {
   name: string;
   root: string;
   files: number;
@@ -240,6 +244,23 @@ export interface WorkspaceStatus {
   skipped: IssueSummary;
   /** Files indexed with a loss (invalid UTF-8 replaced). */
   repaired: IssueSummary;
+}
+
+/** Sync between devices (see docs/multi-device.md): part of each WorkspaceStatus. */
+export interface WorkspaceSyncStatus {
+  /** A team workspace: never private, saves only when named. */
+  shared?: true;
+  /** Memory files with git conflict markers, conflict copies of file-sync tools, and how to fix them. */
+  conflicts?: { files: string[]; copies: { path: string; of: string }[]; fix: string };
+  /** The scheduled git sync (config `sync.git`). */
+  gitSync?: {
+    schedule: string;
+    state: "idle" | "ok" | "stopped" | "error";
+    lastRun: string | null;
+    lastResult: string | null;
+    fix?: string;
+    conflicted?: string[];
+  };
 }
 
 export interface IndexStatusResult {

@@ -8,6 +8,7 @@ import { DEFAULT_EXCERPT, contentStems, excerpt, units, whole, type Unit } from 
 import { applyConsolidation, consolidationNote, type AnnotatedHit } from "../consolidate/annotate.js";
 import { wordSet } from "../memory-files/dedupe.js";
 import { StageTimer } from "./stage-timer.js";
+import { collapseConflictCopies } from "../sync/recall-copies.js";
 
 export const DEFAULT_RECALL_BUDGET = 2000;
 const EXCERPT = DEFAULT_EXCERPT;
@@ -49,6 +50,8 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
   timer.lap("search");
   let hits: AnnotatedHit[] = res.results;
   if (req.scope === "group" || req.excludeCurated) hits = hits.filter((h) => h.source !== "curated");
+  // Hook: a file and its conflict copies show each line once (sync/recall-copies.ts).
+  hits = collapseConflictCopies(hits);
   hits = applyConsolidation(store, hits, { includeHistory: req.includeHistory ?? false });
   timer.lap("consolidation");
   const overhead = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));

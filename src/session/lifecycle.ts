@@ -3,6 +3,8 @@ import { join } from "node:path";
 import type { CaptureOutcome, Capturer } from "../capture/capture.js";
 import { cap, cleanCaptureText, isTrivial, shortSession, SUMMARY_CHARS } from "../capture/turns.js";
 import { formatEntry, localDate, localTime } from "../memory-files/entry.js";
+import { dateFromName } from "../workspace/classify.js";
+import { conflictCopyOf } from "../sync/conflict-copies.js";
 import { redactSecrets } from "../memory-files/redact.js";
 import type { MemoryWriter, WriteTarget } from "../memory-files/writer.js";
 import { escapeMemoryText, formatRecallBlock } from "../search/recall-format.js";
@@ -200,10 +202,17 @@ export async function recentContext(root: string, maxChars: number, now: number)
     return "";
   }
   const today = localDate(now);
-  const days = names
-    .filter((n) => /^\d{4}-\d{2}-\d{2}\.md$/.test(n) && n.slice(0, 10) <= today)
-    .sort()
-    .slice(-2);
+  // Every daily log of the two latest days: `2026-12-01.md` and per-device ones (`2026-12-01.laptop.md`),
+  // not the conflict copies of a file-sync tool (their lines repeat the original's).
+  const dated = names.flatMap((n) => {
+    const date = dateFromName(n);
+    return date && date <= today && !conflictCopyOf(n) ? [{ n, date }] : [];
+  });
+  const lastDays = new Set([...new Set(dated.map((d) => d.date))].sort().slice(-2));
+  const days = dated
+    .filter((d) => lastDays.has(d.date))
+    .map((d) => d.n)
+    .sort();
   const items: string[] = [];
   for (const name of days) {
     let text: string;

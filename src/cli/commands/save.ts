@@ -38,6 +38,7 @@ export function registerSave(program: Command): void {
       const where = res.startLine !== undefined ? `${res.path}:${res.startLine}${res.endLine !== res.startLine ? `-${res.endLine}` : ""}` : res.path;
       if (!res.stored) console.log(`not saved: a recent memory says the same (${res.duplicateOf ?? res.path})`);
       else console.log(`saved to ${where}${res.redactions ? ` (${res.redactions} secret${res.redactions > 1 ? "s" : ""} redacted)` : ""}`);
+      if (res.conflict) console.log(`${res.conflict.file} has an unresolved git merge conflict, so this went to ${res.conflict.savedTo}: ${res.conflict.fix}`);
       if (offline && res.stored) console.log("cortexd is not running: the file is written and will be indexed when the daemon starts");
     });
 }

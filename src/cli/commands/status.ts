@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
+import { syncStatusLines } from "./sync-status-lines.js";
 import { probeDaemon, withClient } from "../../client/client.js";
 import type { IndexStore } from "../../index/store.js";
 import type { CortexStatus } from "../../rpc/protocol.js";
@@ -69,6 +70,7 @@ function describeRunning(st: CortexStatus): string {
     const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`;
     if (w.skipped?.total) lines.push(`    not indexed: ${files(w.skipped.total)} (${formatByReason(w.skipped.byReason)}), e.g. ${w.skipped.examples[0]!.path}`);
     if (w.repaired?.total) lines.push(`    indexed with a loss: ${files(w.repaired.total)} (${formatByReason(w.repaired.byReason)}), e.g. ${w.repaired.examples[0]!.path}`);
+    lines.push(...syncStatusLines(w, ago));
   }
   lines.push("schedule:");
   for (const j of st.schedule) {

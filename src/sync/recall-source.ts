@@ -1,0 +1,23 @@
+import type { RecallResult, RecalledMemory } from "../rpc/protocol.js";
+
+/**
+ * Where a recalled memory came from: every memory carries its workspace; one from a team's
+ * (shared) workspace also says so and who wrote it (the `#by/<user>/<device>` tag its bullet
+ * carries), and the injected block names the team workspace before the path, so a model can tell
+ * the team's memory from the user's own.
+ */
+const BY_TAG = /#by\/([A-Za-z0-9_-]{1,64})\/([A-Za-z0-9_-]{1,64})/;
+
+export function labelSources(ws: { name: string; shared?: boolean }, res: RecallResult): RecallResult {
+  const memories: RecalledMemory[] = res.memories.map((m) => {
+    const by = ws.shared ? BY_TAG.exec(m.text) : null;
+    return { ...m, source: { workspace: ws.name, ...(ws.shared ? { shared: true as const } : {}), ...(by ? { by: `${by[1]}@${by[2]}` } : {}) } };
+  });
+  if (!ws.shared || !res.context) return { ...res, memories };
+  // "- [0.83] (memory/x.md:3-4) …" → "- [0.83] (team:memory/x.md:3-4) …"; the name is [A-Za-z0-9._-] (config schema).
+  const context = res.context
+    .split("\n")
+    .map((l) => l.replace(/^(- \[[0-9.]+\] \()/, `$1${ws.name}:`))
+    .join("\n");
+  return { ...res, context, memories };
+}

@@ -1,0 +1,40 @@
+import type { WorkspaceEngine } from "../engine/engine.js";
+import type { WorkspaceSyncStatus } from "../rpc/protocol.js";
+import { conflictCopyKey } from "./conflict-copies.js";
+import type { GitSync } from "./git-sync.js";
+import { conflictFix, SIDECAR_TAG, sidecarKey } from "./save-sidecar.js";
+
+const COPIES_FIX = "merge each copy's lines into the file it is a copy of (recall shows their shared lines once meanwhile), then delete the copy";
+/** At most this many conflict copies are listed. */
+const MAX_COPIES = 50;
+
+const copiesCache = new WeakMap<object, { stamp: string | undefined; copies: { path: string; of: string }[] }>();
+
+/** Conflict copies of file-sync tools among the indexed files (only those whose original is indexed too). */
+function conflictCopies(ws: WorkspaceEngine): { path: string; of: string }[] {
+  const stamp = ws.store.getMeta("last_sync");
+  const cached = copiesCache.get(ws.store);
+  if (cached && cached.stamp === stamp) return cached.copies;
+  const paths = new Set(ws.store.fileStamps().keys());
+  const copies: { path: string; of: string }[] = [];
+  for (const p of [...paths].sort()) {
+    if (p.includes(`.${SIDECAR_TAG}.`)) continue;
+    const of = conflictCopyKey(p);
+    if (of !== undefined && paths.has(of) && copies.length < MAX_COPIES) copies.push({ path: p, of });
+  }
+  copiesCache.set(ws.store, { stamp, copies });
+  return copies;
+}
+
+/** A workspace's sync fields for status: shared, conflicted files and conflict copies, the scheduled git sync. */
+export function workspaceSyncStatus(ws: WorkspaceEngine, git?: GitSync): WorkspaceSyncStatus {
+  const files = ws.indexer.conflicts.list();
+  const copies = conflictCopies(ws);
+  const gitSync = git?.status(ws.name);
+  const fixes = [...files.map((f) => conflictFix(f, sidecarKey(f))), ...(copies.length ? [COPIES_FIX] : [])];
+  return {
+    ...(ws.shared ? { shared: true } : {}),
+    ...(files.length || copies.length ? { conflicts: { files, copies, fix: fixes.join("; ") } } : {}),
+    ...(gitSync ? { gitSync } : {}),
+  };
+}
