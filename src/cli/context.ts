@@ -23,7 +23,7 @@ export function loadForCli(opts: GlobalOptions): LoadedConfig {
   if (opts.workspace) {
     const abs = expandPath(opts.workspace);
     const known = loaded.config.workspaces.some((w) => w.path === abs || w.name === opts.workspace);
-    if (!known) loaded.config.workspaces = [{ path: abs, transcriptDirs: [], extraPaths: [] }];
+    if (!known) loaded.config.workspaces = [{ path: abs, transcriptDirs: [], extraPaths: [], projects: [] }];
   }
   return loaded;
 }

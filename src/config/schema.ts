@@ -13,6 +13,11 @@ export const WorkspaceSchema = z
     transcriptDirs: z.array(z.string().min(1)).default([]),
     /** Extra markdown files or directories to index (as notes, or daily logs when dated). */
     extraPaths: z.array(z.string().min(1)).default([]),
+    /**
+     * Project directories whose agent sessions use this workspace: a Claude Code hook without an
+     * explicit workspace picks the workspace whose root or project contains the event's cwd.
+     */
+    projects: z.array(z.string().min(1)).default([]),
   })
   .strict();
 
@@ -142,7 +147,7 @@ export const ScheduleSchema = z
 
 export const ConfigSchema = z
   .object({
-    workspaces: z.array(WorkspaceSchema).min(1).default([{ path: "~/.openclaw/workspace", transcriptDirs: [], extraPaths: [] }]),
+    workspaces: z.array(WorkspaceSchema).min(1).default([{ path: "~/.openclaw/workspace", transcriptDirs: [], extraPaths: [], projects: [] }]),
     /** Where indexes, models and state live; default $XDG_DATA_HOME/cortexd. */
     dataDir: z.string().min(1).optional(),
     embedding: EmbeddingSchema.default(EmbeddingSchema.parse({})),

@@ -13,6 +13,7 @@ import type { ConsolidationReport } from "../consolidate/report.js";
 import { loadReports } from "../consolidate/report.js";
 import { applyPromotions, promotionCandidates } from "../consolidate/promotion.js";
 import { errorMessage } from "../util/error-message.js";
+import { workspaceForCwd } from "../workspace/by-cwd.js";
 
 export interface MethodDeps {
   engine: Engine;
@@ -36,6 +37,21 @@ export function pickWorkspace(engine: Engine, selector: string | undefined): Wor
   }
 }
 
+/**
+ * The workspace for an agent's session call: the explicit `workspace` when given; else, with several
+ * workspaces configured, the one whose root or `projects` contains the session's `cwd`; else the default.
+ */
+export function pickSessionWorkspace(engine: Engine, p: { workspace?: string | undefined; cwd?: string | undefined }): WorkspaceEngine {
+  if (!p.workspace && p.cwd && engine.workspaces.length > 1) {
+    const hit = workspaceForCwd(
+      engine.workspaces.map((ws) => ({ ws, root: ws.root, projects: ws.config.projects })),
+      p.cwd,
+    );
+    if (hit) return hit.ws;
+  }
+  return pickWorkspace(engine, p.workspace);
+}
+
 /** The JSON-RPC method bodies; params arrive validated (see rpc/protocol.ts). */
 export function createHandlers(d: MethodDeps): MethodHandlers {
   return {
@@ -53,7 +69,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       return res;
     },
     "memory.recall": async (p) => {
-      const ws = pickWorkspace(d.engine, p.workspace);
+      const ws = pickSessionWorkspace(d.engine, p);
       const t0 = performance.now();
       const res = await recall(ws.searcher, ws.store, {
         query: p.query,

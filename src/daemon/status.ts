@@ -1,6 +1,6 @@
 import type { Engine } from "../engine/engine.js";
 import { readOnlyMessage } from "../index/open-read-only.js";
-import type { CortexStatus, EndpointHealth, HeartbeatResult, WorkspaceStatus } from "../rpc/protocol.js";
+import type { CortexStatus, EndpointHealth, HeartbeatResult, HookFailuresStatus, WorkspaceStatus } from "../rpc/protocol.js";
 import type { ConsolidationReport } from "../consolidate/report.js";
 import type { LatencyWindow } from "./latency.js";
 import type { JobStatus } from "./scheduler.js";
@@ -20,6 +20,8 @@ export interface StatusSources {
   heartbeats?: HeartbeatResult[];
   consolidation?: ConsolidationReport[];
   errors: { at: string; message: string }[];
+  /** Hook failures (read from the hooks' log beside the socket). */
+  hooks?: HookFailuresStatus;
   now?: number;
 }
 
@@ -159,5 +161,6 @@ export function buildStatus(s: StatusSources): CortexStatus {
     ...(s.consolidation ? { consolidation: s.consolidation } : {}),
     errors: s.errors.slice(-10),
     socketPath: s.socketPath,
+    ...(s.hooks ? { hooks: s.hooks } : {}),
   };
 }
