@@ -32,6 +32,7 @@ const installed = existsSync(CLAUDE);
 if (!installed && process.env.CI) {
   throw new Error(`Claude Code ${VERSION} is not installed at ${CLAUDE}: run scripts/ci/install-claude-code.sh (.ci/run does) — under CI this test must not skip`);
 }
+if (!installed) console.log(`Claude Code ${VERSION} is not installed at ${CLAUDE}: skipped (install it with bash scripts/ci/install-claude-code.sh)`);
 
 const MODEL = "claude-sonnet-4-5";
 const FACT_A = "The Bluefin deploy failed because the staging certificate expired";
@@ -239,6 +240,9 @@ describe.skipIf(!installed)(`the real Claude Code ${VERSION} with cortexd's hook
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
       DISABLE_AUTOUPDATER: "1",
       CORTEXD_LOG_LEVEL: "warn",
+      // These cases check what the hooks say, not how fast: the whole suite loads CI's 2 cores, so the
+      // hooks get more than their default budget (test/hooks-sessions.test.ts covers the budgets).
+      CORTEXD_HOOK_TIMEOUT_MS: "8000",
     };
     if (process.env.TMPDIR) env.TMPDIR = process.env.TMPDIR;
     // The hooks, installed as the README says.
@@ -384,7 +388,7 @@ describe.skipIf(!installed)(`the real Claude Code ${VERSION} with cortexd's hook
     await daemon.stop();
     stub.reply = () => ({ text: "Without memory: check the deploy logs." });
     const from = stub.requests.length;
-    const r = await prompt("Why did the Bluefin deploy fail last week?", projA);
+    const r = await prompt("Why did the Bluefin deploy fail last week?", projA, [], { CORTEXD_HOOK_TIMEOUT_MS: "" }); // the default budgets
     expectOk(r);
     expect(r.json?.result).toBe("Without memory: check the deploy logs.");
     const sent = messageText(stub.turns(from)[0]!);
@@ -394,8 +398,4 @@ describe.skipIf(!installed)(`the real Claude Code ${VERSION} with cortexd's hook
     console.log(`claude -p with the daemon down: ${r.ms} ms`);
     expect(r.ms).toBeLessThan(10_000);
   });
-});
-
-it.runIf(!installed)(`Claude Code ${VERSION} is not installed (skipped outside CI): bash scripts/ci/install-claude-code.sh`, () => {
-  expect(process.env.CI).toBeFalsy();
 });
