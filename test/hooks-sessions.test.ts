@@ -5,10 +5,11 @@
  * sends them (test/claude-code-real.test.ts runs the real CLI).
  */
 import { mkdirSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CortexStatus } from "../src/rpc/protocol.js";
-import { runCli } from "./helpers/cli.js";
+import { isolatedEnv, runCli } from "./helpers/cli.js";
 import { daemonsPerTest, startDaemon, waitUntil } from "./helpers/daemon.js";
 import { runHook } from "./helpers/hooks.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
@@ -63,6 +64,41 @@ describe("hooks: the event's cwd picks the workspace", () => {
     await runHook("SessionStart", event("SessionStart", projB, { source: "startup" }), d.env, SLOW_OK);
     const st = await d.call("session.start", { session_id: "other", cwd: projB });
     expect(st.previous?.session_id).toBe(SESSION); // found in workspace "shop"
+  });
+});
+
+describe("hooks: a daemon older than the hook", () => {
+  it("refuses the cwd param (unknown key): the hook asks again without it and the recall still arrives", async () => {
+    const dir = tempDir("cortexd-old-");
+    const sock = join(dir, "old.sock");
+    const seen: Record<string, unknown>[] = [];
+    const server = createServer((s) => {
+      let buf = "";
+      s.on("data", (d) => {
+        buf += d;
+        let nl: number;
+        while ((nl = buf.indexOf("\n")) !== -1) {
+          const msg = JSON.parse(buf.slice(0, nl)) as { id?: number; method: string; params: Record<string, unknown> };
+          buf = buf.slice(nl + 1);
+          if (msg.id === undefined) continue; // a notification
+          seen.push(msg.params);
+          const reply =
+            "cwd" in msg.params
+              ? { jsonrpc: "2.0", id: msg.id, error: { code: -32602, message: 'invalid params: Unrecognized key: "cwd"' } }
+              : { jsonrpc: "2.0", id: msg.id, result: { context: "<cortex_memories>\n- old daemon memory\n</cortex_memories>", memories: [], memory_count: 1, tokens_used: 5 } };
+          s.write(JSON.stringify(reply) + "\n");
+        }
+      });
+    });
+    await new Promise<void>((r) => server.listen(sock, r));
+    try {
+      const env = { ...isolatedEnv(dir), CORTEXD_SOCKET: sock };
+      const r = await runHook("UserPromptSubmit", event("UserPromptSubmit", dir, { prompt: "anything from before?" }), env, SLOW_OK);
+      expect(context(r.stdout)).toBe("<cortex_memories>\n- old daemon memory\n</cortex_memories>");
+      expect(seen.map((p) => "cwd" in p)).toEqual([true, false]);
+    } finally {
+      server.close();
+    }
   });
 });
 

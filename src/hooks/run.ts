@@ -31,6 +31,10 @@ export function hookBudgetMs(event: string | undefined): number {
 }
 
 const MAX_STDIN_BYTES = 16 * 1024 * 1024;
+/** JSON-RPC's invalid-params code (src/rpc/protocol.ts ErrorCodes, not imported: it loads zod). */
+const INVALID_PARAMS = -32602;
+/** The daemon's limit for a path param. */
+const MAX_PATH_CHARS = 4096;
 /** Recall looks at the start of a prompt; pasted walls of text add nothing but time. */
 const MAX_QUERY_CHARS = 4000;
 
@@ -222,7 +226,15 @@ export async function runHook(args: string[], io: HookIo = processIo()): Promise
       return ended;
     }
     for (const n of plan.notify ?? []) wire.notify(n.method, n.params);
-    const result = await wire.call(plan.method, plan.params);
+    let result: unknown;
+    try {
+      result = await wire.call(plan.method, plan.params);
+    } catch (e) {
+      // A daemon older than this hook (running since before an upgrade) refuses the cwd param: ask again without it.
+      if (!(e instanceof WireError && e.code === INVALID_PARAMS && /\bcwd\b/.test(e.message) && "cwd" in plan.params)) throw e;
+      const { cwd: _cwd, ...rest } = plan.params;
+      result = await wire.call(plan.method, rest);
+    }
     finish(plan.output(result));
   } catch (e) {
     finish(emptyOutput(event), errorMessage(e), "error");
@@ -245,7 +257,8 @@ function str(v: unknown): string | undefined {
 
 /** The daemon call for an event, or null when there is nothing to do. */
 function planFor(event: Event, input: Input, raw: string, flags: HookFlags): Plan | null {
-  const cwd = str(input.cwd);
+  const rawCwd = str(input.cwd);
+  const cwd = rawCwd && rawCwd.length <= MAX_PATH_CHARS && !rawCwd.includes("\0") ? rawCwd : undefined;
   // An explicit workspace wins; else the daemon picks the workspace containing the session's cwd.
   const ws = flags.workspace ? { workspace: flags.workspace } : cwd ? { cwd } : {};
   const session_id = str(input.session_id) ?? str(input.sessionId) ?? str(input.session);
