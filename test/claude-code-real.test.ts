@@ -375,12 +375,12 @@ describe.skipIf(!installed)(`the real Claude Code ${VERSION} with cortexd's hook
     for (const text of ["thanks", "fix this TypeScript error"]) {
       stub.reply = () => ({ text: "Sure." });
       const from = stub.requests.length;
-      const r = await prompt(text, projA, ["--resume", session]);
+      const r = await prompt(text, projA); // a new session: SessionStart's recent memory may be there, no recall
       expectOk(r);
       const sent = messageText(stub.turns(from)[0]!);
-      const last = stub.turns(from)[0]!.body.messages!.at(-1)!;
-      expect(JSON.stringify(last.content)).not.toContain("<cortex_memories>");
       expect(sent).toContain(text);
+      expect(sent).not.toContain("UserPromptSubmit hook additional context");
+      expect(count(sent, "<cortex_memories>")).toBe(count(sent, "SessionStart hook additional context: <cortex_memories>"));
     }
   });
 
