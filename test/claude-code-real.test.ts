@@ -113,6 +113,13 @@ class StubModel {
     return this.requests.slice(from).filter((r) => /^\/v1\/messages(\?|$)/.test(r.url));
   }
 
+  /** The first model turn from index `from` on whose last message holds `prompt` (side requests, if any, are skipped). */
+  turnFor(from: number, prompt: string): Recorded {
+    const hit = this.turns(from).find((r) => JSON.stringify(r.body.messages?.at(-1)?.content ?? "").includes(prompt));
+    if (!hit) throw new Error(`no model request carried the prompt ${JSON.stringify(prompt)} (${this.turns(from).length} requests since)`);
+    return hit;
+  }
+
   close(): Promise<void> {
     this.server.closeAllConnections();
     return new Promise((r) => this.server.close(() => r()));
@@ -266,9 +273,8 @@ describe.skipIf(!installed)(`the real Claude Code ${VERSION} with cortexd's hook
     expect(r.json?.result).toBe(ANSWER_1);
     session = r.json!.session_id!;
     expect(session).toMatch(/^[0-9a-f-]{36}$/);
-    const turns = stub.turns(from);
-    expect(turns.length).toBeGreaterThanOrEqual(1);
-    const sent = messageText(turns[0]!);
+    const first = stub.turnFor(from, "Why did the Bluefin deploy fail last week?");
+    const sent = messageText(first);
     // SessionStart (source startup): the recent daily-log entries of this project's workspace.
     expect(sent).toMatch(/SessionStart hook additional context: <cortex_memories>[\s\S]*Decided to rotate the staging certificates every month/);
     // UserPromptSubmit: the recalled memory, in cortexd's block.
@@ -292,13 +298,13 @@ describe.skipIf(!installed)(`the real Claude Code ${VERSION} with cortexd's hook
 
   it("resume: the earlier turn is not captured again, and SessionStart repeats nothing the conversation already holds", async () => {
     const short = session.slice(0, 8);
-    const firstTurn = stub.turns()[0]!;
+    const firstTurn = stub.turnFor(0, "Why did the Bluefin deploy fail last week?");
     const from = stub.requests.length;
     stub.reply = () => ({ text: ANSWER_2 });
     const r = await prompt("What should we change so the Bluefin deploy does not fail again?", projA, ["--resume", session]);
     expectOk(r);
     expect(r.json?.session_id).toBe(session);
-    const sent = messageText(stub.turns(from)[0]!);
+    const sent = messageText(stub.turnFor(from, "What should we change so the Bluefin deploy does not fail again?"));
     // The history came back (the first answer is in it) with what the session was told at startup;
     // the resume's SessionStart added no second copy of it.
     expect(sent).toContain(ANSWER_1);
@@ -317,11 +323,12 @@ describe.skipIf(!installed)(`the real Claude Code ${VERSION} with cortexd's hook
     stub.reply = (req) => (messageText(req).includes("summary") ? { text: "<summary>We looked at why the Bluefin deploy failed.</summary>" } : { text: "Understood." });
     const c = await prompt("/compact", projA, ["--resume", session]);
     expect(c.code, c.stderr).toBe(0);
+    await waitUntil(() => new RegExp(`- \\[checkpoint session ${session.slice(0, 8)} \\d\\d:\\d\\d\\] Goal: What should we change so the Bluefin deploy does not fail again\\?`).test(readLog(memA)), 20_000);
     const from = stub.requests.length;
     stub.reply = () => ({ text: "We were adding a certificate expiry check." });
     const r = await prompt("Where were we?", projA, ["--resume", session]);
     expectOk(r);
-    const sent = messageText(stub.turns(from)[0]!);
+    const sent = messageText(stub.turnFor(from, "Where were we?"));
     expect(sent).toMatch(/<cortex_checkpoint>\n\[NOTE: cortexd's checkpoint of this session[\s\S]*Goal: What should we change so the Bluefin deploy does not fail again\?[\s\S]*<\/cortex_checkpoint>/);
     expect(count(sent, "<cortex_checkpoint>")).toBe(1);
   });
@@ -331,7 +338,7 @@ describe.skipIf(!installed)(`the real Claude Code ${VERSION} with cortexd's hook
     const from = stub.requests.length;
     const r = await prompt("Why did the Bluefin deploy fail last week?", projB);
     expectOk(r);
-    const sent = messageText(stub.turns(from)[0]!);
+    const sent = messageText(stub.turnFor(from, "Why did the Bluefin deploy fail last week?"));
     expect(sent).toContain(FACT_B);
     expect(sent).toContain(RECENT_B);
     expect(sent).not.toContain(FACT_A);
@@ -358,7 +365,7 @@ describe.skipIf(!installed)(`the real Claude Code ${VERSION} with cortexd's hook
       expectOk(r);
       const turns = stub.turns(from);
       // Registered: the first request lists the tool (deferred, for ToolSearch).
-      expect(messageText(turns[0]!)).toContain(tool);
+      expect(messageText(stub.turnFor(from, "Search your memory tool for the Bluefin deploy problem."))).toContain(tool);
       const called = turns.findIndex((t) => t.body.tools?.some((x) => x.name === tool) && toolUses(t).includes(tool));
       expect(called, "a request after the search tool's call").toBeGreaterThan(0);
       const results = toolResults(turns[called]!).filter((b) => b.tool_use_id === lastToolUseId(turns[called]!, tool));
@@ -377,8 +384,7 @@ describe.skipIf(!installed)(`the real Claude Code ${VERSION} with cortexd's hook
       const from = stub.requests.length;
       const r = await prompt(text, projA); // a new session: SessionStart's recent memory may be there, no recall
       expectOk(r);
-      const sent = messageText(stub.turns(from)[0]!);
-      expect(sent).toContain(text);
+      const sent = messageText(stub.turnFor(from, text));
       expect(sent).not.toContain("UserPromptSubmit hook additional context");
       expect(count(sent, "<cortex_memories>")).toBe(count(sent, "SessionStart hook additional context: <cortex_memories>"));
     }
@@ -391,7 +397,7 @@ describe.skipIf(!installed)(`the real Claude Code ${VERSION} with cortexd's hook
     const r = await prompt("Why did the Bluefin deploy fail last week?", projA, [], { CORTEXD_HOOK_TIMEOUT_MS: "" }); // the default budgets
     expectOk(r);
     expect(r.json?.result).toBe("Without memory: check the deploy logs.");
-    const sent = messageText(stub.turns(from)[0]!);
+    const sent = messageText(stub.turnFor(from, "Why did the Bluefin deploy fail last week?"));
     expect(sent).not.toContain("<cortex_memories>");
     // A hook that waited would hold the turn until Claude Code's 10 s backstop; leaving at once is a
     // normal turn (about a second here; logged for the docs).
