@@ -329,9 +329,9 @@ describe("Claude Code hooks (real daemon, real hook processes, recorded events)"
     try {
       const env = { ...isolatedEnv(dir), CORTEXD_SOCKET: sock };
       const base = median([(await runTimed(process.execPath, ["-e", ""], env)).ms, (await runTimed(process.execPath, ["-e", ""], env)).ms]);
-      const pre = await runHook("pre-turn", { message: "deploy" }, env);
+      const pre = await runHook("pre-turn", { message: "deploy" }, env, ["--timeout-ms", "80"]);
       expect({ code: pre.code, stdout: pre.stdout }).toEqual({ code: 0, stdout: '{"context":"","memory_count":0,"tokens_used":0}\n' });
-      expect(pre.ms).toBeLessThan(base + 80 + 400); // the timeout, not a hang (margin for a loaded machine)
+      expect(pre.ms).toBeLessThan(base + 5000); // the 80 ms timeout, not a hang (the server never answers); a wide margin: a loaded CI machine
       const ups = await runHook("UserPromptSubmit", ccEvent("user-prompt-submit"), { ...env, CORTEXD_HOOK_TIMEOUT_MS: "30" });
       expect({ code: ups.code, stdout: ups.stdout }).toEqual({ code: 0, stdout: "" });
       const stop = await runHook("Stop", ccEvent("stop"), env, ["--timeout-ms", "40"]);

@@ -52,7 +52,7 @@ export function loadForCli(opts: GlobalOptions): CliConfig {
   const chosen = selectors.map((s): WorkspaceConfig => {
     try {
       const sel = resolveWorkspace(s, known, { allowUnconfigured: true });
-      return sel.kind === "configured" ? configured[sel.index]! : { path: sel.root, transcriptDirs: [], extraPaths: [] };
+      return sel.kind === "configured" ? configured[sel.index]! : { path: sel.root, transcriptDirs: [], extraPaths: [], projects: [] };
     } catch (e) {
       if (e instanceof WorkspaceResolutionError) throw new CliError(e.message);
       throw e;

@@ -94,6 +94,7 @@ export function loadConfig(opts: LoadOptions = {}): LoadedConfig {
     path: expandPath(w.path, env),
     transcriptDirs: w.transcriptDirs.map((d) => expandPath(d, env)),
     extraPaths: w.extraPaths.map((d) => expandPath(d, env)),
+    projects: w.projects.map((d) => expandPath(d, env)),
   }));
   const dataDir = config.dataDir ? expandPath(config.dataDir, env) : defaultDataDir(env);
   config.dataDir = dataDir;

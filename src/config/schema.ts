@@ -14,6 +14,11 @@ export const WorkspaceSchema = z
     /** Extra markdown files or directories to index (as notes, or daily logs when dated). */
     extraPaths: z.array(z.string().min(1)).default([]),
     /**
+     * Project directories whose agent sessions use this workspace: a Claude Code hook without an
+     * explicit workspace picks the workspace whose root or project contains the event's cwd.
+     */
+    projects: z.array(z.string().min(1)).default([]),
+    /**
      * A team's workspace (a shared repo): indexed like any other, never private (its MEMORY.md is not
      * private scope), saved bullets carry the writer's tag, and saves land here only when it is named.
      */
@@ -174,7 +179,7 @@ export const ScheduleSchema = z
 
 export const ConfigSchema = z
   .object({
-    workspaces: z.array(WorkspaceSchema).min(1).default([{ path: "~/.openclaw/workspace", transcriptDirs: [], extraPaths: [] }]),
+    workspaces: z.array(WorkspaceSchema).min(1).default([{ path: "~/.openclaw/workspace", transcriptDirs: [], extraPaths: [], projects: [] }]),
     /** Where indexes, models and state live; default $XDG_DATA_HOME/cortexd. */
     dataDir: z.string().min(1).optional(),
     embedding: EmbeddingSchema.default(EmbeddingSchema.parse({})),

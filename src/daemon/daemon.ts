@@ -19,6 +19,7 @@ import { createHandlers } from "./methods.js";
 import { Scheduler } from "./scheduler.js";
 import { socketPathFor } from "./socket.js";
 import { buildStatus } from "./status.js";
+import { readHookFailures } from "../hooks/failures.js";
 import { SyncQueue } from "./sync-queue.js";
 import { FileWatcher, type WatcherStatus } from "./watcher.js";
 import { errorMessage } from "../util/error-message.js";
@@ -293,6 +294,7 @@ export class Daemon {
       consolidation: this.lastConsolidation ?? this.engine.workspaces.flatMap((w) => loadReports(w.store, 1)),
       errors: this.errors,
       gitSync: this.gitSync,
+      hooks: readHookFailures(this.socketPath),
     });
   }
 

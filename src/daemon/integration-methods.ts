@@ -6,7 +6,7 @@ import { ErrorCodes, type CaptureResult, type SleepResult } from "../rpc/protoco
 import { RpcError, type MethodHandlers } from "../rpc/server.js";
 import { Sessions } from "../session/lifecycle.js";
 import { StateStore } from "../session/state.js";
-import { pickWorkspace, pickWriteWorkspace, type MethodDeps } from "./methods.js";
+import { pickSessionWorkspace, pickWriteWorkspace, type MethodDeps } from "./methods.js";
 
 /** How long a write waits for its file to be indexed before answering (the sync still finishes). */
 export const INDEX_WAIT_MS = 2000;
@@ -77,7 +77,7 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
     },
     "memory.capture": (p) =>
       guard(async () => {
-        const ws = pickWriteWorkspace(d.engine, p.workspace);
+        const ws = pickSessionWorkspace(d.engine, p, { write: true });
         const c = await capturer.capture(ws, {
           session_id: p.session_id,
           ...(p.messages ? { messages: p.messages } : {}),
@@ -86,21 +86,21 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
         return captureResult(ws, c);
       }),
     "session.start": (p) =>
-      sessions.start(pickWorkspace(d.engine, p.workspace), {
+      sessions.start(pickSessionWorkspace(d.engine, p), {
         session_id: p.session_id,
         ...(p.source ? { source: p.source } : {}),
         ...(p.cwd ? { cwd: p.cwd } : {}),
         ...(p.maxChars !== undefined ? { maxChars: p.maxChars } : {}),
       }),
     "session.touch": (p) =>
-      sessions.touch(pickWorkspace(d.engine, p.workspace), {
+      sessions.touch(pickSessionWorkspace(d.engine, p), {
         session_id: p.session_id,
         ...(p.prompt ? { prompt: p.prompt } : {}),
         ...(p.cwd ? { cwd: p.cwd } : {}),
       }),
     "session.checkpoint": (p) =>
       guard(async () => {
-        const ws = pickWriteWorkspace(d.engine, p.workspace);
+        const ws = pickSessionWorkspace(d.engine, p, { write: true });
         const out = await sessions.checkpoint(ws, {
           session_id: p.session_id,
           ...(p.messages ? { messages: p.messages } : {}),
@@ -113,7 +113,7 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
       }),
     "session.sleep": (p) =>
       guard(async () => {
-        const ws = pickWriteWorkspace(d.engine, p.workspace);
+        const ws = pickSessionWorkspace(d.engine, p, { write: true });
         const out = await sessions.sleep(ws, {
           session_id: p.session_id,
           ...(p.messages ? { messages: p.messages } : {}),

@@ -15,6 +15,7 @@ import { applyPromotions, promotionCandidates } from "../consolidate/promotion.j
 import { errorMessage } from "../util/error-message.js";
 import type { GitSync } from "../sync/git-sync.js";
 import { recallWithShared } from "../sync/recall-shared.js";
+import { workspaceForCwd } from "../workspace/by-cwd.js";
 
 export interface MethodDeps {
   engine: Engine;
@@ -49,6 +50,23 @@ export function pickWriteWorkspace(engine: Engine, selector: string | undefined)
   return ws;
 }
 
+/**
+ * The workspace for an agent's session call: the explicit `workspace` when given; else, with several
+ * workspaces configured, the one whose root or `projects` contains the session's `cwd`; else the default.
+ * A write (`write: true`) goes to a team's (shared) workspace only when it is named.
+ */
+export function pickSessionWorkspace(engine: Engine, p: { workspace?: string | undefined; cwd?: string | undefined }, opts: { write?: boolean } = {}): WorkspaceEngine {
+  if (!p.workspace && p.cwd && engine.workspaces.length > 1) {
+    const candidates = engine.workspaces.filter((ws) => !(opts.write && ws.shared));
+    const hit = workspaceForCwd(
+      candidates.map((ws) => ({ ws, root: ws.root, projects: ws.config.projects })),
+      p.cwd,
+    );
+    if (hit) return hit.ws;
+  }
+  return opts.write ? pickWriteWorkspace(engine, p.workspace) : pickWorkspace(engine, p.workspace);
+}
+
 /** The JSON-RPC method bodies; params arrive validated (see rpc/protocol.ts). */
 export function createHandlers(d: MethodDeps): MethodHandlers {
   return {
@@ -67,7 +85,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       return res;
     },
     "memory.recall": async (p) => {
-      const ws = pickWorkspace(d.engine, p.workspace);
+      const ws = pickSessionWorkspace(d.engine, p);
       const t0 = performance.now();
       const budget = p.budgetTokens ?? DEFAULT_RECALL_BUDGET;
       // A personal workspace's recall also brings in the team's (shared) workspaces, each labelled.

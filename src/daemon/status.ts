@@ -1,7 +1,7 @@
 import type { Engine } from "../engine/engine.js";
 import { missingRootProblem } from "../workspace/resolve.js";
 import { readOnlyMessage } from "../index/open-read-only.js";
-import type { CortexStatus, EndpointHealth, HeartbeatResult, WorkspaceStatus } from "../rpc/protocol.js";
+import type { CortexStatus, EndpointHealth, HeartbeatResult, HookFailuresStatus, WorkspaceStatus } from "../rpc/protocol.js";
 import type { ConsolidationReport } from "../consolidate/report.js";
 import type { LatencyWindow } from "./latency.js";
 import type { JobStatus } from "./scheduler.js";
@@ -23,6 +23,8 @@ export interface StatusSources {
   heartbeats?: HeartbeatResult[];
   consolidation?: ConsolidationReport[];
   errors: { at: string; message: string }[];
+  /** Hook failures (read from the hooks' log beside the socket). */
+  hooks?: HookFailuresStatus;
   now?: number;
   gitSync?: GitSync;
 }
@@ -166,5 +168,6 @@ export function buildStatus(s: StatusSources): CortexStatus {
     ...(s.consolidation ? { consolidation: s.consolidation } : {}),
     errors: s.errors.slice(-10),
     socketPath: s.socketPath,
+    ...(s.hooks ? { hooks: s.hooks } : {}),
   };
 }

@@ -26,10 +26,14 @@ interface MatcherGroup {
   hooks: HookCommand[];
 }
 
-/** Claude Code's timeout (seconds) is only a backstop: the hook leaves after its own 80 ms budget. */
+/**
+ * Claude Code's timeout (seconds) is only a backstop: the hook leaves after its own budget
+ * (src/hooks/run.ts hookBudgetMs). It leaves room for Node's start on a loaded machine, which can
+ * take seconds; a hook Claude Code kills cannot record its failure.
+ */
 const SPEC: Record<ClaudeEvent, Omit<HookCommand, "type" | "command">> = {
-  SessionStart: { timeout: 5 },
-  UserPromptSubmit: { timeout: 5 },
+  SessionStart: { timeout: 10 },
+  UserPromptSubmit: { timeout: 10 },
   Stop: { timeout: 30, async: true },
   PreCompact: { timeout: 30 },
   SessionEnd: { timeout: 10 },

@@ -1,22 +1,40 @@
 import { claudeContextOutput, postTurnOutput, preTurnOutput } from "./format.js";
 import { hookSocketPath } from "./socket.js";
-import { connectWire, type Wire } from "./wire.js";
+import { connectWire, WireError, type Wire } from "./wire.js";
+import { recordHookFailure, type HookFailureKind } from "./failures.js";
 import { errorMessage } from "../util/error-message.js";
 
 /**
  * `cortexd hook <event>`: reads the event JSON on stdin, talks to the daemon, prints what the agent
  * expects, and ALWAYS exits 0. When the daemon is down, slow or broken, the empty form is printed
  * (nothing for Claude Code events, {"context":"",...} / {"stored":false} for the generic ones)
- * within the timeout (default 80 ms for connect + call, --timeout-ms or CORTEXD_HOOK_TIMEOUT_MS).
- * Capture-type events hand the request to the daemon and leave: the daemon finishes it even if the
- * hook has gone. Only node:net/fs/path/os are loaded here (see src/hooks/main.ts).
+ * within the event's budget (hookBudgetMs; --timeout-ms or CORTEXD_HOOK_TIMEOUT_MS for every event).
+ * No daemon (no socket) means leaving at once; a timeout, an error or a dead socket is also recorded
+ * for `cortexd status` (see failures.ts). Only node:net/fs/path/os are loaded here (see src/hooks/main.ts).
+ * Without --workspace the event's cwd goes to the daemon, which picks the workspace containing it.
  *
  * Events: Claude Code UserPromptSubmit, SessionStart, Stop, PreCompact, SessionEnd (or `auto`:
  * from hook_event_name); generic pre-turn, post-turn, checkpoint, sleep.
  */
 
-export const DEFAULT_HOOK_TIMEOUT_MS = 80;
+/**
+ * Budgets (connect + call, from the hook's own start): a context hook delays the user's prompt, so
+ * it gets little more than a loaded machine needs (see docs/integrations.md for the measurements);
+ * capture-type hooks run in the background (Stop is async) or at a pause (PreCompact, SessionEnd),
+ * so they wait for the daemon's answer, indexing included.
+ */
+export const CONTEXT_HOOK_BUDGET_MS = 1500;
+export const CAPTURE_HOOK_BUDGET_MS = 8000;
+
+export function hookBudgetMs(event: string | undefined): number {
+  return event === "UserPromptSubmit" || event === "SessionStart" || event === "pre-turn" ? CONTEXT_HOOK_BUDGET_MS : CAPTURE_HOOK_BUDGET_MS;
+}
+
 const MAX_STDIN_BYTES = 16 * 1024 * 1024;
+/** JSON-RPC's invalid-params code (src/rpc/protocol.ts ErrorCodes, not imported: it loads zod). */
+const INVALID_PARAMS = -32602;
+/** The daemon's limit for a path param. */
+const MAX_PATH_CHARS = 4096;
 /** Recall looks at the start of a prompt; pasted walls of text add nothing but time. */
 const MAX_QUERY_CHARS = 4000;
 
@@ -53,7 +71,8 @@ export function parseEvent(name: string | undefined): Event | undefined {
 }
 
 interface HookFlags {
-  timeoutMs: number;
+  /** An explicit budget for every event (else hookBudgetMs). */
+  timeoutMs?: number;
   workspace?: string;
   socket?: string;
   config?: string;
@@ -65,7 +84,9 @@ interface HookFlags {
 
 function parseFlags(args: string[], env: NodeJS.ProcessEnv): { positional: string[]; flags: HookFlags } {
   const positional: string[] = [];
-  const flags: HookFlags = { timeoutMs: numberOr(env.CORTEXD_HOOK_TIMEOUT_MS, DEFAULT_HOOK_TIMEOUT_MS), debug: !!env.CORTEXD_HOOK_DEBUG };
+  const flags: HookFlags = { debug: !!env.CORTEXD_HOOK_DEBUG };
+  const envTimeout = numberOr(env.CORTEXD_HOOK_TIMEOUT_MS, -1);
+  if (envTimeout >= 0) flags.timeoutMs = envTimeout;
   if (env.CORTEXD_HOOK_WORKSPACE) flags.workspace = env.CORTEXD_HOOK_WORKSPACE;
   if (env.CORTEXD_HOOK_BUDGET) flags.budget = numberOr(env.CORTEXD_HOOK_BUDGET, 2000);
   if (env.CORTEXD_HOOK_SCOPE === "group" || env.CORTEXD_HOOK_SCOPE === "private") flags.scope = env.CORTEXD_HOOK_SCOPE;
@@ -76,7 +97,8 @@ function parseFlags(args: string[], env: NodeJS.ProcessEnv): { positional: strin
     const value = () => (a.startsWith("--") && eq > 0 ? a.slice(eq + 1) : args[++i]);
     switch (name) {
       case "--timeout-ms":
-        flags.timeoutMs = numberOr(value(), flags.timeoutMs);
+        flags.timeoutMs = numberOr(value(), flags.timeoutMs ?? -1);
+        if (flags.timeoutMs < 0) delete flags.timeoutMs;
         break;
       case "-w":
       case "--workspace":
@@ -149,22 +171,29 @@ export async function runHook(args: string[], io: HookIo = processIo()): Promise
   let event = parseEvent(positional[0]);
   let finished = false;
   let wire: Wire | undefined;
+  let socketPath: string | undefined;
   let done!: () => void;
   const ended = new Promise<void>((r) => (done = r));
-  const finish = (out: string, why?: string) => {
+  let budget = flags.timeoutMs ?? hookBudgetMs(event);
+  const finish = (out: string, why?: string, failure?: HookFailureKind) => {
     if (finished) return;
     finished = true;
     clearTimeout(timer);
-    if (flags.debug) io.log(`${event ?? positional[0]}: ${why ?? "ok"} in ${(performance.now() - t0).toFixed(1)} ms (process ${performance.now().toFixed(0)} ms)`);
+    const ms = performance.now() - t0;
+    if (failure) {
+      recordHookFailure(socketPath ?? hookSocketPath(io.env, flags), { at: new Date().toISOString(), event: event ?? positional[0] ?? "?", kind: failure, message: why ?? "", ms, budgetMs: budget });
+    }
+    if (flags.debug) io.log(`${event ?? positional[0]}: ${why ?? "ok"} in ${ms.toFixed(1)} ms (process ${performance.now().toFixed(0)} ms)`);
     io.write(out, () => {
       wire?.close();
       done();
       io.exit(0);
     });
   };
-  const timer = setTimeout(() => finish(emptyOutput(event), `timed out after ${flags.timeoutMs} ms`), flags.timeoutMs);
-  process.on("uncaughtException", (e) => finish(emptyOutput(event), `error: ${e.message}`));
-  process.on("unhandledRejection", (e) => finish(emptyOutput(event), `error: ${errorMessage(e)}`));
+  const arm = () => setTimeout(() => finish(emptyOutput(event), `timed out after ${budget} ms`, "timeout"), Math.max(0, budget - (performance.now() - t0)));
+  let timer = arm();
+  process.on("uncaughtException", (e) => finish(emptyOutput(event), `error: ${errorMessage(e)}`, "error"));
+  process.on("unhandledRejection", (e) => finish(emptyOutput(event), `error: ${errorMessage(e)}`, "error"));
 
   try {
     if (!event) {
@@ -173,19 +202,42 @@ export async function runHook(args: string[], io: HookIo = processIo()): Promise
     }
     const raw = await readStdin(io.stdin);
     const input = parseInput(raw);
-    if (event === "auto") event = parseEvent(typeof input.hook_event_name === "string" ? input.hook_event_name : undefined) ?? "auto";
+    if (event === "auto") {
+      event = parseEvent(typeof input.hook_event_name === "string" ? input.hook_event_name : undefined) ?? "auto";
+      if (flags.timeoutMs === undefined && !finished) {
+        budget = hookBudgetMs(event);
+        clearTimeout(timer);
+        timer = arm();
+      }
+    }
     const ev = event;
     const plan = planFor(ev, input, raw, flags);
     if (!plan) {
       finish(emptyOutput(ev), "nothing to do");
       return ended;
     }
-    wire = await connectWire(hookSocketPath(io.env, flags));
+    socketPath = hookSocketPath(io.env, flags);
+    try {
+      wire = await connectWire(socketPath);
+    } catch (e) {
+      // No socket file: no daemon running, which is not a failure. Anything else (a dead socket, refused) is.
+      const noDaemon = e instanceof WireError && e.kind === "unavailable" && e.code === "ENOENT";
+      finish(emptyOutput(ev), errorMessage(e), noDaemon ? undefined : "unavailable");
+      return ended;
+    }
     for (const n of plan.notify ?? []) wire.notify(n.method, n.params);
-    const result = await wire.call(plan.method, plan.params);
+    let result: unknown;
+    try {
+      result = await wire.call(plan.method, plan.params);
+    } catch (e) {
+      // A daemon older than this hook (running since before an upgrade) refuses the cwd param: ask again without it.
+      if (!(e instanceof WireError && e.code === INVALID_PARAMS && /\bcwd\b/.test(e.message) && "cwd" in plan.params)) throw e;
+      const { cwd: _cwd, ...rest } = plan.params;
+      result = await wire.call(plan.method, rest);
+    }
     finish(plan.output(result));
   } catch (e) {
-    finish(emptyOutput(event), errorMessage(e));
+    finish(emptyOutput(event), errorMessage(e), "error");
   }
   return ended;
 }
@@ -205,10 +257,12 @@ function str(v: unknown): string | undefined {
 
 /** The daemon call for an event, or null when there is nothing to do. */
 function planFor(event: Event, input: Input, raw: string, flags: HookFlags): Plan | null {
-  const ws = flags.workspace ? { workspace: flags.workspace } : {};
+  const rawCwd = str(input.cwd);
+  const cwd = rawCwd && rawCwd.length <= MAX_PATH_CHARS && !rawCwd.includes("\0") ? rawCwd : undefined;
+  // An explicit workspace wins; else the daemon picks the workspace containing the session's cwd.
+  const ws = flags.workspace ? { workspace: flags.workspace } : cwd ? { cwd } : {};
   const session_id = str(input.session_id) ?? str(input.sessionId) ?? str(input.session);
   const transcript_path = str(input.transcript_path) ?? str(input.transcriptPath);
-  const cwd = str(input.cwd);
   const recallParams = (query: string) => ({
     query: query.slice(0, MAX_QUERY_CHARS),
     ...(flags.budget ? { budgetTokens: flags.budget } : {}),
@@ -237,8 +291,8 @@ function planFor(event: Event, input: Input, raw: string, flags: HookFlags): Pla
         method: "session.start",
         params: { session_id, ...(str(input.source) ? { source: input.source } : {}), ...(cwd ? { cwd } : {}), ...ws },
         output: (r) => {
-          const { recovery, context } = r as { recovery?: string; context?: string };
-          const text = [recovery, context].filter((s) => !!s).join("\n\n");
+          const { recovery, checkpoint, context } = r as { recovery?: string; checkpoint?: string; context?: string };
+          const text = [recovery, checkpoint, context].filter((s) => !!s).join("\n\n");
           return text ? claudeContextOutput("SessionStart", text) : "";
         },
       };

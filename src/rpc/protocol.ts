@@ -21,6 +21,8 @@ const session_id = z.string().min(1).max(512);
 const messages = z.array(z.unknown()).max(10_000).optional();
 /** Absolute path of a JSONL transcript. */
 const transcript_path = filePath.optional();
+/** The agent session's working directory: without `workspace`, picks the workspace containing it. */
+const cwd = z.string().max(4096).optional();
 
 export const MethodParams = {
   "memory.search": z
@@ -56,6 +58,7 @@ export const MethodParams = {
       excludeCurated: z.boolean().optional(),
       /** Return the wall time of each stage (`timings`, ms). */
       timings: z.boolean().optional(),
+      cwd,
     })
     .strict(),
   "memory.save": z
@@ -73,6 +76,7 @@ export const MethodParams = {
       messages,
       transcript_path,
       workspace,
+      cwd,
     })
     .strict()
     .refine((p) => p.messages !== undefined || p.transcript_path !== undefined, { message: "give messages or transcript_path" }),
@@ -81,7 +85,7 @@ export const MethodParams = {
     .object({
       session_id,
       source: z.string().max(64).optional(),
-      cwd: z.string().max(4096).optional(),
+      cwd,
       /** Characters of recent daily-log context (default 2,000; 0 = none). */
       maxChars: z.number().int().min(0).max(10_000).optional(),
       workspace,
@@ -89,13 +93,13 @@ export const MethodParams = {
     .strict(),
   /** Activity (a prompt) in a session; the prompt becomes its latest goal. */
   "session.touch": z
-    .object({ session_id, prompt: z.string().max(100_000).optional(), cwd: z.string().max(4096).optional(), workspace })
+    .object({ session_id, prompt: z.string().max(100_000).optional(), cwd, workspace })
     .strict(),
   /** Capture what is left (when a transcript/messages are given), then write the session summary. */
-  "session.checkpoint": z.object({ session_id, messages, transcript_path, workspace }).strict(),
+  "session.checkpoint": z.object({ session_id, messages, transcript_path, workspace, cwd }).strict(),
   /** A clean end: capture what is left, checkpoint (unless checkpoint: false), mark the session ended. */
   "session.sleep": z
-    .object({ session_id, messages, transcript_path, reason: z.string().max(64).optional(), checkpoint: z.boolean().optional(), workspace })
+    .object({ session_id, messages, transcript_path, reason: z.string().max(64).optional(), checkpoint: z.boolean().optional(), workspace, cwd })
     .strict(),
   "index.sync": z.object({ path: filePath.optional(), workspace, force: z.boolean().optional() }).strict(),
   "index.status": z.object({ workspace }).strict(),
@@ -194,8 +198,10 @@ export interface CaptureResult {
 export interface SessionStartResult {
   /** A <cortex_recovery> block when the previous session ended uncleanly (shown once), else "". */
   recovery: string;
-  /** Recent daily-log entries as a <cortex_memories> block, or "". */
+  /** Recent daily-log entries as a <cortex_memories> block, or "" (on resume: only entries the session has not seen). */
   context: string;
+  /** On source "compact": the session's checkpoint (goal, last focus) as a <cortex_checkpoint> block, else "". */
+  checkpoint: string;
   previous?: { session_id: string; lastActivity: string; goal?: string; focus?: string; clean: boolean };
 }
 
@@ -316,6 +322,35 @@ export interface CortexStatus {
   consolidation?: ConsolidationReport[];
   errors: { at: string; message: string }[];
   socketPath: string;
+  /** Agent hooks that timed out, failed or found a dead socket (from the hooks' own log beside the socket). */
+  hooks?: HookFailuresStatus;
+}
+
+export type HookFailureKind = "timeout" | "error" | "unavailable";
+
+/** One hook run that gave up: when, which event, why, after how long, under which budget. */
+export interface HookFailure {
+  at: string;
+  event: string;
+  kind: HookFailureKind;
+  message: string;
+  ms: number;
+  budgetMs: number;
+}
+
+export interface HookFailuresStatus {
+  /** Failures in the log (the most recent ones; the log is bounded). */
+  failures: number;
+  timeouts: number;
+  errors: number;
+  unavailable: number;
+  /** Failures in the last 24 hours. */
+  last24h: number;
+  lastAt: string | null;
+  /** The newest failures, newest last. */
+  recent: HookFailure[];
+  /** The log file. */
+  log: string;
 }
 
 /** A remote embedding endpoint's health, as the daemon has seen it since start-up. */

@@ -1,13 +1,10 @@
-import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { CaptureOutcome, Capturer } from "../capture/capture.js";
 import { cap, cleanCaptureText, isTrivial, shortSession, SUMMARY_CHARS } from "../capture/turns.js";
 import { formatEntry, localDate, localTime } from "../memory-files/entry.js";
-import { dateFromName } from "../workspace/classify.js";
-import { conflictCopyOf } from "../sync/conflict-copies.js";
 import { redactSecrets } from "../memory-files/redact.js";
 import type { MemoryWriter, WriteTarget } from "../memory-files/writer.js";
-import { escapeMemoryText, formatRecallBlock } from "../search/recall-format.js";
+import { escapeMemoryText } from "../search/recall-format.js";
+import { checkpointBlock, noteInjected, recentBlock, recentEntries, startContext } from "./start-context.js";
 import type { SessionRecord, StateStore } from "./state.js";
 
 /**
@@ -36,6 +33,8 @@ export interface SessionStartOutcome {
   recovery: string;
   /** Recent daily-log entries as a <cortex_memories> block, or "". */
   context: string;
+  /** After a compaction (source "compact"): the session's checkpoint as a <cortex_checkpoint> block, else "". */
+  checkpoint: string;
   previous?: { session_id: string; lastActivity: string; goal?: string; focus?: string; clean: boolean };
 }
 
@@ -86,7 +85,9 @@ export class Sessions {
   async start(ws: WriteTarget, input: SessionStartInput): Promise<SessionStartOutcome> {
     const now = this.clock();
     const st = this.state.get(ws.name);
-    const out: SessionStartOutcome = { recovery: "", context: "" };
+    const out: SessionStartOutcome = { recovery: "", context: "", checkpoint: "" };
+    // Resume and compact continue this session: no note about another one.
+    const continues = input.source === "resume" || input.source === "compact";
     // The most recent other session (same project when both know their cwd).
     const prev = Object.values(st.sessions)
       .filter((s) => s.id !== input.session_id && (!input.cwd || !s.cwd || s.cwd === input.cwd))
@@ -100,8 +101,7 @@ export class Sessions {
         ...(prev.focus ? { focus: prev.focus } : {}),
         clean,
       };
-      // After compaction the same process continues: no recovery note then.
-      if (!clean && !prev.recoveredBy && input.source !== "compact" && (prev.goal || prev.focus || prev.captured > 0)) {
+      if (!clean && !prev.recoveredBy && !continues && (prev.goal || prev.focus || prev.captured > 0)) {
         out.recovery = recoveryBlock(prev, now);
         prev.recoveredBy = input.session_id;
       }
@@ -112,9 +112,11 @@ export class Sessions {
     delete rec.endedAt;
     if (input.cwd) rec.cwd = input.cwd;
     if (input.source) rec.source = input.source;
+    if (input.source === "compact") out.checkpoint = checkpointBlock(rec);
+    const ctx = await startContext(ws.root, rec, input.source, input.maxChars ?? DEFAULT_START_CONTEXT_CHARS, now);
+    out.context = ctx.block;
+    noteInjected(rec, ctx.keys);
     this.state.save(ws.name);
-    const maxChars = input.maxChars ?? DEFAULT_START_CONTEXT_CHARS;
-    if (maxChars > 0) out.context = await recentContext(ws.root, maxChars, now);
     return out;
   }
 
@@ -189,51 +191,7 @@ function humanAgo(ms: number): string {
   return `${Math.round(h / 24)} days`;
 }
 
-/**
- * The last entries of the two most recent daily logs (up to today), oldest first, as a
- * <cortex_memories> block within maxChars: a short "what happened lately" for a new session.
- */
+/** The recent-memory block of a fresh start (see start-context.ts). */
 export async function recentContext(root: string, maxChars: number, now: number): Promise<string> {
-  const dir = join(root, "memory");
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return "";
-  }
-  const today = localDate(now);
-  // Every daily log of the two latest days: `2026-12-01.md` and per-device ones (`2026-12-01.laptop.md`),
-  // not the conflict copies of a file-sync tool (their lines repeat the original's).
-  const dated = names.flatMap((n) => {
-    const date = dateFromName(n);
-    return date && date <= today && !conflictCopyOf(n) ? [{ n, date }] : [];
-  });
-  const lastDays = new Set([...new Set(dated.map((d) => d.date))].sort().slice(-2));
-  const days = dated
-    .filter((d) => lastDays.has(d.date))
-    .map((d) => d.n)
-    .sort();
-  const items: string[] = [];
-  for (const name of days) {
-    let text: string;
-    try {
-      text = await readFile(join(dir, name), "utf8");
-    } catch {
-      continue;
-    }
-    const lines = text.split(/\r?\n/);
-    lines.forEach((l, i) => {
-      if (/^[-*+] \S/.test(l)) items.push(`- (memory/${name}:${i + 1}) ${escapeMemoryText(l.slice(2))}`);
-    });
-  }
-  // Newest entries first until the budget is used, then back in file order.
-  const kept: string[] = [];
-  let used = formatRecallBlock(["x"]).length;
-  for (let i = items.length - 1; i >= 0 && kept.length < 12; i--) {
-    const line = items[i]!.length > 400 ? `${items[i]!.slice(0, 399)}…` : items[i]!;
-    if (used + line.length + 1 > maxChars) break;
-    kept.unshift(line);
-    used += line.length + 1;
-  }
-  return formatRecallBlock(kept);
+  return recentBlock(await recentEntries(root, now), maxChars).block;
 }

@@ -62,6 +62,8 @@ export interface SessionRecord {
   messages?: MessagesMark;
   /** Entries captured so far. */
   captured: number;
+  /** Keys of the recent-memory entries given to the session at its starts (not repeated on resume). */
+  injected?: string[];
 }
 
 export interface NamespaceState {

@@ -3,7 +3,8 @@ import type { Command } from "commander";
 import { syncStatusLines } from "./sync-status-lines.js";
 import { probeDaemon, withClient } from "../../client/client.js";
 import type { IndexStore } from "../../index/store.js";
-import type { CortexStatus } from "../../rpc/protocol.js";
+import type { CortexStatus, HookFailuresStatus } from "../../rpc/protocol.js";
+import { readHookFailures } from "../../hooks/failures.js";
 import { VERSION } from "../../version.js";
 import { formatByReason } from "../../workspace/issues.js";
 import { defaultNamespace } from "../../workspace/namespace.js";
@@ -83,11 +84,21 @@ function describeRunning(st: CortexStatus): string {
   }
   const r = st.recallMetrics;
   lines.push(`searches:  ${r.count} (p50 ${r.p50} ms, p95 ${r.p95} ms, p99 ${r.p99} ms over the last 100)`);
+  if (st.hooks) lines.push(...describeHookFailures(st.hooks));
   if (st.errors.length) {
     lines.push("recent errors:");
     for (const err of st.errors.slice(-5)) lines.push(`  ${err.at} ${err.message}`);
   }
   return lines.join("\n");
+}
+
+/** Hook failures, in one line when there are none. */
+export function describeHookFailures(h: HookFailuresStatus, now = Date.now()): string[] {
+  if (h.failures === 0) return ["hooks:     no failures"];
+  const kinds = [h.timeouts ? `${h.timeouts} timed out` : "", h.errors ? `${h.errors} failed` : "", h.unavailable ? `${h.unavailable} found no live daemon` : ""].filter(Boolean).join(", ");
+  const lines = [`hooks:     ${h.failures} FAILED (${kinds}), ${h.last24h} in the last 24 h, last ${ago(h.lastAt, now)}; log ${h.log}`];
+  for (const f of h.recent.slice(-3)) lines.push(`  ${f.at} ${f.event}: ${f.message} (${Math.round(f.ms)} ms, budget ${f.budgetMs} ms)`);
+  return lines;
 }
 
 interface OfflineWorkspace {
@@ -152,7 +163,7 @@ export function registerStatus(program: Command): void {
       const offline = await offlineWorkspaces(opts);
       const code = probe.reason === "permission" || probe.reason === "error" ? STATUS_EXIT.unknown : STATUS_EXIT.notRunning;
       if (opts.json) {
-        printJson({ running: false, version: VERSION, reason: probe.reason, detail: probe.detail, socketPath: socket, ...offline });
+        printJson({ running: false, version: VERSION, reason: probe.reason, detail: probe.detail, socketPath: socket, ...offline, hooks: readHookFailures(socket) });
       } else {
         const hint =
           probe.reason === "stale-socket"
@@ -169,6 +180,7 @@ export function registerStatus(program: Command): void {
           if (w.missing) console.log(`    MISSING: ${w.missing}`);
           else console.log(w.error ? `    ${w.error} (the daemon moves a damaged index aside and rebuilds it when it starts)` : w.indexed ? `    ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors${w.model ? ` (${w.model})` : ""}` : "    not indexed yet");
         }
+        for (const line of describeHookFailures(readHookFailures(socket))) console.log(line);
       }
       process.exitCode = code;
     });
