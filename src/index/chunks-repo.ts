@@ -1,8 +1,22 @@
 import type Database from "better-sqlite3";
 import type { FileClass } from "../ingest/types.js";
+import { hexToBlob } from "./blobs.js";
 import { dbGeneration } from "./db-generation.js";
 import { statements } from "./statements.js";
 import { VEC_NONE, VEC_PENDING } from "./vector-repo.js";
+
+/** A chunk of a dated daily log, as consolidation reads it. */
+export interface DailyChunkRow {
+  id: number;
+  hash: string;
+  path: string;
+  date: string;
+  startLine: number;
+  endLine: number;
+  ts: number | null;
+  text: string;
+  vecState: number;
+}
 
 export interface ChunkRow {
   id: number;
@@ -36,6 +50,10 @@ export class ChunksRepo {
       transcriptFiles: `SELECT count(*) FROM files WHERE class = 'transcript'`,
       memoryDays: `SELECT count(DISTINCT date) AS days, min(date) AS oldest FROM files WHERE date IS NOT NULL`,
       memoryDates: `SELECT DISTINCT date FROM files WHERE date IS NOT NULL`,
+      dailyChunks: `SELECT c.id, lower(hex(c.hash)) AS hash, f.path, f.date, c.start_line AS startLine, c.end_line AS endLine, c.ts, c.text, c.vec_state AS vecState
+       FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.class = 'daily' AND f.date IS NOT NULL ORDER BY f.date, c.id`,
+      promotableChunk: `SELECT f.path, c.start_line AS startLine, c.end_line AS endLine, c.text FROM chunks c JOIN files f ON f.id = c.file_id
+     WHERE c.hash = ? AND f.class IN ('daily', 'note') ORDER BY f.date DESC LIMIT 1`,
       // Literal states (not parameters): these counts run on the partial indexes chunks_novector and chunks_pending.
       noVector: `SELECT count(*) FROM chunks WHERE vec_state = ${VEC_NONE}`,
       pending: `SELECT count(*) FROM chunks WHERE vec_state = ${VEC_PENDING}`,
@@ -90,5 +108,15 @@ export class ChunksRepo {
   /** Chunks not embedded yet (on the partial index chunks_pending). */
   countPending(): number {
     return this.stmts.pending.pluck().get() as number;
+  }
+
+  /** Every chunk of a dated daily log, oldest date first. */
+  dailyChunks(): DailyChunkRow[] {
+    return this.stmts.dailyChunks.all() as DailyChunkRow[];
+  }
+
+  /** The newest chunk of a daily log or note with this text (a promotion's source), if any. */
+  promotableChunk(hash: string): { path: string; startLine: number; endLine: number; text: string } | undefined {
+    return this.stmts.promotableChunk.get(hexToBlob(hash)) as { path: string; startLine: number; endLine: number; text: string } | undefined;
   }
 }

@@ -1,6 +1,8 @@
 import type Database from "better-sqlite3";
 import { ChunksRepo, type ChunkRow } from "./chunks-repo.js";
+import { ConsolidationRecords } from "./consolidation-records.js";
 import { closeDatabase, type OpenedDb } from "./db.js";
+import { DbUpkeep } from "./db-upkeep.js";
 import { EmbedCacheRepo } from "./embed-cache-repo.js";
 import { FilesRepo, type FileMeta, type FileRow, type FileStamp, type StoredChunkInput } from "./files-repo.js";
 import { ftsTotalsReader } from "./fts-totals.js";
@@ -24,7 +26,7 @@ export type { VectorIdentity, VectorSearchOptions } from "./vector-repo.js";
  * Every mutating method is one transaction, so the index is consistent after a crash at any point.
  */
 export class IndexStore {
-  readonly db: Database.Database;
+  private readonly db: Database.Database;
   readonly vecAvailable: boolean;
   readonly vecError: string | undefined;
   readonly meta: MetaRepo;
@@ -34,6 +36,8 @@ export class IndexStore {
   readonly text: TextSearch;
   readonly embedCache: EmbedCacheRepo;
   readonly recalls: RecallLog;
+  readonly records: ConsolidationRecords;
+  readonly upkeep: DbUpkeep;
   private fileTotals: (() => { rows: number; tokens: number }) | undefined;
 
   constructor(opened: OpenedDb, readonly namespace: string, clock: () => number = Date.now) {
@@ -47,6 +51,8 @@ export class IndexStore {
     this.chunks = new ChunksRepo(this.db);
     this.embedCache = new EmbedCacheRepo(this.db, clock);
     this.recalls = new RecallLog(this.db, clock);
+    this.records = new ConsolidationRecords(this.db);
+    this.upkeep = new DbUpkeep(this.db);
   }
 
   close(): void {

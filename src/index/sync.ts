@@ -14,7 +14,6 @@ import { checkText } from "../ingest/decode.js";
 import { embedThroughCache } from "./embed-cache.js";
 import { FileIssues, stampOf, type Stamp } from "./file-issues.js";
 import type { FileMeta, FileRow, FileStamp, IndexStore, StoredChunkInput } from "./store.js";
-import { mergeFtsSegments } from "./fts-merge.js";
 
 /** Chunks written or removed by one sync from which its FTS segments are merged at the end. */
 const MERGE_AFTER_CHUNKS = 1000;
@@ -277,12 +276,12 @@ export class Indexer {
     progress({ phase: "files", filesDone: disk.length, filesTotal: disk.length });
     const renamedFrom = new Set(batchRenames);
     const removals = gone.filter((g) => !renamedFrom.has(g.path));
-    store.db.transaction(() => {
+    store.transaction(() => {
       for (const g of removals) {
         report.chunksRemoved += store.deleteFile(g.path);
         report.removed++;
       }
-    })();
+    });
     // After a provider failure in this sync, do not call it again: the next sync backfills.
     if (useVectors && !report.vectorError) await this.backfillVectors(report, (n) => progress({ phase: "vectors", filesDone: n, filesTotal: disk.length }), opts.signal);
     if (report.vectorError) {
@@ -292,7 +291,7 @@ export class Indexer {
     this.issues.update({ full: !opts.paths, paths: looked, skipped: report.skipped, repaired: report.repaired, stamps: skipStamps });
     if (!opts.paths) store.setMeta("chunking", this.chunkingKey());
     // A large write left many FTS segments behind: merge them now rather than at the nightly run.
-    if (report.chunksWritten + report.chunksRemoved >= MERGE_AFTER_CHUNKS) await mergeFtsSegments(store.db);
+    if (report.chunksWritten + report.chunksRemoved >= MERGE_AFTER_CHUNKS) await store.upkeep.mergeFtsSegments();
     // Words that became common get their impact-ordered lists (a large index only; see term-lists):
     // after the first large write (or the first sync of an index from before the lists), then when
     // the index grew by a twentieth (the vocabulary scan costs ~5 s at 1M chunks; the nightly
@@ -470,7 +469,7 @@ export class Indexer {
         if (c.vector === null) report.noVector++;
       }
     }
-    store.db.transaction(() => {
+    store.transaction(() => {
       for (const p of batch) {
         if (p.kind === "touch") store.touchFile(p.id, p.size, p.mtimeMs);
         else if (p.kind === "rename") store.renameFile(p.from, p.meta);
@@ -481,7 +480,7 @@ export class Indexer {
           report.chunksRemoved += res.removed;
         }
       }
-    })();
+    });
     if (useVectors) store.ensureVectorCodes();
   }
 

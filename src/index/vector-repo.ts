@@ -90,8 +90,14 @@ export class VectorRepo {
     return { identity, dims: Number(dims), model: this.meta.getMeta("embedding_model") ?? "" };
   }
 
-  private hasVecTable(): boolean {
+  /** True when the vector table exists (sqlite-vec was loaded when the index got an embedding identity). */
+  hasVecTable(): boolean {
     return tableExists(this.db, "chunks_vec");
+  }
+
+  /** A chunk's stored float vector as its blob, if it has one. */
+  vectorBlob(id: number): Buffer | undefined {
+    return (this.stmts.vecGet.get(BigInt(id)) as { embedding: Buffer } | undefined)?.embedding;
   }
 
   /**
