@@ -1,19 +1,15 @@
-import { open } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
 import type { Logger } from "pino";
 import type { EmbeddingProvider } from "../embed/provider.js";
-import { CHUNKING_VERSION, chunkFile } from "../ingest/chunk-file.js";
-import type { Chunk, ChunkingOptions } from "../ingest/types.js";
-import { TRANSCRIPT_START, chunkTranscriptFrom, type TranscriptBase } from "../ingest/transcript-incremental.js";
-import { chainedHash, type ChainedHash } from "../util/chained-hash.js";
-import { chunkHash } from "../util/hash.js";
-import { ReadFileError, readRegularFile } from "../util/read-regular.js";
-import type { RepairedFile, SkipKind, SkippedFile } from "../workspace/issues.js";
+import { CHUNKING_VERSION } from "../ingest/chunk-file.js";
+import type { ChunkingOptions } from "../ingest/types.js";
+import type { RepairedFile, SkippedFile } from "../workspace/issues.js";
 import { scanWorkspace, statOne, tryLstat, type ScanTarget, type WorkspaceFile } from "../workspace/scan.js";
-import { checkText } from "../ingest/decode.js";
 import { embedThroughCache } from "./embed-cache.js";
+import { prepareFile, type PreparedFile } from "./sync-prepare.js";
+import { loadFile, type Loaded } from "./sync-read.js";
 import { FileIssues, stampOf, type Stamp } from "./file-issues.js";
-import type { FileMeta, FileRow, FileStamp, IndexStore, StoredChunkInput } from "./store.js";
+import type { FileStamp, IndexStore } from "./store.js";
 
 /** Chunks written or removed by one sync from which its FTS segments are merged at the end. */
 const MERGE_AFTER_CHUNKS = 1000;
@@ -98,25 +94,6 @@ const READ_AHEAD = 8;
 /** A write batch closes after this many files or bytes. */
 const BATCH_FILES = 64;
 const BATCH_BYTES = 4 * 1024 * 1024;
-
-interface Loaded {
-  file: WorkspaceFile;
-  buf?: Buffer;
-  /** The decoded text (markdown files). */
-  text?: string;
-  hash?: ChainedHash;
-  skip?: { kind: SkipKind; reason: string };
-  /** Set when invalid UTF-8 was replaced. */
-  repaired?: string;
-  /** An appended transcript: buf holds only the bytes from base.offset on. */
-  append?: TranscriptBase;
-}
-
-type PreparedFile =
-  | { kind: "touch"; id: number; size: number; mtimeMs: number }
-  | { kind: "rename"; from: string; meta: FileMeta }
-  | { kind: "delete"; path: string }
-  | { kind: "replace"; meta: FileMeta; keep: number; chunks: StoredChunkInput[] };
 
 /**
  * Brings one namespace's index in line with the files on disk. Unchanged files (same size and mtime)
@@ -241,7 +218,7 @@ export class Indexer {
     const readAhead = (i: number) => {
       if (i < work.length && !reads.has(i)) {
         const f = work[i]!;
-        reads.set(i, this.load(f, indexed.has(f.path) ? store.getFile(f.path) : undefined, force));
+        reads.set(i, loadFile(f, indexed.has(f.path) ? store.getFile(f.path) : undefined, force, this.deps.maxFileBytes));
       }
     };
     let batch: PreparedFile[] = [];
@@ -251,7 +228,7 @@ export class Indexer {
       const loaded = await reads.get(i)!;
       reads.delete(i);
       if (loaded.skip) skipStamps.set(loaded.file.path, stampOf(loaded.file));
-      const prepared = this.prepare(loaded, indexed.has(loaded.file.path) ? store.getFile(loaded.file.path) : undefined, goneBySha, force, report);
+      const prepared = prepareFile(store, this.deps.chunking, loaded, indexed.has(loaded.file.path) ? store.getFile(loaded.file.path) : undefined, goneBySha, force, report);
       if (prepared?.kind === "rename") batchRenames.push(prepared.from);
       if (prepared) {
         batch.push(prepared);
@@ -331,125 +308,6 @@ export class Indexer {
     return true;
   }
 
-  /** Reads a file (async, in parallel with others) and hashes it. */
-  private async load(file: WorkspaceFile, row: FileRow | undefined, force: boolean): Promise<Loaded> {
-    const max = this.deps.maxFileBytes;
-    if (file.size > max) return { file, skip: { kind: "too-large", reason: `larger than ${max} bytes (${file.size})` } };
-    if (!force && file.class === "transcript" && row && file.size > row.size && row.resumeOffset !== null && row.hashState) {
-      const appended = await this.loadAppend(file, row).catch(() => null);
-      if (appended) return withText(appended, appended.buf!, false);
-    }
-    let buf: Buffer;
-    try {
-      buf = await readRegularFile(file.absPath, max);
-    } catch (e) {
-      if (e instanceof ReadFileError) return { file, skip: { kind: e.kind, reason: e.message } };
-      throw e;
-    }
-    return withText({ file, buf, hash: chainedHash(buf) }, buf, file.class !== "transcript");
-  }
-
-  /**
-   * A transcript that grew: read only from its last chunk (or the last hash block) on, after checking
-   * that the bytes it had are unchanged. Returns null when the file was rewritten, not appended to.
-   */
-  private async loadAppend(file: WorkspaceFile, row: FileRow): Promise<Loaded | null> {
-    const start = Math.min(row.resumeOffset!, row.hashOffset);
-    const fh = await open(file.absPath, "r");
-    let bytes: Buffer;
-    try {
-      const size = (await fh.stat()).size;
-      bytes = Buffer.alloc(size - start);
-      const { bytesRead } = await fh.read(bytes, 0, bytes.length, start);
-      bytes = bytes.subarray(0, bytesRead);
-    } finally {
-      await fh.close();
-    }
-    const from = { offset: row.hashOffset, state: row.hashState! };
-    const oldPart = bytes.subarray(row.hashOffset - start, row.size - start);
-    if (oldPart.length !== row.size - row.hashOffset || chainedHash(oldPart, from).hash !== row.sha256) return null;
-    const base: TranscriptBase = { offset: row.resumeOffset!, line: row.resumeLine!, seq: row.resumeSeq!, malformed: row.resumeMalformed ?? 0 };
-    return {
-      file: { ...file, size: start + bytes.length },
-      buf: bytes.subarray(row.resumeOffset! - start),
-      hash: chainedHash(bytes.subarray(row.hashOffset - start), from),
-      append: base,
-    };
-  }
-
-  /** Decides what a changed file needs (in scan order, so renames are detected deterministically). */
-  private prepare(loaded: Loaded, row: FileRow | undefined, goneBySha: Map<string, FileStamp[]>, force: boolean, report: SyncReport): PreparedFile | null {
-    const { store } = this.deps;
-    const { file, buf, hash } = loaded;
-    if (loaded.skip !== undefined || !buf || !hash) {
-      report.skipped.push({ path: file.path, ...(loaded.skip ?? { kind: "unreadable", reason: "unreadable" }) });
-      return row ? { kind: "delete", path: file.path } : null;
-    }
-    if (loaded.repaired) report.repaired.push({ path: file.path, kind: "invalid-utf8", reason: loaded.repaired });
-    const size = loaded.append ? file.size : buf.length;
-    const meta: FileMeta = {
-      path: file.path,
-      class: file.class,
-      date: file.date,
-      size,
-      mtimeMs: file.mtimeMs,
-      sha256: hash.hash,
-      hashOffset: hash.resume.offset,
-      hashState: hash.resume.state,
-    };
-    if (row && !force && row.sha256 === hash.hash) {
-      report.unchanged++; // touched: same content, new mtime
-      return { kind: "touch", id: row.id, size, mtimeMs: file.mtimeMs };
-    }
-    const moved = !row && !force ? goneBySha.get(hash.hash)?.shift() : undefined;
-    if (moved) {
-      report.renamed++;
-      return { kind: "rename", from: moved.path, meta };
-    }
-    if (loaded.append && row) {
-      // Appended transcript: re-chunk from the last stored chunk only.
-      const t = chunkTranscriptFrom(buf, loaded.append, this.deps.chunking);
-      report.malformedLines += Math.max(0, t.malformed - row.malformed);
-      report.changed++;
-      report.appended++;
-      return {
-        kind: "replace",
-        meta: { ...meta, indexedLines: t.lines, malformed: t.malformed, resume: t.resume },
-        keep: loaded.append.seq,
-        chunks: t.chunks.map((c) => ({ ...c, hash: chunkHash(c.text) })),
-      };
-    }
-    let chunks: Chunk[];
-    let full: FileMeta;
-    if (file.class === "transcript") {
-      const t = chunkTranscriptFrom(buf, TRANSCRIPT_START, this.deps.chunking);
-      report.malformedLines += t.malformed;
-      chunks = t.chunks;
-      full = { ...meta, indexedLines: t.lines, malformed: t.malformed, resume: t.resume };
-    } else {
-      const chunked = chunkFile(file.class, loaded.text ?? buf.toString("utf8"), this.deps.chunking);
-      chunks = chunked.chunks;
-      full = { ...meta, indexedLines: chunked.lines, malformed: 0, resume: null };
-    }
-    const inputs: StoredChunkInput[] = chunks.map((c) => ({ ...c, hash: chunkHash(c.text) }));
-    // Keep the unchanged leading chunks (appends to logs and transcripts only rewrite the tail).
-    let keep = 0;
-    if (row && !force) {
-      const old = store.chunksOfFile(file.path);
-      while (
-        keep < old.length &&
-        keep < inputs.length &&
-        old[keep]!.hash === inputs[keep]!.hash &&
-        old[keep]!.startLine === inputs[keep]!.startLine &&
-        old[keep]!.endLine === inputs[keep]!.endLine
-      )
-        keep++;
-    }
-    if (row) report.changed++;
-    else report.added++;
-    return { kind: "replace", meta: full, keep, chunks: inputs.slice(keep) };
-  }
-
   /** Embeds the batch's new chunks (through the cache), then writes the whole batch in one transaction. */
   private async commit(batch: PreparedFile[], useVectors: boolean, report: SyncReport): Promise<void> {
     if (batch.length === 0) return;
@@ -514,17 +372,6 @@ export class Indexer {
       }
     }
   }
-}
-
-/** Checks that the bytes are text: binary → skipped; invalid UTF-8 here and there → repaired. */
-function withText(loaded: Loaded, bytes: Buffer, decode: boolean): Loaded {
-  const t = checkText(bytes, { decode });
-  if (!t.ok) return { file: loaded.file, skip: { kind: "binary", reason: t.reason } };
-  return {
-    ...loaded,
-    ...(decode ? { text: t.text } : {}),
-    ...(t.replaced > 0 ? { repaired: `${t.replaced} invalid UTF-8 sequence${t.replaced > 1 ? "s" : ""} replaced by U+FFFD` } : {}),
-  };
 }
 
 function deferred(report: SyncReport, error: string | undefined): void {
