@@ -137,6 +137,11 @@ export class Indexer {
     this.deps.provider = provider;
   }
 
+  /**
+   * One sync, in phases: find the files (scan, or just the given paths), pick the changed ones,
+   * read → decide → write them in batches, remove the files that are gone, embed what is still
+   * pending, then tidy the keyword index.
+   */
   async sync(opts: SyncOptions = {}): Promise<SyncReport> {
     const { store, clock } = this.deps;
     const started = clock();
@@ -165,6 +170,46 @@ export class Indexer {
       opts.onProgress?.({ ...p, chunks: report.chunksWritten, embedded: report.embedded });
 
     progress({ phase: "scan", filesDone: 0, filesTotal: 0 });
+    const { disk, indexed, looked } = await this.findFiles(opts, report);
+    const onDisk = new Set(disk.map((f) => f.path));
+    const gone = [...indexed.values()].filter((f) => !onDisk.has(f.path));
+    const goneBySha = new Map<string, FileStamp[]>();
+    for (const g of gone) goneBySha.set(g.sha256, [...(goneBySha.get(g.sha256) ?? []), g]);
+
+    // Files whose size or mtime changed are read ahead (a few at a time) and written in batches:
+    // each batch is one transaction, so a crash leaves whole files indexed or not at all.
+    const skipStamps = new Map<string, Stamp>();
+    const work = this.changedFiles(disk, indexed, force, report, skipStamps);
+    // Counts known before any file is read (and a hook for tests: files may vanish from here on).
+    progress({ phase: "files", filesDone: report.unchanged, filesTotal: disk.length });
+    const written = await this.writeChanged({ work, indexed, goneBySha, force, useVectors, report, skipStamps, progress, filesTotal: disk.length, signal: opts.signal });
+    if (written.aborted) {
+      report.aborted = true;
+      report.ms = clock() - started;
+      this.deps.logger?.info({ filesDone: written.done, filesTotal: work.length }, "sync stopped early (shutting down); the next sync continues");
+      return report;
+    }
+    progress({ phase: "files", filesDone: disk.length, filesTotal: disk.length });
+    this.removeGone(gone.filter((g) => !written.renamedFrom.has(g.path)), report);
+    // After a provider failure in this sync, do not call it again: the next sync backfills.
+    if (useVectors && !report.vectorError) await this.backfillVectors(report, (n) => progress({ phase: "vectors", filesDone: n, filesTotal: disk.length }), opts.signal);
+    if (report.vectorError) {
+      report.vectorsDeferred = store.counts().pending;
+      this.deps.logger?.warn({ deferred: report.vectorsDeferred, err: report.vectorError }, "embedding provider failed: chunks stay keyword-only until a later sync");
+    }
+    this.issues.update({ full: !opts.paths, paths: looked, skipped: report.skipped, repaired: report.repaired, stamps: skipStamps });
+    if (!opts.paths) store.setMeta("chunking", this.chunkingKey());
+    await this.tidyKeywordIndex(report, opts.signal);
+    store.setMeta("last_sync", String(clock()));
+    report.ms = clock() - started;
+    progress({ phase: "done", filesDone: disk.length, filesTotal: disk.length });
+    this.deps.logger?.debug({ report: { ...report, skipped: report.skipped.length, repaired: report.repaired.length } }, "sync finished");
+    return report;
+  }
+
+  /** Phase 1: the files on disk (a scan, or just the given paths) and what the index has for them. */
+  private async findFiles(opts: SyncOptions, report: SyncReport): Promise<{ disk: WorkspaceFile[]; indexed: Map<string, FileStamp>; looked: string[] }> {
+    const { store } = this.deps;
     let disk: WorkspaceFile[];
     let indexed: Map<string, FileStamp>;
     /** Index keys a targeted sync looked at (their issue entries are replaced). */
@@ -190,16 +235,12 @@ export class Indexer {
       disk = scan.files;
       indexed = store.fileStamps();
     }
-    const onDisk = new Set(disk.map((f) => f.path));
-    const gone = [...indexed.values()].filter((f) => !onDisk.has(f.path));
-    const goneBySha = new Map<string, FileStamp[]>();
-    for (const g of gone) goneBySha.set(g.sha256, [...(goneBySha.get(g.sha256) ?? []), g]);
-    const batchRenames: string[] = [];
+    return { disk, indexed, looked };
+  }
 
-    // Files whose size or mtime changed are read ahead (a few at a time) and written in batches:
-    // each batch is one transaction, so a crash leaves whole files indexed or not at all.
-    const skipStamps = new Map<string, Stamp>();
-    const work = disk.filter((file) => {
+  /** Phase 2: the files whose size or mtime changed (or all, when forced), less those known to be skipped. */
+  private changedFiles(disk: WorkspaceFile[], indexed: Map<string, FileStamp>, force: boolean, report: SyncReport, skipStamps: Map<string, Stamp>): WorkspaceFile[] {
+    return disk.filter((file) => {
       const row = indexed.get(file.path);
       const same = row && !force && row.size === file.size && row.mtimeMs === file.mtimeMs;
       if (same) report.unchanged++;
@@ -211,8 +252,27 @@ export class Indexer {
       }
       return !same && !known;
     });
-    // Counts known before any file is read (and a hook for tests: files may vanish from here on).
-    progress({ phase: "files", filesDone: report.unchanged, filesTotal: disk.length });
+  }
+
+  /**
+   * Phase 3: reads the changed files ahead, decides what each needs and writes them in batches
+   * (one transaction each). Stops after the current batch when the signal aborts.
+   */
+  private async writeChanged(p: {
+    work: WorkspaceFile[];
+    indexed: Map<string, FileStamp>;
+    goneBySha: Map<string, FileStamp[]>;
+    force: boolean;
+    useVectors: boolean;
+    report: SyncReport;
+    skipStamps: Map<string, Stamp>;
+    progress: (p: Omit<SyncProgress, "chunks" | "embedded">) => void;
+    filesTotal: number;
+    signal: AbortSignal | undefined;
+  }): Promise<{ aborted: boolean; done: number; renamedFrom: Set<string> }> {
+    const { store } = this.deps;
+    const { work, indexed, goneBySha, force, useVectors, report, skipStamps, progress } = p;
+    const batchRenames: string[] = [];
     let done = report.unchanged;
     const reads = new Map<number, Promise<Loaded>>();
     const readAhead = (i: number) => {
@@ -240,33 +300,30 @@ export class Indexer {
         batch = [];
         batchBytes = 0;
       }
-      if (done % 25 === 0) progress({ phase: "files", filesDone: done, filesTotal: disk.length });
-      if (opts.signal?.aborted && i < work.length - 1) {
+      if (done % 25 === 0) progress({ phase: "files", filesDone: done, filesTotal: p.filesTotal });
+      if (p.signal?.aborted && i < work.length - 1) {
         await this.commit(batch, useVectors, report);
         for (const pending of reads.values()) pending.catch(() => {}); // read-aheads nobody will use
-        report.aborted = true;
-        report.ms = clock() - started;
-        this.deps.logger?.info({ filesDone: done, filesTotal: work.length }, "sync stopped early (shutting down); the next sync continues");
-        return report;
+        return { aborted: true, done, renamedFrom: new Set(batchRenames) };
       }
     }
-    progress({ phase: "files", filesDone: disk.length, filesTotal: disk.length });
-    const renamedFrom = new Set(batchRenames);
-    const removals = gone.filter((g) => !renamedFrom.has(g.path));
+    return { aborted: false, done, renamedFrom: new Set(batchRenames) };
+  }
+
+  /** Phase 4: files gone from disk (and not renamed) leave the index, in one transaction. */
+  private removeGone(removals: FileStamp[], report: SyncReport): void {
+    const { store } = this.deps;
     store.transaction(() => {
       for (const g of removals) {
         report.chunksRemoved += store.deleteFile(g.path);
         report.removed++;
       }
     });
-    // After a provider failure in this sync, do not call it again: the next sync backfills.
-    if (useVectors && !report.vectorError) await this.backfillVectors(report, (n) => progress({ phase: "vectors", filesDone: n, filesTotal: disk.length }), opts.signal);
-    if (report.vectorError) {
-      report.vectorsDeferred = store.counts().pending;
-      this.deps.logger?.warn({ deferred: report.vectorsDeferred, err: report.vectorError }, "embedding provider failed: chunks stay keyword-only until a later sync");
-    }
-    this.issues.update({ full: !opts.paths, paths: looked, skipped: report.skipped, repaired: report.repaired, stamps: skipStamps });
-    if (!opts.paths) store.setMeta("chunking", this.chunkingKey());
+  }
+
+  /** Phase 6: FTS segment merging after a large write, and the common words' lists. */
+  private async tidyKeywordIndex(report: SyncReport, signal: AbortSignal | undefined): Promise<void> {
+    const { store } = this.deps;
     // A large write left many FTS segments behind: merge them now rather than at the nightly run.
     if (report.chunksWritten + report.chunksRemoved >= MERGE_AFTER_CHUNKS) await store.upkeep.mergeFtsSegments();
     // Words that became common get their impact-ordered lists (a large index only; see term-lists):
@@ -277,14 +334,9 @@ export class Indexer {
     const large = report.chunksWritten + report.chunksRemoved >= MERGE_AFTER_CHUNKS;
     if ((!lists.active() && (large || !this.listsChecked)) || (large && report.chunksWritten >= store.ftsTotals().rows / 20)) {
       this.listsChecked = true;
-      const r = await lists.refresh({ signal: opts.signal });
+      const r = await lists.refresh({ signal });
       if (r.built || r.dropped) this.deps.logger?.info({ lists: r }, "keyword lists of common words refreshed");
-    } else if (report.chunksWritten > 0) await lists.fold(opts.signal);
-    store.setMeta("last_sync", String(clock()));
-    report.ms = clock() - started;
-    progress({ phase: "done", filesDone: disk.length, filesTotal: disk.length });
-    this.deps.logger?.debug({ report: { ...report, skipped: report.skipped.length, repaired: report.repaired.length } }, "sync finished");
-    return report;
+    } else if (report.chunksWritten > 0) await lists.fold(signal);
   }
 
   private chunkingKey(): string {
