@@ -4,7 +4,7 @@ import { TRANSCRIPT_START, chunkTranscriptFrom } from "../ingest/transcript-incr
 import { chunkHash } from "../util/hash.js";
 import type { FileMeta, FileRow, FileStamp, StoredChunkInput } from "./files-repo.js";
 import type { IndexStore } from "./store.js";
-import type { SyncReport } from "./sync.js";
+import type { SyncReport } from "./sync-report.js";
 import type { Loaded } from "./sync-read.js";
 
 /** Sync, deciding phase: what one changed file needs written (touch, rename, delete, or new chunks). */
