@@ -4,6 +4,17 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 /** Folders above the storage layer: `src/index` may import none of them. */
+/** Use errorMessage(), never (err as Error).message. */
+const errorMessageRule = { selector: "MemberExpression[property.name='message'] > TSAsExpression[typeAnnotation.typeName.name='Error']", message: "Use errorMessage(err) from src/util/error-message.ts instead of (err as Error).message." };
+
+/** No SQL outside src/index: a statement, pragma or transaction on a connection is the storage layer's job. */
+const sqlMessage = "SQL runs only in src/index (the storage layer): add a method to the repository that owns the table (docs/architecture.md).";
+const noSqlRules = [
+  { selector: "CallExpression[callee.property.name=/^(prepare|pragma|transaction)$/]", message: sqlMessage },
+  // exec() with a string is SQL; RegExp#exec takes the text to match (not a literal) everywhere in src.
+  { selector: "CallExpression[callee.property.name='exec'][arguments.0.type=/^(Literal|TemplateLiteral)$/]", message: sqlMessage },
+];
+
 const aboveIndex = ["search", "consolidate", "engine", "daemon", "rpc", "client", "cli", "hooks", "mcp", "session", "capture", "memory-files", "service"];
 
 export default tseslint.config(
@@ -20,7 +31,15 @@ export default tseslint.config(
   {
     files: ["src/**/*.ts", "scripts/**/*.ts"],
     rules: {
-      "no-restricted-syntax": ["error", { selector: "MemberExpression[property.name='message'] > TSAsExpression[typeAnnotation.typeName.name='Error']", message: "Use errorMessage(err) from src/util/error-message.ts instead of (err as Error).message." }],
+      "no-restricted-syntax": ["error", errorMessageRule],
+    },
+  },
+  {
+    files: ["src/**/*.ts"],
+    ignores: ["src/index/**"],
+    rules: {
+      "no-restricted-syntax": ["error", errorMessageRule, ...noSqlRules],
+      "no-restricted-imports": ["error", { paths: [{ name: "better-sqlite3", message: sqlMessage }] }],
     },
   },
   {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
 import { daemonsPerTest, waitUntil } from "./helpers/daemon.js";
 import { openTestIndex, tempDir, writeFiles } from "./helpers/workspace.js";
+import { rawDb } from "./helpers/raw-db.js";
 
 /**
  * Bad files in a workspace: each is skipped or indexed with a loss, with a counted reason that
@@ -119,7 +120,7 @@ describe("bad files", () => {
     expect(r.added).toBe(8);
     expect(r.skipped).toEqual([]);
     expect(r.malformedLines).toBe(1); // the nested array is not a message
-    const longest = idx.store.db.prepare(`SELECT max(length(text)) AS n FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path IN ('memory/oneline.md', 'memory/nospace.md', 'MEMORY.md', 'sessions/big.jsonl')`).get() as { n: number };
+    const longest = rawDb(idx.store).prepare(`SELECT max(length(text)) AS n FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path IN ('memory/oneline.md', 'memory/nospace.md', 'MEMORY.md', 'sessions/big.jsonl')`).get() as { n: number };
     expect(longest.n).toBeLessThan(10_000);
     for (const q of ["zebrafinch", "wombatine", "deepquote", "nestedlist", "h19999", "fencedtail", "curatedline", "longmessage", "albatross"]) {
       expect((await idx.searcher.search({ query: q })).results.length, q).toBeGreaterThan(0);

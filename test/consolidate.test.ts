@@ -9,6 +9,7 @@ import { loadReports } from "../src/consolidate/report.js";
 import { recall } from "../src/search/recall.js";
 import { tinyProvider } from "./helpers/models.js";
 import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
+import { rawDb } from "./helpers/raw-db.js";
 
 let provider: EmbeddingProvider;
 beforeAll(async () => {
@@ -95,8 +96,8 @@ describe("consolidation (real index, tiny model)", () => {
     const rep = await consolidate({ name: "t", root: idx.root, store: idx.store }, { ...opts, dryRun: true });
     expect(rep.duplicateGroups).toBe(1);
     expect(rep.superseded).toBe(1);
-    expect((idx.store.db.prepare(`SELECT count(*) AS n FROM dup_groups`).get() as { n: number }).n).toBe(0);
-    expect((idx.store.db.prepare(`SELECT count(*) AS n FROM supersessions`).get() as { n: number }).n).toBe(0);
+    expect((rawDb(idx.store).prepare(`SELECT count(*) AS n FROM dup_groups`).get() as { n: number }).n).toBe(0);
+    expect((rawDb(idx.store).prepare(`SELECT count(*) AS n FROM supersessions`).get() as { n: number }).n).toBe(0);
     const full = await consolidate({ name: "t", root: idx.root, store: idx.store }, opts);
     expect(full.maintenance?.quickCheck).toBe("ok");
     expect(Object.keys(full.timings)).toEqual(expect.arrayContaining(["load", "similarity", "supersession", "maintenance"]));

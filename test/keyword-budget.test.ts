@@ -6,6 +6,7 @@ import { SearchSchema } from "../src/config/schema.js";
 import { Searcher } from "../src/search/searcher.js";
 import { bm25Ranker, planKeyword, type TermStat } from "../src/search/keyword-budget.js";
 import { openTestIndex, tempDir, writeFiles } from "./helpers/workspace.js";
+import { rawDb } from "./helpers/raw-db.js";
 
 const stat = (term: string, df: number): TermStat => ({ term, stems: [term], df });
 
@@ -39,7 +40,7 @@ describe("keyword search in a large index", () => {
 
   it("the index is large enough for the budgeted plans, and FTS5's totals agree with the table", () => {
     const { rows } = idx.store.ftsTotals();
-    expect(rows).toBe(idx.store.db.prepare(`SELECT count(*) FROM chunks`).pluck().get());
+    expect(rows).toBe(rawDb(idx.store).prepare(`SELECT count(*) FROM chunks`).pluck().get());
     expect(rows).toBeGreaterThanOrEqual(2000);
   });
 

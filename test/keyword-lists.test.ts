@@ -7,6 +7,7 @@ import { listTopK, type ListSearchResult } from "../src/search/keyword-lists.js"
 import { buildKeywordQuery } from "../src/search/keyword-query.js";
 import type { IndexStore } from "../src/index/store.js";
 import { openTestIndex, tempDir, writeFiles } from "./helpers/workspace.js";
+import { rawDb } from "./helpers/raw-db.js";
 
 /**
  * The common words' impact-ordered lists on a real index of 2,000+ chunks, with thresholds scaled
@@ -101,7 +102,7 @@ describe("keyword search through the common words' lists", () => {
     const newId = idx.store.chunksOfFile("memory/notes/zz-best.md")[0]!.id;
     // The sync folded it in already; queue it again to see a search score it as pending too.
     expect(idx.store.listPending(10).total).toBe(0);
-    idx.store.db.prepare(`INSERT INTO term_list_pending (chunk_id) VALUES (?)`).run(newId);
+    rawDb(idx.store).prepare(`INSERT INTO term_list_pending (chunk_id) VALUES (?)`).run(newId);
     const pending = viaLists(idx.store, q)!;
     expect(pending.hits[0]!.id).toBe(newId);
     await idx.store.termLists.fold();
@@ -109,7 +110,7 @@ describe("keyword search through the common words' lists", () => {
     const folded = viaLists(idx.store, q)!;
     expect(folded.hits[0]!.id).toBe(newId);
     expect(folded.hits.map((h) => h.id)).toEqual(exactTopK(idx.store, q).map((h) => h.id));
-    const listed = idx.store.db.prepare(`SELECT count(*) FROM term_list_entries WHERE chunk_id = ?`).pluck().get(newId) as number;
+    const listed = rawDb(idx.store).prepare(`SELECT count(*) FROM term_list_entries WHERE chunk_id = ?`).pluck().get(newId) as number;
     expect(listed).toBeGreaterThan(0);
 
     // An edit appends; a delete removes every list entry of the file's chunks.
@@ -117,7 +118,7 @@ describe("keyword search through the common words' lists", () => {
     await idx.indexer.sync();
     rmSync(join(root, "memory/notes/zz-best.md"));
     await idx.indexer.sync();
-    const orphans = idx.store.db
+    const orphans = rawDb(idx.store)
       .prepare(`SELECT count(*) FROM term_list_entries e WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = e.chunk_id)`)
       .pluck()
       .get() as number;
@@ -138,7 +139,7 @@ describe("keyword search through the common words' lists", () => {
   });
 
   it("a write that fails half-way leaves the lists as they were (they change in the chunks' own transactions)", () => {
-    const db = idx.store.db;
+    const db = rawDb(idx.store);
     const state = () => ({
       entries: db.prepare(`SELECT count(*) FROM term_list_entries`).pluck().get(),
       pending: db.prepare(`SELECT count(*) FROM term_list_pending`).pluck().get(),

@@ -8,6 +8,7 @@ import { buildKeywordQuery } from "../src/search/keyword-query.js";
 import { topKeywordHits, type TopKStats } from "../src/search/keyword-topk.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
+import { rawDb } from "./helpers/raw-db.js";
 
 /**
  * The planned keyword search (score only chunks with a rare word, prove no other chunk can enter the
@@ -112,12 +113,12 @@ describe("FTS segments after a large sync", () => {
   it("are merged into one, so keyword search reads one posting list per word", () => {
     // The index built in beforeAll came from one sync of 150 files.
     expect(store.counts().chunks).toBeGreaterThanOrEqual(1000);
-    const segments = (store.db.prepare(`SELECT count(DISTINCT segid) AS n FROM chunks_fts_idx`).get() as { n: number }).n;
+    const segments = (rawDb(store).prepare(`SELECT count(DISTINCT segid) AS n FROM chunks_fts_idx`).get() as { n: number }).n;
     expect(segments).toBe(1);
   });
 
   it("give the merged segments' pages back: the index file holds no free pages afterwards", () => {
-    expect(store.db.pragma("auto_vacuum", { simple: true })).toBe(2); // incremental, set when the index was created
-    expect(store.db.pragma("freelist_count", { simple: true })).toBe(0);
+    expect(rawDb(store).pragma("auto_vacuum", { simple: true })).toBe(2); // incremental, set when the index was created
+    expect(rawDb(store).pragma("freelist_count", { simple: true })).toBe(0);
   });
 });

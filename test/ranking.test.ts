@@ -13,6 +13,7 @@ import type { Candidate } from "../src/search/types.js";
 import { countTokens } from "../src/ingest/tokens.js";
 import { join } from "node:path";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
+import { rawDb } from "./helpers/raw-db.js";
 
 const DAY = 86_400_000;
 const NOW = Date.parse("2026-11-29T12:00:00Z");
@@ -170,7 +171,7 @@ describe("recall", () => {
     const none = await recall(searcher, store, { query: "quantum chromodynamics" });
     expect(none).toEqual({ context: "", memories: [], memory_count: 0, tokens_used: 0 });
     await searcher.search({ query: "heron" });
-    expect((store.db.prepare("SELECT count(*) AS n FROM recalls").get() as { n: number }).n).toBe(0);
+    expect((rawDb(store).prepare("SELECT count(*) AS n FROM recalls").get() as { n: number }).n).toBe(0);
     await recall(searcher, store, { query: "where does the heron nest" });
     await recall(searcher, store, { query: "heron pond" });
     const hash = store.chunksOfFile("memory/a.md")[0]!.hash;

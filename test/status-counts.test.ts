@@ -2,6 +2,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openTestIndex, tempDir, writeFiles } from "./helpers/workspace.js";
+import { rawDb } from "./helpers/raw-db.js";
 
 /**
  * Status reads its counts without scanning the tables (FTS5 averages records, partial indexes,
@@ -18,7 +19,7 @@ describe("index counts for status", () => {
     });
     const idx = openTestIndex(root, null);
     const truth = () => {
-      const q = (sql: string) => idx.store.db.prepare(sql).pluck().get() as number;
+      const q = (sql: string) => rawDb(idx.store).prepare(sql).pluck().get() as number;
       const chunks = q(`SELECT count(*) FROM chunks`);
       return {
         files: q(`SELECT count(*) FROM files`),

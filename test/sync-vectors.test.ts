@@ -5,6 +5,7 @@ import { createLocalProvider } from "../src/embed/local-provider.js";
 import type { EmbeddingProvider } from "../src/embed/provider.js";
 import { counting, otherModelPath, tinyProvider } from "./helpers/models.js";
 import { dumpIndex, openTestIndex, tempDir, writeFiles } from "./helpers/workspace.js";
+import { rawDb } from "./helpers/raw-db.js";
 
 const para = (topic: string, i: number) =>
   `## ${topic} ${i}\n\n${Array.from({ length: 12 }, (_, j) => `The ${topic} notes line ${j} of part ${i} about the deploy and the build server and our pipeline.`).join(" ")}\n`;
@@ -78,7 +79,7 @@ describe("incremental sync with the real test model", () => {
     await idx.indexer.sync();
     const after = idx.store.counts();
     expect(after.chunks).toBeLessThan(before.chunks);
-    expect((idx.store.db.prepare(`SELECT count(*) AS n FROM chunks_vec`).get() as { n: number }).n).toBe(after.vectors);
+    expect((rawDb(idx.store).prepare(`SELECT count(*) AS n FROM chunks_vec`).get() as { n: number }).n).toBe(after.vectors);
     idx.close();
   });
 
@@ -106,7 +107,7 @@ describe("incremental sync with the real test model", () => {
     expect(r3.cacheHits).toBeGreaterThan(0);
     const clean = openTestIndex(root, tiny);
     await clean.indexer.sync();
-    expect(dumpIndex(idx3.store.db)).toEqual(dumpIndex(clean.store.db));
+    expect(dumpIndex(rawDb(idx3.store))).toEqual(dumpIndex(rawDb(clean.store)));
     idx3.close();
     clean.close();
   });

@@ -2,6 +2,7 @@ import { renameSync, rmSync, utimesSync, writeFileSync, appendFileSync } from "n
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { dumpIndex, openTestIndex, tempDir, writeFiles } from "./helpers/workspace.js";
+import { rawDb } from "./helpers/raw-db.js";
 
 function daily(n: number, paragraphs: string[]): string {
   return `# 2026-11-${String(n).padStart(2, "0")}\n\n${paragraphs.join("\n\n")}\n`;
@@ -72,7 +73,7 @@ describe("incremental sync (keyword-only)", () => {
     const r = await idx.indexer.sync();
     expect(r).toMatchObject({ removed: 1 });
     expect((await idx.searcher.search({ query: "zanzibar" })).results).toHaveLength(0);
-    const db = idx.store.db;
+    const db = rawDb(idx.store);
     expect(db.prepare(`SELECT count(*) AS n FROM files WHERE path LIKE 'memory/%'`).get()).toEqual({ n: 0 });
     expect(db.prepare(`SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH 'zanzibar'`).get()).toEqual({ n: 0 });
     expect(db.prepare(`SELECT count(*) AS n FROM files_fts WHERE files_fts MATCH '"2026"'`).get()).toEqual({ n: 0 });
@@ -92,7 +93,7 @@ describe("incremental sync (keyword-only)", () => {
     expect(idx.store.chunksOfFile("memory/final.md").map((c) => c.id)).toEqual(ids);
     const clean = openTestIndex(root, null);
     await clean.indexer.sync();
-    expect(dumpIndex(idx.store.db)).toEqual(dumpIndex(clean.store.db));
+    expect(dumpIndex(rawDb(idx.store))).toEqual(dumpIndex(rawDb(clean.store)));
     idx.close();
     clean.close();
   });
@@ -151,7 +152,7 @@ describe("incremental transcripts", () => {
     expect((await idx.searcher.search({ query: "finished later" })).results[0]?.path).toBe("sessions/t.jsonl");
     const clean = openTestIndex(root, null);
     await clean.indexer.sync();
-    expect(dumpIndex(idx.store.db)).toEqual(dumpIndex(clean.store.db));
+    expect(dumpIndex(rawDb(idx.store))).toEqual(dumpIndex(rawDb(clean.store)));
     expect(idx.store.getFile("sessions/t.jsonl")!.malformed).toBe(0);
     idx.close();
     clean.close();
@@ -167,7 +168,7 @@ describe("incremental transcripts", () => {
     expect(r).toMatchObject({ changed: 1, appended: 0 });
     const clean = openTestIndex(root, null);
     await clean.indexer.sync();
-    expect(dumpIndex(idx.store.db)).toEqual(dumpIndex(clean.store.db));
+    expect(dumpIndex(rawDb(idx.store))).toEqual(dumpIndex(rawDb(clean.store)));
     idx.close();
     clean.close();
   });

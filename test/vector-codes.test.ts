@@ -6,6 +6,7 @@ import { IndexStore, type StoredChunkInput } from "../src/index/store.js";
 import { QuantizedVectors, fitQuantizer, quantize, topByScore } from "../src/index/vector-codes.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { tempDir } from "./helpers/workspace.js";
+import { rawDb } from "./helpers/raw-db.js";
 
 const DIMS = 100;
 
@@ -148,13 +149,13 @@ describe("quantized vector search on a real index", () => {
     writer.replaceFile({ path: "memory/b.md", class: "daily", size: 1, mtimeMs: 1, sha256: "b" }, chunksFor(vs.slice(200, 400), 200));
     expect(reader.vectorSearch(vs[300]!, 3, { path: "quantized" })[0]!.distance).toBeCloseTo(0, 5);
     // An index from before the codes existed: no codes, no quantizer.
-    writer.db.exec(`DELETE FROM chunk_codes; DELETE FROM meta WHERE key = 'vector_codes'`);
+    rawDb(writer).exec(`DELETE FROM chunk_codes; DELETE FROM meta WHERE key = 'vector_codes'`);
     writer.close();
     reader.close();
     const reopened = new IndexStore(openDatabase(path), "t");
     const hit = reopened.vectorSearch(vs[350]!, 3, { path: "quantized" });
     expect(hit[0]!.distance).toBeCloseTo(0, 5);
-    expect((reopened.db.prepare(`SELECT count(*) AS n FROM chunk_codes`).get() as { n: number }).n).toBe(400);
+    expect((rawDb(reopened).prepare(`SELECT count(*) AS n FROM chunk_codes`).get() as { n: number }).n).toBe(400);
     reopened.close();
   });
 });

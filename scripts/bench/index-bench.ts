@@ -65,7 +65,7 @@ async function coldIndex(mode: string, root: string, files: number, corpusBytes:
       targeted.push(performance.now() - t);
       if (r.changed !== 1) throw new Error(`targeted re-sync expected 1 change: ${JSON.stringify(r)}`);
     }
-    store.db.pragma("wal_checkpoint(TRUNCATE)");
+    store.upkeep.walCheckpoint();
     figures.unchangedMs = median(unchanged);
     figures.oneChangedMs = median(changed);
     figures.oneChangedTargetedMs = median(targeted);

@@ -1,4 +1,4 @@
-import type { IndexStore } from "../index/store.js";
+import { VEC_STORED, type IndexStore } from "../index/store.js";
 
 /** A daily-log chunk as consolidation sees it (vector: unit-normalised, or null when not embedded). */
 export interface DailyEntry {
@@ -26,21 +26,14 @@ function unit(b: Buffer): Float32Array {
 
 /** Every chunk of a dated daily log, with its vector when it has one (read in slices, yielding in between). */
 export async function loadDailyEntries(store: IndexStore): Promise<DailyEntry[]> {
-  const db = store.db;
-  const rows = db
-    .prepare(
-      `SELECT c.id, lower(hex(c.hash)) AS hash, f.path, f.date, c.start_line AS startLine, c.end_line AS endLine, c.ts, c.text, c.vec_state AS vecState
-       FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.class = 'daily' AND f.date IS NOT NULL ORDER BY f.date, c.id`,
-    )
-    .all() as (Omit<DailyEntry, "vector"> & { vecState: number })[];
-  const hasVec = store.vectorDims !== null && !!db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'`).get();
-  const vecStmt = hasVec ? db.prepare(`SELECT embedding FROM chunks_vec WHERE rowid = ?`) : null;
+  const rows = store.chunks.dailyChunks();
+  const hasVec = store.vectorDims !== null && store.vectors.hasVecTable();
   const out: DailyEntry[] = [];
   for (const { vecState, ...r } of rows) {
     let vector: Float32Array | null = null;
-    if (vecStmt && vecState === 1) {
-      const row = vecStmt.get(BigInt(r.id)) as { embedding: Buffer } | undefined;
-      if (row) vector = unit(row.embedding);
+    if (hasVec && vecState === VEC_STORED) {
+      const embedding = store.vectors.vectorBlob(r.id);
+      if (embedding) vector = unit(embedding);
     }
     out.push({ ...r, vector });
     if (out.length % 500 === 0) await new Promise<void>((res) => setImmediate(res));

@@ -1,5 +1,4 @@
 import type { IndexStore } from "../index/store.js";
-import { mergeFtsSegments } from "../index/fts-merge.js";
 
 export interface MaintenanceReport {
   ftsOptimizeMs: number;
@@ -28,23 +27,21 @@ function timed<T>(fn: () => T): [T, number] {
 
 /** FTS5 segment merging, embedding-cache pruning to its cap, WAL checkpoint, quick_check, VACUUM when fragmented. */
 export async function maintain(store: IndexStore, opts: { cacheMax: number; dryRun?: boolean }): Promise<MaintenanceReport> {
-  const db = store.db;
-  const ftsOptimizeMs = opts.dryRun ? 0 : await mergeFtsSegments(store.db);
+  const ftsOptimizeMs = opts.dryRun ? 0 : await store.upkeep.mergeFtsSegments();
   // The common words' lists: new common words, drifted lengths (see index/term-lists).
   const termListsMs = opts.dryRun ? 0 : (await store.termLists.refresh()).ms;
   const [cachePruned, cachePruneMs] = opts.dryRun ? [0, 0] : timed(() => store.pruneCache(opts.cacheMax));
-  const [quickCheck, quickCheckMs] = timed(() => (db.pragma("quick_check", { simple: true }) as string) ?? "unknown");
-  const pages = db.pragma("page_count", { simple: true }) as number;
-  const freePages = db.pragma("freelist_count", { simple: true }) as number;
+  const [quickCheck, quickCheckMs] = timed(() => store.upkeep.quickCheck());
+  const { pages, freePages } = store.upkeep.pages();
   let vacuumed = false;
   let vacuumMs = 0;
   if (!opts.dryRun && quickCheck === "ok" && freePages >= VACUUM_MIN_FREE && freePages > pages * VACUUM_FREE_RATIO) {
-    [, vacuumMs] = timed(() => db.exec("VACUUM"));
+    [, vacuumMs] = timed(() => store.upkeep.vacuum());
     vacuumed = true;
   }
   const [ck, walCheckpointMs] = opts.dryRun
     ? [[{ busy: 0, log: 0, checkpointed: 0 }], 0]
-    : timed(() => db.pragma("wal_checkpoint(TRUNCATE)") as { busy: number; log: number; checkpointed: number }[]);
+    : timed(() => store.upkeep.walCheckpoint());
   return {
     ftsOptimizeMs,
     termListsMs,

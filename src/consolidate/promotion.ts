@@ -21,8 +21,6 @@ export interface PromotionCandidate {
   text: string;
 }
 
-const blob = (hex: string) => Buffer.from(hex, "hex");
-
 /** Normalised entry lines for MEMORY.md: headings dropped, each remaining line kept; a bare paragraph becomes a bullet. */
 export function promotedLines(text: string): string[] {
   const body = bodyText(text)
@@ -44,26 +42,13 @@ function normalise(s: string): string {
  */
 export async function promotionCandidates(store: IndexStore, root: string, now = Date.now()): Promise<PromotionCandidate[]> {
   const since = now - PROMOTION.maxAgeDays * 86_400_000;
-  const rows = store.db
-    .prepare(
-      `SELECT lower(hex(r.chunk_hash)) AS hash, count(*) AS recalls, count(DISTINCT r.query_hash) AS queries, max(r.at) AS lastAt
-       FROM recalls r WHERE r.at >= ?
-         AND r.chunk_hash NOT IN (SELECT chunk_hash FROM promotions)
-         AND r.chunk_hash NOT IN (SELECT chunk_hash FROM supersessions)
-         AND r.chunk_hash NOT IN (SELECT chunk_hash FROM dup_groups WHERE chunk_hash <> canonical_hash)
-       GROUP BY r.chunk_hash HAVING recalls >= ? AND queries >= ? ORDER BY recalls DESC, lastAt DESC`,
-    )
-    .all(since, PROMOTION.minRecalls, PROMOTION.minQueries) as { hash: string; recalls: number; queries: number; lastAt: number }[];
+  const rows = store.recalls.frequentRecalls(since, PROMOTION.minRecalls, PROMOTION.minQueries);
   if (rows.length === 0) return [];
-  const chunkStmt = store.db.prepare(
-    `SELECT f.path, c.start_line AS startLine, c.end_line AS endLine, c.text FROM chunks c JOIN files f ON f.id = c.file_id
-     WHERE c.hash = ? AND f.class IN ('daily', 'note') ORDER BY f.date DESC LIMIT 1`,
-  );
   const memPath = join(root, "MEMORY.md");
   const existing = existsSync(memPath) ? normalise(await readFile(memPath, "utf8")) : "";
   const out: PromotionCandidate[] = [];
   for (const r of rows) {
-    const c = chunkStmt.get(blob(r.hash)) as { path: string; startLine: number; endLine: number; text: string } | undefined;
+    const c = store.chunks.promotableChunk(r.hash);
     if (!c) continue;
     // Lines MEMORY.md already says (written by hand, or promoted from another copy) are left out.
     const lines = promotedLines(c.text).filter((l) => !existing.includes(normalise(l)));
@@ -130,9 +115,6 @@ async function applyLocked(store: IndexStore, root: string, now: number): Promis
   const lines = ["", heading, ""];
   for (const c of candidates) lines.push(...c.text.split("\n"), `  <!-- promoted from ${c.path}:${c.startLine}-${c.endLine} (${c.recalls} recalls, ${c.queries} queries) -->`);
   await appendLines(memPath, lines, { header: "# MEMORY\n" });
-  const ins = store.db.prepare(`INSERT OR IGNORE INTO promotions (chunk_hash, path, at, backup) VALUES (?, ?, ?, ?)`);
-  store.db.transaction(() => {
-    for (const c of candidates) ins.run(blob(c.hash), c.path, now, backup ?? null);
-  })();
+  store.records.recordPromotions(candidates, now, backup ?? null);
   return { applied: candidates.length, candidates, ...(backup ? { backup } : {}), heading };
 }

@@ -40,17 +40,10 @@ export function summarize(r: ConsolidationReport): string {
 }
 
 export function saveReport(store: IndexStore, r: ConsolidationReport): void {
-  const db = store.db;
-  db.transaction(() => {
-    db.prepare(`INSERT INTO consolidation_reports (at, dry_run, ms, report) VALUES (?, ?, ?, ?)`).run(Date.parse(r.at), r.dryRun ? 1 : 0, r.ms, JSON.stringify(r));
-    db.prepare(`DELETE FROM consolidation_reports WHERE id NOT IN (SELECT id FROM consolidation_reports ORDER BY id DESC LIMIT ?)`).run(REPORTS_KEPT);
-  })();
+  store.records.saveReport({ at: Date.parse(r.at), dryRun: r.dryRun, ms: r.ms, json: JSON.stringify(r) }, REPORTS_KEPT);
 }
 
 /** The latest reports, newest first. */
 export function loadReports(store: IndexStore, limit = 1): ConsolidationReport[] {
-  if (!store.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'consolidation_reports'`).get()) return [];
-  return (store.db.prepare(`SELECT report FROM consolidation_reports ORDER BY id DESC LIMIT ?`).all(limit) as { report: string }[]).map(
-    (r) => JSON.parse(r.report) as ConsolidationReport,
-  );
+  return store.records.latestReports(limit).map((r) => JSON.parse(r) as ConsolidationReport);
 }

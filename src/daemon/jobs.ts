@@ -35,10 +35,7 @@ export async function runHeartbeat(d: Daemon): Promise<string> {
       continue;
     }
     try {
-      ws.store.db.prepare("SELECT 1").get();
-      ws.store.db
-        .prepare(`INSERT INTO heartbeat (id, at, beats) VALUES (1, ?, 1) ON CONFLICT (id) DO UPDATE SET at = excluded.at, beats = beats + 1`)
-        .run(Date.now());
+      ws.store.upkeep.heartbeat(Date.now());
     } catch (e) {
       db = false;
       problems.push(`${ws.name}: database not writable: ${errorMessage(e)}`);

@@ -1,79 +1,21 @@
-import { open } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
 import type { Logger } from "pino";
 import type { EmbeddingProvider } from "../embed/provider.js";
-import { CHUNKING_VERSION, chunkFile } from "../ingest/chunk-file.js";
-import type { Chunk, ChunkingOptions } from "../ingest/types.js";
-import { TRANSCRIPT_START, chunkTranscriptFrom, type TranscriptBase } from "../ingest/transcript-incremental.js";
-import { chainedHash, type ChainedHash } from "../util/chained-hash.js";
-import { chunkHash } from "../util/hash.js";
-import { ReadFileError, readRegularFile } from "../util/read-regular.js";
-import type { RepairedFile, SkipKind, SkippedFile } from "../workspace/issues.js";
+import { CHUNKING_VERSION } from "../ingest/chunk-file.js";
+import type { ChunkingOptions } from "../ingest/types.js";
 import { scanWorkspace, statOne, tryLstat, type ScanTarget, type WorkspaceFile } from "../workspace/scan.js";
-import { checkText } from "../ingest/decode.js";
-import { scanConflicts } from "../sync/conflict-markers.js";
-import { ConflictRegistry } from "../sync/conflict-registry.js";
 import { embedThroughCache } from "./embed-cache.js";
+import { prepareFile, type PreparedFile } from "./sync-prepare.js";
+import { loadFile, type Loaded } from "./sync-read.js";
+import type { SyncOptions, SyncProgress, SyncReport } from "./sync-report.js";
 import { FileIssues, stampOf, type Stamp } from "./file-issues.js";
-import type { FileMeta, FileRow, FileStamp, IndexStore, StoredChunkInput } from "./store.js";
-import { mergeFtsSegments } from "./fts-merge.js";
+import type { FileStamp, IndexStore } from "./store.js";
+import { ConflictRegistry } from "../sync/conflict-registry.js";
 
 /** Chunks written or removed by one sync from which its FTS segments are merged at the end. */
 const MERGE_AFTER_CHUNKS = 1000;
 
-export interface SyncProgress {
-  phase: "scan" | "files" | "vectors" | "done";
-  filesDone: number;
-  filesTotal: number;
-  chunks: number;
-  embedded: number;
-}
-
-export interface SyncOptions {
-  /** Re-read, re-chunk and re-store every file (vectors still come from the cache). */
-  force?: boolean;
-  /** Sync only these files (index keys or absolute paths) instead of scanning the workspace. */
-  paths?: readonly string[];
-  onProgress?: (p: SyncProgress) => void;
-  /**
-   * Stop early (the daemon is shutting down): the batch in hand is committed, the rest is left to
-   * the next sync. The index stays consistent (whole files per transaction).
-   */
-  signal?: AbortSignal;
-}
-
-export interface SyncReport {
-  namespace: string;
-  added: number;
-  changed: number;
-  removed: number;
-  renamed: number;
-  /** Changed files that were transcripts read incrementally (only their new lines). */
-  appended: number;
-  unchanged: number;
-  chunksWritten: number;
-  chunksRemoved: number;
-  embedded: number;
-  cacheHits: number;
-  /** Chunks with nothing embeddable (e.g. only unknown words). */
-  noVector: number;
-  malformedLines: number;
-  /** Files not indexed, with the reason (binary, too large, unreadable, vanished, symlink out, ...). */
-  skipped: SkippedFile[];
-  /** Files indexed with a loss (invalid UTF-8 replaced by U+FFFD). */
-  repaired: RepairedFile[];
-  /** Set when the embedding model differs from the one the index was built with. */
-  modelChanged?: { from: string; to: string };
-  /** Set when the sync was stopped early through `signal`; the next sync finishes the work. */
-  aborted?: true;
-  /** Set when vectors could not be produced (keyword-only). */
-  vectorsUnavailable?: string;
-  /** Chunks left keyword-only (pending) because the provider failed; a later sync backfills them. */
-  vectorsDeferred?: number;
-  /** The provider's error behind vectorsDeferred. */
-  vectorError?: string;
-  ms: number;
-}
+export type { SyncOptions, SyncProgress, SyncReport } from "./sync-report.js";
 
 export interface IndexerDeps {
   store: IndexStore;
@@ -101,25 +43,6 @@ const READ_AHEAD = 8;
 /** A write batch closes after this many files or bytes. */
 const BATCH_FILES = 64;
 const BATCH_BYTES = 4 * 1024 * 1024;
-
-interface Loaded {
-  file: WorkspaceFile;
-  buf?: Buffer;
-  /** The decoded text (markdown files). */
-  text?: string;
-  hash?: ChainedHash;
-  skip?: { kind: SkipKind; reason: string };
-  /** Set when invalid UTF-8 was replaced. */
-  repaired?: string;
-  /** An appended transcript: buf holds only the bytes from base.offset on. */
-  append?: TranscriptBase;
-}
-
-type PreparedFile =
-  | { kind: "touch"; id: number; size: number; mtimeMs: number }
-  | { kind: "rename"; from: string; meta: FileMeta }
-  | { kind: "delete"; path: string }
-  | { kind: "replace"; meta: FileMeta; keep: number; chunks: StoredChunkInput[] };
 
 /**
  * Brings one namespace's index in line with the files on disk. Unchanged files (same size and mtime)
@@ -166,6 +89,11 @@ export class Indexer {
     this.deps.provider = provider;
   }
 
+  /**
+   * One sync, in phases: find the files (scan, or just the given paths), pick the changed ones,
+   * read → decide → write them in batches, remove the files that are gone, embed what is still
+   * pending, then tidy the keyword index.
+   */
   async sync(opts: SyncOptions = {}): Promise<SyncReport> {
     const { store, clock } = this.deps;
     const started = clock();
@@ -194,6 +122,46 @@ export class Indexer {
       opts.onProgress?.({ ...p, chunks: report.chunksWritten, embedded: report.embedded });
 
     progress({ phase: "scan", filesDone: 0, filesTotal: 0 });
+    const { disk, indexed, looked } = await this.findFiles(opts, report);
+    const onDisk = new Set(disk.map((f) => f.path));
+    const gone = [...indexed.values()].filter((f) => !onDisk.has(f.path));
+    const goneBySha = new Map<string, FileStamp[]>();
+    for (const g of gone) goneBySha.set(g.sha256, [...(goneBySha.get(g.sha256) ?? []), g]);
+
+    // Files whose size or mtime changed are read ahead (a few at a time) and written in batches:
+    // each batch is one transaction, so a crash leaves whole files indexed or not at all.
+    const skipStamps = new Map<string, Stamp>();
+    const work = this.changedFiles(disk, indexed, force, report, skipStamps);
+    // Counts known before any file is read (and a hook for tests: files may vanish from here on).
+    progress({ phase: "files", filesDone: report.unchanged, filesTotal: disk.length });
+    const written = await this.writeChanged({ work, indexed, goneBySha, force, useVectors, report, skipStamps, progress, filesTotal: disk.length, signal: opts.signal });
+    if (written.aborted) {
+      report.aborted = true;
+      report.ms = clock() - started;
+      this.deps.logger?.info({ filesDone: written.done, filesTotal: work.length }, "sync stopped early (shutting down); the next sync continues");
+      return report;
+    }
+    progress({ phase: "files", filesDone: disk.length, filesTotal: disk.length });
+    this.removeGone(gone.filter((g) => !written.renamedFrom.has(g.path)), report);
+    // After a provider failure in this sync, do not call it again: the next sync backfills.
+    if (useVectors && !report.vectorError) await this.backfillVectors(report, (n) => progress({ phase: "vectors", filesDone: n, filesTotal: disk.length }), opts.signal);
+    if (report.vectorError) {
+      report.vectorsDeferred = store.counts().pending;
+      this.deps.logger?.warn({ deferred: report.vectorsDeferred, err: report.vectorError }, "embedding provider failed: chunks stay keyword-only until a later sync");
+    }
+    this.issues.update({ full: !opts.paths, paths: looked, skipped: report.skipped, repaired: report.repaired, stamps: skipStamps });
+    if (!opts.paths) store.setMeta("chunking", this.chunkingKey());
+    await this.tidyKeywordIndex(report, opts.signal);
+    store.setMeta("last_sync", String(clock()));
+    report.ms = clock() - started;
+    progress({ phase: "done", filesDone: disk.length, filesTotal: disk.length });
+    this.deps.logger?.debug({ report: { ...report, skipped: report.skipped.length, repaired: report.repaired.length } }, "sync finished");
+    return report;
+  }
+
+  /** Phase 1: the files on disk (a scan, or just the given paths) and what the index has for them. */
+  private async findFiles(opts: SyncOptions, report: SyncReport): Promise<{ disk: WorkspaceFile[]; indexed: Map<string, FileStamp>; looked: string[] }> {
+    const { store } = this.deps;
     let disk: WorkspaceFile[];
     let indexed: Map<string, FileStamp>;
     /** Index keys a targeted sync looked at (their issue entries are replaced). */
@@ -219,16 +187,12 @@ export class Indexer {
       disk = scan.files;
       indexed = store.fileStamps();
     }
-    const onDisk = new Set(disk.map((f) => f.path));
-    const gone = [...indexed.values()].filter((f) => !onDisk.has(f.path));
-    const goneBySha = new Map<string, FileStamp[]>();
-    for (const g of gone) goneBySha.set(g.sha256, [...(goneBySha.get(g.sha256) ?? []), g]);
-    const batchRenames: string[] = [];
+    return { disk, indexed, looked };
+  }
 
-    // Files whose size or mtime changed are read ahead (a few at a time) and written in batches:
-    // each batch is one transaction, so a crash leaves whole files indexed or not at all.
-    const skipStamps = new Map<string, Stamp>();
-    const work = disk.filter((file) => {
+  /** Phase 2: the files whose size or mtime changed (or all, when forced), less those known to be skipped. */
+  private changedFiles(disk: WorkspaceFile[], indexed: Map<string, FileStamp>, force: boolean, report: SyncReport, skipStamps: Map<string, Stamp>): WorkspaceFile[] {
+    return disk.filter((file) => {
       const row = indexed.get(file.path);
       const same = row && !force && row.size === file.size && row.mtimeMs === file.mtimeMs;
       if (same) report.unchanged++;
@@ -240,14 +204,33 @@ export class Indexer {
       }
       return !same && !known;
     });
-    // Counts known before any file is read (and a hook for tests: files may vanish from here on).
-    progress({ phase: "files", filesDone: report.unchanged, filesTotal: disk.length });
+  }
+
+  /**
+   * Phase 3: reads the changed files ahead, decides what each needs and writes them in batches
+   * (one transaction each). Stops after the current batch when the signal aborts.
+   */
+  private async writeChanged(p: {
+    work: WorkspaceFile[];
+    indexed: Map<string, FileStamp>;
+    goneBySha: Map<string, FileStamp[]>;
+    force: boolean;
+    useVectors: boolean;
+    report: SyncReport;
+    skipStamps: Map<string, Stamp>;
+    progress: (p: Omit<SyncProgress, "chunks" | "embedded">) => void;
+    filesTotal: number;
+    signal: AbortSignal | undefined;
+  }): Promise<{ aborted: boolean; done: number; renamedFrom: Set<string> }> {
+    const { store } = this.deps;
+    const { work, indexed, goneBySha, force, useVectors, report, skipStamps, progress } = p;
+    const batchRenames: string[] = [];
     let done = report.unchanged;
     const reads = new Map<number, Promise<Loaded>>();
     const readAhead = (i: number) => {
       if (i < work.length && !reads.has(i)) {
         const f = work[i]!;
-        reads.set(i, this.load(f, indexed.has(f.path) ? store.getFile(f.path) : undefined, force));
+        reads.set(i, loadFile(f, indexed.has(f.path) ? store.getFile(f.path) : undefined, force, this.deps.maxFileBytes));
       }
     };
     let batch: PreparedFile[] = [];
@@ -257,7 +240,7 @@ export class Indexer {
       const loaded = await reads.get(i)!;
       reads.delete(i);
       if (loaded.skip) skipStamps.set(loaded.file.path, stampOf(loaded.file));
-      const prepared = this.prepare(loaded, indexed.has(loaded.file.path) ? store.getFile(loaded.file.path) : undefined, goneBySha, force, report);
+      const prepared = prepareFile(store, this.deps.chunking, loaded, indexed.has(loaded.file.path) ? store.getFile(loaded.file.path) : undefined, goneBySha, force, report, (path, blocks) => this.conflicts.mark(path, blocks));
       if (prepared?.kind === "rename") batchRenames.push(prepared.from);
       if (prepared) {
         batch.push(prepared);
@@ -269,37 +252,34 @@ export class Indexer {
         batch = [];
         batchBytes = 0;
       }
-      if (done % 25 === 0) progress({ phase: "files", filesDone: done, filesTotal: disk.length });
-      if (opts.signal?.aborted && i < work.length - 1) {
+      if (done % 25 === 0) progress({ phase: "files", filesDone: done, filesTotal: p.filesTotal });
+      if (p.signal?.aborted && i < work.length - 1) {
         await this.commit(batch, useVectors, report);
         for (const pending of reads.values()) pending.catch(() => {}); // read-aheads nobody will use
-        report.aborted = true;
-        report.ms = clock() - started;
-        this.deps.logger?.info({ filesDone: done, filesTotal: work.length }, "sync stopped early (shutting down); the next sync continues");
-        return report;
+        return { aborted: true, done, renamedFrom: new Set(batchRenames) };
       }
     }
-    progress({ phase: "files", filesDone: disk.length, filesTotal: disk.length });
-    const renamedFrom = new Set(batchRenames);
-    const removals = gone.filter((g) => !renamedFrom.has(g.path));
-    store.db.transaction(() => {
+    return { aborted: false, done, renamedFrom: new Set(batchRenames) };
+  }
+
+  /** Phase 4: files gone from disk (and not renamed) leave the index, in one transaction. */
+  private removeGone(removals: FileStamp[], report: SyncReport): void {
+    const { store } = this.deps;
+    store.transaction(() => {
       for (const g of removals) {
         report.chunksRemoved += store.deleteFile(g.path);
         report.removed++;
         this.conflicts.mark(g.path, 0);
       }
       this.conflicts.persist();
-    })();
-    // After a provider failure in this sync, do not call it again: the next sync backfills.
-    if (useVectors && !report.vectorError) await this.backfillVectors(report, (n) => progress({ phase: "vectors", filesDone: n, filesTotal: disk.length }), opts.signal);
-    if (report.vectorError) {
-      report.vectorsDeferred = store.counts().pending;
-      this.deps.logger?.warn({ deferred: report.vectorsDeferred, err: report.vectorError }, "embedding provider failed: chunks stay keyword-only until a later sync");
-    }
-    this.issues.update({ full: !opts.paths, paths: looked, skipped: report.skipped, repaired: report.repaired, stamps: skipStamps });
-    if (!opts.paths) store.setMeta("chunking", this.chunkingKey());
+    });
+  }
+
+  /** Phase 6: FTS segment merging after a large write, and the common words' lists. */
+  private async tidyKeywordIndex(report: SyncReport, signal: AbortSignal | undefined): Promise<void> {
+    const { store } = this.deps;
     // A large write left many FTS segments behind: merge them now rather than at the nightly run.
-    if (report.chunksWritten + report.chunksRemoved >= MERGE_AFTER_CHUNKS) await mergeFtsSegments(store.db);
+    if (report.chunksWritten + report.chunksRemoved >= MERGE_AFTER_CHUNKS) await store.upkeep.mergeFtsSegments();
     // Words that became common get their impact-ordered lists (a large index only; see term-lists):
     // after the first large write (or the first sync of an index from before the lists), then when
     // the index grew by a twentieth (the vocabulary scan costs ~5 s at 1M chunks; the nightly
@@ -308,14 +288,9 @@ export class Indexer {
     const large = report.chunksWritten + report.chunksRemoved >= MERGE_AFTER_CHUNKS;
     if ((!lists.active() && (large || !this.listsChecked)) || (large && report.chunksWritten >= store.ftsTotals().rows / 20)) {
       this.listsChecked = true;
-      const r = await lists.refresh({ signal: opts.signal });
+      const r = await lists.refresh({ signal });
       if (r.built || r.dropped) this.deps.logger?.info({ lists: r }, "keyword lists of common words refreshed");
-    } else if (report.chunksWritten > 0) await lists.fold(opts.signal);
-    store.setMeta("last_sync", String(clock()));
-    report.ms = clock() - started;
-    progress({ phase: "done", filesDone: disk.length, filesTotal: disk.length });
-    this.deps.logger?.debug({ report: { ...report, skipped: report.skipped.length, repaired: report.repaired.length } }, "sync finished");
-    return report;
+    } else if (report.chunksWritten > 0) await lists.fold(signal);
   }
 
   private chunkingKey(): string {
@@ -339,128 +314,6 @@ export class Indexer {
     return true;
   }
 
-  /** Reads a file (async, in parallel with others) and hashes it. */
-  private async load(file: WorkspaceFile, row: FileRow | undefined, force: boolean): Promise<Loaded> {
-    const max = this.deps.maxFileBytes;
-    if (file.size > max) return { file, skip: { kind: "too-large", reason: `larger than ${max} bytes (${file.size})` } };
-    if (!force && file.class === "transcript" && row && file.size > row.size && row.resumeOffset !== null && row.hashState) {
-      const appended = await this.loadAppend(file, row).catch(() => null);
-      if (appended) return withText(appended, appended.buf!, false);
-    }
-    let buf: Buffer;
-    try {
-      buf = await readRegularFile(file.absPath, max);
-    } catch (e) {
-      if (e instanceof ReadFileError) return { file, skip: { kind: e.kind, reason: e.message } };
-      throw e;
-    }
-    return withText({ file, buf, hash: chainedHash(buf) }, buf, file.class !== "transcript");
-  }
-
-  /**
-   * A transcript that grew: read only from its last chunk (or the last hash block) on, after checking
-   * that the bytes it had are unchanged. Returns null when the file was rewritten, not appended to.
-   */
-  private async loadAppend(file: WorkspaceFile, row: FileRow): Promise<Loaded | null> {
-    const start = Math.min(row.resumeOffset!, row.hashOffset);
-    const fh = await open(file.absPath, "r");
-    let bytes: Buffer;
-    try {
-      const size = (await fh.stat()).size;
-      bytes = Buffer.alloc(size - start);
-      const { bytesRead } = await fh.read(bytes, 0, bytes.length, start);
-      bytes = bytes.subarray(0, bytesRead);
-    } finally {
-      await fh.close();
-    }
-    const from = { offset: row.hashOffset, state: row.hashState! };
-    const oldPart = bytes.subarray(row.hashOffset - start, row.size - start);
-    if (oldPart.length !== row.size - row.hashOffset || chainedHash(oldPart, from).hash !== row.sha256) return null;
-    const base: TranscriptBase = { offset: row.resumeOffset!, line: row.resumeLine!, seq: row.resumeSeq!, malformed: row.resumeMalformed ?? 0 };
-    return {
-      file: { ...file, size: start + bytes.length },
-      buf: bytes.subarray(row.resumeOffset! - start),
-      hash: chainedHash(bytes.subarray(row.hashOffset - start), from),
-      append: base,
-    };
-  }
-
-  /** Decides what a changed file needs (in scan order, so renames are detected deterministically). */
-  private prepare(loaded: Loaded, row: FileRow | undefined, goneBySha: Map<string, FileStamp[]>, force: boolean, report: SyncReport): PreparedFile | null {
-    const { store } = this.deps;
-    const { file, buf, hash } = loaded;
-    if (loaded.skip !== undefined || !buf || !hash) {
-      report.skipped.push({ path: file.path, ...(loaded.skip ?? { kind: "unreadable", reason: "unreadable" }) });
-      return row ? { kind: "delete", path: file.path } : null;
-    }
-    if (loaded.repaired) report.repaired.push({ path: file.path, kind: "invalid-utf8", reason: loaded.repaired });
-    const size = loaded.append ? file.size : buf.length;
-    const meta: FileMeta = {
-      path: file.path,
-      class: file.class,
-      date: file.date,
-      size,
-      mtimeMs: file.mtimeMs,
-      sha256: hash.hash,
-      hashOffset: hash.resume.offset,
-      hashState: hash.resume.state,
-    };
-    if (row && !force && row.sha256 === hash.hash) {
-      report.unchanged++; // touched: same content, new mtime
-      return { kind: "touch", id: row.id, size, mtimeMs: file.mtimeMs };
-    }
-    const moved = !row && !force ? goneBySha.get(hash.hash)?.shift() : undefined;
-    if (moved) {
-      report.renamed++;
-      return { kind: "rename", from: moved.path, meta };
-    }
-    if (loaded.append && row) {
-      // Appended transcript: re-chunk from the last stored chunk only.
-      const t = chunkTranscriptFrom(buf, loaded.append, this.deps.chunking);
-      report.malformedLines += Math.max(0, t.malformed - row.malformed);
-      report.changed++;
-      report.appended++;
-      return {
-        kind: "replace",
-        meta: { ...meta, indexedLines: t.lines, malformed: t.malformed, resume: t.resume },
-        keep: loaded.append.seq,
-        chunks: t.chunks.map((c) => ({ ...c, hash: chunkHash(c.text) })),
-      };
-    }
-    let chunks: Chunk[];
-    let full: FileMeta;
-    if (file.class === "transcript") {
-      const t = chunkTranscriptFrom(buf, TRANSCRIPT_START, this.deps.chunking);
-      report.malformedLines += t.malformed;
-      chunks = t.chunks;
-      full = { ...meta, indexedLines: t.lines, malformed: t.malformed, resume: t.resume };
-    } else {
-      // An unfinished git merge: index what the file says, not the markers (see sync/conflict-markers).
-      const conflicts = scanConflicts(loaded.text ?? buf.toString("utf8"));
-      this.conflicts.mark(file.path, conflicts.blocks);
-      const chunked = chunkFile(file.class, conflicts.text, this.deps.chunking);
-      chunks = chunked.chunks;
-      full = { ...meta, indexedLines: chunked.lines, malformed: 0, resume: null };
-    }
-    const inputs: StoredChunkInput[] = chunks.map((c) => ({ ...c, hash: chunkHash(c.text) }));
-    // Keep the unchanged leading chunks (appends to logs and transcripts only rewrite the tail).
-    let keep = 0;
-    if (row && !force) {
-      const old = store.chunksOfFile(file.path);
-      while (
-        keep < old.length &&
-        keep < inputs.length &&
-        old[keep]!.hash === inputs[keep]!.hash &&
-        old[keep]!.startLine === inputs[keep]!.startLine &&
-        old[keep]!.endLine === inputs[keep]!.endLine
-      )
-        keep++;
-    }
-    if (row) report.changed++;
-    else report.added++;
-    return { kind: "replace", meta: full, keep, chunks: inputs.slice(keep) };
-  }
-
   /** Embeds the batch's new chunks (through the cache), then writes the whole batch in one transaction. */
   private async commit(batch: PreparedFile[], useVectors: boolean, report: SyncReport): Promise<void> {
     if (batch.length === 0) return;
@@ -480,7 +333,7 @@ export class Indexer {
         if (c.vector === null) report.noVector++;
       }
     }
-    store.db.transaction(() => {
+    store.transaction(() => {
       for (const p of batch) {
         if (p.kind === "touch") store.touchFile(p.id, p.size, p.mtimeMs);
         else if (p.kind === "rename") {
@@ -489,14 +342,13 @@ export class Indexer {
         } else if (p.kind === "delete") {
           report.chunksRemoved += store.deleteFile(p.path);
           this.conflicts.mark(p.path, 0);
-        }
-        else {
+        } else {
           const res = p.keep > 0 ? store.replaceTail(p.meta, p.keep, p.chunks) : store.replaceFile(p.meta, p.chunks);
           report.chunksWritten += res.added;
           report.chunksRemoved += res.removed;
         }
       }
-    })();
+    });
     if (useVectors) store.ensureVectorCodes();
   }
 
@@ -530,17 +382,6 @@ export class Indexer {
       }
     }
   }
-}
-
-/** Checks that the bytes are text: binary → skipped; invalid UTF-8 here and there → repaired. */
-function withText(loaded: Loaded, bytes: Buffer, decode: boolean): Loaded {
-  const t = checkText(bytes, { decode });
-  if (!t.ok) return { file: loaded.file, skip: { kind: "binary", reason: t.reason } };
-  return {
-    ...loaded,
-    ...(decode ? { text: t.text } : {}),
-    ...(t.replaced > 0 ? { repaired: `${t.replaced} invalid UTF-8 sequence${t.replaced > 1 ? "s" : ""} replaced by U+FFFD` } : {}),
-  };
 }
 
 function deferred(report: SyncReport, error: string | undefined): void {

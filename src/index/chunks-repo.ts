@@ -1,0 +1,122 @@
+import type Database from "better-sqlite3";
+import type { FileClass } from "../ingest/types.js";
+import { hexToBlob } from "./blobs.js";
+import { dbGeneration } from "./db-generation.js";
+import { statements } from "./statements.js";
+import { VEC_NONE, VEC_PENDING } from "./vector-repo.js";
+
+/** A chunk of a dated daily log, as consolidation reads it. */
+export interface DailyChunkRow {
+  id: number;
+  hash: string;
+  path: string;
+  date: string;
+  startLine: number;
+  endLine: number;
+  ts: number | null;
+  text: string;
+  vecState: number;
+}
+
+export interface ChunkRow {
+  id: number;
+  fileId: number;
+  seq: number;
+  path: string;
+  class: FileClass;
+  date: string | null;
+  startLine: number;
+  endLine: number;
+  text: string;
+  hash: string;
+  ts: number | null;
+  vecState: number;
+}
+
+const CHUNK_COLUMNS = `c.id, c.file_id AS fileId, c.seq, f.path, f.class, f.date, c.start_line AS startLine,
+  c.end_line AS endLine, c.text, lower(hex(c.hash)) AS hash, c.ts, c.vec_state AS vecState`;
+
+/** Reading chunks and what the files say in aggregate (dates, transcript count, chunks by vector state). */
+export class ChunksRepo {
+  private readonly stmts;
+  private daysCache: { generation: string; value: { days: number; oldest: string | null } } | undefined;
+  private generation: (() => string) | undefined;
+
+  constructor(private readonly db: Database.Database) {
+    this.stmts = statements(db, {
+      chunksOfPath: `SELECT ${CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ? ORDER BY c.seq`,
+      chunksByIds: `SELECT ${CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?))`,
+      chunkTexts: `SELECT id, text FROM chunks WHERE id IN (SELECT value FROM json_each(?))`,
+      transcriptFiles: `SELECT count(*) FROM files WHERE class = 'transcript'`,
+      memoryDays: `SELECT count(DISTINCT date) AS days, min(date) AS oldest FROM files WHERE date IS NOT NULL`,
+      memoryDates: `SELECT DISTINCT date FROM files WHERE date IS NOT NULL`,
+      dailyChunks: `SELECT c.id, lower(hex(c.hash)) AS hash, f.path, f.date, c.start_line AS startLine, c.end_line AS endLine, c.ts, c.text, c.vec_state AS vecState
+       FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.class = 'daily' AND f.date IS NOT NULL ORDER BY f.date, c.id`,
+      promotableChunk: `SELECT f.path, c.start_line AS startLine, c.end_line AS endLine, c.text FROM chunks c JOIN files f ON f.id = c.file_id
+     WHERE c.hash = ? AND f.class IN ('daily', 'note') ORDER BY f.date DESC LIMIT 1`,
+      // Literal states (not parameters): these counts run on the partial indexes chunks_novector and chunks_pending.
+      noVector: `SELECT count(*) FROM chunks WHERE vec_state = ${VEC_NONE}`,
+      pending: `SELECT count(*) FROM chunks WHERE vec_state = ${VEC_PENDING}`,
+    });
+  }
+
+  /** The chunks of one file in order. */
+  chunksOfFile(path: string): ChunkRow[] {
+    return this.stmts.chunksOfPath.all(path) as ChunkRow[];
+  }
+
+  chunksByIds(ids: readonly number[]): Map<number, ChunkRow> {
+    const out = new Map<number, ChunkRow>();
+    if (ids.length === 0) return out;
+    for (const row of this.stmts.chunksByIds.all(JSON.stringify(ids)) as ChunkRow[]) out.set(row.id, row);
+    return out;
+  }
+
+  /** The text of each chunk id (missing ids are left out). */
+  chunkTexts(ids: readonly number[]): Map<number, string> {
+    const out = new Map<number, string>();
+    if (ids.length === 0) return out;
+    for (const [id, text] of this.stmts.chunkTexts.raw().all(JSON.stringify(ids)) as [number, string][]) out.set(id, text);
+    return out;
+  }
+
+  /** Transcript files (on the files_class index). */
+  countTranscriptFiles(): number {
+    return this.stmts.transcriptFiles.pluck().get() as number;
+  }
+
+  /** Distinct dates of dated files and the oldest (on the files_date index: ~9 ms at 30,000 days). */
+  memoryDays(): { days: number; oldest: string | null } {
+    // Kept until the database changes (status is polled; the count is the slowest part of it).
+    const generation = (this.generation ??= dbGeneration(this.db))();
+    if (this.daysCache?.generation === generation) return this.daysCache.value;
+    const r = this.stmts.memoryDays.get() as { days: number; oldest: string | null };
+    this.daysCache = { generation, value: { days: r.days, oldest: r.oldest } };
+    return this.daysCache.value;
+  }
+
+  /** Every distinct date of a dated file. */
+  memoryDates(): string[] {
+    return this.stmts.memoryDates.pluck().all() as string[];
+  }
+
+  /** Chunks with nothing to embed (on the partial index chunks_novector). */
+  countNoVector(): number {
+    return this.stmts.noVector.pluck().get() as number;
+  }
+
+  /** Chunks not embedded yet (on the partial index chunks_pending). */
+  countPending(): number {
+    return this.stmts.pending.pluck().get() as number;
+  }
+
+  /** Every chunk of a dated daily log, oldest date first. */
+  dailyChunks(): DailyChunkRow[] {
+    return this.stmts.dailyChunks.all() as DailyChunkRow[];
+  }
+
+  /** The newest chunk of a daily log or note with this text (a promotion's source), if any. */
+  promotableChunk(hash: string): { path: string; startLine: number; endLine: number; text: string } | undefined {
+    return this.stmts.promotableChunk.get(hexToBlob(hash)) as { path: string; startLine: number; endLine: number; text: string } | undefined;
+  }
+}

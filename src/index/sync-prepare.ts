@@ -1,0 +1,101 @@
+import { chunkFile } from "../ingest/chunk-file.js";
+import { scanConflicts } from "../sync/conflict-markers.js";
+import type { Chunk, ChunkingOptions } from "../ingest/types.js";
+import { TRANSCRIPT_START, chunkTranscriptFrom } from "../ingest/transcript-incremental.js";
+import { chunkHash } from "../util/hash.js";
+import type { FileMeta, FileRow, FileStamp, StoredChunkInput } from "./files-repo.js";
+import type { IndexStore } from "./store.js";
+import type { SyncReport } from "./sync-report.js";
+import type { Loaded } from "./sync-read.js";
+
+/** Sync, deciding phase: what one changed file needs written (touch, rename, delete, or new chunks). */
+export type PreparedFile =
+  | { kind: "touch"; id: number; size: number; mtimeMs: number }
+  | { kind: "rename"; from: string; meta: FileMeta }
+  | { kind: "delete"; path: string }
+  | { kind: "replace"; meta: FileMeta; keep: number; chunks: StoredChunkInput[] };
+
+/** Decides what a changed file needs (in scan order, so renames are detected deterministically). */
+export function prepareFile(
+  store: IndexStore,
+  chunking: ChunkingOptions,
+  loaded: Loaded,
+  row: FileRow | undefined,
+  goneBySha: Map<string, FileStamp[]>,
+  force: boolean,
+  report: SyncReport,
+  /** Told how many git conflict blocks each markdown file holds (0: none). */
+  markConflicts: (path: string, blocks: number) => void = () => {},
+): PreparedFile | null {
+  const { file, buf, hash } = loaded;
+  if (loaded.skip !== undefined || !buf || !hash) {
+    report.skipped.push({ path: file.path, ...(loaded.skip ?? { kind: "unreadable", reason: "unreadable" }) });
+    return row ? { kind: "delete", path: file.path } : null;
+  }
+  if (loaded.repaired) report.repaired.push({ path: file.path, kind: "invalid-utf8", reason: loaded.repaired });
+  const size = loaded.append ? file.size : buf.length;
+  const meta: FileMeta = {
+    path: file.path,
+    class: file.class,
+    date: file.date,
+    size,
+    mtimeMs: file.mtimeMs,
+    sha256: hash.hash,
+    hashOffset: hash.resume.offset,
+    hashState: hash.resume.state,
+  };
+  if (row && !force && row.sha256 === hash.hash) {
+    report.unchanged++; // touched: same content, new mtime
+    return { kind: "touch", id: row.id, size, mtimeMs: file.mtimeMs };
+  }
+  const moved = !row && !force ? goneBySha.get(hash.hash)?.shift() : undefined;
+  if (moved) {
+    report.renamed++;
+    return { kind: "rename", from: moved.path, meta };
+  }
+  if (loaded.append && row) {
+    // Appended transcript: re-chunk from the last stored chunk only.
+    const t = chunkTranscriptFrom(buf, loaded.append, chunking);
+    report.malformedLines += Math.max(0, t.malformed - row.malformed);
+    report.changed++;
+    report.appended++;
+    return {
+      kind: "replace",
+      meta: { ...meta, indexedLines: t.lines, malformed: t.malformed, resume: t.resume },
+      keep: loaded.append.seq,
+      chunks: t.chunks.map((c) => ({ ...c, hash: chunkHash(c.text) })),
+    };
+  }
+  let chunks: Chunk[];
+  let full: FileMeta;
+  if (file.class === "transcript") {
+    const t = chunkTranscriptFrom(buf, TRANSCRIPT_START, chunking);
+    report.malformedLines += t.malformed;
+    chunks = t.chunks;
+    full = { ...meta, indexedLines: t.lines, malformed: t.malformed, resume: t.resume };
+  } else {
+    // An unfinished git merge: index what the file says, not the markers (see sync/conflict-markers).
+    const conflicts = scanConflicts(loaded.text ?? buf.toString("utf8"));
+    markConflicts(file.path, conflicts.blocks);
+    const chunked = chunkFile(file.class, conflicts.text, chunking);
+    chunks = chunked.chunks;
+    full = { ...meta, indexedLines: chunked.lines, malformed: 0, resume: null };
+  }
+  const inputs: StoredChunkInput[] = chunks.map((c) => ({ ...c, hash: chunkHash(c.text) }));
+  // Keep the unchanged leading chunks (appends to logs and transcripts only rewrite the tail).
+  let keep = 0;
+  if (row && !force) {
+    const old = store.chunksOfFile(file.path);
+    while (
+      keep < old.length &&
+      keep < inputs.length &&
+      old[keep]!.hash === inputs[keep]!.hash &&
+      old[keep]!.startLine === inputs[keep]!.startLine &&
+      old[keep]!.endLine === inputs[keep]!.endLine
+    )
+      keep++;
+  }
+  if (row) report.changed++;
+  else report.added++;
+  return { kind: "replace", meta: full, keep, chunks: inputs.slice(keep) };
+}

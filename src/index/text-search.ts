@@ -1,0 +1,85 @@
+import type Database from "better-sqlite3";
+import { statements, tableExists } from "./statements.js";
+import { TermLists, type TermListHead } from "./term-lists.js";
+import { TermStats, type TermLookup } from "./term-stats.js";
+
+/** Full-text search over chunk text and file paths (FTS5), with the word statistics and impact-ordered lists it plans with. */
+export class TextSearch {
+  private readonly stmts;
+  private termCounts: TermStats | undefined;
+  private lists: TermLists | undefined;
+  private termListsTable: boolean | undefined;
+
+  constructor(private readonly db: Database.Database) {
+    this.stmts = statements(db, {
+      pathMatches: `SELECT count(*) AS n FROM (SELECT rowid FROM files_fts WHERE files_fts MATCH ? LIMIT ?)`,
+      keywordRecent: `SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid DESC LIMIT ?`,
+      keywordRank: `SELECT rowid AS id, bm25(chunks_fts) AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank, rowid LIMIT ?`,
+      pathSearch: `SELECT rowid AS fileId, path, bm25(files_fts) AS rank FROM files_fts WHERE files_fts MATCH ? ORDER BY rank LIMIT ?`,
+    });
+  }
+
+  /** The common words' impact-ordered lists (see term-lists). */
+  get termLists(): TermLists {
+    return (this.lists ??= new TermLists(this.db));
+  }
+
+  private get counts(): TermStats {
+    return (this.termCounts ??= new TermStats(this.db));
+  }
+
+  /**
+   * Per query term: the stems FTS5 indexes for it and how many chunks hold it (df), plus the chunk
+   * count and the mean chunk length; cached until the index changes (see term-stats).
+   */
+  termStats(terms: readonly string[]): TermLookup {
+    // A listed stem's df is counted (see term-lists); the others are counted or estimated.
+    return this.counts.lookup(terms, this.hasTermLists() ? (stem) => this.termLists.df(stem) : undefined);
+  }
+
+  /** The FTS5 tokens (porter stems) of a word, cached. */
+  stemsOf(word: string): string[] {
+    return this.counts.stemsOf(word);
+  }
+
+  /** A common stem's impact-ordered list head (see term-lists), or null (no list, or an index from before lists). */
+  listHead(stem: string, limit: number): TermListHead | null {
+    return this.hasTermLists() ? this.termLists.head(stem, limit) : null;
+  }
+
+  /** Chunks written since the lists were last folded (newest first). */
+  listPending(limit: number): { ids: number[]; total: number } {
+    return this.hasTermLists() ? this.termLists.pending(limit) : { ids: [], total: 0 };
+  }
+
+  private hasTermLists(): boolean {
+    // A read-only open of an index from before migration 7 has no such tables.
+    return (this.termListsTable ??= tableExists(this.db, "term_lists"));
+  }
+
+  /** True when at most `limit` files' paths match (bounded: stops after limit + 1). */
+  pathMatchesAtMost(match: string, limit: number): boolean {
+    return this.counts.memo(`paths ${limit} ${match}`, () => (this.stmts.pathMatches.get(match, limit + 1) as { n: number }).n <= limit);
+  }
+
+  /** Rows and tokens in the chunk FTS index, from FTS5's averages record (no table scan). */
+  ftsTotals(): { rows: number; tokens: number } {
+    return this.counts.totals();
+  }
+
+  /**
+   * FTS5 over chunk text. `match` must be a valid FTS5 query (see search/keyword-query).
+   * rank: best BM25 first, ties by id (scores every match); recent: newest chunks first, no scoring (stops early).
+   */
+  keywordSearch(match: string, limit: number, order: "rank" | "recent" = "rank"): { id: number; rank: number }[] {
+    if (order === "recent") {
+      return (this.stmts.keywordRecent.all(match, limit) as { id: number }[]).map((r) => ({ id: r.id, rank: 0 }));
+    }
+    return this.stmts.keywordRank.all(match, limit) as { id: number; rank: number }[];
+  }
+
+  /** Files whose path matches (FTS5 over paths). */
+  pathSearch(match: string, limit: number): { fileId: number; path: string; rank: number }[] {
+    return this.stmts.pathSearch.all(match, limit) as { fileId: number; path: string; rank: number }[];
+  }
+}

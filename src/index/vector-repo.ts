@@ -1,0 +1,317 @@
+import type Database from "better-sqlite3";
+import { floatView, fromBlob, toBlob } from "./blobs.js";
+import type { MetaRepo } from "./meta-repo.js";
+import { statements, tableExists } from "./statements.js";
+import { QuantizedVectors, blobToCode, codeToBlob, fitQuantizer, quantize, type Quantizer } from "./vector-codes.js";
+
+export interface VectorIdentity {
+  identity: string;
+  dims: number;
+  model: string;
+}
+
+/**
+ * From this many vectors on, vector search scans in-memory quantized codes and rescores the best
+ * exactly, instead of sqlite-vec's brute-force float KNN (see `npm run bench -- scale` and
+ * docs/performance.md).
+ */
+export const QUANTIZED_MIN_VECTORS = 50_000;
+/** Candidates taken by Hamming distance of the sign codes, then scored with the int8 codes. */
+export const QUANTIZED_COARSE = 12_000;
+/** Candidates (× k) rescored exactly against the float vectors. */
+export const QUANTIZED_OVERSAMPLE = 2;
+/** Vectors sampled to fit the quantizer. */
+const QUANTIZER_SAMPLE = 20_000;
+/** Written ids beyond which the loaded codes are reloaded rather than patched one by one. */
+const TOUCHED_RELOAD = 100_000;
+/** The quantizer is fitted (and codes written) once an index has this many vectors. */
+const QUANTIZER_MIN_VECTORS = 2_000;
+
+export interface VectorSearchOptions {
+  /** exact: sqlite-vec float KNN; quantized: code scan + exact rescoring; auto (default): by index size. */
+  path?: "exact" | "quantized" | "auto";
+  /** Sign-code candidates scored with the int8 codes (quantized path). */
+  coarse?: number;
+}
+
+/** chunks.vec_state: not embedded yet, vector stored, nothing embeddable. */
+export const VEC_PENDING = 0;
+export const VEC_STORED = 1;
+export const VEC_NONE = 2;
+
+/**
+ * The vectors of the chunks: sqlite-vec's chunks_vec table, each chunk's vec_state, and the
+ * quantized codes (chunk_codes, meta vector_codes) with their in-memory copy for large indexes.
+ */
+export class VectorRepo {
+  private vecDims: number | null = null;
+  private readonly stmts;
+  /** In-memory codes (loaded on the first quantized search) and the ids written since. */
+  private codes: QuantizedVectors | null = null;
+  /** The quantizer of chunk_codes (meta vector_codes); null until codes are first needed. */
+  private quantizer: Quantizer | null = null;
+  private codesDataVersion = -1;
+  private readonly touchedVectors = new Set<number>();
+  /** Vectors stored, counted at open and kept up to date by this connection's writes. */
+  private vectorCount = -1;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly meta: MetaRepo,
+    private readonly vecAvailable: boolean,
+    /** Vectors stored, counted from the index (see IndexStore.counts). */
+    private readonly countStored: () => number,
+  ) {
+    this.stmts = statements(db, {
+      setVecState: `UPDATE chunks SET vec_state = ? WHERE id = ?`,
+      pending: `SELECT id, lower(hex(hash)) AS hash, text FROM chunks WHERE vec_state = ${VEC_PENDING} AND id > ? ORDER BY id LIMIT ?`,
+      vecState: `SELECT vec_state AS s FROM chunks WHERE id = ?`,
+      resetVecStates: `UPDATE chunks SET vec_state = ${VEC_PENDING} WHERE vec_state <> ${VEC_PENDING}`,
+      vecInsert: `INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)`,
+      vecDelete: `DELETE FROM chunks_vec WHERE rowid = ?`,
+      vecGet: `SELECT embedding FROM chunks_vec WHERE rowid = ?`,
+      vecKnn: `SELECT rowid AS id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance`,
+      vecSample: `SELECT embedding FROM chunks_vec LIMIT ${QUANTIZER_SAMPLE}`,
+      vecAll: `SELECT rowid, embedding FROM chunks_vec`,
+      codePut: `INSERT OR REPLACE INTO chunk_codes (id, code) VALUES (?, ?)`,
+      codeDelete: `DELETE FROM chunk_codes WHERE id = ?`,
+      codeGet: `SELECT code FROM chunk_codes WHERE id = ?`,
+      codeAll: `SELECT id, code FROM chunk_codes ORDER BY id`,
+      codesClear: `DELETE FROM chunk_codes`,
+    });
+    const identity = this.getVectorIdentity();
+    if (identity && this.vecAvailable && this.hasVecTable()) this.vecDims = identity.dims;
+  }
+
+  getVectorIdentity(): VectorIdentity | null {
+    const identity = this.meta.getMeta("embedding_identity");
+    const dims = this.meta.getMeta("embedding_dims");
+    if (!identity || !dims) return null;
+    return { identity, dims: Number(dims), model: this.meta.getMeta("embedding_model") ?? "" };
+  }
+
+  /** True when the vector table exists (sqlite-vec was loaded when the index got an embedding identity). */
+  hasVecTable(): boolean {
+    return tableExists(this.db, "chunks_vec");
+  }
+
+  /** A chunk's stored float vector as its blob, if it has one. */
+  vectorBlob(id: number): Buffer | undefined {
+    return (this.stmts.vecGet.get(BigInt(id)) as { embedding: Buffer } | undefined)?.embedding;
+  }
+
+  /**
+   * Makes the vector index match a provider. When the model identity or dimension differs from what
+   * the index was built with, every vector is dropped and marked pending (re-embedded through the
+   * cache by the next sync) — never mixed. Returns the previous identity when it changed.
+   */
+  useVectorIdentity(id: VectorIdentity): { changed: boolean; previous: VectorIdentity | null } {
+    if (!this.vecAvailable) return { changed: false, previous: this.getVectorIdentity() };
+    const previous = this.getVectorIdentity();
+    const same = previous && previous.identity === id.identity && previous.dims === id.dims && this.hasVecTable();
+    if (same) {
+      this.vecDims = id.dims;
+      return { changed: false, previous };
+    }
+    this.db.transaction(() => {
+      // DDL: the table's shape depends on the model's dimension.
+      this.db.exec(`DROP TABLE IF EXISTS chunks_vec`);
+      this.db.exec(`CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[${id.dims}] distance_metric=cosine)`);
+      this.stmts.resetVecStates.run();
+      this.stmts.codesClear.run();
+      this.meta.deleteMeta("vector_codes");
+      this.meta.setMeta("embedding_identity", id.identity);
+      this.meta.setMeta("embedding_dims", String(id.dims));
+      this.meta.setMeta("embedding_model", id.model);
+    })();
+    this.vecDims = id.dims;
+    this.codes = null;
+    this.quantizer = null;
+    this.touchedVectors.clear();
+    this.vectorCount = 0;
+    return { changed: previous !== null, previous };
+  }
+
+  get vectorDims(): number | null {
+    return this.vecDims;
+  }
+
+  insertVector(id: number, v: Float32Array): void {
+    if (v.length !== this.vecDims) throw new Error(`vector has ${v.length} dims, index expects ${this.vecDims}`);
+    this.stmts.vecInsert.run(BigInt(id), toBlob(v));
+    const q = this.currentQuantizer();
+    if (q) {
+      this.stmts.codePut.run(id, codeToBlob(quantize(v, q)));
+      this.touchVector(id);
+    }
+    if (this.vectorCount >= 0) this.vectorCount++;
+  }
+
+  /** Remembers a written vector id for the loaded codes (none loaded: the first use loads them all). */
+  private touchVector(id: number): void {
+    if (!this.codes) return;
+    if (this.touchedVectors.size > TOUCHED_RELOAD) this.codes = null; // cheaper to reload than to patch
+    else this.touchedVectors.add(id);
+  }
+
+  deleteVector(id: number): void {
+    this.stmts.vecDelete.run(BigInt(id));
+    this.stmts.codeDelete.run(id);
+    this.touchVector(id);
+    if (this.vectorCount > 0) this.vectorCount--;
+  }
+
+  /** Chunks that still need a vector, in id order after `afterId`. */
+  pendingChunks(afterId: number, limit: number): { id: number; hash: string; text: string }[] {
+    return this.stmts.pending.all(afterId, limit) as { id: number; hash: string; text: string }[];
+  }
+
+  /** Stores vectors for existing chunks (null = nothing embeddable) in one transaction. */
+  setVectors(items: readonly { id: number; vector: Float32Array | null }[]): void {
+    if (this.vecDims === null) return;
+    this.db.transaction(() => {
+      for (const it of items) {
+        const row = this.stmts.vecState.get(it.id) as { s: number } | undefined;
+        if (!row) continue; // deleted meanwhile
+        if (row.s === VEC_STORED) this.deleteVector(it.id);
+        if (it.vector) this.insertVector(it.id, it.vector);
+        this.stmts.setVecState.run(it.vector ? VEC_STORED : VEC_NONE, it.id);
+      }
+    })();
+  }
+
+  /**
+   * The k nearest chunks by cosine distance. Small indexes: sqlite-vec's exact KNN. From
+   * QUANTIZED_MIN_VECTORS on: the in-memory codes pick k × QUANTIZED_OVERSAMPLE candidates (see
+   * vector-codes.ts), which are rescored exactly against their float vectors (distances are exact;
+   * a true neighbour can be missed when its code is far: the bench reports the overlap with exact).
+   */
+  vectorSearch(query: Float32Array, k: number, opts: VectorSearchOptions = {}): { id: number; distance: number }[] {
+    if (this.vecDims === null || query.length !== this.vecDims) return [];
+    const path = opts.path ?? "auto";
+    // A read-only index without codes cannot write them: it searches the float vectors exactly.
+    const codesUsable = !this.db.readonly || this.currentQuantizer() !== null;
+    if (codesUsable && (path === "quantized" || (path === "auto" && this.countVectors() >= QUANTIZED_MIN_VECTORS))) {
+      return this.quantizedSearch(query, k, opts.coarse ?? QUANTIZED_COARSE);
+    }
+    return this.stmts.vecKnn.all(toBlob(query), k) as { id: number; distance: number }[];
+  }
+
+  /** True when the quantized path can run (sqlite-vec loaded and vectors indexed). */
+  get supportsQuantized(): boolean {
+    return this.vecDims !== null;
+  }
+
+  private countVectors(): number {
+    if (this.vectorCount < 0) this.vectorCount = this.countStored();
+    return this.vectorCount;
+  }
+
+  /** The quantizer, if codes exist. While there is none, meta is read again each time: another connection may have made one. */
+  private currentQuantizer(): Quantizer | null {
+    if (!this.quantizer) {
+      const raw = this.meta.getMeta("vector_codes");
+      let q: Quantizer | null;
+      try {
+        q = raw ? (JSON.parse(raw) as Quantizer) : null;
+      } catch {
+        q = null; // unreadable: the codes are rebuilt
+      }
+      this.quantizer = q && q.format === "c8-v1" && q.mean?.length === this.vecDims && q.scale?.length === this.vecDims ? q : null;
+    }
+    return this.quantizer;
+  }
+
+  /**
+   * Brings the in-memory codes up to date: a full load when first used or when another connection
+   * wrote the index; otherwise only the ids this connection wrote since (read back from the table,
+   * so a rolled-back write leaves no trace). The first time, the quantizer is fitted on a sample
+   * of the vectors and every vector's code is written (the codes then follow each write).
+   */
+  prepareVectorCodes(): QuantizedVectors | null {
+    if (this.vecDims === null) return null;
+    const dataVersion = this.db.pragma("data_version", { simple: true }) as number;
+    if (dataVersion !== this.codesDataVersion) this.quantizer = null; // another connection may have (re)built them
+    let q = this.currentQuantizer();
+    if (!q) {
+      q = this.buildCodeTable();
+      this.codes = null;
+    }
+    if (!this.codes || dataVersion !== this.codesDataVersion) {
+      this.touchedVectors.clear();
+      const codes = new QuantizedVectors(this.vecDims, q, this.countVectors() + 1024);
+      for (const [id, code] of this.stmts.codeAll.raw().iterate() as IterableIterator<[number, Buffer]>) {
+        codes.set(id, blobToCode(code));
+      }
+      this.codes = codes;
+      this.vectorCount = codes.size;
+    } else if (this.touchedVectors.size > 0) {
+      for (const id of this.touchedVectors) {
+        const row = this.stmts.codeGet.get(id) as { code: Buffer } | undefined;
+        if (row) this.codes.set(id, blobToCode(row.code));
+        else this.codes.delete(id);
+      }
+      this.touchedVectors.clear();
+    }
+    this.codesDataVersion = this.db.pragma("data_version", { simple: true }) as number;
+    return this.codes;
+  }
+
+  /**
+   * Once an index holds QUANTIZER_MIN_VECTORS vectors, fits the quantizer and writes the codes
+   * (cheap then); from there on every stored vector gets its code as it is written, so a large
+   * index never has to read all its float vectors back. The Indexer calls this after each batch.
+   */
+  ensureVectorCodes(): void {
+    if (this.vecDims === null || this.currentQuantizer()) return;
+    if (this.countVectors() >= QUANTIZER_MIN_VECTORS) this.buildCodeTable();
+  }
+
+  /** Loads the in-memory codes ahead of the first search when the index is large enough to use them. */
+  warmVectorSearch(): void {
+    if (this.vecDims !== null && this.countVectors() >= QUANTIZED_MIN_VECTORS) this.prepareVectorCodes();
+  }
+
+  /** Fits the quantizer on a sample of the float vectors and writes every vector's code. */
+  private buildCodeTable(): Quantizer {
+    const dims = this.vecDims!;
+    const sample = (this.stmts.vecSample.raw().all() as [Buffer][]).map(([b]) => fromBlob(b));
+    const q = fitQuantizer(sample, dims);
+    const rows: [number, Buffer][] = [];
+    for (const [id, embedding] of this.stmts.vecAll.raw().iterate() as IterableIterator<[number | bigint, Buffer]>) {
+      rows.push([Number(id), Buffer.from(codeToBlob(quantize(fromBlob(embedding), q)))]);
+    }
+    this.db.transaction(() => {
+      this.stmts.codesClear.run();
+      for (const [id, code] of rows) this.stmts.codePut.run(id, code);
+      this.meta.setMeta("vector_codes", JSON.stringify(q));
+    })();
+    this.quantizer = q;
+    return q;
+  }
+
+  private quantizedSearch(query: Float32Array, k: number, coarse: number): { id: number; distance: number }[] {
+    const codes = this.prepareVectorCodes();
+    if (!codes) return [];
+    const candidates = codes.nearest(query, Math.max(coarse, k), k * QUANTIZED_OVERSAMPLE);
+    let qn = 0;
+    for (let i = 0; i < query.length; i++) qn += query[i]! * query[i]!;
+    qn = Math.sqrt(qn);
+    const out: { id: number; distance: number }[] = [];
+    for (const id of candidates) {
+      const row = this.stmts.vecGet.get(BigInt(id)) as { embedding: Buffer } | undefined;
+      if (!row) continue; // deleted since the codes were read
+      const e = floatView(row.embedding);
+      let dot = 0;
+      let en = 0;
+      for (let i = 0; i < query.length; i++) {
+        const x = e[i]!;
+        dot += x * query[i]!;
+        en += x * x;
+      }
+      const denom = Math.sqrt(en) * qn;
+      out.push({ id, distance: denom > 0 ? 1 - dot / denom : 1 });
+    }
+    return out.sort((a, b) => a.distance - b.distance || a.id - b.id).slice(0, k);
+  }
+}
