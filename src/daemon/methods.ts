@@ -61,6 +61,9 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
         ...(p.scope ? { scope: p.scope } : {}),
         ...(p.limit !== undefined ? { limit: p.limit } : {}),
         ...(p.includeHistory ? { includeHistory: true } : {}),
+        ...(p.explain ? { explain: true } : {}),
+        ...(p.referenceDate ? { referenceDate: p.referenceDate } : {}),
+        config: d.engine.config.recall,
       });
       d.searchLatency.record(performance.now() - t0);
       return res;

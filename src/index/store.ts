@@ -1,4 +1,6 @@
 import type Database from "better-sqlite3";
+import { fromBlob, toBlob } from "./vector-blob.js";
+import { sampleVectors } from "./vector-sample.js";
 import type { Chunk, FileClass } from "../ingest/types.js";
 import { closeDatabase, type OpenedDb } from "./db.js";
 import { prepareFtsText } from "./fts-text.js";
@@ -124,19 +126,9 @@ function floatView(b: Buffer): Float32Array {
   return new Float32Array(Uint8Array.from(b).buffer);
 }
 
-function toBlob(v: Float32Array): Buffer {
-  return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-}
-
 /** Content hashes are stored as 32-byte blobs (half the size of hex text). */
 function hexToBlob(hex: string): Buffer {
   return Buffer.from(hex, "hex");
-}
-
-function fromBlob(b: Buffer): Float32Array {
-  const copy = new Uint8Array(b.byteLength);
-  copy.set(b);
-  return new Float32Array(copy.buffer);
 }
 
 const FILE_COLUMNS = `id, path, class, date, size, mtime_ms AS mtimeMs, sha256, indexed_bytes AS indexedBytes,
@@ -518,6 +510,11 @@ export class IndexStore {
 
   // ---- access log ----
   /** Records that these chunks were recalled for a query (one transaction). */
+  /** Up to n chunk vectors spread over the index (see vector-sample); none without vectors. */
+  vectorSample(n: number): Float32Array[] {
+    return this.vecDims === null ? [] : sampleVectors(this.db, n);
+  }
+
   recordRecalls(queryHash: string, hits: readonly { hash: string; path: string; startLine: number; endLine: number }[]): void {
     if (hits.length === 0) return;
     const now = this.clock();

@@ -50,6 +50,16 @@ export const MethodParams = {
       limit: z.number().int().min(1).max(100).optional(),
       /** Also show memories superseded by newer ones (marked), not only current facts. */
       includeHistory: z.boolean().optional(),
+      /** Say why each memory was kept or dropped, or why nothing was returned. */
+      explain: z.boolean().optional(),
+      /** The day relative dates in the query count from ("yesterday", "last week"): YYYY-MM-DD or an ISO date-time; default now. */
+      referenceDate: z
+        .string()
+        .max(64)
+        .refine((s) => /^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s.length === 10 ? `${s}T00:00:00Z` : s)), {
+          message: "expected YYYY-MM-DD or an ISO 8601 date-time",
+        })
+        .optional(),
     })
     .strict(),
   "memory.save": z
@@ -130,6 +140,41 @@ export interface RecalledMemory {
   duplicates?: number;
   /** A newer entry (path:line) states a different value (only with includeHistory). */
   supersededBy?: string;
+  /** YYYY-MM-DD of a daily log or transcript chunk. */
+  date?: string;
+}
+
+/** One candidate's verdict (recall with explain). */
+export interface RecallCandidateExplain {
+  path: string;
+  startLine: number;
+  endLine: number;
+  score: number;
+  kept: boolean;
+  /** Kept but not injected: the budget ran out, or it repeated an injected memory. */
+  injected: boolean;
+  reason: string;
+  coverage: number;
+  /** The prompt words it holds. */
+  words: string[];
+  rareWords: string[];
+  vectorZ: number | null;
+  dateMatch: boolean;
+}
+
+export interface RecallExplain {
+  relevance: "auto" | "off";
+  /** Why nothing was injected, when nothing was. */
+  empty?: string;
+  /** Date windows read from the query. */
+  dates: { from: string; to: string; text: string }[];
+  gathering: boolean;
+  /** The prompt's words as the index sees them: chunks holding each (df) and its weight (idf). */
+  words: { word: string; df: number; idf: number; rare: boolean; subject: boolean }[];
+  chunks: number;
+  /** The prompt's similarity to random memories of the index (the vector null), when vectors ran. */
+  nullSimilarity: { mean: number; sd: number; n: number } | null;
+  candidates: RecallCandidateExplain[];
 }
 
 export interface RecallResult {
@@ -138,6 +183,8 @@ export interface RecallResult {
   memories: RecalledMemory[];
   memory_count: number;
   tokens_used: number;
+  /** With explain: why each memory was kept or dropped. */
+  explain?: RecallExplain;
 }
 
 export interface SaveResult {

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { DaemonUnavailableError, RpcCallError, withClient } from "../../client/client.js";
 import { socketPathFor } from "../../daemon/socket.js";
-import { ErrorCodes, type RecallResult } from "../../rpc/protocol.js";
+import { ErrorCodes, type RecallExplain, type RecallResult } from "../../rpc/protocol.js";
 import { recall } from "../../search/recall.js";
 import { CliError, daemonWorkspace, loadForCli, openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
 
@@ -9,6 +9,8 @@ interface RecallOptions extends GlobalOptions {
   budget?: string;
   scope?: string;
   includeHistory?: boolean;
+  explain?: boolean;
+  referenceDate?: string;
 }
 
 export function registerRecall(program: Command): void {
@@ -19,6 +21,8 @@ export function registerRecall(program: Command): void {
     .option("-b, --budget <tokens>", "token budget (default 2000)")
     .option("--scope <scope>", "private (default) or group (never MEMORY.md/USER.md)")
     .option("--include-history", "also show memories superseded by newer ones (marked)")
+    .option("--explain", "say why each memory was kept or dropped, or why nothing was returned")
+    .option("--reference-date <date>", "the day relative dates in the prompt count from (YYYY-MM-DD; default today)")
     .action(async (words: string[], _o, cmd: Command) => {
       const opts = cmd.optsWithGlobals<RecallOptions>();
       const budgetTokens = opts.budget === undefined ? undefined : Number(opts.budget);
@@ -29,7 +33,10 @@ export function registerRecall(program: Command): void {
         ...(budgetTokens ? { budgetTokens } : {}),
         ...(opts.scope ? { scope: opts.scope as "private" | "group" } : {}),
         ...(opts.includeHistory ? { includeHistory: true } : {}),
+        ...(opts.explain ? { explain: true } : {}),
+        ...(opts.referenceDate ? { referenceDate: opts.referenceDate } : {}),
       };
+      if (opts.referenceDate && !/^\d{4}-\d{2}-\d{2}/.test(opts.referenceDate)) throw new CliError(`--reference-date must be YYYY-MM-DD, got "${opts.referenceDate}"`);
       let res: RecallResult | null = null;
       try {
         const ws = daemonWorkspace(opts);
@@ -41,12 +48,25 @@ export function registerRecall(program: Command): void {
         const engine = await openCliEngine(opts);
         try {
           const ws = selectWorkspace(engine, opts);
-          res = await recall(ws.searcher, ws.store, params);
+          res = await recall(ws.searcher, ws.store, { ...params, config: engine.config.recall });
         } finally {
           await engine.close();
         }
       }
       if (opts.json) printJson(res);
-      else console.log(res.context || "(no memories found)");
+      else {
+        console.log(res.context || "(no relevant memories)");
+        if (res.explain) console.log(formatExplain(res.explain));
+      }
     });
+}
+
+/** The explanation as text: the decision, the prompt's words, each candidate's verdict. */
+function formatExplain(e: RecallExplain): string {
+  const out = [`relevance ${e.relevance}${e.empty ? `: ${e.empty}` : ""}`];
+  if (e.dates.length) out.push(`dates: ${e.dates.map((d) => `"${d.text}" → ${d.from === d.to ? d.from : `${d.from}..${d.to}`}`).join(", ")}`);
+  if (e.gathering) out.push("gathering question: spread over days/sessions");
+  out.push(`prompt words (of ${e.chunks} chunks): ${e.words.map((w) => `${w.word} df ${w.df}${w.rare ? " topical" : ""}`).join(", ") || "none"}`);
+  for (const c of e.candidates) out.push(`${c.injected ? "+" : c.kept ? "~" : "-"} ${c.path}:${c.startLine}-${c.endLine} [${c.score.toFixed(2)}] ${c.reason}`);
+  return out.join("\n");
 }
