@@ -63,7 +63,14 @@ export interface Evidence {
  * is no match. Not stop words for search (a memory may be searched for "thanks"), only for this decision.
  */
 const CONVERSATIONAL = new Set(
-  "yes yeah yep yup no nope ok okay k sure thanks thank thx ty please pls plz great good nice cool perfect awesome fine alright right correct exactly agreed go ahead continue proceed next step steps done lgtm sounds again retry try more keep going carry hi hello hey bye".split(" "),
+  [
+    "yes yeah yep yup no nope ok okay k sure thanks thank thx ty please pls plz great good nice cool perfect awesome fine alright right correct exactly agreed",
+    "go ahead continue proceed next step steps done lgtm sounds again retry try more keep going carry hi hello hey bye",
+    // The frame of a question, not its topic ("how many times …", "what kinds of …").
+    "many much times often kind kinds type types sort sorts",
+  ]
+    .join(" ")
+    .split(" "),
 );
 
 /** Vectors sampled per index for the null distribution. */
