@@ -37,7 +37,7 @@ const f2 = (x: number | null) => (x === null ? "n/a" : x.toFixed(2));
 export function selectMemories(hits: readonly AnnotatedHit[], profile: PromptProfile, cfg: RecallConfig, query: string, windows: readonly DateWindow[]): Selection {
   const judged: Judged[] = hits.map((hit) => {
     const dateMatch = windows.length > 0 && !!hit.date && inWindows(hit.date, windows);
-    const evidence = evidenceFor(hit.text ?? hit.snippet, hit.vectorScore, profile, cfg);
+    const evidence = evidenceFor(hit.text ?? hit.snippet, hit.vectorScore, profile, cfg, hit.hash);
     return { hit, score: hit.score + (dateMatch ? cfg.dateWeight : 0), evidence, dateMatch, kept: false, reason: "" };
   });
   judged.sort((a, b) => b.score - a.score);

@@ -1,7 +1,7 @@
 import type { RecallConfig } from "../config/schema.js";
 import type { EmbeddingProvider } from "../embed/provider.js";
 import type { IndexStore } from "../index/store.js";
-import { contentStems, stem } from "./excerpt.js";
+import { stem } from "./excerpt.js";
 import { STOP_WORDS } from "./keyword-query.js";
 
 /**
@@ -165,14 +165,60 @@ function similarityStats(q: Float32Array, sample: readonly Float32Array[]): { me
   return { mean, sd: Math.max(sd, 1e-3), n };
 }
 
+/**
+ * The prompt's stems a text holds. Only the text's words that begin like one of the prompt's
+ * stems are stemmed (Porter keeps a word's first two letters), so a long memory costs little.
+ */
+export function heldStems(text: string, p: Pick<PromptProfile, "words">, key?: string): Set<string> {
+  const out = new Set<string>();
+  if (p.words.length === 0) return out;
+  const words = wordsOf(text, key);
+  for (const w of p.words) {
+    const list = words.get(w.stem.slice(0, 2));
+    if (list?.some((x) => stem(x) === w.stem)) out.add(w.stem);
+  }
+  return out;
+}
+
+/** A text's distinct words by their first two letters, cached per chunk content hash (bounded). */
+const wordCache = new Map<string, Map<string, string[]>>();
+const WORD_CACHE = 4_000;
+
+function wordsOf(text: string, key: string | undefined): Map<string, string[]> {
+  const hit = key ? wordCache.get(key) : undefined;
+  if (hit) return hit;
+  const byPrefix = new Map<string, string[]>();
+  for (const w of new Set(text.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [])) {
+    const k = w.slice(0, 2);
+    const list = byPrefix.get(k);
+    if (list) list.push(w);
+    else byPrefix.set(k, [w]);
+  }
+  if (key) {
+    if (wordCache.size >= WORD_CACHE) wordCache.delete(wordCache.keys().next().value!);
+    wordCache.set(key, byPrefix);
+  }
+  return byPrefix;
+}
+
 /** The evidence that a memory (its text and vector similarity to the prompt) matches the prompt. */
 export function evidenceFor(
   text: string,
   vectorScore: number,
   p: PromptProfile,
   cfg: Pick<RecallConfig, "minCoverage" | "vectorZ">,
-  /** The memory's content stems, when the caller has them. */
-  stems: ReadonlySet<string> = new Set(contentStems(text)),
+  /** The memory's content hash (caches its words). */
+  key?: string,
+): Evidence {
+  const stems = heldStems(text, p, key);
+  return judge(stems, vectorScore, p, cfg);
+}
+
+function judge(
+  stems: ReadonlySet<string>,
+  vectorScore: number,
+  p: PromptProfile,
+  cfg: Pick<RecallConfig, "minCoverage" | "vectorZ">,
 ): Evidence {
   let held = 0;
   const words: string[] = [];
