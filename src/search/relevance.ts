@@ -113,7 +113,7 @@ export function promptWords(query: string, store: IndexStore, cfg: Pick<RecallCo
   const words = raw.map((r, i) => {
     const df = Math.min(chunks, stats[i]?.df ?? 0);
     const idf = Math.log(1 + (chunks - df + 0.5) / (df + 0.5));
-    return { ...r, df, idf, rare: df > 0 && df <= Math.max(1, cfg.rareShare * chunks), subject: named.has(r.word) && chunks > 0 && df >= cfg.subjectShare * chunks };
+    return { ...r, df, idf, rare: df > 0 && df <= Math.max(2, cfg.rareShare * chunks), subject: named.has(r.word) && chunks > 0 && df >= cfg.subjectShare * chunks };
   });
   return { words, chunks };
 }
