@@ -113,11 +113,11 @@ export const RecallSchema = z
     /** Vector evidence: how many standard deviations a memory's similarity must stand above the prompt's similarity to random memories of the index. */
     vectorZ: z.number().min(0).max(20).default(4.5),
     /** Once one memory is relevant, others are kept when they score at least this fraction of the best relevant one. */
-    keepRatio: z.number().min(0).max(1).default(0.8),
+    keepRatio: z.number().min(0).max(1).default(0.6),
     /** Dates in the prompt ("last week", "March 2023"): + dateWeight to memories dated in that window. */
     dateWeight: z.number().min(0).max(1).default(0.1),
     /** Gathering prompts ("how many times …", "which places …"): at most this many memories of one day or session before the others get a turn. */
-    gatherPerDay: z.number().int().min(1).max(50).default(1),
+    gatherPerDay: z.number().int().min(1).max(50).default(2),
     /** The best this-many memories are shown whole; the others as excerpts (their lines that match the prompt). */
     wholeTop: z.number().int().min(0).max(50).default(3),
   })
