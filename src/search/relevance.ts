@@ -236,7 +236,8 @@ function judge(
     words,
     rareWords,
     vectorZ,
-    keyword: rareWords.length > 0 && coverage >= cfg.minCoverage,
+    // A memory holding (nearly) all of a prompt's words matches even when the whole memory is about them.
+    keyword: coverage >= cfg.minCoverage && (rareWords.length > 0 || (coverage >= 0.9 && words.length >= 2)),
     vector: vectorZ !== null && vectorZ >= cfg.vectorZ,
   };
 }
