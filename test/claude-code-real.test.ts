@@ -377,8 +377,7 @@ describe.skipIf(!installed)(`the real Claude Code ${VERSION} with cortexd's hook
     }
   });
 
-  // enabled once #17's relevance decision is merged
-  it.skip("an unrelated prompt adds no <cortex_memories> to the model request", async () => {
+  it("an unrelated prompt adds no <cortex_memories> to the model request", async () => {
     for (const text of ["thanks", "fix this TypeScript error"]) {
       stub.reply = () => ({ text: "Sure." });
       const from = stub.requests.length;

@@ -151,7 +151,7 @@ describe("recall", () => {
       "memory/2026-11-21.md": "- Falcon review with Dana went well.\n",
     });
     for (const budget of [120, 400, 2000]) {
-      const r = await recall(searcher, store, { query: "what is falcon", budgetTokens: budget, record: false });
+      const r = await recall(searcher, store, { query: "what is Falcon", budgetTokens: budget, record: false });
       expect(r.tokens_used).toBeLessThanOrEqual(budget);
       expect(countTokens(r.context)).toBeLessThanOrEqual(budget + 2);
       expect(r.memory_count).toBe(r.memories.length);
@@ -161,7 +161,7 @@ describe("recall", () => {
     }
     const priv = await recall(searcher, store, { query: "falcon code name", record: false });
     expect(priv.memories.some((m) => m.path === "MEMORY.md")).toBe(true);
-    const group = await recall(searcher, store, { query: "falcon code name", scope: "group", record: false });
+    const group = await recall(searcher, store, { query: "what is Falcon", scope: "group", record: false });
     expect(group.memories.some((m) => m.path === "MEMORY.md" || m.path === "USER.md")).toBe(false);
     expect(group.memory_count).toBeGreaterThan(0);
   });

@@ -33,19 +33,19 @@ describe("a team workspace", () => {
     // Group scope hides a personal MEMORY.md, never the team's (nothing there is private).
     const shared = await d.call("memory.recall", { query: "on-call rota", scope: "group", workspace: "team" });
     expect(shared.context).toContain("ops wiki");
-    expect(shared.context).toMatch(/\(team:MEMORY\.md:\d+-\d+\)/);
+    expect(shared.context).toMatch(/^- (\[\d{4}-\d{2}-\d{2}\] )?team:MEMORY\.md:\d+-\d+: /m);
     expect(shared.memories[0]!.source).toEqual({ workspace: "team", shared: true });
     const tagged = await d.call("memory.recall", { query: "deploys freeze Friday", workspace: "team" });
     expect(tagged.memories.find((m) => m.text.includes("Deploys freeze"))!.source).toEqual({ workspace: "team", shared: true, by: "ann@laptop" });
     expect((await d.call("memory.recall", { query: "laptop charger" })).memories[0]!.source).toEqual({ workspace: "me" });
     // Recall from the personal workspace brings in the team's too, each memory labelled with its source.
     const mixed = await d.call("memory.recall", { query: "on-call", scope: "group" });
-    expect(mixed.context).toContain("(team:MEMORY.md:");
+    expect(mixed.context).toMatch(/^- (\[\d{4}-\d{2}-\d{2}\] )?team:MEMORY\.md:/m);
     expect(mixed.context).not.toContain("pager PIN");
     const both = await d.call("memory.recall", { query: "on-call" });
     expect(both.memories.map((m) => m.source!.workspace).sort()).toEqual(["me", "team"]);
     expect(both.context).toContain("pager PIN");
-    expect(both.context).toContain("(team:MEMORY.md:");
+    expect(both.context).toMatch(/^- (\[\d{4}-\d{2}-\d{2}\] )?team:MEMORY\.md:/m);
   });
 
   it("with only team workspaces configured, a save that names none is refused with what to do", async () => {

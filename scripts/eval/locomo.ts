@@ -24,6 +24,8 @@ export const LOCOMO_USAGE = `locomo [dir] — LoCoMo retrieval (default dir: <re
   --weights V,T      hybrid vector/text weights (default: the search config defaults)
   --fusion X         search.fusion: weighted | rrf
   --search JSON      other search settings, e.g. '{"mmrLambda":1,"recencyWeight":0}'
+  --recall JSON      recall settings, e.g. '{"relevance":"off"}' (the config's recall section)
+  --dump FILE        append each question's recall explanation (candidates and verdicts) as JSONL
   --budget N         context budget in characters (default ${DEFAULT_BUDGET_CHARS})
   --max-tokens N --overlap N   chunking (default: the config defaults)
   --model PATH       a GGUF instead of the built-in model
@@ -34,7 +36,7 @@ export const LOCOMO_USAGE = `locomo [dir] — LoCoMo retrieval (default dir: <re
 
 export async function locomoCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
-  const known = new Set(["variant", "modes", "limit", "conv", "weights", "fusion", "search", "budget", "max-tokens", "overlap", "model", "data-dir", "json", "per-query", "keep", "quiet", "help", "misses"]);
+  const known = new Set(["variant", "modes", "limit", "conv", "weights", "fusion", "search", "budget", "max-tokens", "overlap", "model", "data-dir", "json", "per-query", "keep", "quiet", "help", "misses", "recall", "dump"]);
   const unknown = Object.keys(args.flags).filter((k) => !known.has(k));
   if (unknown.length) throw new Error(`unknown option(s): ${unknown.map((k) => `--${k}`).join(", ")}\n${LOCOMO_USAGE}`);
   if (args.positional.length > 1) throw new Error(`expected at most one directory, got: ${args.positional.join(" ")}`);
@@ -74,6 +76,15 @@ export async function locomoCommand(argv: string[]): Promise<number> {
       throw new Error(`--search takes a JSON object, e.g. '{"mmrLambda":1}' (got ${searchJson})`);
     }
   }
+  const recallJson = stringFlag(args, "recall");
+  let recallCfg: Record<string, unknown> | undefined;
+  if (recallJson !== undefined) {
+    try {
+      recallCfg = JSON.parse(recallJson) as Record<string, unknown>;
+    } catch {
+      throw new Error(`--recall takes a JSON object, e.g. '{"relevance":"off"}' (got ${recallJson})`);
+    }
+  }
   const model = stringFlag(args, "model");
   const json = args.flags.json === true;
   const quiet = args.flags.quiet === true;
@@ -86,6 +97,8 @@ export async function locomoCommand(argv: string[]): Promise<number> {
     ...(weights ? { weights } : {}),
     ...(fusion !== undefined ? { fusion } : {}),
     ...(search ? { search } : {}),
+    ...(recallCfg ? { recall: recallCfg } : {}),
+    ...(stringFlag(args, "dump") ? { dump: resolve(stringFlag(args, "dump")!) } : {}),
     budgetChars: intFlag(args, "budget", DEFAULT_BUDGET_CHARS, 1),
     chunking,
     dataDir: resolve(stringFlag(args, "data-dir") ?? join(tmpdir(), "cortexd-eval")),

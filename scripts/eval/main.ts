@@ -1,13 +1,16 @@
 /**
  * Retrieval evaluations: `npm run eval -- <name> [options]`.
  *   locomo [dir]  LoCoMo retrieval set (default ../shared/eval/locomo from the repo root)
+ *   noise         unrelated prompts against the LoCoMo workspaces: how often recall injects nothing
  */
 import { parseArgs } from "./args.js";
-import { locomoCommand, LOCOMO_USAGE } from "./locomo.js";
 import { errorMessage } from "../../src/util/error-message.js";
+import { locomoCommand, LOCOMO_USAGE } from "./locomo.js";
+import { noiseCommand, NOISE_USAGE } from "./noise.js";
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage: string }> = {
   locomo: { run: locomoCommand, usage: LOCOMO_USAGE },
+  noise: { run: noiseCommand, usage: NOISE_USAGE },
 };
 
 const argv = process.argv.slice(2);

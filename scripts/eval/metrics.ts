@@ -92,6 +92,8 @@ export interface QueryScores {
   results: number;
   chars: number;
   budgetRecall: number;
+  /** Characters memory.recall injected (its whole context block; 0 when empty). */
+  injectedChars?: number;
 }
 
 export function scoreQuery(texts: readonly string[], evidence: readonly string[], budgetChars = DEFAULT_BUDGET_CHARS): QueryScores {
@@ -121,6 +123,8 @@ export interface Aggregate {
   /** Mean characters per returned result (total characters / total results). */
   charsPerResult: number;
   budgetRecall: number;
+  /** Mean characters memory.recall injected per query (NaN when not measured). */
+  injectedChars: number;
 }
 
 export function mean(xs: readonly number[]): number {
@@ -144,6 +148,7 @@ export function aggregate(scores: readonly QueryScores[]): Aggregate {
     mrr: mean(scores.map((s) => s.rr)),
     charsPerResult: results === 0 ? NaN : chars / results,
     budgetRecall: mean(scores.map((s) => s.budgetRecall)),
+    injectedChars: mean(scores.flatMap((s) => (s.injectedChars === undefined ? [] : [s.injectedChars]))),
   };
 }
 
@@ -163,6 +168,7 @@ export function macro(groups: readonly Aggregate[]): Aggregate {
     mrr: mean(gs.map((g) => g.mrr)),
     charsPerResult: mean(gs.map((g) => g.charsPerResult)),
     budgetRecall: mean(gs.map((g) => g.budgetRecall)),
+    injectedChars: mean(gs.map((g) => g.injectedChars)),
   };
 }
 

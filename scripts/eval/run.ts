@@ -5,7 +5,7 @@
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EmbeddingSchema, SearchSchema, type SearchConfig } from "../../src/config/schema.js";
+import { EmbeddingSchema, RecallSchema, SearchSchema, type SearchConfig } from "../../src/config/schema.js";
 import type { EmbeddingProvider } from "../../src/embed/provider.js";
 import { selectProvider } from "../../src/embed/select.js";
 import { openDatabase } from "../../src/index/db.js";
@@ -36,6 +36,10 @@ export interface RunOptions {
   fusion?: string;
   /** Other search settings (the `search` section of the config), e.g. {"mmrLambda": 1}. */
   search?: Record<string, unknown>;
+  /** Recall settings (the `recall` section of the config), e.g. {"relevance": "off"}. */
+  recall?: Record<string, unknown>;
+  /** Append each question's recall explanation (candidates, evidence, verdicts) to this JSONL file. */
+  dump?: string;
   budgetChars: number;
   chunking: ChunkingOptions;
   /** Data dir for the embedding model (models/ below it). */
@@ -152,13 +156,13 @@ function resultText(hit: SearchHit, texts: Map<string, string[]>, onAmbiguous: (
   return matches[0] ?? list[0]!;
 }
 
-interface BuiltIndex {
+export interface BuiltIndex {
   store: IndexStore;
   texts: Map<string, string[]>;
   info: IndexInfo;
 }
 
-async function buildIndex(
+export async function buildIndex(
   conv: Conversation,
   root: string,
   dbPath: string,
@@ -221,6 +225,14 @@ async function writeMisses(file: string, conv: Conversation, q: Query, searcher:
   }
 }
 
+/** One JSON line per question: its recall explanation, each candidate marked with the evidence ids it holds (for tuning). */
+function dumpExplain(file: string, conv: Conversation, q: Query, injected: RecallResult, mode: Mode): void {
+  appendFileSync(
+    file,
+    `${JSON.stringify({ mode, conv: conv.id, qid: q.qid, category: q.category, question: q.question, evidence: q.evidence, chars: injected.context.length, found: q.evidence.filter((e) => injected.context.includes(marker(e))), explain: injected.explain })}\n`,
+  );
+}
+
 async function runQueries(conv: Conversation, queries: Query[], searcher: Searcher, index: BuiltIndex, run: ModeRun, opts: RunOptions): Promise<void> {
   const started = performance.now();
   for (const q of queries) {
@@ -229,7 +241,14 @@ async function runQueries(conv: Conversation, queries: Query[], searcher: Search
     const latencyMs = performance.now() - t0;
     const texts = res.results.map((h) => resultText(h, index.texts, () => run.ambiguousTexts++));
     // The headline: what memory.recall would inject within the token budget.
-    const injected = await recall(searcher, index.store, { query: q.question, budgetTokens: Math.round(opts.budgetChars / 4), record: false });
+    const injected = await recall(searcher, index.store, {
+      query: q.question,
+      budgetTokens: Math.round(opts.budgetChars / 4),
+      record: false,
+      config: RecallSchema.parse(opts.recall ?? {}),
+      ...(opts.dump ? { explain: true } : {}),
+    });
+    if (opts.dump) dumpExplain(opts.dump, conv, q, injected, run.mode);
     if (opts.misses) await writeMisses(opts.misses, conv, q, searcher, injected, run.mode);
     run.latencies.push(latencyMs);
     run.engineModes[res.mode] = (run.engineModes[res.mode] ?? 0) + 1;
@@ -239,7 +258,7 @@ async function runQueries(conv: Conversation, queries: Query[], searcher: Search
       category: q.category,
       categoryName: q.categoryName,
       evidence: q.evidence,
-      scores: { ...scoreQuery(texts, q.evidence, opts.budgetChars), budgetRecall: recallOf([injected.context], q.evidence) },
+      scores: { ...scoreQuery(texts, q.evidence, opts.budgetChars), budgetRecall: recallOf([injected.context], q.evidence), injectedChars: injected.context.length },
       latencyMs,
       engineMode: res.mode,
       ...(res.fallback ? { fallback: res.fallback } : {}),

@@ -136,6 +136,30 @@ export const SearchSchema = z
   })
   .strict();
 
+/** memory.recall: what is injected into a prompt (see docs/recall.md). */
+export const RecallSchema = z
+  .object({
+    /** auto: inject only memories judged relevant (empty when none is); off: the budget's worth of the best, as search ranks them. */
+    relevance: z.enum(["auto", "off"]).default("auto"),
+    /** Keyword evidence: the share of the prompt's word weight (idf; words the index lacks count fully) a memory must hold. */
+    minCoverage: z.number().min(0).max(1).default(0.35),
+    /** A prompt word is topical in an index when at most this share of its chunks hold it (a name found in every chunk is not). */
+    rareShare: z.number().min(0).max(1).default(0.5),
+    /** A name in the prompt (capitalised, not opening a sentence) that at least this share of the chunks hold is a subject of the memory: the prompt is about it. */
+    subjectShare: z.number().min(0).max(1).default(0.5),
+    /** Vector evidence: how many standard deviations a memory's similarity must stand above the prompt's similarity to random memories of the index. */
+    vectorZ: z.number().min(0).max(20).default(4.5),
+    /** Once one memory is relevant, others are kept when they score at least this fraction of the best relevant one. */
+    keepRatio: z.number().min(0).max(1).default(0.6),
+    /** Dates in the prompt ("last week", "March 2023"): + dateWeight to memories dated in that window. */
+    dateWeight: z.number().min(0).max(1).default(0.1),
+    /** Gathering prompts ("how many times …", "which places …"): at most this many memories of one day or session before the others get a turn. */
+    gatherPerDay: z.number().int().min(1).max(50).default(2),
+    /** The best this-many memories are shown whole; the others as excerpts (their lines that match the prompt). */
+    wholeTop: z.number().int().min(0).max(50).default(3),
+  })
+  .strict();
+
 export const CacheSchema = z
   .object({
     /** Embedding cache entries kept per namespace (least recently used pruned). */
@@ -185,6 +209,7 @@ export const ConfigSchema = z
     embedding: EmbeddingSchema.default(EmbeddingSchema.parse({})),
     chunking: ChunkingSchema.default(ChunkingSchema.parse({})),
     search: SearchSchema.default(SearchSchema.parse({})),
+    recall: RecallSchema.default(RecallSchema.parse({})),
     cache: CacheSchema.default(CacheSchema.parse({})),
     daemon: DaemonSchema.default(DaemonSchema.parse({})),
     schedule: ScheduleSchema.default(ScheduleSchema.parse({})),
@@ -198,6 +223,7 @@ export type Config = z.output<typeof ConfigSchema>;
 export type WorkspaceConfig = z.output<typeof WorkspaceSchema>;
 export type EmbeddingConfig = z.output<typeof EmbeddingSchema>;
 export type SearchConfig = z.output<typeof SearchSchema>;
+export type RecallConfig = z.output<typeof RecallSchema>;
 export type DaemonConfig = z.output<typeof DaemonSchema>;
 export type ScheduleConfig = z.output<typeof ScheduleSchema>;
 export type DeviceConfig = z.output<typeof DeviceSchema>;

@@ -312,6 +312,7 @@ export class Daemon {
       for (const w of this.engine.workspaces) w.searcher.setConfig(next.config.search);
       applied.push("search");
     }
+    if (JSON.stringify(next.config.recall) !== JSON.stringify(cur.recall)) applied.push("recall");
     if (JSON.stringify(next.config.embedding) !== JSON.stringify(cur.embedding)) {
       // Switch models live: keyword search keeps answering while vectors are re-embedded through the cache.
       cur.embedding = next.config.embedding;
@@ -321,7 +322,7 @@ export class Daemon {
     for (const key of ["workspaces", "chunking", "daemon", "schedule", "dataDir"] as const) {
       if (JSON.stringify(next.config[key]) !== JSON.stringify(cur[key])) restartNeeded.push(key);
     }
-    Object.assign(cur, { logLevel: next.config.logLevel, search: next.config.search });
+    Object.assign(cur, { logLevel: next.config.logLevel, search: next.config.search, recall: next.config.recall });
     this.logger.warn({ applied, restartNeeded }, "configuration reloaded");
     return { applied, restartNeeded };
   }

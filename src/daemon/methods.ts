@@ -100,6 +100,9 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
           ...(p.includeHistory ? { includeHistory: true } : {}),
           ...(p.excludeCurated ? { excludeCurated: true } : {}),
           ...(p.timings ? { timings: true } : {}),
+          ...(p.explain ? { explain: true } : {}),
+          ...(p.referenceDate ? { referenceDate: p.referenceDate } : {}),
+          config: d.engine.config.recall,
         }),
       );
       d.searchLatency.record(performance.now() - t0);

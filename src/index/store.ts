@@ -59,6 +59,11 @@ export class IndexStore {
     closeDatabase(this.db);
   }
 
+  /** Up to n chunk vectors spread over the index (see vector-sample); none without vectors. */
+  vectorSample(n: number): Float32Array[] {
+    return this.vectors.sample(n);
+  }
+
   /** Runs `fn` in one transaction (nested calls join the outer one). */
   transaction<T>(fn: () => T): T {
     return this.db.transaction(fn)();

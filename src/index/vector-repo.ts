@@ -3,6 +3,7 @@ import { floatView, fromBlob, toBlob } from "./blobs.js";
 import type { MetaRepo } from "./meta-repo.js";
 import { statements, tableExists } from "./statements.js";
 import { QuantizedVectors, blobToCode, codeToBlob, fitQuantizer, quantize, type Quantizer } from "./vector-codes.js";
+import { sampleVectors } from "./vector-sample.js";
 
 export interface VectorIdentity {
   identity: string;
@@ -54,6 +55,11 @@ export class VectorRepo {
   private readonly touchedVectors = new Set<number>();
   /** Vectors stored, counted at open and kept up to date by this connection's writes. */
   private vectorCount = -1;
+
+  /** Up to n chunk vectors spread over the index (see vector-sample); none without vectors. */
+  sample(n: number): Float32Array[] {
+    return this.vecDims === null ? [] : sampleVectors(this.db, n);
+  }
 
   constructor(
     private readonly db: Database.Database,

@@ -59,6 +59,16 @@ export const MethodParams = {
       /** Return the wall time of each stage (`timings`, ms). */
       timings: z.boolean().optional(),
       cwd,
+      /** Say why each memory was kept or dropped, or why nothing was returned. */
+      explain: z.boolean().optional(),
+      /** The day relative dates in the query count from ("yesterday", "last week"): YYYY-MM-DD or an ISO date-time; default now. */
+      referenceDate: z
+        .string()
+        .max(64)
+        .refine((s) => /^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s.length === 10 ? `${s}T00:00:00Z` : s)), {
+          message: "expected YYYY-MM-DD or an ISO 8601 date-time",
+        })
+        .optional(),
     })
     .strict(),
   "memory.save": z
@@ -142,6 +152,41 @@ export interface RecalledMemory {
   supersededBy?: string;
   /** Where it came from: the workspace; a team's (shared) one also says so, and who wrote it ("user@device"). */
   source?: { workspace: string; shared?: true; by?: string };
+  /** YYYY-MM-DD of a daily log or transcript chunk. */
+  date?: string;
+}
+
+/** One candidate's verdict (recall with explain). */
+export interface RecallCandidateExplain {
+  path: string;
+  startLine: number;
+  endLine: number;
+  score: number;
+  kept: boolean;
+  /** Kept but not injected: the budget ran out, or it repeated an injected memory. */
+  injected: boolean;
+  reason: string;
+  coverage: number;
+  /** The prompt words it holds. */
+  words: string[];
+  rareWords: string[];
+  vectorZ: number | null;
+  dateMatch: boolean;
+}
+
+export interface RecallExplain {
+  relevance: "auto" | "off";
+  /** Why nothing was injected, when nothing was. */
+  empty?: string;
+  /** Date windows read from the query. */
+  dates: { from: string; to: string; text: string }[];
+  gathering: boolean;
+  /** The prompt's words as the index sees them: chunks holding each (df) and its weight (idf). */
+  words: { word: string; df: number; idf: number; rare: boolean; subject: boolean }[];
+  chunks: number;
+  /** The prompt's similarity to random memories of the index (the vector null), when vectors ran. */
+  nullSimilarity: { mean: number; sd: number; n: number } | null;
+  candidates: RecallCandidateExplain[];
 }
 
 export interface RecallResult {
@@ -152,6 +197,8 @@ export interface RecallResult {
   tokens_used: number;
   /** With `timings`: ms per stage (the search's, then consolidation, pack, record) and total. */
   timings?: Record<string, number>;
+  /** With explain: why each memory was kept or dropped. */
+  explain?: RecallExplain;
 }
 
 export interface SaveResult {

@@ -68,11 +68,9 @@ export interface ExcerptOptions {
   after: number;
   /** Other units are kept when they score at least this fraction of the best one. */
   keepRatio: number;
-  /** The first this-many memories are shown whole. */
-  fullTop: number;
 }
 
-export const DEFAULT_EXCERPT: ExcerptOptions = { maxChars: 700, before: 0, after: 2, keepRatio: 0.5, fullTop: 3 };
+export const DEFAULT_EXCERPT: ExcerptOptions = { maxChars: 700, before: 0, after: 2, keepRatio: 0.5 };
 
 /**
  * The part of a chunk that answers a query: the units (lines or messages) that match the query's

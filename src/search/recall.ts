@@ -1,8 +1,13 @@
+import { RecallSchema, type RecallConfig } from "../config/schema.js";
 import { countTokens } from "../ingest/tokens.js";
 import type { IndexStore } from "../index/store.js";
-import type { RecallResult, RecalledMemory } from "../rpc/protocol.js";
+import type { RecallExplain, RecallResult, RecalledMemory } from "../rpc/protocol.js";
 import { chunkHash, sha256 } from "../util/hash.js";
 import { formatMemoryLine, formatRecallBlock, RECALL_CLOSE, RECALL_NOTE, RECALL_OPEN } from "./recall-format.js";
+import { cleanMemoryText } from "./recall-clean.js";
+import { selectMemories, type Judged } from "./recall-select.js";
+import { profilePrompt, type PromptProfile } from "./relevance.js";
+import { parseDates } from "./dates.js";
 import type { Searcher } from "./searcher.js";
 import { DEFAULT_EXCERPT, contentStems, excerpt, units, whole, type Unit } from "./excerpt.js";
 import { applyConsolidation, consolidationNote, type AnnotatedHit } from "../consolidate/annotate.js";
@@ -12,6 +17,7 @@ import { collapseConflictCopies } from "../sync/recall-copies.js";
 
 export const DEFAULT_RECALL_BUDGET = 2000;
 const EXCERPT = DEFAULT_EXCERPT;
+const DEFAULT_RECALL_CONFIG = RecallSchema.parse({});
 
 export interface RecallRequest {
   query: string;
@@ -26,8 +32,16 @@ export interface RecallRequest {
   includeHistory?: boolean;
   /** Never MEMORY.md / USER.md, whatever the scope: the host already has them in its prompt. */
   excludeCurated?: boolean;
-  /** Return the wall time of each stage (the search's stages, consolidation, pack, record). */
+  /** Return the wall time of each stage (the search's stages, consolidation, select, pack, record). */
   timings?: boolean;
+  /** Say why each memory was kept or dropped. */
+  explain?: boolean;
+  /** The day relative dates count from (YYYY-MM-DD or ISO date-time); default now. */
+  referenceDate?: string;
+  /** The `recall` config section (default: its defaults). */
+  config?: RecallConfig;
+  /** Wall clock (default Date.now), for relative dates. */
+  now?: () => number;
 }
 
 /** Word-overlap similarity |A∩B| / min(|A|,|B|): high when one memory restates the other. */
@@ -38,13 +52,24 @@ export function overlap(a: Set<string>, b: Set<string>): number {
   return n / Math.min(a.size, b.size);
 }
 
+interface Packed {
+  judged: Judged;
+  words: Set<string>;
+  line: string;
+  text: string;
+  startLine: number;
+  endLine: number;
+}
+
 /**
- * Recall: the best memories for a query that fit a token budget, formatted for a model. Near
- * duplicates (word overlap ≥ 0.75) collapse to the best-ranked one; the last memory that does not
- * fit whole is cut to the remaining budget. Records which memories were recalled for which query.
+ * Recall: the relevant memories for a query that fit a token budget, formatted for a model — or
+ * nothing when none is relevant (recall-select, relevance). Near duplicates (word overlap ≥ 0.75)
+ * collapse to the best-ranked one; the last memory that does not fit whole is cut to the remaining
+ * budget. Records which memories were injected for which query (promotion counts them).
  */
 export async function recall(searcher: Searcher, store: IndexStore, req: RecallRequest): Promise<RecallResult> {
   const budget = req.budgetTokens ?? DEFAULT_RECALL_BUDGET;
+  const cfg = req.config ?? DEFAULT_RECALL_CONFIG;
   const timer = new StageTimer();
   const res = await searcher.search({ query: req.query, limit: req.limit ?? 30, fullText: true, ...(req.timings ? { timings: true } : {}) });
   timer.lap("search");
@@ -54,36 +79,104 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
   hits = collapseConflictCopies(hits);
   hits = applyConsolidation(store, hits, { includeHistory: req.includeHistory ?? false });
   timer.lap("consolidation");
+  const windows = parseDates(req.query, req.referenceDate ?? new Date((req.now ?? Date.now)()));
+  // The words of a date ("last week") are the date preference's, not topic words.
+  const topic = windows.reduce((q, w) => q.split(w.text).join(" "), req.query);
+  const profile = await profilePrompt(topic, req.query, store, res.mode === "keyword" ? null : searcher.provider, cfg);
+  const selection = selectMemories(hits, profile, cfg, req.query, windows);
+  timer.lap("select");
+  const packed = pack(selection.kept, req.query, budget, cfg.wholeTop);
+  const memories: RecalledMemory[] = packed.map((k) => ({
+    path: k.judged.hit.path,
+    startLine: k.startLine,
+    endLine: k.endLine,
+    score: k.judged.hit.score,
+    text: k.text,
+    ...(k.judged.hit.date ? { date: k.judged.hit.date } : {}),
+    ...(k.judged.hit.duplicates ? { duplicates: k.judged.hit.duplicates } : {}),
+    ...(k.judged.hit.supersededBy ? { supersededBy: k.judged.hit.supersededBy } : {}),
+  }));
+  timer.lap("pack");
+  if (req.record !== false && packed.length > 0) {
+    try {
+      store.recordRecalls(
+        sha256(req.query.trim().toLowerCase()),
+        packed.map(({ judged: { hit } }) => ({ hash: hit.hash ?? chunkHash(hit.text ?? ""), path: hit.path, startLine: hit.startLine, endLine: hit.endLine })),
+      );
+    } catch {
+      // The access log only feeds promotion: a full or read-only disk must not cost the agent its recall.
+    }
+  }
+  timer.lap("record");
   const overhead = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
-  let used = overhead;
+  const used = packed.reduce((n, k) => n + countTokens(k.line) + 1, overhead);
+  const out: RecallResult = { context: formatRecallBlock(packed.map((k) => k.line)), memories, memory_count: memories.length, tokens_used: packed.length ? used : 0 };
+  if (req.explain) out.explain = explainOf(selection, packed, cfg, windows, profile);
+  if (req.timings && res.timings) out.timings = { ...res.timings, ...timer.result() };
+  return out;
+}
+
+function explainOf(selection: ReturnType<typeof selectMemories>, packed: Packed[], cfg: RecallConfig, windows: RecallExplain["dates"], profile: PromptProfile): RecallExplain {
+  const injected = new Set(packed.map((p) => p.judged));
+  return {
+    relevance: cfg.relevance,
+    ...(selection.empty ? { empty: selection.empty } : {}),
+    dates: windows.map((w) => ({ from: w.from, to: w.to, text: w.text })),
+    gathering: selection.gathering,
+    words: profile.words.map((w) => ({ word: w.word, df: w.df, idf: Math.round(w.idf * 1e3) / 1e3, rare: w.rare, subject: w.subject })),
+    chunks: profile.chunks,
+    nullSimilarity: profile.nullSim,
+    candidates: selection.all.map((j) => ({
+      path: j.hit.path,
+      startLine: j.hit.startLine,
+      endLine: j.hit.endLine,
+      score: Math.round(j.score * 1e4) / 1e4,
+      kept: j.kept,
+      injected: injected.has(j),
+      reason: j.kept && !injected.has(j) ? `${j.reason}; not injected (budget spent, or it repeats an injected memory)` : j.reason,
+      coverage: Math.round(j.evidence.coverage * 1e3) / 1e3,
+      words: j.evidence.words,
+      rareWords: j.evidence.rareWords,
+      vectorZ: j.evidence.vectorZ === null ? null : Math.round(j.evidence.vectorZ * 100) / 100,
+      dateMatch: j.dateMatch,
+    })),
+  };
+}
+
+/** The kept memories that fit the budget, as block lines: the best few whole, the rest as excerpts. */
+function pack(kept: readonly Judged[], query: string, budget: number, wholeTop: number): Packed[] {
+  let used = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
   // Excerpts: show the lines of each chunk that answer the query, so more memories fit the budget.
-  const queryStems = new Set(contentStems(req.query));
+  const queryStems = new Set(contentStems(query));
   const unitDf = new Map<string, number>();
   let unitCount = 0;
-  for (const h of hits) {
-    for (const u of units(h.text ?? h.snippet)) {
+  for (const { hit } of kept) {
+    for (const u of units(hit.text ?? hit.snippet)) {
       unitCount++;
       for (const st of new Set(contentStems(u.text))) if (queryStems.has(st)) unitDf.set(st, (unitDf.get(st) ?? 0) + 1);
     }
   }
   const idf = (st: string) => Math.log(1 + unitCount / (1 + (unitDf.get(st) ?? 0)));
   const shown = new Set<string>();
-  const kept: { hit: AnnotatedHit; words: Set<string>; line: string; text: string; startLine: number; endLine: number }[] = [];
-  for (const hit of hits) {
+  const out: Packed[] = [];
+  for (const judged of kept) {
     if (used >= budget) break;
+    const hit = judged.hit;
     const full = hit.text ?? hit.snippet;
-    // The best few memories are shown whole; the rest as excerpts, so more of them fit the budget.
     // Lines (or messages) an overlapping chunk of the same file already showed are not repeated.
     const isShown = (u: Unit) => shown.has(`${hit.path}\0${u.text}`);
-    const ex = kept.length >= EXCERPT.fullTop ? excerpt(full, queryStems, idf, EXCERPT, isShown) : whole(full, isShown);
+    const ex = out.length >= wholeTop ? excerpt(full, queryStems, idf, EXCERPT, isShown) : whole(full, isShown);
     if (!ex || ex.units.length === 0) continue;
-    const text = consolidationNote(hit, ex.text);
+    const cleaned = cleanMemoryText(ex.text);
+    if (cleaned === "") continue;
+    const text = consolidationNote(hit, cleaned);
     // Markdown lines map to file lines; transcript chunk text does not (its lines are JSONL records).
     const startLine = hit.source === "transcript" ? hit.startLine : Math.min(hit.endLine, hit.startLine + ex.firstLine);
     const endLine = hit.source === "transcript" ? hit.endLine : Math.min(hit.endLine, hit.startLine + ex.lastLine);
     const w = wordSet(text);
-    if (kept.some((k) => overlap(k.words, w) >= 0.75)) continue;
-    let line = formatMemoryLine(hit.score, hit.path, startLine, endLine, text);
+    if (out.some((k) => overlap(k.words, w) >= 0.75)) continue;
+    const lineOf = (t: string) => formatMemoryLine({ path: hit.path, startLine, endLine, ...(hit.date ? { date: hit.date } : {}), text: t });
+    let line = lineOf(text);
     let cost = countTokens(line) + 1;
     let finalText = text;
     if (used + cost > budget) {
@@ -93,43 +186,15 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
       let chars = Math.floor(text.length * (room / cost));
       do {
         finalText = `${text.slice(0, chars)}…`;
-        line = formatMemoryLine(hit.score, hit.path, startLine, endLine, finalText);
+        line = lineOf(finalText);
         cost = countTokens(line) + 1;
         chars = Math.floor(chars * 0.9);
       } while (used + cost > budget && chars > 0);
       if (used + cost > budget) break;
     }
-    kept.push({ hit, words: w, line, text: finalText, startLine, endLine });
+    out.push({ judged, words: w, line, text: finalText, startLine, endLine });
     for (const u of ex.units) shown.add(`${hit.path}\0${u.text}`);
     used += cost;
   }
-  const memories: RecalledMemory[] = kept.map((k) => ({
-    path: k.hit.path,
-    startLine: k.startLine,
-    endLine: k.endLine,
-    score: k.hit.score,
-    text: k.text,
-    ...(k.hit.duplicates ? { duplicates: k.hit.duplicates } : {}),
-    ...(k.hit.supersededBy ? { supersededBy: k.hit.supersededBy } : {}),
-  }));
-  timer.lap("pack");
-  if (req.record !== false && kept.length > 0) {
-    try {
-      store.recordRecalls(
-        sha256(req.query.trim().toLowerCase()),
-        kept.map((k) => ({ hash: k.hit.hash ?? chunkHash(k.hit.text ?? ""), path: k.hit.path, startLine: k.hit.startLine, endLine: k.hit.endLine })),
-      );
-    } catch {
-      // The access log only feeds promotion: a full or read-only disk must not cost the agent its recall.
-    }
-  }
-  timer.lap("record");
-  const timings = req.timings && res.timings ? { ...res.timings, ...timer.result() } : undefined;
-  return {
-    context: formatRecallBlock(kept.map((k) => k.line)),
-    memories,
-    memory_count: memories.length,
-    tokens_used: kept.length ? used : 0,
-    ...(timings ? { timings } : {}),
-  };
+  return out;
 }

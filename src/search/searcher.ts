@@ -10,6 +10,7 @@ import { StageTimer } from "./stage-timer.js";
 import { applyImportance, applyRecency, bm25ToScore, distanceToScore, fuse, mmr, round } from "./stages.js";
 import type { Candidate, SearchHit, SearchRequest, SearchResponse } from "./types.js";
 import { errorMessage } from "../util/error-message.js";
+import { localDay } from "./dates.js";
 
 export interface SearcherDeps {
   store: IndexStore;
@@ -22,6 +23,13 @@ export interface SearcherDeps {
   now?: () => number;
   /** Postings FTS5 bm25 may score per query in a large index (Infinity: always the exact ranking). */
   keywordBudget?: number;
+}
+
+/** The calendar day of a dated memory: a daily log's date, a transcript chunk's first timestamp (local day). */
+function dateOf(row: ChunkRow): { date?: string } {
+  if (row.class === "daily" && row.date) return { date: row.date };
+  if (row.ts) return { date: localDay(row.ts) };
+  return {};
 }
 
 function snippetOf(text: string, max: number): string {
@@ -123,7 +131,7 @@ export class Searcher {
         snippet: snippetOf(row.text, cfg.snippetChars),
         source: row.class,
         ...(req.explain ? { explain: c.explain } : {}),
-        ...(req.fullText ? { text: row.text, hash: row.hash } : {}),
+        ...(req.fullText ? { text: row.text, hash: row.hash, ...dateOf(row) } : {}),
       };
     });
     return {

@@ -42,6 +42,8 @@ export interface SearchHit {
   text?: string;
   /** Chunk content hash (with fullText). */
   hash?: string;
+  /** YYYY-MM-DD of a daily log or a transcript chunk (with fullText). */
+  date?: string;
 }
 
 export interface SearchResponse {

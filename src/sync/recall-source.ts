@@ -14,10 +14,11 @@ export function labelSources(ws: { name: string; shared?: boolean }, res: Recall
     return { ...m, source: { workspace: ws.name, ...(ws.shared ? { shared: true as const } : {}), ...(by ? { by: `${by[1]}@${by[2]}` } : {}) } };
   });
   if (!ws.shared || !res.context) return { ...res, memories };
-  // "- [0.83] (memory/x.md:3-4) …" → "- [0.83] (team:memory/x.md:3-4) …"; the name is [A-Za-z0-9._-] (config schema).
+  // "- [2026-11-30] memory/x.md:3-4: …" → "- [2026-11-30] team:memory/x.md:3-4: …" (the date is optional:
+  // see formatMemoryLine); the name is [A-Za-z0-9._-] (config schema).
   const context = res.context
     .split("\n")
-    .map((l) => l.replace(/^(- \[[0-9.]+\] \()/, `$1${ws.name}:`))
+    .map((l) => (l.startsWith("- ") ? l.replace(/^(- (?:\[\d{4}-\d{2}-\d{2}\] )?)/, `$1${ws.name}:`) : l))
     .join("\n");
   return { ...res, context, memories };
 }

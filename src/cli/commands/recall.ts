@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { DaemonUnavailableError, RpcCallError, withClient } from "../../client/client.js";
 import { ErrorCodes } from "../../rpc/error-codes.js";
-import type { RecallResult } from "../../rpc/protocol.js";
+import type { RecallExplain, RecallResult } from "../../rpc/protocol.js";
 import { CliError } from "../cli-error.js";
 import type { GlobalOptions } from "../context.js";
 import { daemonSocket, daemonWorkspace } from "../daemon-target.js";
@@ -11,6 +11,8 @@ interface RecallOptions extends GlobalOptions {
   budget?: string;
   scope?: string;
   includeHistory?: boolean;
+  explain?: boolean;
+  referenceDate?: string;
 }
 
 export function registerRecall(program: Command): void {
@@ -21,6 +23,8 @@ export function registerRecall(program: Command): void {
     .option("-b, --budget <tokens>", "token budget (default 2000)")
     .option("--scope <scope>", "private (default) or group (never MEMORY.md/USER.md)")
     .option("--include-history", "also show memories superseded by newer ones (marked)")
+    .option("--explain", "say why each memory was kept or dropped, or why nothing was returned")
+    .option("--reference-date <date>", "the day relative dates in the prompt count from (YYYY-MM-DD; default today)")
     .action(async (words: string[], _o, cmd: Command) => {
       const opts = cmd.optsWithGlobals<RecallOptions>();
       const budgetTokens = opts.budget === undefined ? undefined : Number(opts.budget);
@@ -31,7 +35,10 @@ export function registerRecall(program: Command): void {
         ...(budgetTokens ? { budgetTokens } : {}),
         ...(opts.scope ? { scope: opts.scope as "private" | "group" } : {}),
         ...(opts.includeHistory ? { includeHistory: true } : {}),
+        ...(opts.explain ? { explain: true } : {}),
+        ...(opts.referenceDate ? { referenceDate: opts.referenceDate } : {}),
       };
+      if (opts.referenceDate && !/^\d{4}-\d{2}-\d{2}/.test(opts.referenceDate)) throw new CliError(`--reference-date must be YYYY-MM-DD, got "${opts.referenceDate}"`);
       let res: RecallResult | null = null;
       const socket = daemonSocket(opts);
       try {
@@ -46,12 +53,25 @@ export function registerRecall(program: Command): void {
         const engine = await cli.openCliEngine(opts, { needsIndex: true });
         try {
           const ws = cli.selectWorkspace(engine, opts);
-          res = await recall(ws.searcher, ws.store, params);
+          res = await recall(ws.searcher, ws.store, { ...params, config: engine.config.recall });
         } finally {
           await engine.close();
         }
       }
       if (opts.json) printJson(res);
-      else console.log(res.context || "(no memories found)");
+      else {
+        console.log(res.context || "(no relevant memories)");
+        if (res.explain) console.log(formatExplain(res.explain));
+      }
     });
+}
+
+/** The explanation as text: the decision, the prompt's words, each candidate's verdict. */
+function formatExplain(e: RecallExplain): string {
+  const out = [`relevance ${e.relevance}${e.empty ? `: ${e.empty}` : ""}`];
+  if (e.dates.length) out.push(`dates: ${e.dates.map((d) => `"${d.text}" → ${d.from === d.to ? d.from : `${d.from}..${d.to}`}`).join(", ")}`);
+  if (e.gathering) out.push("gathering question: spread over days/sessions");
+  out.push(`prompt words (of ${e.chunks} chunks): ${e.words.map((w) => `${w.word} df ${w.df}${w.rare ? " topical" : ""}`).join(", ") || "none"}`);
+  for (const c of e.candidates) out.push(`${c.injected ? "+" : c.kept ? "~" : "-"} ${c.path}:${c.startLine}-${c.endLine} [${c.score.toFixed(2)}] ${c.reason}`);
+  return out.join("\n");
 }

@@ -1,0 +1,95 @@
+import type { RecallConfig } from "../config/schema.js";
+import type { AnnotatedHit } from "../consolidate/annotate.js";
+import { inWindows, type DateWindow } from "./dates.js";
+import { isGathering, spreadByGroup } from "./recall-gather.js";
+import { evidenceFor, type Evidence, type PromptProfile } from "./relevance.js";
+
+/** A candidate with the decision about it. */
+export interface Judged {
+  hit: AnnotatedHit;
+  /** The ranking score plus the date preference. */
+  score: number;
+  evidence: Evidence;
+  dateMatch: boolean;
+  kept: boolean;
+  reason: string;
+}
+
+export interface Selection {
+  /** Kept candidates in packing order. */
+  kept: Judged[];
+  /** Every candidate considered, best first (for explain). */
+  all: Judged[];
+  gathering: boolean;
+  /** Why nothing is kept, when nothing is. */
+  empty?: string;
+}
+
+const f2 = (x: number | null) => (x === null ? "n/a" : x.toFixed(2));
+
+/**
+ * Which candidates recall injects, in which order: the date preference first (+ dateWeight to
+ * memories dated in a window the prompt names), then the relevance decision (relevance.ts): none
+ * relevant → nothing; else the relevant ones and those scoring within keepRatio of the best
+ * relevant one (neighbours of a match that search ranks as high). A gathering prompt spreads them
+ * over days/sessions. With relevance "off", every candidate is kept in rank order.
+ */
+export function selectMemories(hits: readonly AnnotatedHit[], profile: PromptProfile, cfg: RecallConfig, query: string, windows: readonly DateWindow[]): Selection {
+  const judged: Judged[] = hits.map((hit) => {
+    const dateMatch = windows.length > 0 && !!hit.date && inWindows(hit.date, windows);
+    const evidence = evidenceFor(hit.text ?? hit.snippet, hit.vectorScore, profile, cfg, hit.hash);
+    return { hit, score: hit.score + (dateMatch ? cfg.dateWeight : 0), evidence, dateMatch, kept: false, reason: "" };
+  });
+  judged.sort((a, b) => b.score - a.score);
+  const gathering = isGathering(query);
+  if (cfg.relevance === "off") {
+    for (const j of judged) {
+      j.kept = true;
+      j.reason = "relevance off";
+    }
+    return { kept: order(judged, gathering, cfg), all: judged, gathering };
+  }
+  // A memory dated in the window the prompt names needs only half the evidence.
+  const relevant = (j: Judged) =>
+    j.evidence.keyword ||
+    j.evidence.vector ||
+    (j.dateMatch && ((j.evidence.rareWords.length > 0 && j.evidence.coverage >= cfg.minCoverage / 2) || (j.evidence.vectorZ ?? 0) >= cfg.vectorZ / 2));
+  // A prompt naming one of the memory's subjects is about it: the ranking then decides.
+  const best = judged.find(relevant) ?? (profile.subjects.length > 0 ? judged[0] : undefined);
+  if (!best) {
+    const cov = Math.max(0, ...judged.map((j) => j.evidence.coverage));
+    const z = judged.some((j) => j.evidence.vectorZ !== null) ? Math.max(...judged.map((j) => j.evidence.vectorZ ?? -Infinity)) : null;
+    const empty =
+      judged.length === 0
+        ? "no candidate memories"
+        : `no memory matches the prompt: best word coverage ${f2(cov)} (needs ${cfg.minCoverage} with a topical word), best vector z ${f2(z)} (needs ${cfg.vectorZ}), and it names none of the memory's subjects`;
+    for (const j of judged) j.reason = describe(j, cfg, "not relevant");
+    return { kept: [], all: judged, gathering, empty };
+  }
+  // Neighbours of a match: memories that search ranks nearly as high.
+  const floor = best.score * cfg.keepRatio;
+  for (const j of judged) {
+    if (relevant(j)) {
+      j.kept = true;
+      j.reason = describe(j, cfg, "relevant");
+    } else if (j.score >= floor) {
+      j.kept = true;
+      j.reason = `${describe(j, cfg, "kept")}; score ${f2(j.score)} ≥ ${cfg.keepRatio} × best ${f2(best.score)}${relevant(best) ? "" : ` (the prompt names the memory's subject: ${profile.subjects.join(", ")})`}`;
+    } else j.reason = `${describe(j, cfg, "dropped")}; score ${f2(j.score)} < ${cfg.keepRatio} × best ${f2(best.score)}`;
+  }
+  return { kept: order(judged.filter((j) => j.kept), gathering, cfg), all: judged, gathering };
+}
+
+function order(kept: Judged[], gathering: boolean, cfg: RecallConfig): Judged[] {
+  return gathering ? spreadByGroup(kept, (j) => j.hit.date ?? j.hit.path, cfg.gatherPerDay) : kept;
+}
+
+function describe(j: Judged, cfg: RecallConfig, verdict: string): string {
+  const e = j.evidence;
+  const parts = [
+    `word coverage ${f2(e.coverage)}${e.rareWords.length ? ` (topical: ${e.rareWords.slice(0, 5).join(", ")})` : " (no topical word)"}${e.keyword ? " ≥ " : " < "}${cfg.minCoverage}`,
+    `vector z ${f2(e.vectorZ)}${e.vector ? " ≥ " : " < "}${cfg.vectorZ}`,
+  ];
+  if (j.dateMatch) parts.push(`dated ${j.hit.date}, in the prompt's window`);
+  return `${verdict}: ${parts.join("; ")}`;
+}

@@ -1,0 +1,243 @@
+import type { RecallConfig } from "../config/schema.js";
+import type { EmbeddingProvider } from "../embed/provider.js";
+import type { IndexStore } from "../index/store.js";
+import { stem } from "./excerpt.js";
+import { STOP_WORDS } from "./keyword-query.js";
+
+/**
+ * The relevance decision of recall: is a candidate memory a real match for the prompt, or merely
+ * the best of unrelated memories? Search always ranks something first; recall must be able to say
+ * "nothing". Two kinds of evidence, each calibrated on the index itself:
+ *
+ * - keyword: the share of the prompt's word weight the memory holds. A word weighs its idf in this
+ *   index; a word the index does not hold at all weighs the most (the prompt is about something
+ *   the memory does not know). The memory must hold at least one rare word (in ≤ rareShare of the
+ *   chunks: a name found in every chunk is no evidence) and minCoverage of the weight.
+ * - vector: how far the memory's similarity to the prompt stands above the prompt's similarity to
+ *   memories at random — a null distribution from a sample of the index's own vectors (cached
+ *   until the chunk count changes): z = (similarity − mean) / sd ≥ vectorZ.
+ *
+ * And one about the prompt as a whole: a prompt that names one of the memory's own subjects (a
+ * capitalised word, not opening a sentence, that most chunks hold — the user's, a person's or a
+ * project's name) is about this memory even when no single memory stands out; then the ranking
+ * decides which memories come first.
+ */
+
+export interface PromptWord {
+  word: string;
+  stem: string;
+  /** Chunks holding it. */
+  df: number;
+  idf: number;
+  rare: boolean;
+  /** Written as a name in the prompt (capitalised, not at the start of a sentence) and held by at least subjectShare of the chunks: a subject of this memory. */
+  subject: boolean;
+}
+
+export interface PromptProfile {
+  words: PromptWord[];
+  /** Σ idf over the prompt's words. */
+  weight: number;
+  /** The memory's own subjects the prompt names (see PromptWord.subject). */
+  subjects: string[];
+  chunks: number;
+  /** Mean and standard deviation of the prompt's similarity to random memories (null without vectors). */
+  nullSim: { mean: number; sd: number; n: number } | null;
+}
+
+export interface Evidence {
+  /** Share of the prompt's word weight the memory holds. */
+  coverage: number;
+  /** The prompt words it holds, and the rare ones among them. */
+  words: string[];
+  rareWords: string[];
+  /** Standard deviations above the prompt's similarity to random memories (null without vectors). */
+  vectorZ: number | null;
+  keyword: boolean;
+  vector: boolean;
+}
+
+/**
+ * Words that acknowledge or steer a conversation ("yes", "thanks", "go ahead", "next step please")
+ * and name no topic: an agent gets such prompts all day, and a memory that happens to hold the word
+ * is no match. Not stop words for search (a memory may be searched for "thanks"), only for this decision.
+ */
+const CONVERSATIONAL = new Set(
+  [
+    "yes yeah yep yup no nope ok okay k sure thanks thank thx ty please pls plz great good nice cool perfect awesome fine alright right correct exactly agreed",
+    "go ahead continue proceed next step steps done lgtm sounds again retry try more keep going carry hi hello hey bye",
+    // The frame of a question, not its topic ("how many times …", "what kinds of …").
+    "many much times often kind kinds type types sort sorts",
+  ]
+    .join(" ")
+    .split(" "),
+);
+
+/** Vectors sampled per index for the null distribution. */
+const NULL_SAMPLE = 256;
+const nullSamples = new WeakMap<IndexStore, { key: number; vectors: Float32Array[] }>();
+
+function sampleOf(store: IndexStore): Float32Array[] {
+  const key = store.ftsTotals().rows;
+  const hit = nullSamples.get(store);
+  if (hit && hit.key === key) return hit.vectors;
+  const vectors = store.vectorSample(NULL_SAMPLE);
+  nullSamples.set(store, { key, vectors });
+  return vectors;
+}
+
+/** Words written as names: capitalised (or all capitals) and not the first word of a sentence. */
+function namedWords(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/(^|[.!?]\s+|[\s"'(])(\p{Lu}[\p{L}\p{N}]*)/gu)) {
+    const atStart = m.index === 0 || /[.!?]\s+$/.test(m[1]!) || text.slice(0, m.index + m[1]!.length).trim() === "";
+    if (!atStart) out.add(m[2]!.toLowerCase());
+  }
+  return out;
+}
+
+/** The prompt's content words with their weight in this index (one entry per stem). */
+export function promptWords(query: string, store: IndexStore, cfg: Pick<RecallConfig, "rareShare" | "subjectShare">): { words: PromptWord[]; chunks: number } {
+  const seen = new Set<string>();
+  const raw: { word: string; stem: string }[] = [];
+  for (const w of (query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 64)) {
+    if (STOP_WORDS.has(w) || CONVERSATIONAL.has(w) || w.length < 2) continue;
+    const st = stem(w);
+    if (seen.has(st)) continue;
+    seen.add(st);
+    raw.push({ word: w, stem: st });
+  }
+  if (raw.length === 0) return { words: [], chunks: store.ftsTotals().rows };
+  const { stats, chunks } = store.termStats(raw.map((r) => r.word));
+  const named = namedWords(query);
+  const words = raw.map((r, i) => {
+    const df = Math.min(chunks, stats[i]?.df ?? 0);
+    const idf = Math.log(1 + (chunks - df + 0.5) / (df + 0.5));
+    return { ...r, df, idf, rare: df > 0 && df <= Math.max(2, cfg.rareShare * chunks), subject: named.has(r.word) && chunks > 0 && df >= cfg.subjectShare * chunks };
+  });
+  return { words, chunks };
+}
+
+/** What a prompt looks like to this index: its weighted words and its similarity to random memories. */
+export async function profilePrompt(
+  /** The prompt's topic: its text less any date phrases. */
+  topic: string,
+  /** The whole prompt (embedded for the vector null). */
+  query: string,
+  store: IndexStore,
+  provider: EmbeddingProvider | null,
+  cfg: Pick<RecallConfig, "rareShare" | "subjectShare">,
+): Promise<PromptProfile> {
+  const { words, chunks } = promptWords(topic, store, cfg);
+  const weight = words.reduce((s, w) => s + w.idf, 0);
+  let nullSim: PromptProfile["nullSim"] = null;
+  if (provider && store.vectorDims !== null && query.trim() !== "") {
+    const sample = sampleOf(store);
+    if (sample.length >= 8) {
+      try {
+        const [q] = await (provider.embedQueries ? provider.embedQueries([query]) : provider.embedBatch([query]));
+        if (q) nullSim = similarityStats(q, sample);
+      } catch {
+        // No vector evidence for this prompt; keyword evidence still decides.
+      }
+    }
+  }
+  return { words, weight, subjects: words.filter((w) => w.subject).map((w) => w.word), chunks, nullSim };
+}
+
+function similarityStats(q: Float32Array, sample: readonly Float32Array[]): { mean: number; sd: number; n: number } {
+  const sims: number[] = [];
+  for (const v of sample) {
+    if (v.length !== q.length) continue;
+    let dot = 0;
+    let nv = 0;
+    let nq = 0;
+    for (let i = 0; i < q.length; i++) {
+      dot += q[i]! * v[i]!;
+      nv += v[i]! * v[i]!;
+      nq += q[i]! * q[i]!;
+    }
+    sims.push(nv > 0 && nq > 0 ? dot / Math.sqrt(nv * nq) : 0);
+  }
+  const n = sims.length;
+  const mean = sims.reduce((s, x) => s + x, 0) / Math.max(1, n);
+  const sd = Math.sqrt(sims.reduce((s, x) => s + (x - mean) ** 2, 0) / Math.max(1, n - 1));
+  return { mean, sd: Math.max(sd, 1e-3), n };
+}
+
+/**
+ * The prompt's stems a text holds. Only the text's words that begin like one of the prompt's
+ * stems are stemmed (Porter keeps a word's first two letters), so a long memory costs little.
+ */
+export function heldStems(text: string, p: Pick<PromptProfile, "words">, key?: string): Set<string> {
+  const out = new Set<string>();
+  if (p.words.length === 0) return out;
+  const words = wordsOf(text, key);
+  for (const w of p.words) {
+    const list = words.get(w.stem.slice(0, 2));
+    if (list?.some((x) => stem(x) === w.stem)) out.add(w.stem);
+  }
+  return out;
+}
+
+/** A text's distinct words by their first two letters, cached per chunk content hash (bounded). */
+const wordCache = new Map<string, Map<string, string[]>>();
+const WORD_CACHE = 4_000;
+
+function wordsOf(text: string, key: string | undefined): Map<string, string[]> {
+  const hit = key ? wordCache.get(key) : undefined;
+  if (hit) return hit;
+  const byPrefix = new Map<string, string[]>();
+  for (const w of new Set(text.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [])) {
+    const k = w.slice(0, 2);
+    const list = byPrefix.get(k);
+    if (list) list.push(w);
+    else byPrefix.set(k, [w]);
+  }
+  if (key) {
+    if (wordCache.size >= WORD_CACHE) wordCache.delete(wordCache.keys().next().value!);
+    wordCache.set(key, byPrefix);
+  }
+  return byPrefix;
+}
+
+/** The evidence that a memory (its text and vector similarity to the prompt) matches the prompt. */
+export function evidenceFor(
+  text: string,
+  vectorScore: number,
+  p: PromptProfile,
+  cfg: Pick<RecallConfig, "minCoverage" | "vectorZ">,
+  /** The memory's content hash (caches its words). */
+  key?: string,
+): Evidence {
+  const stems = heldStems(text, p, key);
+  return judge(stems, vectorScore, p, cfg);
+}
+
+function judge(
+  stems: ReadonlySet<string>,
+  vectorScore: number,
+  p: PromptProfile,
+  cfg: Pick<RecallConfig, "minCoverage" | "vectorZ">,
+): Evidence {
+  let held = 0;
+  const words: string[] = [];
+  const rareWords: string[] = [];
+  for (const w of p.words) {
+    if (!stems.has(w.stem)) continue;
+    held += w.idf;
+    words.push(w.word);
+    if (w.rare) rareWords.push(w.word);
+  }
+  const coverage = p.weight > 0 ? held / p.weight : 0;
+  const vectorZ = p.nullSim && vectorScore > 0 ? (vectorScore - p.nullSim.mean) / p.nullSim.sd : null;
+  return {
+    coverage,
+    words,
+    rareWords,
+    vectorZ,
+    // A memory holding (nearly) all of a prompt's words matches even when the whole memory is about them.
+    keyword: coverage >= cfg.minCoverage && (rareWords.length > 0 || (coverage >= 0.9 && words.length >= 2)),
+    vector: vectorZ !== null && vectorZ >= cfg.vectorZ,
+  };
+}
