@@ -129,7 +129,7 @@ async function applyLocked(store: IndexStore, root: string, now: number): Promis
   const heading = `## Promoted ${date}`;
   const lines = ["", heading, ""];
   for (const c of candidates) lines.push(...c.text.split("\n"), `  <!-- promoted from ${c.path}:${c.startLine}-${c.endLine} (${c.recalls} recalls, ${c.queries} queries) -->`);
-  await appendLines(memPath, lines, { header: "# MEMORY\n" });
+  await appendLines(memPath, lines, { header: "# MEMORY\n", root });
   const ins = store.db.prepare(`INSERT OR IGNORE INTO promotions (chunk_hash, path, at, backup) VALUES (?, ?, ?, ?)`);
   store.db.transaction(() => {
     for (const c of candidates) ins.run(blob(c.hash), c.path, now, backup ?? null);

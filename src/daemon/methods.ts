@@ -13,6 +13,7 @@ import type { ConsolidationReport } from "../consolidate/report.js";
 import { loadReports } from "../consolidate/report.js";
 import { applyPromotions, promotionCandidates } from "../consolidate/promotion.js";
 import { errorMessage } from "../util/error-message.js";
+import { WritePathRefusedError } from "../memory-files/write-path.js";
 
 export interface MethodDeps {
   engine: Engine;
@@ -84,7 +85,10 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       const targets = p.workspace ? [pickWorkspace(d.engine, p.workspace)] : d.engine.workspaces;
       const out = [];
       for (const ws of targets) {
-        const r = await applyPromotions(ws.store, ws.root);
+        const r = await applyPromotions(ws.store, ws.root).catch((e: unknown) => {
+          if (e instanceof WritePathRefusedError) throw new RpcError(ErrorCodes.PathRefused, e.message, { path: e.path, link: e.link });
+          throw e;
+        });
         // Index the appended entries now (the watcher would too, later).
         if (r.applied) await d.queue.sync(ws, { paths: ["MEMORY.md"] }).catch(() => {});
         out.push({ workspace: ws.name, ...r });

@@ -27,6 +27,7 @@ export class FairQueue {
   private readonly lanes = new Set<Lane>();
   private running = 0;
   private vnow = 0;
+  private tickScheduled = false;
 
   constructor(
     private readonly maxRunning: number,
@@ -57,18 +58,30 @@ export class FairQueue {
     for (const t of lane.queue.splice(0)) t.drop();
   }
 
-  /** Re-evaluates after a lane's `held` flag changed. */
+  /**
+   * Schedules the next start. Tasks start one per turn of the event loop (in its check phase), so
+   * sockets are read between any two starts: a ping waits for at most one task's synchronous part.
+   */
   pump(): void {
-    while (this.running < this.maxRunning) {
-      let best: Lane | undefined;
-      for (const l of this.lanes) {
-        if (l.queue.length === 0 || l.held) continue;
-        if (!best || l.vtime < best.vtime) best = l;
-      }
-      if (!best) return;
-      this.vnow = Math.max(this.vnow, best.vtime);
-      void this.start(best, best.queue.shift()!, true);
+    if (this.tickScheduled || this.running >= this.maxRunning) return;
+    this.tickScheduled = true;
+    setImmediate(() => {
+      this.tickScheduled = false;
+      this.startOne();
+    });
+  }
+
+  private startOne(): void {
+    if (this.running >= this.maxRunning) return;
+    let best: Lane | undefined;
+    for (const l of this.lanes) {
+      if (l.queue.length === 0 || l.held) continue;
+      if (!best || l.vtime < best.vtime) best = l;
     }
+    if (!best) return;
+    this.vnow = Math.max(this.vnow, best.vtime);
+    void this.start(best, best.queue.shift()!, true);
+    this.pump();
   }
 
   private async start(lane: Lane, task: Task, counted: boolean): Promise<void> {

@@ -1,5 +1,5 @@
-import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { readdir, readFile, realpath } from "node:fs/promises";
+import { join, relative, isAbsolute } from "node:path";
 import type { CaptureOutcome, Capturer } from "../capture/capture.js";
 import { cap, cleanCaptureText, isTrivial, shortSession, SUMMARY_CHARS } from "../capture/turns.js";
 import { formatEntry, localDate, localTime } from "../memory-files/entry.js";
@@ -204,27 +204,44 @@ export async function recentContext(root: string, maxChars: number, now: number)
     .filter((n) => /^\d{4}-\d{2}-\d{2}\.md$/.test(n) && n.slice(0, 10) <= today)
     .sort()
     .slice(-2);
-  const items: string[] = [];
-  for (const name of days) {
+  // Newest entries first until the budget is used (at most 12), then back in file order. Only the
+  // entries kept are escaped, so a daily log of 100,000 lines costs one split, not 100,000 escapes.
+  const kept: string[] = [];
+  let used = formatRecallBlock(["x"]).length;
+  let full = false;
+  const realRoot = await realpath(root).catch(() => null);
+  for (const name of days.reverse()) {
+    if (full) break;
     let text: string;
     try {
-      text = await readFile(join(dir, name), "utf8");
+      const real = await realpath(join(dir, name));
+      if (!realRoot || !isInsideDir(realRoot, real)) continue; // a symlink out of the workspace is not read
+      text = await readFile(real, "utf8");
     } catch {
       continue;
     }
     const lines = text.split(/\r?\n/);
-    lines.forEach((l, i) => {
-      if (/^[-*+] \S/.test(l)) items.push(`- (memory/${name}:${i + 1}) ${escapeMemoryText(l.slice(2))}`);
-    });
-  }
-  // Newest entries first until the budget is used, then back in file order.
-  const kept: string[] = [];
-  let used = formatRecallBlock(["x"]).length;
-  for (let i = items.length - 1; i >= 0 && kept.length < 12; i--) {
-    const line = items[i]!.length > 400 ? `${items[i]!.slice(0, 399)}…` : items[i]!;
-    if (used + line.length + 1 > maxChars) break;
-    kept.unshift(line);
-    used += line.length + 1;
+    for (let i = lines.length - 1; i >= 0 && !full; i--) {
+      const l = lines[i]!;
+      if (!/^[-*+] \S/.test(l)) continue;
+      if (kept.length >= 12) {
+        full = true;
+        break;
+      }
+      const item = `- (memory/${name}:${i + 1}) ${escapeMemoryText(l.slice(2))}`;
+      const line = item.length > 400 ? `${item.slice(0, 399)}…` : item;
+      if (used + line.length + 1 > maxChars) {
+        full = true;
+        break;
+      }
+      kept.unshift(line);
+      used += line.length + 1;
+    }
   }
   return formatRecallBlock(kept);
+}
+
+function isInsideDir(dir: string, p: string): boolean {
+  const rel = relative(dir, p);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
 }

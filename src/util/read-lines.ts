@@ -59,8 +59,21 @@ export async function readLineWindow(
     let pos = 0;
     for (;;) {
       const { bytesRead } = await fh.read(buf, 0, CHUNK, pos);
-      const piece = bytesRead > 0 ? decoder.write(buf.subarray(0, bytesRead)) : decoder.end();
       pos += bytesRead;
+      if (bytesRead > 0 && !(collecting && lineNo < end)) {
+        // Past the window: only count lines, on the bytes (a newline byte is never inside a UTF-8 character).
+        const bytes = buf.subarray(0, bytesRead);
+        let last = -1;
+        for (let nl = bytes.indexOf(10); nl !== -1; nl = bytes.indexOf(10, nl + 1)) {
+          newlines++;
+          lineNo++;
+          last = nl;
+        }
+        segChars = last === -1 ? true : last < bytesRead - 1;
+        if (pos >= st.size) break;
+        continue;
+      }
+      const piece = bytesRead > 0 ? decoder.write(buf.subarray(0, bytesRead)) : decoder.end();
       let at = 0;
       while (at <= piece.length) {
         const nl = piece.indexOf("\n", at);
