@@ -72,8 +72,10 @@ export interface NamespaceState {
 }
 
 export const MAX_RECENT_TEXT = 2000;
+/** Dedupe remembers saves for this long (dedupe.ts DEDUPE_WINDOW_MS), however many there are… */
 const RECENT_WINDOW_MS = 30 * 60_000;
-const MAX_RECENT = 500;
+/** …up to this many (a safety bound on the state file: 20,000 × 2,000 chars at most). */
+const MAX_RECENT = 20_000;
 const SESSION_TTL_MS = 90 * 24 * 3600_000;
 const MAX_SESSIONS = 2000;
 
