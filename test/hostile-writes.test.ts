@@ -113,7 +113,7 @@ describe("dedupe is a time window, not a count", () => {
     expect((await w.save(ws, { text: "the heron colony moved to the north shore of the lake" })).stored).toBe(true);
     for (let i = 0; i < 600; i++) {
       now += 2000;
-      await w.save(ws, { text: `unrelated note number ${i} about topic ${i * 7919} and item ${i * 104729}` });
+      await w.save(ws, { text: `alpha${i} bravo${i} charlie${i} delta${i} echo${i}` }); // all words new: each is stored
     }
     now = Date.parse("2026-06-01T09:20:00");
     const again = await w.save(ws, { text: "the heron colony moved to the north shore of the lake" });
