@@ -345,7 +345,7 @@ async function acquireDataDirLock(dataDir: string, socketPath: string, logger: L
   } catch (e) {
     if (e instanceof AlreadyRunningError) {
       const err = new AlreadyRunningError(e.pid, e.socketPath);
-      err.message = `another cortexd${e.pid !== undefined ? ` (pid ${e.pid})` : ""} is already running on the data dir ${dataDir} (socket ${e.socketPath}); use \`cortexd stop\` first, or give this one its own data dir`;
+      err.message = `cortexd is already running${e.pid !== undefined ? ` (pid ${e.pid})` : ""} on the data dir ${dataDir} (socket ${e.socketPath}); use \`cortexd stop\` first, or give this one its own data dir`;
       throw err;
     }
     const code = (e as NodeJS.ErrnoException).code;

@@ -37,6 +37,16 @@ export function pickWorkspace(engine: Engine, selector: string | undefined): Wor
   }
 }
 
+/** Runs a read of the index; a damage SQLite reports on the way is recovered from (moved aside, rebuilt) and answered clearly. */
+async function whileSound<T>(d: MethodDeps, ws: WorkspaceEngine, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (!d.queue.damaged(ws, e)) throw e;
+    throw new RpcError(ErrorCodes.InternalError, `the index of workspace ${ws.name} was damaged (${errorMessage(e)}): it was moved aside and is being rebuilt from the memory files; try again shortly`);
+  }
+}
+
 /** The JSON-RPC method bodies; params arrive validated (see rpc/protocol.ts). */
 export function createHandlers(d: MethodDeps): MethodHandlers {
   return {
@@ -44,25 +54,25 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
     "memory.search": async (p) => {
       const ws = pickWorkspace(d.engine, p.workspace);
       const t0 = performance.now();
-      const res = await ws.searcher.search({
+      const res = await whileSound(d, ws, () => ws.searcher.search({
         query: p.query,
         ...(p.limit !== undefined ? { limit: p.limit } : {}),
         ...(p.minScore !== undefined ? { minScore: p.minScore } : {}),
         explain: p.explain ?? false,
-      });
+      }));
       d.searchLatency.record(performance.now() - t0);
       return res;
     },
     "memory.recall": async (p) => {
       const ws = pickWorkspace(d.engine, p.workspace);
       const t0 = performance.now();
-      const res = await recall(ws.searcher, ws.store, {
+      const res = await whileSound(d, ws, () => recall(ws.searcher, ws.store, {
         query: p.query,
         ...(p.budgetTokens !== undefined ? { budgetTokens: p.budgetTokens } : {}),
         ...(p.scope ? { scope: p.scope } : {}),
         ...(p.limit !== undefined ? { limit: p.limit } : {}),
         ...(p.includeHistory ? { includeHistory: true } : {}),
-      });
+      }));
       d.searchLatency.record(performance.now() - t0);
       return res;
     },
