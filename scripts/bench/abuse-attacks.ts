@@ -250,6 +250,17 @@ export function batchOfSearches(query: string, n: number, lines = 1) {
   };
 }
 
+/** One batch over the batch cap: a single error for the whole line is the expected answer. */
+export function oversizedBatch(query: string, n: number) {
+  return async (t: AttackTarget): Promise<AttackOutcome> => {
+    const c = await RawClient.connect(t.socket);
+    c.send(batchLine(Array.from({ length: n }, () => ({ method: "memory.search", params: { query, limit: 200 } }))));
+    await c.until(1);
+    c.socket.destroy();
+    return { sent: 1, answered: c.answered, errors: c.errors, malformed: c.malformed, expectsAll: true };
+  };
+}
+
 /** `clients` connections that each write `perClient` searches without reading, then close. */
 export function writeAndLeave(query: string, clients: number, perClient: number) {
   return async (t: AttackTarget): Promise<AttackOutcome> => {

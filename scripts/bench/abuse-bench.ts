@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
-import { batchOfGets, batchOfSearches, prototypeKeys, runAttack, summarize, writeAndLeave, type AttackResult } from "./abuse-attacks.js";
+import { batchOfGets, batchOfSearches, oversizedBatch, prototypeKeys, runAttack, summarize, writeAndLeave, type AttackResult } from "./abuse-attacks.js";
 import { spawnDaemon, stopDaemon, waitIndexed } from "./daemon-proc.js";
 import { benchPath, freshDir, type Args } from "./util.js";
 
@@ -31,7 +31,7 @@ export async function benchAbuse(args: Args): Promise<void> {
       ["prototype ids (every method)", prototypeKeys],
       [`batch of ${n(500)} memory.get, 5 MB log`, batchOfGets("memory/2026-01-01.md", n(500))],
       [`batch of ${n(300)} memory.search limit 200`, batchOfSearches("kingfisher pond", n(300))],
-      ["batch of 5,000 memory.search", batchOfSearches("kingfisher pond", 5000)],
+      ["batch of 5,000 memory.search (one line)", oversizedBatch("kingfisher pond", 5000)],
       [`${n(20)} clients × 1,000 searches, leave`, writeAndLeave("kingfisher pond", n(20), 1000)],
     ];
     for (const [name, attack] of attacks) {
