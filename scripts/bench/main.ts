@@ -1,3 +1,4 @@
+import { benchAbuse } from "./abuse-bench.js";
 import { benchConsolidate } from "./consolidate-bench.js";
 import { benchCrash } from "./crash-bench.js";
 import { benchDaemon } from "./daemon-bench.js";
@@ -23,6 +24,7 @@ const BENCHES: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<vo
   keywords: benchKeywords,
   peers: benchPeers,
   soak: benchSoak,
+  abuse: benchAbuse,
 };
 
 const args = parseArgs(process.argv.slice(2));

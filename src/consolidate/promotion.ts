@@ -114,7 +114,7 @@ async function applyLocked(store: IndexStore, root: string, now: number): Promis
   const heading = `## Promoted ${date}`;
   const lines = ["", heading, ""];
   for (const c of candidates) lines.push(...c.text.split("\n"), `  <!-- promoted from ${c.path}:${c.startLine}-${c.endLine} (${c.recalls} recalls, ${c.queries} queries) -->`);
-  await appendLines(memPath, lines, { header: "# MEMORY\n" });
+  await appendLines(memPath, lines, { header: "# MEMORY\n", root });
   store.records.recordPromotions(candidates, now, backup ?? null);
   return { applied: candidates.length, candidates, ...(backup ? { backup } : {}), heading };
 }

@@ -4,7 +4,8 @@ import { existsSync } from "node:fs";
 import { modelsDir, selectProvider } from "../embed/select.js";
 import { openEngine, type Engine } from "../engine/engine.js";
 import { isReadOnlyCode } from "../index/probe-writable.js";
-import { acquireInstanceLock, type InstanceLock } from "../rpc/instance-lock.js";
+import { AlreadyRunningError, acquireInstanceLock, type InstanceLock } from "../rpc/instance-lock.js";
+import { join } from "node:path";
 import { startRpcServer, type RpcServer } from "../rpc/server.js";
 import { prepareSocketDir } from "../rpc/socket-path.js";
 import { octal, securePrivateData } from "../util/private-paths.js";
@@ -69,6 +70,7 @@ export class Daemon {
     readonly socketPath: string,
     private readonly lock: InstanceLock,
     private readonly opts: DaemonOptions,
+    private readonly dataLock: InstanceLock | null = null,
   ) {
     this.compactor = new MemoryCompactor({ gc: (globalThis as { gc?: () => void }).gc, logger: opts.logger });
     this.queue = new SyncQueue(opts.logger, {}, () => this.compactor.noteWork(), engine);
@@ -94,6 +96,7 @@ export class Daemon {
     const socketPath = socketPathFor(opts.loaded, opts.env);
     // Owner-only data (0700 dirs, 0600 files): looser modes are tightened and logged, others' files refused.
     securePrivateData(opts.loaded.dataDir, opts.logger, opts.env);
+    const dataLock = await acquireDataDirLock(opts.loaded.dataDir, socketPath, opts.logger);
     let lock: InstanceLock;
     try {
       const socketDir = prepareSocketDir(socketPath, opts.env);
@@ -102,6 +105,7 @@ export class Daemon {
       }
       lock = await acquireInstanceLock(socketPath, { logger: opts.logger });
     } catch (e) {
+      dataLock?.release();
       const code = (e as NodeJS.ErrnoException).code;
       if (!code || !isReadOnlyCode(code)) throw e;
       // The socket lives in the data dir when there is no XDG_RUNTIME_DIR: a read-only data dir cannot hold it.
@@ -116,9 +120,10 @@ export class Daemon {
       engine = await openEngine(opts.loaded, { logger: opts.logger, deferProvider: true, verifyIndexes: true });
     } catch (e) {
       lock.release();
+      dataLock?.release();
       throw e;
     }
-    const d = new Daemon(engine, socketPath, lock, opts);
+    const d = new Daemon(engine, socketPath, lock, opts, dataLock);
     try {
       await d.boot();
     } catch (e) {
@@ -343,6 +348,7 @@ export class Daemon {
       await this.engine.close();
       this.compactor.close();
       this.lock.release();
+      this.dataLock?.release();
       this.resolveDone();
     })();
     return this.stopping;
@@ -351,5 +357,29 @@ export class Daemon {
   /** Resolves when the daemon has stopped. */
   wait(): Promise<void> {
     return this.done;
+  }
+}
+
+/**
+ * The single-writer lock on the data dir (`<dataDir>/lock`): a second daemon on the same data dir
+ * exits naming the first one's pid, whatever its socket. A read-only data dir cannot hold it (nor
+ * be written by two daemons): then there is none.
+ */
+async function acquireDataDirLock(dataDir: string, socketPath: string, logger: Logger): Promise<InstanceLock | null> {
+  const lockPath = join(dataDir, "lock");
+  try {
+    return await acquireInstanceLock(socketPath, { logger, lockPath });
+  } catch (e) {
+    if (e instanceof AlreadyRunningError) {
+      const err = new AlreadyRunningError(e.pid, e.socketPath);
+      err.message = `cortexd is already running${e.pid !== undefined ? ` (pid ${e.pid})` : ""} on the data dir ${dataDir} (socket ${e.socketPath}); use \`cortexd stop\` first, or give this one its own data dir`;
+      throw err;
+    }
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code && isReadOnlyCode(code)) {
+      logger.warn({ lockPath, err: errorMessage(e) }, "data dir is read-only: no data-dir lock");
+      return null;
+    }
+    throw e;
   }
 }

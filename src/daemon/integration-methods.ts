@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { WorkspaceEngine } from "../engine/engine.js";
 import { CaptureError, Capturer, type CaptureOutcome } from "../capture/capture.js";
 import { MemoryWriter, saveResult } from "../memory-files/writer.js";
+import { WritePathRefusedError } from "../memory-files/write-path.js";
 import { ErrorCodes, type CaptureResult, type SleepResult } from "../rpc/protocol.js";
 import { RpcError, type MethodHandlers } from "../rpc/server.js";
 import { Sessions } from "../session/lifecycle.js";
@@ -44,6 +45,7 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
       return await fn();
     } catch (e) {
       if (e instanceof CaptureError) throw new RpcError(ErrorCodes.InvalidParams, `invalid params: ${e.message}`);
+      if (e instanceof WritePathRefusedError) throw new RpcError(ErrorCodes.PathRefused, e.message, { path: e.path, link: e.link });
       throw e;
     }
   }
@@ -65,16 +67,17 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
   }
 
   return {
-    "memory.save": async (p) => {
-      const ws = pickWriteWorkspace(d.engine, p.workspace);
-      const out = await writer.save(ws, {
-        text: p.text,
-        ...(p.target ? { target: p.target } : {}),
-        ...(p.importance !== undefined ? { importance: p.importance } : {}),
-        ...(p.tags ? { tags: p.tags } : {}),
-      });
-      return saveResult(out, out.stored ? await index(ws, [out.absPath]) : undefined);
-    },
+    "memory.save": (p) =>
+      guard(async () => {
+        const ws = pickWriteWorkspace(d.engine, p.workspace);
+        const out = await writer.save(ws, {
+          text: p.text,
+          ...(p.target ? { target: p.target } : {}),
+          ...(p.importance !== undefined ? { importance: p.importance } : {}),
+          ...(p.tags ? { tags: p.tags } : {}),
+        });
+        return saveResult(out, out.stored ? await index(ws, [out.absPath]) : undefined);
+      }),
     "memory.capture": (p) =>
       guard(async () => {
         const ws = pickSessionWorkspace(d.engine, p, { write: true });
@@ -86,12 +89,14 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
         return captureResult(ws, c);
       }),
     "session.start": (p) =>
-      sessions.start(pickSessionWorkspace(d.engine, p), {
-        session_id: p.session_id,
-        ...(p.source ? { source: p.source } : {}),
-        ...(p.cwd ? { cwd: p.cwd } : {}),
-        ...(p.maxChars !== undefined ? { maxChars: p.maxChars } : {}),
-      }),
+      guard(() =>
+        sessions.start(pickSessionWorkspace(d.engine, p), {
+          session_id: p.session_id,
+          ...(p.source ? { source: p.source } : {}),
+          ...(p.cwd ? { cwd: p.cwd } : {}),
+          ...(p.maxChars !== undefined ? { maxChars: p.maxChars } : {}),
+        }),
+      ),
     "session.touch": (p) =>
       sessions.touch(pickSessionWorkspace(d.engine, p), {
         session_id: p.session_id,

@@ -2,7 +2,8 @@ import { isAbsolute, join, normalize } from "node:path";
 import type { WorkspaceEngine } from "../engine/engine.js";
 import { ErrorCodes, type MemoryGetResult } from "../rpc/protocol.js";
 import { RpcError } from "../rpc/server.js";
-import { ReadFileError, readRegularFile } from "../util/read-regular.js";
+import { ReadFileError } from "../util/read-regular.js";
+import { readLineWindow } from "../util/read-lines.js";
 import { statOne } from "../workspace/scan.js";
 
 export const DEFAULT_GET_LINES = 120;
@@ -11,7 +12,8 @@ export const MAX_GET_CHARS = 12_000;
 /**
  * Reads lines of a memory file. Only files that are memory files of the workspace (index key or
  * absolute path, no traversal, no symlink out of the tree) are served; anything else is refused, and
- * so is a file larger than the indexer reads (it is not indexed either).
+ * so is a file larger than the indexer reads (it is not indexed either). Only the lines returned are
+ * kept in memory (util/read-lines.ts).
  */
 export async function readMemoryLines(ws: WorkspaceEngine, path: string, from = 1, lines = DEFAULT_GET_LINES): Promise<MemoryGetResult> {
   if (path.includes("\0")) throw new RpcError(ErrorCodes.InvalidParams, "invalid params: path: contains a NUL byte");
@@ -20,40 +22,39 @@ export async function readMemoryLines(ws: WorkspaceEngine, path: string, from = 
   if (!file) {
     throw new RpcError(ErrorCodes.PathRefused, `path refused: ${path} is not a memory file of workspace ${ws.name} (or does not exist)`);
   }
-  let text: string;
+  let window;
   try {
-    text = (await readRegularFile(file.absPath, ws.indexer.maxFileBytes)).toString("utf8");
+    window = await readLineWindow(file.absPath, { maxBytes: ws.indexer.maxFileBytes, from, count: lines, maxChars: MAX_GET_CHARS });
   } catch (e) {
     if (!(e instanceof ReadFileError)) throw e;
     throw new RpcError(ErrorCodes.PathRefused, `path refused: ${path}: ${e.message}`);
   }
-  const all = text.split(/\r?\n/);
-  if (all.length > 1 && all[all.length - 1] === "") all.pop();
-  const start = Math.min(from, all.length + 1);
+  const total = window.totalLines;
+  const start = Math.min(from, total + 1);
   let out = "";
   let to = start - 1;
   let truncated = false;
-  for (let i = start - 1; i < all.length && i < start - 1 + lines; i++) {
-    const line = all[i]!;
+  for (let i = 0; i < window.lines.length && start + i <= total; i++) {
+    const line = window.lines[i]!;
     if (out.length + line.length + 1 > MAX_GET_CHARS) {
       truncated = true;
       if (to === start - 1) {
         out = line.slice(0, MAX_GET_CHARS);
-        to = i + 1;
+        to = start + i;
       }
       break;
     }
     out += (out ? "\n" : "") + line;
-    to = i + 1;
+    to = start + i;
   }
-  if (to < all.length) truncated = true;
+  if (to < total) truncated = true;
   return {
     path: file.path,
     text: out,
     from: start,
     to,
-    totalLines: all.length,
+    totalLines: total,
     truncated,
-    ...(to < all.length ? { nextFrom: to + 1 } : {}),
+    ...(to < total ? { nextFrom: to + 1 } : {}),
   };
 }

@@ -16,6 +16,7 @@ import { errorMessage } from "../util/error-message.js";
 import type { GitSync } from "../sync/git-sync.js";
 import { recallWithShared } from "../sync/recall-shared.js";
 import { workspaceForCwd } from "../workspace/by-cwd.js";
+import { WritePathRefusedError } from "../memory-files/write-path.js";
 
 export interface MethodDeps {
   engine: Engine;
@@ -67,6 +68,16 @@ export function pickSessionWorkspace(engine: Engine, p: { workspace?: string | u
   return opts.write ? pickWriteWorkspace(engine, p.workspace) : pickWorkspace(engine, p.workspace);
 }
 
+/** Runs a read of the index; a damage SQLite reports on the way is recovered from (moved aside, rebuilt) and answered clearly. */
+async function whileSound<T>(d: MethodDeps, ws: WorkspaceEngine, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (!d.queue.damaged(ws, e)) throw e;
+    throw new RpcError(ErrorCodes.InternalError, `the index of workspace ${ws.name} was damaged (${errorMessage(e)}): it was moved aside and is being rebuilt from the memory files; try again shortly`);
+  }
+}
+
 /** The JSON-RPC method bodies; params arrive validated (see rpc/protocol.ts). */
 export function createHandlers(d: MethodDeps): MethodHandlers {
   return {
@@ -74,13 +85,13 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
     "memory.search": async (p) => {
       const ws = pickWorkspace(d.engine, p.workspace);
       const t0 = performance.now();
-      const res = await ws.searcher.search({
+      const res = await whileSound(d, ws, () => ws.searcher.search({
         query: p.query,
         ...(p.limit !== undefined ? { limit: p.limit } : {}),
         ...(p.minScore !== undefined ? { minScore: p.minScore } : {}),
         explain: p.explain ?? false,
         ...(p.timings ? { timings: true } : {}),
-      });
+      }));
       d.searchLatency.record(performance.now() - t0);
       return res;
     },
@@ -90,7 +101,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       const budget = p.budgetTokens ?? DEFAULT_RECALL_BUDGET;
       // A personal workspace's recall also brings in the team's (shared) workspaces, each labelled.
       const shared = d.engine.workspaces.filter((w) => w.shared && w !== ws);
-      const res = await recallWithShared(ws, shared, budget, (w) =>
+      const res = await whileSound(d, ws, () => recallWithShared(ws, shared, budget, (w) =>
         recall(w.searcher, w.store, {
           query: p.query,
           budgetTokens: budget,
@@ -104,7 +115,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
           ...(p.referenceDate ? { referenceDate: p.referenceDate } : {}),
           config: d.engine.config.recall,
         }),
-      );
+      ));
       d.searchLatency.record(performance.now() - t0);
       return res;
     },
@@ -127,7 +138,10 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       const targets = p.workspace ? [pickWorkspace(d.engine, p.workspace)] : d.engine.workspaces;
       const out = [];
       for (const ws of targets) {
-        const r = await applyPromotions(ws.store, ws.root);
+        const r = await applyPromotions(ws.store, ws.root).catch((e: unknown) => {
+          if (e instanceof WritePathRefusedError) throw new RpcError(ErrorCodes.PathRefused, e.message, { path: e.path, link: e.link });
+          throw e;
+        });
         // Index the appended entries now (the watcher would too, later).
         if (r.applied) await d.queue.sync(ws, { paths: ["MEMORY.md"] }).catch(() => {});
         out.push({ workspace: ws.name, ...r });

@@ -43,7 +43,7 @@ export class SyncQueue {
     private readonly logger: Logger,
     private readonly retry: SyncRetryOptions = {},
     private readonly onSynced?: () => void,
-    private readonly access?: Pick<Engine, "ensureWritable" | "noteWriteFailure">,
+    private readonly access?: Pick<Engine, "ensureWritable" | "noteWriteFailure"> & Partial<Pick<Engine, "recoverCorruption">>,
   ) {}
 
   private lane(name: string): Lane {
@@ -94,6 +94,7 @@ export class SyncQueue {
         this.logger.debug({ workspace: ws.name, added: report.added, changed: report.changed, removed: report.removed, ms: report.ms }, "synced");
         return report;
       } catch (e) {
+        if (this.damaged(ws, e)) throw e;
         const readOnly = this.access?.noteWriteFailure(ws, e) ?? null;
         const message = readOnly ? readOnlyMessage(readOnly) : describeWriteError(e, dirname(ws.dbPath));
         lane.failures++;
@@ -108,6 +109,21 @@ export class SyncQueue {
     });
     lane.tail = run.catch(() => {});
     return run;
+  }
+
+  /**
+   * When `e` says the index is damaged (any statement, sync or search): it is moved aside and a fresh
+   * one swapped in (engine.recoverCorruption), the workspace shows the error in status at once, and a
+   * full sync rebuilds it from the memory files now, without a restart. True when that happened.
+   */
+  damaged(ws: WorkspaceEngine, e: unknown): boolean {
+    const recovered = this.access?.recoverCorruption?.(ws, e) ?? null;
+    if (!recovered) return false;
+    const lane = this.lane(ws.name);
+    lane.lastError = `index damaged while running (${recovered.reason}); moved aside to ${recovered.movedTo}, rebuilding`;
+    this.logger.error({ workspace: ws.name, err: lane.lastError }, "index damaged");
+    if (!this.closed) setImmediate(() => void this.sync(ws).catch(() => {}));
+    return true;
   }
 
   state(name: string): { dirty: number; lastSync: string | null; lastError: string | null } {

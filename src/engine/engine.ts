@@ -54,6 +54,8 @@ export interface Engine {
   ensureWritable(ws: WorkspaceEngine): void;
   /** After a failed write: when the data dir now refuses writes, marks the workspace read-only and returns why (else null). */
   noteWriteFailure(ws: WorkspaceEngine, e: unknown): ReadOnlyIndex | null;
+  /** A damage SQLite reported while running: the index is moved aside and a fresh one swapped in (null when `e` is no corruption). */
+  recoverCorruption(ws: WorkspaceEngine, e: unknown): IndexRecovery | null;
   close(): Promise<void>;
 }
 
@@ -145,6 +147,7 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
     },
     ensureWritable: (ws) => access.ensureWritable(ws),
     noteWriteFailure: (ws, e) => access.noteWriteFailure(ws, e),
+    recoverCorruption: (ws, e) => access.recoverCorruption(ws, e),
     async close() {
       for (const w of workspaces) w.store.close();
       access.close();

@@ -1,6 +1,6 @@
 import { dirname } from "node:path";
 import type { Logger } from "pino";
-import { openIndexChecked } from "../index/open-checked.js";
+import { isCorruptionError, moveAsideDamaged, openIndexChecked, type IndexRecovery } from "../index/open-checked.js";
 import { ReadOnlyIndexError, readOnlyMessage, type ReadOnlyIndex } from "../index/open-read-only.js";
 import { isReadOnlyCode, probeWritable } from "../index/probe-writable.js";
 import { IndexStore } from "../index/store.js";
@@ -23,6 +23,12 @@ export interface IndexAccess {
   ensureWritable(ws: WorkspaceEngine): void;
   /** After a failed write: when the data dir now refuses writes, marks the workspace read-only and returns why. */
   noteWriteFailure(ws: WorkspaceEngine, e: unknown): ReadOnlyIndex | null;
+  /**
+   * SQLite said the index is damaged (SQLITE_CORRUPT/NOTADB) while running: moves it aside and swaps
+   * in a fresh one, as at start, and returns the recovery (null when `e` is no corruption). The next
+   * full sync rebuilds it from the memory files.
+   */
+  recoverCorruption(ws: WorkspaceEngine, e: unknown): IndexRecovery | null;
   /** Closes connections replaced by a reopen (at shutdown). */
   close(): void;
 }
@@ -37,6 +43,14 @@ export function createIndexAccess(opts: { logger: Logger; clock: () => number; q
     }, RETIRE_MS).unref();
   };
 
+  function swapIn(ws: WorkspaceEngine, store: IndexStore): void {
+    const old = ws.store;
+    ws.store = store;
+    ws.indexer.setStore(store);
+    ws.searcher.setStore(store);
+    retire(old);
+  }
+
   function reopen(ws: WorkspaceEngine, was: ReadOnlyIndex): void {
     const { opened, recovery, readOnly } = openIndexChecked(ws.dbPath, { quickCheck: opts.quickCheck, logger: opts.logger, clock: opts.clock });
     if (readOnly) {
@@ -44,14 +58,9 @@ export function createIndexAccess(opts: { logger: Logger; clock: () => number; q
       ws.readOnly = { ...readOnly, at: was.at };
       throw new ReadOnlyIndexError(ws.readOnly);
     }
-    const store = new IndexStore(opened, ws.name, opts.clock);
-    const old = ws.store;
-    ws.store = store;
-    ws.indexer.setStore(store);
-    ws.searcher.setStore(store);
+    swapIn(ws, new IndexStore(opened, ws.name, opts.clock));
     if (recovery) ws.recovery = recovery;
     delete ws.readOnly;
-    retire(old);
     opts.logger.warn({ workspace: ws.name, index: ws.dbPath, readOnlySince: was.at }, "data dir is writable again: index reopened read-write, indexing what changed");
   }
 
@@ -73,6 +82,16 @@ export function createIndexAccess(opts: { logger: Logger; clock: () => number; q
       ws.readOnly ??= { at: new Date(opts.clock()).toISOString(), dir: probe.dir, reason: probe.message };
       opts.logger.warn({ workspace: ws.name, dir: probe.dir, err: errorMessage(e) }, readOnlyMessage(ws.readOnly));
       return ws.readOnly;
+    },
+    recoverCorruption(ws, e) {
+      if (!isCorruptionError(e) || ws.readOnly) return null;
+      const reason = `${String((e as { code?: unknown }).code)}: ${errorMessage(e)} (seen while running)`;
+      ws.store.close(); // let go of the damaged file before moving it
+      const recovery = moveAsideDamaged(ws.dbPath, reason, opts.clock, opts.logger);
+      const { opened } = openIndexChecked(ws.dbPath, { quickCheck: false, logger: opts.logger, clock: opts.clock });
+      swapIn(ws, new IndexStore(opened, ws.name, opts.clock));
+      ws.recovery = recovery;
+      return recovery;
     },
     close() {
       for (const s of retired) s.close();

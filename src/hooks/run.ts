@@ -67,7 +67,8 @@ const EVENTS: Record<string, Event> = {
 };
 
 export function parseEvent(name: string | undefined): Event | undefined {
-  return name ? EVENTS[name.toLowerCase().replace(/[-_\s]/g, "")] : undefined;
+  const key = name?.toLowerCase().replace(/[-_\s]/g, "");
+  return key && Object.hasOwn(EVENTS, key) ? EVENTS[key] : undefined;
 }
 
 interface HookFlags {

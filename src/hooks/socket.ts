@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { defaultConfigPath, expandPath } from "../config/paths.js";
-import { resolveSocketPath } from "../rpc/socket-path.js";
+import { placeSocket, resolveSocketPath } from "../rpc/socket-path.js";
 
 /**
  * The daemon's socket path, resolved the way the daemon resolves it (socketPathFor) but without
@@ -8,7 +8,7 @@ import { resolveSocketPath } from "../rpc/socket-path.js";
  * then the platform default under $XDG_RUNTIME_DIR or the data dir.
  */
 export function hookSocketPath(env: NodeJS.ProcessEnv, flags: { socket?: string; config?: string; dataDir?: string } = {}): string {
-  if (flags.socket) return expandPath(flags.socket, env);
+  if (flags.socket) return placeSocket(expandPath(flags.socket, env));
   if (env.CORTEXD_SOCKET?.trim()) return resolveSocketPath({ env });
   const file = flags.config ?? env.CORTEXD_CONFIG ?? defaultConfigPath(env);
   let cfg: { daemon?: { socketPath?: unknown }; dataDir?: unknown } = {};

@@ -100,13 +100,18 @@ function openChecked(path: string, opts: OpenCheckedOptions): OpenedChecked {
     } else reason = `${(e as { code: string }).code}: ${errorMessage(e)}`;
   }
   if (opened?.db.open) opened.db.close();
+  const recovery = moveAsideDamaged(path, reason, clock, opts.logger);
+  return { opened: openDatabase(path, openOpts), recovery };
+}
+
+/** Moves a damaged index (with its -wal and -shm) to `<db>.corrupt-<time>`; the caller opens a fresh one. */
+export function moveAsideDamaged(path: string, reason: string, clock: () => number = Date.now, logger?: Logger): IndexRecovery {
   const at = clock();
   const movedTo = `${path}.corrupt-${stamp(at)}`;
   renameSync(path, movedTo);
   for (const suffix of ["-wal", "-shm"]) {
     if (existsSync(path + suffix)) renameSync(path + suffix, movedTo + suffix);
   }
-  const recovery: IndexRecovery = { at: new Date(at).toISOString(), reason, movedTo };
-  opts.logger?.warn({ index: path, reason, movedTo }, "index is damaged: moved aside, rebuilding it from the memory files");
-  return { opened: openDatabase(path, openOpts), recovery };
+  logger?.warn({ index: path, reason, movedTo }, "index is damaged: moved aside, rebuilding it from the memory files");
+  return { at: new Date(at).toISOString(), reason, movedTo };
 }

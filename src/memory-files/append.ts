@@ -1,7 +1,8 @@
 import { constants } from "node:fs";
 import { mkdir, open, readFile, unlink, type FileHandle } from "node:fs/promises";
-import { dirname } from "node:path";
+import { basename, dirname } from "node:path";
 import { fsWriteFault } from "../util/write-fault.js";
+import { newFileMode, resolveWritePath } from "./write-path.js";
 
 /**
  * Appending to memory files that a person may be editing at the same time.
@@ -49,6 +50,11 @@ export interface AppendResult {
 export interface AppendOptions {
   /** Written first when the file is created by this append (e.g. "# 2026-11-29\n\n"). */
   header?: string;
+  /**
+   * The workspace root: the write follows symlinks only while they stay inside it (write-path.ts),
+   * else WritePathRefusedError. Without it, the path is written as given.
+   */
+  root?: string;
 }
 
 /** An append that did not happen (e.g. the disk is full): nothing of it is left in the file. */
@@ -82,15 +88,23 @@ async function undoPartialAppend(fh: FileHandle, sizeBefore: number, written: nu
 
 /** Appends lines (without trailing newlines) as one write; see the module comment. */
 export async function appendLines(absPath: string, lines: readonly string[], opts: AppendOptions = {}): Promise<AppendResult> {
-  await mkdir(dirname(absPath), { recursive: true });
+  let path = absPath;
+  if (opts.root) path = await resolveWritePath(opts.root, absPath);
+  else await mkdir(dirname(absPath), { recursive: true });
   let fh: FileHandle;
   let created = false;
   try {
-    fh = await open(absPath, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL, 0o644);
+    // O_EXCL never follows a symlink; the final open below refuses one (resolved above already).
+    fh = await open(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL, 0o600);
     created = true;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-    fh = await open(absPath, constants.O_RDWR | constants.O_APPEND);
+    fh = await open(path, constants.O_RDWR | constants.O_APPEND | (opts.root ? constants.O_NOFOLLOW : 0));
+  }
+  if (created) {
+    // The mode of the memory files already beside it (owner-only when there are none), whatever the umask.
+    const mode = await newFileMode(dirname(path), basename(path)).catch(() => 0o600);
+    await fh.chmod(mode).catch(() => undefined);
   }
   let sizeBefore: number;
   let buf: Buffer;
@@ -118,7 +132,7 @@ export async function appendLines(absPath: string, lines: readonly string[], opt
     } catch (e) {
       if (off > 0) await undoPartialAppend(fh, sizeBefore, off);
       // A file this call created and could not fill is removed again (it is empty).
-      if (created && (await fh.stat().then((st) => st.size === 0, () => false))) await unlink(absPath).catch(() => undefined);
+      if (created && (await fh.stat().then((st) => st.size === 0, () => false))) await unlink(path).catch(() => undefined);
       throw new AppendError(absPath, e as NodeJS.ErrnoException);
     }
   } finally {
@@ -127,7 +141,7 @@ export async function appendLines(absPath: string, lines: readonly string[], opt
   // Where did it land? At or after the size we saw (O_APPEND), normally exactly there.
   const result: AppendResult = { absPath, created, bytes: buf.length };
   try {
-    const all = await readFile(absPath);
+    const all = await readFile(path);
     const whole = all.indexOf(buf, sizeBefore);
     // If the file was rewritten meanwhile (an editor saved over it), find the entry itself.
     const entryAt = whole >= 0 ? whole + prefixBytes : all.lastIndexOf(buf.subarray(prefixBytes));

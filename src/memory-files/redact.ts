@@ -54,6 +54,30 @@ const RULES: Rule[] = [
     replace: (m, before, _secret, at) => `${before}${m}${at}`,
   },
   {
+    // Escaped JSON inside a string: {\"password\": \"hunter22\"} (a log line or a tool result quoted again)
+    kind: "password",
+    re: /(\\")([A-Za-z0-9_-]*?(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret)(?:[_-][A-Za-z0-9_]+)?)(\\"\s*:\s*\\")(?!\[REDACTED)((?:[^"\\\n]|\\(?!"))){4,200}?(?=\\")/gi,
+    replace: (m, q, key, sep) => `${q}${key}${sep}${m}`,
+  },
+  {
+    // curl -u user:pass, curl --user user:pass
+    kind: "password",
+    re: /(\bcurl\b[^\n]*?\s(?:-u|--user)[ =]?\s*["']?[^\s:"']+:)(?!\[REDACTED)([^\s"']{3,})/g,
+    replace: (m, before) => `${before}${m}`,
+  },
+  {
+    // --password X, --password=X, --passwd X, -p X after sshpass, mysql -pX
+    kind: "password",
+    re: /((?:--(?:password|passwd|pass|db-password|token|secret|api-key)|\bsshpass\s+-p)(?:\s+|=)["']?)(?!\[REDACTED)(?!-)(?!(?:flag|option|argument|parameter|is|was|and|or|to|for|with|from|of)\b)([^\s"']{3,})/gi,
+    replace: (m, before) => `${before}${m}`,
+  },
+  {
+    // PGPASSWORD=…, MYSQL_PWD=…, REDISCLI_AUTH=… (environment variables that carry a password)
+    kind: "password",
+    re: /\b((?:PGPASSWORD|MYSQL_PWD|REDISCLI_AUTH|SSHPASS)\s*=\s*["']?)(?!\[REDACTED)([^\s"']{3,})/g,
+    replace: (m, before) => `${before}${m}`,
+  },
+  {
     // password=hunter22, "api_key": "…", token: abc…, export GITHUB_TOKEN=…, AWS_SECRET_ACCESS_KEY=…
     kind: "secret",
     re: /(["']?)\b([A-Za-z0-9_-]*?(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret)(?:[_-][A-Za-z0-9_]+)?)\1(\s*[:=]\s*)(?:"([^"\n]{4,200})"|'([^'\n]{4,200})'|(?!\[REDACTED)([^\s"'`,;)}\]]{4,}))/gi,

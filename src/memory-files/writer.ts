@@ -151,7 +151,7 @@ export class MemoryWriter {
         appendLines(
           absPath,
           reserved.flatMap((r) => r.entry.lines),
-          { header: fileHeader(target, date) },
+          { header: fileHeader(target, date), root: ws.root },
         ),
       );
     } catch (e) {

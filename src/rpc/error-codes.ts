@@ -14,4 +14,6 @@ export const ErrorCodes = {
   RequestTooLarge: -32005,
   /** The daemon is at maxConnections; the connection is closed after this error (id null). */
   TooManyConnections: -32006,
+  /** A response (or a batch's responses together) over the server's response size limit: ask for less. */
+  ResponseTooLarge: -32007,
 } as const;

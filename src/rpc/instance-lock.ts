@@ -53,6 +53,12 @@ export interface AcquireLockOptions {
   startupGraceMs?: number;
   /** Connect timeout when probing the socket. Default 1 s. */
   probeTimeoutMs?: number;
+  /**
+   * Lock this file instead of the one beside the socket: the data dir's `lock`, so two daemons with
+   * different sockets cannot share one data dir. The holder's liveness is judged by the socket its
+   * lock names; taking it leaves the socket alone (the socket's own lock does that).
+   */
+  lockPath?: string;
 }
 
 /** Locks held by this process (lockPath → token). */
@@ -69,7 +75,8 @@ export async function acquireInstanceLock(socketPath: string, opts: AcquireLockO
   const logger = opts.logger;
   const grace = opts.startupGraceMs ?? 10_000;
   const probeTimeout = opts.probeTimeoutMs ?? 1000;
-  const lockPath = lockPathFor(socketPath);
+  const lockPath = opts.lockPath ?? lockPathFor(socketPath);
+  const ownsSocket = opts.lockPath === undefined;
   const deadline = Date.now() + grace + 5000;
 
   for (;;) {
@@ -78,21 +85,22 @@ export async function acquireInstanceLock(socketPath: string, opts: AcquireLockO
     if (tryCreate(lockPath, JSON.stringify(info) + "\n")) {
       held.set(lockPath, info.token);
       try {
-        await clearStaleSocket(socketPath, probeTimeout, logger);
+        if (ownsSocket) await clearStaleSocket(socketPath, probeTimeout, logger);
       } catch (err) {
         // Give the lock back, but leave the socket: it may be a live daemon's.
         held.delete(lockPath);
         unlinkQuiet(lockPath);
         throw err;
       }
-      return makeLock(lockPath, socketPath, info, logger);
+      return makeLock(lockPath, socketPath, info, logger, ownsSocket);
     }
     if (Date.now() > deadline) throw new Error(`could not acquire the instance lock ${lockPath} (it keeps changing)`);
 
     const cur = readLock(lockPath);
     if (!cur) continue; // vanished: retry right away
-    const verdict = await judge(cur, socketPath, grace, probeTimeout);
-    if (verdict === "running") throw new AlreadyRunningError(cur.info?.pid, socketPath);
+    const holderSocket = cur.info?.socketPath || socketPath;
+    const verdict = await judge(cur, lockPath, holderSocket, grace, probeTimeout);
+    if (verdict === "running") throw new AlreadyRunningError(cur.info?.pid, holderSocket);
     if (verdict === "starting") {
       await sleep(POLL_MS);
       continue;
@@ -103,7 +111,7 @@ export async function acquireInstanceLock(socketPath: string, opts: AcquireLockO
   }
 }
 
-function makeLock(lockPath: string, socketPath: string, info: LockInfo, logger: Logger | undefined): InstanceLock {
+function makeLock(lockPath: string, socketPath: string, info: LockInfo, logger: Logger | undefined, ownsSocket: boolean): InstanceLock {
   let released = false;
   return {
     lockPath,
@@ -119,7 +127,7 @@ function makeLock(lockPath: string, socketPath: string, info: LockInfo, logger: 
         return;
       }
       // While we hold the lock nobody else may create the socket, so a socket file here is ours.
-      unlinkQuiet(socketPath);
+      if (ownsSocket) unlinkQuiet(socketPath);
       unlinkQuiet(lockPath);
     },
   };
@@ -127,12 +135,12 @@ function makeLock(lockPath: string, socketPath: string, info: LockInfo, logger: 
 
 type Verdict = "running" | "starting" | "stale";
 
-async function judge(cur: ReadLock, socketPath: string, grace: number, probeTimeout: number): Promise<Verdict> {
+async function judge(cur: ReadLock, lockPath: string, socketPath: string, grace: number, probeTimeout: number): Promise<Verdict> {
   const age = Date.now() - (cur.info?.startedAt ?? cur.mtimeMs);
   const young = age >= 0 && age < grace;
   if (!cur.info) return Date.now() - cur.mtimeMs < MUTEX_STALE_MS ? "starting" : "stale"; // being written, or garbage
   const { pid } = cur.info;
-  if (pid === process.pid) return held.has(lockPathFor(socketPath)) ? "running" : "stale"; // e.g. pid 1 in a restarted container
+  if (pid === process.pid) return held.has(lockPath) ? "running" : "stale"; // e.g. pid 1 in a restarted container
   if (!pidAlive(pid)) return "stale";
   const live = await socketLiveness(socketPath, probeTimeout);
   if (live.state !== "dead") return "running"; // up, or busy/unreachable: don't steal it

@@ -1,6 +1,6 @@
-import { chmodSync, mkdirSync, statSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { defaultDataDir, expandPath } from "../config/paths.js";
 
 /**
@@ -8,7 +8,30 @@ import { defaultDataDir, expandPath } from "../config/paths.js";
  *
  * Order: $CORTEXD_SOCKET; Linux: $XDG_RUNTIME_DIR/cortexd/cortexd.sock, else <dataDir>/run/cortexd.sock;
  * macOS: ~/Library/Application Support/cortexd/run/cortexd.sock, else $TMPDIR/cortexd-<uid>/cortexd.sock.
+ * A socket named directly in a directory others can write to (like /tmp, mode 1777) goes into a
+ * subdirectory cortexd creates and owns there instead: /tmp/x.sock → /tmp/cortexd-<uid>/x.sock.
  */
+
+/** Written into a socket directory cortexd created: only such a directory has its mode tightened. */
+const OWNED_MARK = ".cortexd-owned";
+
+/** A directory other users can write to (group/world-writable or sticky, like /tmp). */
+function isShared(mode: number): boolean {
+  return (mode & 0o022) !== 0 || (mode & 0o1000) !== 0;
+}
+
+/** The socket path actually used for `p`: inside `<dir>/cortexd-<uid>/` when p's directory is shared. */
+export function placeSocket(p: string, uid: number = process.getuid?.() ?? 0): string {
+  const dir = dirname(p);
+  let st;
+  try {
+    st = statSync(dir);
+  } catch {
+    return p;
+  }
+  if (!st.isDirectory() || !isShared(st.mode)) return p;
+  return join(dir, `cortexd-${uid}`, basename(p));
+}
 
 export const SOCKET_NAME = "cortexd.sock";
 
@@ -48,7 +71,7 @@ export function resolveSocketPath(opts: ResolveSocketPathOptions = {}): string {
 
   const explicit = env.CORTEXD_SOCKET?.trim();
   if (explicit) {
-    const p = expandPath(explicit, env);
+    const p = placeSocket(expandPath(explicit, env), opts.uid);
     if (!fits(p)) throw new SocketPathTooLongError(p, limit);
     return p;
   }
@@ -76,9 +99,12 @@ export interface PreparedSocketDir {
 }
 
 /**
- * Makes sure the socket's directory exists, is a directory, belongs to us and is 0700.
- * Creates it (recursively) 0700; chmods an existing one we own; refuses one owned by someone else,
- * and refuses to chmod the home directory (point CORTEXD_SOCKET at a dedicated directory instead).
+ * Makes sure the socket's directory exists, is a directory, belongs to us and is private enough.
+ * Creates it (recursively) 0700 and marks it as cortexd's; tightens to 0700 only a directory cortexd
+ * created (marked, or named cortexd / cortexd-<uid>); never changes the mode of any other directory:
+ * one others can write to (a symlink in a shared directory, or a shared directory itself) is refused
+ * with a message, one only readable by others is used as it is (the socket itself is 0600). Refuses
+ * a directory owned by someone else, and the home directory unless it is 0700.
  */
 export function prepareSocketDir(socketPath: string, env: NodeJS.ProcessEnv = process.env): PreparedSocketDir {
   const dir = dirname(socketPath);
@@ -89,6 +115,11 @@ export function prepareSocketDir(socketPath: string, env: NodeJS.ProcessEnv = pr
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     created = true;
+    writeFileSync(join(dir, OWNED_MARK), "", { mode: 0o600 });
+  }
+  const parent = statSync(dirname(dir), { throwIfNoEntry: false });
+  if (parent && isShared(parent.mode) && lstatSync(dir).isSymbolicLink()) {
+    throw new Error(`socket directory ${dir} is a symlink in a directory others can write to; remove it, or set CORTEXD_SOCKET to a path in a directory of your own`);
   }
   const st = statSync(dir);
   if (!st.isDirectory()) throw new Error(`socket directory ${dir} exists but is not a directory`);
@@ -99,14 +130,24 @@ export function prepareSocketDir(socketPath: string, env: NodeJS.ProcessEnv = pr
         `set CORTEXD_SOCKET to a path in a directory of your own`,
     );
   }
-  const mode = st.mode & 0o777;
-  if (mode === 0o700) return { dir, created };
+  const mode = st.mode & 0o7777;
+  if ((mode & 0o777) === 0o700) return { dir, created };
   if (!created && resolve(dir) === resolve(env.HOME || homedir())) {
     throw new Error(
       `refusing to chmod your home directory ${dir} to 0700 for the socket; ` +
         `set CORTEXD_SOCKET to a path in a dedicated directory (e.g. ~/.cortexd/cortexd.sock)`,
     );
   }
+  const ours = created || existsSync(join(dir, OWNED_MARK)) || /^cortexd(-\d+)?$/.test(basename(dir));
+  if (!ours) {
+    if (isShared(mode)) {
+      throw new Error(
+        `socket directory ${dir} is writable by others (mode ${mode.toString(8)}) and was not created by cortexd, so its mode is not changed; ` +
+          `set CORTEXD_SOCKET to a path in a private directory (e.g. ${join(dir, `cortexd-${uid ?? 0}`, SOCKET_NAME)})`,
+      );
+    }
+    return { dir, created };
+  }
   chmodSync(dir, 0o700);
-  return created ? { dir, created } : { dir, created, fixedMode: mode };
+  return created ? { dir, created } : { dir, created, fixedMode: mode & 0o777 };
 }

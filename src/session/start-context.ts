@@ -1,5 +1,5 @@
-import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { readdir, readFile, realpath } from "node:fs/promises";
+import { isAbsolute, join, relative } from "node:path";
 import { shortSession } from "../capture/turns.js";
 import { localDate, localTime } from "../memory-files/entry.js";
 import { escapeMemoryText, formatRecallBlock } from "../search/recall-format.js";
@@ -26,16 +26,39 @@ export const CHECKPOINT_NOTE =
 /** How many injected entries a session remembers (to not repeat them on resume). */
 export const MAX_INJECTED_KEYS = 64;
 
+/** A bullet of a recent daily log; its block line and key are computed only for the entries used. */
 export interface RecentEntry {
-  /** `- (memory/<day>.md:<line>) <text>` */
-  line: string;
-  /** Identifies the entry's text (not its position). */
-  key: string;
+  /** The daily log's file name under memory/. */
+  file: string;
+  /** 1-based line in that file. */
+  lineNo: number;
   /** The entry's text, unescaped. */
   text: string;
 }
 
-/** The entries (bullet lines) of the two most recent daily logs up to today, in file order. */
+/** At most this many entries are considered, newest first: a block holds at most 12. */
+const MAX_RECENT_ENTRIES = 2000;
+
+/** Identifies an entry's text (not its position). */
+export function entryKey(e: RecentEntry): string {
+  return chunkHash(e.text).slice(0, 16);
+}
+
+/** `- (memory/<day>.md:<line>) <text>`, escaped. */
+function entryLine(e: RecentEntry): string {
+  return `- (memory/${e.file}:${e.lineNo}) ${escapeMemoryText(e.text)}`;
+}
+
+function isInsideDir(dir: string, p: string): boolean {
+  const rel = relative(dir, p);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
+}
+
+/**
+ * The entries (bullet lines) of the two most recent daily logs up to today, in file order: the
+ * newest MAX_RECENT_ENTRIES of them, so a huge log costs one split. A daily log that is a symlink
+ * out of the workspace is not read.
+ */
 export async function recentEntries(root: string, now: number): Promise<RecentEntry[]> {
   const dir = join(root, "memory");
   let names: string[];
@@ -56,35 +79,40 @@ export async function recentEntries(root: string, now: number): Promise<RecentEn
     .filter((d) => lastDays.has(d.date))
     .map((d) => d.n)
     .sort();
-  const items: RecentEntry[] = [];
-  for (const name of days) {
+  const realRoot = await realpath(root).catch(() => null);
+  const newestFirst: RecentEntry[] = [];
+  for (const name of days.reverse()) {
+    if (newestFirst.length >= MAX_RECENT_ENTRIES) break;
     let text: string;
     try {
-      text = await readFile(join(dir, name), "utf8");
+      const real = await realpath(join(dir, name));
+      if (!realRoot || !isInsideDir(realRoot, real)) continue; // a symlink out of the workspace is not read
+      text = await readFile(real, "utf8");
     } catch {
       continue;
     }
-    text.split(/\r?\n/).forEach((l, i) => {
-      if (!/^[-*+] \S/.test(l)) return;
-      const body = l.slice(2);
-      items.push({ line: `- (memory/${name}:${i + 1}) ${escapeMemoryText(body)}`, key: chunkHash(body).slice(0, 16), text: body });
-    });
+    const lines = text.split(/\r?\n/);
+    for (let i = lines.length - 1; i >= 0 && newestFirst.length < MAX_RECENT_ENTRIES; i--) {
+      const l = lines[i]!;
+      if (/^[-*+] \S/.test(l)) newestFirst.push({ file: name, lineNo: i + 1, text: l.slice(2) });
+    }
   }
-  return items;
+  return newestFirst.reverse();
 }
 
 /** Newest entries first until maxChars (at most 12), then back in file order, as a <cortex_memories> block. */
 export function recentBlock(items: readonly RecentEntry[], maxChars: number): { block: string; keys: string[] } {
-  const kept: RecentEntry[] = [];
+  const kept: { line: string; entry: RecentEntry }[] = [];
   let used = formatRecallBlock(["x"]).length;
   for (let i = items.length - 1; i >= 0 && kept.length < 12; i--) {
     const item = items[i]!;
-    const line = item.line.length > 400 ? `${item.line.slice(0, 399)}…` : item.line;
+    const full = entryLine(item);
+    const line = full.length > 400 ? `${full.slice(0, 399)}…` : full;
     if (used + line.length + 1 > maxChars) break;
-    kept.unshift({ ...item, line });
+    kept.unshift({ line, entry: item });
     used += line.length + 1;
   }
-  return { block: formatRecallBlock(kept.map((k) => k.line)), keys: kept.map((k) => k.key) };
+  return { block: formatRecallBlock(kept.map((k) => k.line)), keys: kept.map((k) => entryKey(k.entry)) };
 }
 
 /** An entry this session wrote itself (a captured turn or its checkpoint). */
@@ -100,7 +128,7 @@ export async function startContext(root: string, rec: SessionRecord, source: str
   if (source === "resume" || source === "compact") items = items.filter((e) => !isOwnEntry(e.text, rec.id));
   if (source === "resume") {
     const seen = new Set(Array.isArray(rec.injected) ? rec.injected : []);
-    items = items.filter((e) => !seen.has(e.key));
+    items = items.filter((e) => !seen.has(entryKey(e)));
   }
   return recentBlock(items, maxChars);
 }

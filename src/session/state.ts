@@ -68,13 +68,16 @@ export interface SessionRecord {
 
 export interface NamespaceState {
   version: number;
+  /** Keyed by the client's session id: a null-prototype object, so "__proto__" or "constructor" is just an id. */
   sessions: Record<string, SessionRecord>;
   recentSaves: RecentSave[];
 }
 
 export const MAX_RECENT_TEXT = 2000;
+/** Dedupe remembers saves for this long (dedupe.ts DEDUPE_WINDOW_MS), however many there are… */
 const RECENT_WINDOW_MS = 30 * 60_000;
-const MAX_RECENT = 500;
+/** …up to this many (a safety bound on the state file: 20,000 × 2,000 chars at most). */
+const MAX_RECENT = 20_000;
 const SESSION_TTL_MS = 90 * 24 * 3600_000;
 const MAX_SESSIONS = 2000;
 
@@ -106,7 +109,7 @@ export class StateStore {
 
   session(namespace: string, id: string): SessionRecord {
     const st = this.get(namespace);
-    let rec = st.sessions[id];
+    let rec = Object.hasOwn(st.sessions, id) ? st.sessions[id] : undefined;
     if (!rec) st.sessions[id] = rec = { id, lastActivity: this.clock(), captured: 0 };
     return rec;
   }
@@ -150,7 +153,7 @@ export class StateStore {
     st.recentSaves = st.recentSaves.filter((r) => now - r.at < RECENT_WINDOW_MS).slice(-MAX_RECENT);
     let sessions = Object.values(st.sessions).filter((s) => now - s.lastActivity < SESSION_TTL_MS);
     if (sessions.length > MAX_SESSIONS) sessions = sessions.sort((a, b) => b.lastActivity - a.lastActivity).slice(0, MAX_SESSIONS);
-    if (sessions.length !== Object.keys(st.sessions).length) st.sessions = Object.fromEntries(sessions.map((s) => [s.id, s]));
+    if (sessions.length !== Object.keys(st.sessions).length) st.sessions = sessionMap(sessions.map((s) => [s.id, s]));
   }
 
   private load(namespace: string): NamespaceState {
@@ -165,7 +168,8 @@ export class StateStore {
     try {
       const raw = JSON.parse(text) as Partial<NamespaceState>;
       if (typeof raw !== "object" || raw === null || typeof raw.sessions !== "object" || !Array.isArray(raw.recentSaves)) throw new Error("bad shape");
-      return { version: STATE_VERSION, sessions: raw.sessions ?? {}, recentSaves: raw.recentSaves };
+      const sessions = sessionMap(Object.entries(raw.sessions ?? {}).filter(([id, rec]) => isRecord(rec) && rec.id === id));
+      return { version: STATE_VERSION, sessions, recentSaves: raw.recentSaves.filter(isRecord) as RecentSave[] };
     } catch {
       // Keep the damaged file for inspection and start over (worst case: something is captured twice).
       try {
@@ -179,5 +183,16 @@ export class StateStore {
 }
 
 function empty(): NamespaceState {
-  return { version: STATE_VERSION, sessions: {}, recentSaves: [] };
+  return { version: STATE_VERSION, sessions: sessionMap([]), recentSaves: [] };
+}
+
+/** A null-prototype id → record object (JSON round-trips it as a plain object). */
+function sessionMap(entries: Iterable<[string, SessionRecord]>): Record<string, SessionRecord> {
+  const out = Object.create(null) as Record<string, SessionRecord>;
+  for (const [id, rec] of entries) out[id] = rec;
+  return out;
+}
+
+function isRecord(v: unknown): v is SessionRecord {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -133,7 +133,7 @@ class Scanner {
   escape = false;
   // header
   key = "";
-  readonly header: Record<string, number> = {};
+  readonly header: Record<string, number> = Object.create(null) as Record<string, number>;
   // vectors
   dims = -1;
   normIndex = -1;
