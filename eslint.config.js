@@ -5,26 +5,70 @@ import tseslint from "typescript-eslint";
 
 /** Folders above the storage layer: `src/index` may import none of them. */
 /** Use errorMessage(), never (err as Error).message. */
-const errorMessageRule = { selector: "MemberExpression[property.name='message'] > TSAsExpression[typeAnnotation.typeName.name='Error']", message: "Use errorMessage(err) from src/util/error-message.ts instead of (err as Error).message." };
+const errorMessageRule = {
+  selector: "MemberExpression[property.name='message'] > TSAsExpression[typeAnnotation.typeName.name='Error']",
+  message: "Use errorMessage(err) from src/util/error-message.ts instead of (err as Error).message.",
+};
 
 /** No SQL outside src/index: a statement, pragma or transaction on a connection is the storage layer's job. */
-const sqlMessage = "SQL runs only in src/index (the storage layer): add a method to the repository that owns the table (docs/architecture.md).";
+const sqlMessage =
+  "SQL runs only in src/index (the storage layer): add a method to the repository that owns the table (docs/architecture.md).";
 const noSqlRules = [
   { selector: "CallExpression[callee.property.name=/^(prepare|pragma|transaction)$/]", message: sqlMessage },
   // exec() with a string is SQL; RegExp#exec takes the text to match (not a literal) everywhere in src.
-  { selector: "CallExpression[callee.property.name='exec'][arguments.0.type=/^(Literal|TemplateLiteral)$/]", message: sqlMessage },
+  {
+    selector: "CallExpression[callee.property.name='exec'][arguments.0.type=/^(Literal|TemplateLiteral)$/]",
+    message: sqlMessage,
+  },
 ];
 
-const aboveIndex = ["search", "consolidate", "engine", "daemon", "rpc", "client", "cli", "hooks", "mcp", "session", "capture", "memory-files", "service"];
+const aboveIndex = [
+  "search",
+  "consolidate",
+  "engine",
+  "daemon",
+  "rpc",
+  "client",
+  "cli",
+  "hooks",
+  "mcp",
+  "session",
+  "capture",
+  "memory-files",
+  "service",
+];
 
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "coverage/**", ".bench/**", "integrations/openclaw/node_modules/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: "readonly", console: "readonly", Buffer: "readonly", setTimeout: "readonly", clearTimeout: "readonly", setInterval: "readonly", clearInterval: "readonly", setImmediate: "readonly", URL: "readonly", performance: "readonly", structuredClone: "readonly", AbortController: "readonly", AbortSignal: "readonly", TextDecoder: "readonly", TextEncoder: "readonly", queueMicrotask: "readonly", fetch: "readonly" } },
+    languageOptions: {
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        Buffer: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+        setInterval: "readonly",
+        clearInterval: "readonly",
+        setImmediate: "readonly",
+        URL: "readonly",
+        performance: "readonly",
+        structuredClone: "readonly",
+        AbortController: "readonly",
+        AbortSignal: "readonly",
+        TextDecoder: "readonly",
+        TextEncoder: "readonly",
+        queueMicrotask: "readonly",
+        fetch: "readonly",
+      },
+    },
     rules: {
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" },
+      ],
       "@typescript-eslint/no-explicit-any": "error",
     },
   },
@@ -50,7 +94,17 @@ export default tseslint.config(
   {
     files: ["src/index/**/*.ts"],
     rules: {
-      "no-restricted-imports": ["error", { patterns: [{ group: aboveIndex.map((d) => `../${d}/*`), message: "src/index is the storage layer: it imports nothing above it (docs/architecture.md)." }] }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: aboveIndex.map((d) => `../${d}/*`),
+              message: "src/index is the storage layer: it imports nothing above it (docs/architecture.md).",
+            },
+          ],
+        },
+      ],
     },
   },
 );

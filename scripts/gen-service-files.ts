@@ -5,4 +5,7 @@ import { LAUNCHD_LABEL, REFERENCE_SPEC, SYSTEMD_UNIT, launchdPlist, systemdUnit 
 import { PACKAGE_ROOT } from "../src/version.js";
 
 writeFileSync(join(PACKAGE_ROOT, "systemd", SYSTEMD_UNIT), systemdUnit(REFERENCE_SPEC));
-writeFileSync(join(PACKAGE_ROOT, "launchd", `${LAUNCHD_LABEL}.plist`), launchdPlist({ ...REFERENCE_SPEC, logDir: "/tmp" }));
+writeFileSync(
+  join(PACKAGE_ROOT, "launchd", `${LAUNCHD_LABEL}.plist`),
+  launchdPlist({ ...REFERENCE_SPEC, logDir: "/tmp" }),
+);

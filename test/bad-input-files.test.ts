@@ -1,5 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { closeSync, openSync, readFileSync, rmSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
@@ -12,27 +21,41 @@ import { rawDb } from "./helpers/raw-db.js";
  * status shows; never a crash or a hang.
  */
 
-const kinds = (r: { skipped: { path: string; kind: string }[] }) => Object.fromEntries(r.skipped.map((s) => [s.path, s.kind]));
+const kinds = (r: { skipped: { path: string; kind: string }[] }) =>
+  Object.fromEntries(r.skipped.map((s) => [s.path, s.kind]));
 
 describe("bad files", () => {
   it("binary data, invalid UTF-8 and a 200 MB file: skipped or repaired with a reason; good files still indexed", async () => {
     const root = tempDir();
     writeFiles(root, { "memory/ok.md": "the pelican ledger is fine" });
     // binary: a PNG header (NUL bytes)
-    writeFileSync(join(root, "memory/image.md"), Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), Buffer.alloc(4000, 7)]));
+    writeFileSync(
+      join(root, "memory/image.md"),
+      Buffer.concat([
+        Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]),
+        Buffer.alloc(4000, 7),
+      ]),
+    );
     // random bytes without NUL: mostly invalid UTF-8 → binary
     const noise = Buffer.alloc(20_000);
     for (let i = 0; i < noise.length; i++) noise[i] = 0x80 + ((i * 7919) % 127);
     writeFileSync(join(root, "memory/noise.md"), noise);
     // Latin-1 text: a few invalid sequences → indexed, U+FFFD in their place, reported
-    writeFileSync(join(root, "memory/latin1.md"), Buffer.from("Meeting at the caf\xe9 about the marmalade budget, na\xefve plan\n", "latin1"));
+    writeFileSync(
+      join(root, "memory/latin1.md"),
+      Buffer.from("Meeting at the caf\xe9 about the marmalade budget, na\xefve plan\n", "latin1"),
+    );
     // a real U+FFFD in valid UTF-8 is not a repair
     writeFiles(root, { "memory/fffd.md": "replacement char \uFFFD is text" });
     // a transcript with one invalid byte in a message
     writeFiles(root, { "sessions/t.jsonl": "" });
     writeFileSync(
       join(root, "sessions/t.jsonl"),
-      Buffer.concat([Buffer.from('{"role":"user","content":"the quokka budget '), Buffer.from([0xff]), Buffer.from(' question"}\n{"role":"assistant","content":"answer"}\n')]),
+      Buffer.concat([
+        Buffer.from('{"role":"user","content":"the quokka budget '),
+        Buffer.from([0xff]),
+        Buffer.from(' question"}\n{"role":"assistant","content":"answer"}\n'),
+      ]),
     );
     // 200 MB, sparse: created instantly, skipped on its size without being read
     const big = join(root, "memory/huge.md");
@@ -43,7 +66,11 @@ describe("bad files", () => {
     const t0 = Date.now();
     const r = await idx.indexer.sync();
     expect(Date.now() - t0).toBeLessThan(5000); // loose: the 200 MB file is never read
-    expect(kinds(r)).toEqual({ "memory/huge.md": "too-large", "memory/image.md": "binary", "memory/noise.md": "binary" });
+    expect(kinds(r)).toEqual({
+      "memory/huge.md": "too-large",
+      "memory/image.md": "binary",
+      "memory/noise.md": "binary",
+    });
     expect(r.skipped.find((s) => s.path === "memory/huge.md")!.reason).toMatch(/larger than 67108864 bytes/);
     expect(r.skipped.find((s) => s.path === "memory/noise.md")!.reason).toMatch(/not UTF-8 text/);
     expect(r.repaired.map((x) => [x.path, x.kind])).toEqual([
@@ -100,15 +127,21 @@ describe("bad files", () => {
       "memory/oneline.md": `${words} zebrafinch\n`,
       "memory/nospace.md": "x".repeat(1 << 20) + " wombatine\n",
       "memory/quotes.md": ">".repeat(200_000) + " deepquote\n",
-      "memory/lists.md": Array.from({ length: 3000 }, (_, i) => `${"  ".repeat(i % 200)}- level ${i} nestedlist`).join("\n"),
-      "memory/headings.md": Array.from({ length: 20_000 }, (_, i) => `${"#".repeat((i % 6) + 1)} h${i}\n[[[[((((${"`".repeat(i % 5)}`).join("\n"),
+      "memory/lists.md": Array.from({ length: 3000 }, (_, i) => `${"  ".repeat(i % 200)}- level ${i} nestedlist`).join(
+        "\n",
+      ),
+      "memory/headings.md": Array.from(
+        { length: 20_000 },
+        (_, i) => `${"#".repeat((i % 6) + 1)} h${i}\n[[[[((((${"`".repeat(i % 5)}`,
+      ).join("\n"),
       "memory/fences.md": "```\n".repeat(30_001) + "fencedtail\n",
       "MEMORY.md": "- " + "y ".repeat(500_000) + "curatedline\n",
       // a transcript with a 1 MB message line, and a line of JSON nested 100,000 deep
       "sessions/big.jsonl":
         JSON.stringify({ role: "user", content: "z ".repeat(500_000) + "longmessage" }) +
         "\n" +
-        "[".repeat(100_000) + "]".repeat(100_000) +
+        "[".repeat(100_000) +
+        "]".repeat(100_000) +
         "\n" +
         JSON.stringify({ role: "assistant", content: "after the nesting comes the albatross" }) +
         "\n",
@@ -120,9 +153,23 @@ describe("bad files", () => {
     expect(r.added).toBe(8);
     expect(r.skipped).toEqual([]);
     expect(r.malformedLines).toBe(1); // the nested array is not a message
-    const longest = rawDb(idx.store).prepare(`SELECT max(length(text)) AS n FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path IN ('memory/oneline.md', 'memory/nospace.md', 'MEMORY.md', 'sessions/big.jsonl')`).get() as { n: number };
+    const longest = rawDb(idx.store)
+      .prepare(
+        `SELECT max(length(text)) AS n FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path IN ('memory/oneline.md', 'memory/nospace.md', 'MEMORY.md', 'sessions/big.jsonl')`,
+      )
+      .get() as { n: number };
     expect(longest.n).toBeLessThan(10_000);
-    for (const q of ["zebrafinch", "wombatine", "deepquote", "nestedlist", "h19999", "fencedtail", "curatedline", "longmessage", "albatross"]) {
+    for (const q of [
+      "zebrafinch",
+      "wombatine",
+      "deepquote",
+      "nestedlist",
+      "h19999",
+      "fencedtail",
+      "curatedline",
+      "longmessage",
+      "albatross",
+    ]) {
       expect((await idx.searcher.search({ query: q })).results.length, q).toBeGreaterThan(0);
     }
     idx.close();

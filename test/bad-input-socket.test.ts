@@ -74,17 +74,23 @@ describe.skipIf(!linux)("socket floods against a real daemon", () => {
     // A newcomer is served: the longest-idle connection makes room for it.
     const t0 = performance.now();
     const fresh = await connect(d.socket);
-    fresh.send(JSON.stringify({ jsonrpc: "2.0", id: "s", method: "memory.search", params: { query: "flamingo" } }) + "\n");
+    fresh.send(
+      JSON.stringify({ jsonrpc: "2.0", id: "s", method: "memory.search", params: { query: "flamingo" } }) + "\n",
+    );
     const r = await fresh.next();
     const ms = performance.now() - t0;
     expectProper(r, "s", "search during the flood");
     expect(r.result.results).toHaveLength(1);
     const rss1 = rssMB(pid);
     const fds1 = openFds(pid);
-    console.log(`[flood] 3000 connections (${backlogRetries} connect retries on a full backlog): daemon fds ${fds0} → ${fds1}, RSS ${rss0.toFixed(1)} → ${rss1.toFixed(1)} MB, search ${ms.toFixed(1)} ms`);
+    console.log(
+      `[flood] 3000 connections (${backlogRetries} connect retries on a full backlog): daemon fds ${fds0} → ${fds1}, RSS ${rss0.toFixed(1)} → ${rss1.toFixed(1)} MB, search ${ms.toFixed(1)} ms`,
+    );
     expect(fds1 - fds0).toBeLessThanOrEqual(256 + 2);
     expect(rss1 - rss0).toBeLessThan(64);
-    const open = (await Promise.all(conns.map((c) => Promise.race([c.closed.then(() => 0), sleep(50).then(() => 1)])))).reduce((a: number, b) => a + b, 0);
+    const open = (
+      await Promise.all(conns.map((c) => Promise.race([c.closed.then(() => 0), sleep(50).then(() => 1)])))
+    ).reduce((a: number, b) => a + b, 0);
     expect(open).toBeLessThanOrEqual(256);
     for (const c of conns) c.socket.destroy();
     fresh.socket.destroy();
@@ -112,7 +118,9 @@ describe.skipIf(!linux)("socket floods against a real daemon", () => {
     expect(res.error.message).toMatch(/request too large/);
     await c.closed;
     const rss1 = rssMB(pid);
-    console.log(`[huge] sent ${(sent / 2 ** 20).toFixed(0)} MiB before the close; RSS ${rss0.toFixed(1)} → ${rss1.toFixed(1)} MB`);
+    console.log(
+      `[huge] sent ${(sent / 2 ** 20).toFixed(0)} MiB before the close; RSS ${rss0.toFixed(1)} → ${rss1.toFixed(1)} MB`,
+    );
     expect(rss1 - rss0).toBeLessThan(48);
     expect((await d.call("memory.search", { query: "toucan" })).results).toHaveLength(1);
   });
@@ -139,11 +147,15 @@ describe.skipIf(!linux)("socket floods against a real daemon", () => {
     }
     await sleep(500);
     const rss1 = rssMB(pid);
-    console.log(`[budget] 200 × 1 MiB unfinished lines: ${refused} connections refused (-32005), RSS ${rss0.toFixed(1)} → ${rss1.toFixed(1)} MB`);
+    console.log(
+      `[budget] 200 × 1 MiB unfinished lines: ${refused} connections refused (-32005), RSS ${rss0.toFixed(1)} → ${rss1.toFixed(1)} MB`,
+    );
     expect(refused).toBeGreaterThan(100); // the rest of them did not fit the budget
     expect(rss1 - rss0).toBeLessThan(170); // 64 MiB of held lines plus socket buffers and garbage not yet collected (+223 MB without the budget)
     const fresh = await connect(d.socket);
-    fresh.send(JSON.stringify({ jsonrpc: "2.0", id: "q", method: "memory.search", params: { query: "puffin" } }) + "\n");
+    fresh.send(
+      JSON.stringify({ jsonrpc: "2.0", id: "q", method: "memory.search", params: { query: "puffin" } }) + "\n",
+    );
     expect((await fresh.next()).result.results).toHaveLength(1);
     for (const c of [...conns, fresh]) c.socket.destroy();
   });
@@ -154,9 +166,14 @@ describe.skipIf(!linux)("socket floods against a real daemon", () => {
     execFileSync("mkfifo", [fifo]);
     const d = await daemonOn(root);
     const results = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => d.call("memory.capture", { session_id: `fifo-${i}`, transcript_path: fifo }).catch((e: { code: number; message: string }) => e)),
+      Array.from({ length: 6 }, (_, i) =>
+        d
+          .call("memory.capture", { session_id: `fifo-${i}`, transcript_path: fifo })
+          .catch((e: { code: number; message: string }) => e),
+      ),
     );
-    for (const r of results) expect(r).toMatchObject({ code: ErrorCodes.InvalidParams, message: expect.stringMatching(/not a file/) });
+    for (const r of results)
+      expect(r).toMatchObject({ code: ErrorCodes.InvalidParams, message: expect.stringMatching(/not a file/) });
     expect((await d.call("daemon.ping", {})).pong).toBe(true);
   });
 });
@@ -177,7 +194,9 @@ function snapshot(dir: string): Map<string, string> {
 
 /** The schema's keys (zod object, possibly refined), and which of them are required. */
 function keysOf(method: MethodName): { keys: string[]; required: string[] } {
-  const shape = (MethodParams[method] as unknown as { shape?: Record<string, { safeParse(v: unknown): { success: boolean } }> }).shape ?? {};
+  const shape =
+    (MethodParams[method] as unknown as { shape?: Record<string, { safeParse(v: unknown): { success: boolean } }> })
+      .shape ?? {};
   const keys = Object.keys(shape);
   return { keys, required: keys.filter((k) => !shape[k]!.safeParse(undefined).success) };
 }
@@ -212,23 +231,55 @@ function valueFor(key: string, extras: string[]): fc.Arbitrary<unknown> {
   const str = fc.oneof(fc.string({ unit: "binary", maxLength: 300 }), fc.constantFrom(...NASTY_STRINGS, ...extras));
   const num = fc.oneof(
     { weight: 4, arbitrary: fc.integer({ min: 1, max: 10 }) },
-    { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.double({ noNaN: true }), fc.constantFrom(0, -1, 200, 201, 10_000, 1e308, Number.MAX_SAFE_INTEGER)) },
+    {
+      weight: 1,
+      arbitrary: fc.oneof(
+        fc.integer(),
+        fc.double({ noNaN: true }),
+        fc.constantFrom(0, -1, 200, 201, 10_000, 1e308, Number.MAX_SAFE_INTEGER),
+      ),
+    },
   );
   const anyJson = fc.jsonValue({ maxDepth: 4 });
   const message = fc.oneof(
     fc.record({ role: fc.constantFrom("user", "assistant", "system", "tool", "x"), content: fc.oneof(str, anyJson) }),
-    fc.record({ type: fc.constant("message"), message: fc.record({ role: fc.constantFrom("user", "assistant"), content: str }) }),
+    fc.record({
+      type: fc.constant("message"),
+      message: fc.record({ role: fc.constantFrom("user", "assistant"), content: str }),
+    }),
     anyJson,
   );
   switch (key) {
     case "messages":
-      return fc.oneof({ weight: 6, arbitrary: fc.array(message, { maxLength: 12 }) }, { weight: 1, arbitrary: anyJson });
+      return fc.oneof(
+        { weight: 6, arbitrary: fc.array(message, { maxLength: 12 }) },
+        { weight: 1, arbitrary: anyJson },
+      );
     case "session_id":
-      return fc.oneof({ weight: 6, arbitrary: fc.constantFrom("s1", "fuzz-a", "fuzz-b", "🦩-session") }, { weight: 1, arbitrary: str }, { weight: 1, arbitrary: anyJson });
+      return fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom("s1", "fuzz-a", "fuzz-b", "🦩-session") },
+        { weight: 1, arbitrary: str },
+        { weight: 1, arbitrary: anyJson },
+      );
     case "transcript_path":
-      return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...extras.filter((e) => e.endsWith(".jsonl")), "/dev/zero.jsonl", "/nonexistent/x.jsonl") }, { weight: 1, arbitrary: str }, { weight: 1, arbitrary: anyJson });
+      return fc.oneof(
+        {
+          weight: 4,
+          arbitrary: fc.constantFrom(
+            ...extras.filter((e) => e.endsWith(".jsonl")),
+            "/dev/zero.jsonl",
+            "/nonexistent/x.jsonl",
+          ),
+        },
+        { weight: 1, arbitrary: str },
+        { weight: 1, arbitrary: anyJson },
+      );
     case "workspace":
-      return fc.oneof({ weight: 3, arbitrary: fc.constant(extras[0]!) }, { weight: 1, arbitrary: str }, { weight: 1, arbitrary: anyJson });
+      return fc.oneof(
+        { weight: 3, arbitrary: fc.constant(extras[0]!) },
+        { weight: 1, arbitrary: str },
+        { weight: 1, arbitrary: anyJson },
+      );
     case "limit":
     case "from":
     case "lines":
@@ -248,7 +299,14 @@ function valueFor(key: string, extras: string[]): fc.Arbitrary<unknown> {
     case "target":
       return fc.oneof({ weight: 8, arbitrary: fc.constantFrom("daily", "memory") }, { weight: 1, arbitrary: anyJson });
     case "tags":
-      return fc.oneof({ weight: 8, arbitrary: fc.array(fc.string({ unit: "binary", minLength: 1, maxLength: 20 }), { maxLength: 5 }) }, { weight: 1, arbitrary: fc.array(str, { maxLength: 40 }) }, { weight: 1, arbitrary: anyJson });
+      return fc.oneof(
+        {
+          weight: 8,
+          arbitrary: fc.array(fc.string({ unit: "binary", minLength: 1, maxLength: 20 }), { maxLength: 5 }),
+        },
+        { weight: 1, arbitrary: fc.array(str, { maxLength: 40 }) },
+        { weight: 1, arbitrary: anyJson },
+      );
     default:
       return fc.oneof({ weight: 8, arbitrary: str }, { weight: 1, arbitrary: anyJson });
   }
@@ -257,9 +315,16 @@ function valueFor(key: string, extras: string[]): fc.Arbitrary<unknown> {
 /** Params for a method: mostly its own keys with arbitrary values, sometimes anything at all. */
 function paramsFor(method: MethodName, extras: string[]): fc.Arbitrary<unknown> {
   const { keys, required } = keysOf(method);
-  const record = (requiredKeys: string[]) => fc.record(Object.fromEntries(keys.map((k) => [k, valueFor(k, extras)])), { requiredKeys });
-  const shaped = keys.length ? fc.oneof({ weight: 4, arbitrary: record(required) }, { weight: 1, arbitrary: record([]) }) : fc.constant({});
-  return fc.oneof({ weight: 10, arbitrary: shaped }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) }, { weight: 1, arbitrary: fc.constant(undefined) });
+  const record = (requiredKeys: string[]) =>
+    fc.record(Object.fromEntries(keys.map((k) => [k, valueFor(k, extras)])), { requiredKeys });
+  const shaped = keys.length
+    ? fc.oneof({ weight: 4, arbitrary: record(required) }, { weight: 1, arbitrary: record([]) })
+    : fc.constant({});
+  return fc.oneof(
+    { weight: 10, arbitrary: shaped },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  );
 }
 
 /** An appended line a write method may produce. */
@@ -269,18 +334,37 @@ describe("fuzzing every method over the real socket", () => {
   it("read methods: proper responses, files untouched; write methods: refused or well-formed appends; the daemon keeps serving", async () => {
     const root = tempDir();
     const outside = tempDir();
-    writeFiles(outside, { "secret.md": "outside", "t.jsonl": '{"role":"user","content":"outside transcript question about the cormorant"}\n{"role":"assistant","content":"an answer about the cormorant that is long enough to keep"}\n' });
+    writeFiles(outside, {
+      "secret.md": "outside",
+      "t.jsonl":
+        '{"role":"user","content":"outside transcript question about the cormorant"}\n{"role":"assistant","content":"an answer about the cormorant that is long enough to keep"}\n',
+    });
     writeFiles(root, {
       "MEMORY.md": "# Memory\n\n- The cormorant project uses Postgres.\n",
       "USER.md": "# User\n\n- Prefers short answers.\n",
       "memory/2026-01-05.md": "# 2026-01-05\n\n- Met about the cormorant launch.\n",
-      "sessions/s1.jsonl": '{"role":"user","content":"what about the cormorant?"}\n{"role":"assistant","content":"The cormorant launch is on Tuesday, after the review."}\n',
+      "sessions/s1.jsonl":
+        '{"role":"user","content":"what about the cormorant?"}\n{"role":"assistant","content":"The cormorant launch is on Tuesday, after the review."}\n',
       "notes.txt": "not memory",
     });
     const d = await daemonOn(root);
-    const extras = [root, join(root, "MEMORY.md"), join(root, "sessions/s1.jsonl"), join(outside, "t.jsonl"), join(outside, "secret.md"), "s1", "fuzz-session"];
+    const extras = [
+      root,
+      join(root, "MEMORY.md"),
+      join(root, "sessions/s1.jsonl"),
+      join(outside, "t.jsonl"),
+      join(outside, "secret.md"),
+      "s1",
+      "fuzz-session",
+    ];
     const methods = (Object.keys(MethodParams) as MethodName[]).filter((m) => m !== "daemon.shutdown");
-    const WRITE = new Set<MethodName>(["memory.save", "memory.capture", "session.checkpoint", "session.sleep", "promote.apply"]);
+    const WRITE = new Set<MethodName>([
+      "memory.save",
+      "memory.capture",
+      "session.checkpoint",
+      "session.sleep",
+      "promote.apply",
+    ]);
     const readOnly = methods.filter((m) => !WRITE.has(m));
     const writes = methods.filter((m) => WRITE.has(m));
     expect(writes).toHaveLength(WRITE.size);
@@ -341,13 +425,15 @@ describe("fuzzing every method over the real socket", () => {
       const text = readFileSync(join(root, rel), "utf8");
       const old = original[rel] ?? "";
       expect(text.startsWith(old), rel).toBe(true);
-      for (const line of text.slice(old.length).split("\n")) expect(line, `${rel}: ${JSON.stringify(line).slice(0, 200)}`).toMatch(WELL_FORMED);
+      for (const line of text.slice(old.length).split("\n"))
+        expect(line, `${rel}: ${JSON.stringify(line).slice(0, 200)}`).toMatch(WELL_FORMED);
     }
     expect(readFileSync(join(root, "USER.md"), "utf8")).toBe("# User\n\n- Prefers short answers.\n");
     expect(readFileSync(join(root, "notes.txt"), "utf8")).toBe("not memory");
     expect(snapshot(outside)).toEqual(outsideBefore);
     // No secret made it into a file.
-    for (const rel of after.keys()) expect(readFileSync(join(root, rel), "utf8")).not.toContain("MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn");
+    for (const rel of after.keys())
+      expect(readFileSync(join(root, rel), "utf8")).not.toContain("MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn");
 
     // Raw garbage lines, then the daemon still answers.
     await fc.assert(

@@ -41,11 +41,20 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "cortexd-builtin-"));
   first = await buildBuiltinModel(path.join(dir, "a", BUILTIN_MODEL_FILE));
   second = await buildBuiltinModel(path.join(dir, "b", BUILTIN_MODEL_FILE));
-  console.log(`[builtin] build: ${first.buildMs} ms, then ${second.buildMs} ms; ${(first.bytes / 1e6).toFixed(2)} MB; rss ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`);
+  console.log(
+    `[builtin] build: ${first.buildMs} ms, then ${second.buildMs} ms; ${(first.bytes / 1e6).toFixed(2)} MB; rss ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`,
+  );
   local = await createLocalProvider({ model: first.path, threads: 1 });
   fast = await createStaticBertProvider(first.path);
   const { getLlama, LlamaLogLevel } = await import("node-llama-cpp");
-  const llama = await getLlama({ gpu: false, build: "never", skipDownload: true, usePrebuiltBinaries: true, progressLogs: false, logLevel: LlamaLogLevel.error });
+  const llama = await getLlama({
+    gpu: false,
+    build: "never",
+    skipDownload: true,
+    usePrebuiltBinaries: true,
+    progressLogs: false,
+    logLevel: LlamaLogLevel.error,
+  });
   llamaModel = await llama.loadModel({ modelPath: first.path, gpuLayers: 0 });
 }, 180_000);
 
@@ -57,7 +66,8 @@ afterAll(async () => {
 });
 
 const cosine = (a: Float32Array, b: Float32Array): number => a.reduce((s, x, i) => s + x * b[i]!, 0);
-const maxAbsDiff = (a: Float32Array, b: Float32Array): number => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i]!)), 0);
+const maxAbsDiff = (a: Float32Array, b: Float32Array): number =>
+  a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i]!)), 0);
 
 /** Varied inputs: punctuation, accents (composed and combining), CJK, unknown words, numbers, emoji, odd spaces. */
 const SENTENCES = [
@@ -120,11 +130,16 @@ describe("the model in node-llama-cpp", () => {
 
   it("ranks a related sentence above an unrelated one", async () => {
     for (const p of [local, fast]) {
-      const [deploy, ci, bread] = (await p.embedBatch(["the deploy failed on the build server", "our CI pipeline broke", "I baked bread"])) as Float32Array[];
+      const [deploy, ci, bread] = (await p.embedBatch([
+        "the deploy failed on the build server",
+        "our CI pipeline broke",
+        "I baked bread",
+      ])) as Float32Array[];
       const related = cosine(deploy!, ci!);
       const unrelated = cosine(deploy!, bread!);
       expect(related).toBeGreaterThan(unrelated + 0.2);
-      if (p === local) console.log(`[builtin] cos(deploy, CI) = ${related.toFixed(3)}, cos(deploy, bread) = ${unrelated.toFixed(3)}`);
+      if (p === local)
+        console.log(`[builtin] cos(deploy, CI) = ${related.toFixed(3)}, cos(deploy, bread) = ${unrelated.toFixed(3)}`);
     }
   });
 
@@ -166,7 +181,21 @@ describe("fast path = node-llama-cpp", () => {
   });
 
   it("tokenizes random Unicode exactly like llama.cpp", () => {
-    const pools = ["abc XYZ", "éèêëçñøåßæœ", "\u0301\u0308\u0327", "東京北京日本語", "한국어", "Ελληνικά", "русский", ".,;:!?'\"()[]{}<>@#$%^&*_-+=|\\/~`", " \t\n\u00a0\u2003\u3000\ufeff\u200b", "0123456789", "🦊👍🏽", "▁", "ǅǈİıﬁﬃẞ"];
+    const pools = [
+      "abc XYZ",
+      "éèêëçñøåßæœ",
+      "\u0301\u0308\u0327",
+      "東京北京日本語",
+      "한국어",
+      "Ελληνικά",
+      "русский",
+      ".,;:!?'\"()[]{}<>@#$%^&*_-+=|\\/~`",
+      " \t\n\u00a0\u2003\u3000\ufeff\u200b",
+      "0123456789",
+      "🦊👍🏽",
+      "▁",
+      "ǅǈİıﬁﬃẞ",
+    ];
     let seed = 42;
     const rnd = (n: number): number => {
       seed = (seed * 1103515245 + 12345) & 0x7fffffff;
@@ -221,7 +250,10 @@ describe("fast path = node-llama-cpp", () => {
 
   it("is fast: µs per query, thousands of chunks per second", async () => {
     const query = "what did Caroline say about the adoption agency interview?";
-    const chunk = "Caroline went to the LGBTQ support group yesterday and said it was powerful; Melanie painted a sunrise over the lake. ".repeat(13);
+    const chunk =
+      "Caroline went to the LGBTQ support group yesterday and said it was powerful; Melanie painted a sunrise over the lake. ".repeat(
+        13,
+      );
     for (let i = 0; i < 200; i++) fast.embedOne(query);
     let t = performance.now();
     for (let i = 0; i < 5000; i++) fast.embedOne(query);

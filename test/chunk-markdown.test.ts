@@ -47,7 +47,9 @@ describe("chunkMarkdown basics", () => {
   });
 
   it("handles CRLF like LF and strips \\r", () => {
-    const lines = Array.from({ length: 30 }, (_, i) => (i % 6 === 5 ? "" : words(`L${String(i + 1).padStart(2, "0")}`, 10)));
+    const lines = Array.from({ length: 30 }, (_, i) =>
+      i % 6 === 5 ? "" : words(`L${String(i + 1).padStart(2, "0")}`, 10),
+    );
     const lf = chunkMarkdown(lines.join("\n"), OPTS);
     const crlf = chunkFile("crlf.md", lines.join("\r\n") + "\r\n", OPTS);
     expect(crlf).toEqual(lf);
@@ -297,9 +299,7 @@ describe("perEntry (curated files)", () => {
 
   it("keeps consecutive paragraph lines together in files without list items", () => {
     const text = "Line one of a note.\nLine two of it.\n\nSecond paragraph.";
-    expect(chunkMarkdown(text, { ...OPTS, perEntry: true })).toEqual([
-      { text, startLine: 1, endLine: 4 },
-    ]);
+    expect(chunkMarkdown(text, { ...OPTS, perEntry: true })).toEqual([{ text, startLine: 1, endLine: 4 }]);
   });
 });
 

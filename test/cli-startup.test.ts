@@ -16,9 +16,18 @@ import { tempDir, writeFiles } from "./helpers/workspace.js";
 const TRACE_HOOK = resolve(import.meta.dirname, "helpers/module-trace.mjs");
 
 /** Heavy parts no daemon-backed command needs. */
-const HEAVY = [/node_modules\/zod\//, /node_modules\/better-sqlite3\//, /node_modules\/sqlite-vec/, /node_modules\/node-llama-cpp\//, /\/src\/(engine|index|search)\//];
+const HEAVY = [
+  /node_modules\/zod\//,
+  /node_modules\/better-sqlite3\//,
+  /node_modules\/sqlite-vec/,
+  /node_modules\/node-llama-cpp\//,
+  /\/src\/(engine|index|search)\//,
+];
 
-function traced(args: string[], env: Record<string, string>): { code: number | null; stdout: string; stderr: string; modules: string[] } {
+function traced(
+  args: string[],
+  env: Record<string, string>,
+): { code: number | null; stdout: string; stderr: string; modules: string[] } {
   assertBuilt();
   const trace = join(tempDir("cortexd-trace-"), "modules.txt");
   const r = spawnSync(process.execPath, ["--import", TRACE_HOOK, CLI, ...args], {

@@ -32,7 +32,16 @@ describe("cortexd index / search (real CLI process)", () => {
     expect(res.results.length).toBeLessThanOrEqual(3);
     expect(res.results[0]).toMatchObject({ path: "sessions/2026-11-27-session.jsonl", source: "transcript" });
     for (const r of res.results) {
-      expect(Object.keys(r).sort()).toEqual(["endLine", "path", "score", "snippet", "source", "startLine", "textScore", "vectorScore"]);
+      expect(Object.keys(r).sort()).toEqual([
+        "endLine",
+        "path",
+        "score",
+        "snippet",
+        "source",
+        "startLine",
+        "textScore",
+        "vectorScore",
+      ]);
     }
   });
 

@@ -41,11 +41,22 @@ describe("supersession heuristic", () => {
   it("same subject, different value → superseded, with a reason; same value or other subject → not", () => {
     const r = explainSupersession(analyse("- Deploys run on Fridays.")!, analyse("- Deploys moved to Tuesdays.")!);
     expect(r).toMatch(/deploy.*friday → tuesday/);
-    expect(explainSupersession(analyse("- Deploys run on Fridays.")!, analyse("- Deploys are still on Fridays.")!)).toBeNull();
-    expect(explainSupersession(analyse("- Deploys run on Fridays.")!, analyse("- Lunch with the team on Tuesday.")!)).toBeNull();
-    expect(explainSupersession(analyse("- The API listens on port 8080.")!, analyse("- The API port is now 9090.")!)).toMatch(/8080 → 9090/);
+    expect(
+      explainSupersession(analyse("- Deploys run on Fridays.")!, analyse("- Deploys are still on Fridays.")!),
+    ).toBeNull();
+    expect(
+      explainSupersession(analyse("- Deploys run on Fridays.")!, analyse("- Lunch with the team on Tuesday.")!),
+    ).toBeNull();
+    expect(
+      explainSupersession(analyse("- The API listens on port 8080.")!, analyse("- The API port is now 9090.")!),
+    ).toMatch(/8080 → 9090/);
     expect(explainSupersession(analyse("- We like the blue theme.")!, analyse("- We like the red theme.")!)).toBeNull(); // no value word
-    expect(explainSupersession(analyse("- Auth service listens on port 8080.")!, analyse("- Billing service listens on port 9090.")!)).toBeNull(); // two subjects
+    expect(
+      explainSupersession(
+        analyse("- Auth service listens on port 8080.")!,
+        analyse("- Billing service listens on port 9090.")!,
+      ),
+    ).toBeNull(); // two subjects
     expect(explainSupersession(analyse("- Standup is on Monday.")!, analyse("- Standup is at 10:30.")!)).toBeNull(); // different kinds of value
   });
 });
@@ -74,7 +85,12 @@ describe("consolidation (real index, tiny model)", () => {
     await idx.indexer.sync();
     const q = "when do deploys run";
     const before = await recall(idx.searcher, idx.store, { query: q, record: false });
-    expect(before.memories.filter((m) => /Deploys/.test(m.text)).map((m) => m.path).sort()).toEqual(["memory/2026-11-02.md", "memory/2026-11-15.md"]);
+    expect(
+      before.memories
+        .filter((m) => /Deploys/.test(m.text))
+        .map((m) => m.path)
+        .sort(),
+    ).toEqual(["memory/2026-11-02.md", "memory/2026-11-15.md"]);
     const rep = await consolidate({ name: "t", root: idx.root, store: idx.store }, opts);
     expect(rep.superseded).toBe(1);
     expect(rep.supersessionExamples[0]).toMatch(/2026-11-02\.md:1 → memory\/2026-11-15\.md:1/);
@@ -100,7 +116,9 @@ describe("consolidation (real index, tiny model)", () => {
     expect((rawDb(idx.store).prepare(`SELECT count(*) AS n FROM supersessions`).get() as { n: number }).n).toBe(0);
     const full = await consolidate({ name: "t", root: idx.root, store: idx.store }, opts);
     expect(full.maintenance?.quickCheck).toBe("ok");
-    expect(Object.keys(full.timings)).toEqual(expect.arrayContaining(["load", "similarity", "supersession", "maintenance"]));
+    expect(Object.keys(full.timings)).toEqual(
+      expect.arrayContaining(["load", "similarity", "supersession", "maintenance"]),
+    );
     const reports = loadReports(idx.store, 5);
     expect(reports.map((r) => r.dryRun)).toEqual([false, true]);
     idx.close();
@@ -110,7 +128,11 @@ describe("consolidation (real index, tiny model)", () => {
     const { root, idx } = workspace();
     await idx.indexer.sync();
     await consolidate({ name: "t", root, store: idx.store }, opts);
-    const queries = ["staging database password", "how does the vault job rotate passwords", "staging password rotation every quarter"];
+    const queries = [
+      "staging database password",
+      "how does the vault job rotate passwords",
+      "staging password rotation every quarter",
+    ];
     for (const query of queries.slice(0, 2)) await recall(idx.searcher, idx.store, { query });
     expect(await promotionCandidates(idx.store, root)).toHaveLength(0); // 2 queries only
     await recall(idx.searcher, idx.store, { query: queries[2]! });
@@ -143,7 +165,8 @@ describe("consolidation (real index, tiny model)", () => {
     const { root, idx } = workspace();
     writeFileSync(join(root, "MEMORY.md"), `# MEMORY\n\n- ${FACT}\n`);
     await idx.indexer.sync();
-    for (const query of ["staging database password", "vault job rotation", "password every quarter"]) await recall(idx.searcher, idx.store, { query, scope: "group" });
+    for (const query of ["staging database password", "vault job rotation", "password every quarter"])
+      await recall(idx.searcher, idx.store, { query, scope: "group" });
     const c = await promotionCandidates(idx.store, root);
     expect(c.filter((c) => c.text.includes("staging"))).toHaveLength(0);
     idx.close();
@@ -189,7 +212,8 @@ describe("duplicate search at scale (LSH path)", () => {
     const ms = performance.now() - t0;
     const groups = await groupDuplicates(entries, s1.pairs);
     expect(groups).toHaveLength(20);
-    for (const g of groups) expect(g.canonical).toBe(g.members.reduce((a, b) => (entries[a]!.date > entries[b]!.date ? a : b)));
+    for (const g of groups)
+      expect(g.canonical).toBe(g.members.reduce((a, b) => (entries[a]!.date > entries[b]!.date ? a : b)));
     const s2 = await similarPairs(entries);
     expect(s2.pairs.length).toBe(s1.pairs.length);
     expect(ms).toBeLessThan(10_000);

@@ -18,7 +18,9 @@ describe("the socket's directory", () => {
     const sock = join(shared, "cx.sock");
     const placed = join(shared, `cortexd-${uid}`, "cx.sock");
     expect(resolveSocketPath({ env: { CORTEXD_SOCKET: sock } })).toBe(placed);
-    const d = track(await startDaemon({ config: { workspaces: [{ path: root }] }, env: { CORTEXD_SOCKET: sock }, socket: placed }));
+    const d = track(
+      await startDaemon({ config: { workspaces: [{ path: root }] }, env: { CORTEXD_SOCKET: sock }, socket: placed }),
+    );
     expect((await d.call("daemon.ping", {})).pong).toBe(true);
     expect(statSync(shared).mode & 0o7777).toBe(0o1777);
     expect(statSync(join(shared, `cortexd-${uid}`)).mode & 0o777).toBe(0o700);
@@ -38,7 +40,9 @@ describe("the socket's directory", () => {
     const open = join(base, "open");
     mkdirSync(open);
     chmodSync(open, 0o777);
-    expect(() => prepareSocketDir(join(open, "c.sock"))).toThrow(/writable by others.*not created by cortexd.*CORTEXD_SOCKET/);
+    expect(() => prepareSocketDir(join(open, "c.sock"))).toThrow(
+      /writable by others.*not created by cortexd.*CORTEXD_SOCKET/,
+    );
     expect(statSync(open).mode & 0o777).toBe(0o777);
   });
 });
@@ -50,10 +54,19 @@ describe("one daemon per data dir", () => {
     const home = tempDir();
     const data = join(home, "shared-data");
     writeConfig(home, { workspaces: [{ path: root }], dataDir: data });
-    const first = track(await startDaemon({ home, env: { CORTEXD_SOCKET: join(home, "s1", "a.sock") }, socket: join(home, "s1", "a.sock") }));
+    const first = track(
+      await startDaemon({
+        home,
+        env: { CORTEXD_SOCKET: join(home, "s1", "a.sock") },
+        socket: join(home, "s1", "a.sock"),
+      }),
+    );
     const pid = first.child.pid!;
     expect(JSON.parse(readFileSync(join(data, "lock"), "utf8")).pid).toBe(pid);
-    const second = runCli(["run"], isolatedEnv(home, { CORTEXD_EMBEDDING_PROVIDER: "none", CORTEXD_SOCKET: join(home, "s2", "b.sock") }));
+    const second = runCli(
+      ["run"],
+      isolatedEnv(home, { CORTEXD_EMBEDDING_PROVIDER: "none", CORTEXD_SOCKET: join(home, "s2", "b.sock") }),
+    );
     expect(second.code).not.toBe(0);
     expect(second.stderr).toContain(`pid ${pid}`);
     expect(second.stderr).toContain(data);

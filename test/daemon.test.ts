@@ -11,7 +11,9 @@ const { daemonOn } = daemonsPerTest();
 
 async function found(d: TestDaemon, query: string, path?: string): Promise<boolean> {
   const r = await d.call("memory.search", { query, limit: 10 });
-  return r.results.some((h) => (!path || h.path === path) && h.snippet.toLowerCase().includes(query.split(" ")[0]!.toLowerCase()));
+  return r.results.some(
+    (h) => (!path || h.path === path) && h.snippet.toLowerCase().includes(query.split(" ")[0]!.toLowerCase()),
+  );
 }
 
 describe("daemon (real process, real socket)", () => {
@@ -93,7 +95,11 @@ describe("daemon (real process, real socket)", () => {
     expect(byId.get(3)?.error).toMatchObject({ code: -32602, message: expect.stringMatching(/limit/) });
     expect(byId.get(4)?.error?.code).toBe(-32001);
     expect(byId.get(5)?.result).toMatchObject({ pong: true });
-    const big = (await exchange(d.socket, JSON.stringify({ jsonrpc: "2.0", id: 9, method: "memory.search", params: { query: "x".repeat(10_000) } }) + "\n", 1)) as {
+    const big = (await exchange(
+      d.socket,
+      JSON.stringify({ jsonrpc: "2.0", id: 9, method: "memory.search", params: { query: "x".repeat(10_000) } }) + "\n",
+      1,
+    )) as {
       error?: { code: number };
     }[];
     expect(big[0]?.error?.code).toBe(-32005);
@@ -124,14 +130,20 @@ describe("daemon (real process, real socket)", () => {
     const stopMs = performance.now() - t0;
     const again = await daemonOn(root, { home });
     const t1 = performance.now();
-    await waitUntil(async () => {
-      const w = (await again.call("index.status", {})).workspaces[0]!;
-      return w.files === 3000 && w.lastSync !== null;
-    }, 60_000, 50);
+    await waitUntil(
+      async () => {
+        const w = (await again.call("index.status", {})).workspaces[0]!;
+        return w.files === 3000 && w.lastSync !== null;
+      },
+      60_000,
+      50,
+    );
     const finishMs = performance.now() - t1;
     // The stop did not wait for the whole index (which the second start still had work left of).
     expect(stopMs).toBeLessThan(Math.max(1500, finishMs));
-    console.log(`SIGTERM mid-index: stopped in ${Math.round(stopMs)} ms; the next start finished in ${Math.round(finishMs)} ms`);
+    console.log(
+      `SIGTERM mid-index: stopped in ${Math.round(stopMs)} ms; the next start finished in ${Math.round(finishMs)} ms`,
+    );
   }, 120_000);
 
   it("SIGHUP reloads the config: search settings apply live; an invalid file keeps the running config", async () => {
@@ -139,12 +151,18 @@ describe("daemon (real process, real socket)", () => {
     writeFiles(root, { "memory/a.md": "apple one", "memory/b.md": "apple two", "memory/c.md": "apple three" });
     const d = await daemonOn(root);
     await waitUntil(async () => (await d.call("memory.search", { query: "apple" })).results.length === 3);
-    writeConfig(d.home, { workspaces: [{ path: root }], daemon: { debounceMs: 50, settleMs: 20 }, search: { maxResults: 1 } });
+    writeConfig(d.home, {
+      workspaces: [{ path: root }],
+      daemon: { debounceMs: 50, settleMs: 20 },
+      search: { maxResults: 1 },
+    });
     d.child.kill("SIGHUP");
     await waitUntil(async () => (await d.call("memory.search", { query: "apple" })).results.length === 1);
     writeFileSync(join(d.home, ".config", "cortexd", "config.json"), "{ broken");
     d.child.kill("SIGHUP");
-    await waitUntil(async () => (await d.call("cortex.status", {})).errors.some((e) => /not valid JSON/.test(e.message)));
+    await waitUntil(async () =>
+      (await d.call("cortex.status", {})).errors.some((e) => /not valid JSON/.test(e.message)),
+    );
     expect((await d.call("memory.search", { query: "apple" })).results).toHaveLength(1);
     expect((await d.call("daemon.ping", {})).pong).toBe(true);
   });

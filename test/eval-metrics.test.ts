@@ -105,7 +105,12 @@ describe("scoreQuery and aggregation", () => {
 
   it("percentile (nearest rank) and formatting", () => {
     expect(percentile([5, 1, 3, 2, 4], 50)).toBe(3);
-    expect(percentile(Array.from({ length: 100 }, (_, i) => i + 1), 95)).toBe(95);
+    expect(
+      percentile(
+        Array.from({ length: 100 }, (_, i) => i + 1),
+        95,
+      ),
+    ).toBe(95);
     expect(percentile([], 50)).toBeNaN();
     expect(f3(0.8444)).toBe(".844");
     expect(f3(1)).toBe("1.000");

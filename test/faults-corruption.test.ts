@@ -1,4 +1,16 @@
-import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { generateWorkspace } from "../scripts/bench/generate.js";
@@ -23,7 +35,10 @@ function builtIndex(files = 60): { root: string; dataDir: string; db: string } {
   const root = join(tempDir(), "ws");
   generateWorkspace(root, files, 11);
   const dataDir = tempDir();
-  const r = runCli(["index", "--workspace", root, "--data-dir", dataDir, "--json"], { ...KW, XDG_CONFIG_HOME: tempDir() });
+  const r = runCli(["index", "--workspace", root, "--data-dir", dataDir, "--json"], {
+    ...KW,
+    XDG_CONFIG_HOME: tempDir(),
+  });
   expect(r.code, r.stderr).toBe(0);
   return { root, dataDir, db: indexPath(dataDir, defaultNamespace(root)) };
 }
@@ -40,8 +55,10 @@ function overwrite(path: string, at: number, bytes: Buffer): void {
 const DAMAGE: Record<string, (db: string) => void> = {
   "truncated to half": (db) => truncateSync(db, Math.floor(statSync(db).size / 2)),
   "garbage header": (db) => overwrite(db, 0, Buffer.alloc(100, 0x5a)),
-  "a garbage page in the middle": (db) => overwrite(db, 16384 * Math.floor(statSync(db).size / 16384 / 2), Buffer.alloc(16384, 0xa5)),
-  "random bytes only": (db) => writeFileSync(db, Buffer.from(Array.from({ length: 50_000 }, (_, i) => (i * 7919) % 251))),
+  "a garbage page in the middle": (db) =>
+    overwrite(db, 16384 * Math.floor(statSync(db).size / 16384 / 2), Buffer.alloc(16384, 0xa5)),
+  "random bytes only": (db) =>
+    writeFileSync(db, Buffer.from(Array.from({ length: 50_000 }, (_, i) => (i * 7919) % 251))),
 };
 
 describe("a damaged index is detected, moved aside and rebuilt", () => {
@@ -50,7 +67,10 @@ describe("a damaged index is detected, moved aside and rebuilt", () => {
       const { db } = builtIndex(30);
       damage(db);
       const damaged = readFileSync(db);
-      const { opened, recovery } = openIndexChecked(db, { quickCheck: true, clock: () => Date.parse("2026-11-29T10:00:00Z") });
+      const { opened, recovery } = openIndexChecked(db, {
+        quickCheck: true,
+        clock: () => Date.parse("2026-11-29T10:00:00Z"),
+      });
       try {
         expect(recovery, "damage not detected").toBeDefined();
         expect(recovery!.movedTo).toBe(`${db}.corrupt-2026-11-29T10-00-00-000Z`);

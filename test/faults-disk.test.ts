@@ -66,14 +66,24 @@ describe.skipIf(!canMount)("disk full (a real tmpfs filled to ENOSPC)", () => {
 
     const filler = fill(fs);
     // A large new log: its chunks cannot fit in the index any more.
-    const big = Array.from({ length: 3000 }, (_, i) => `- zephyrquill entry ${i} about the lighthouse ledger and its ${i % 17} brass gears.`).join("\n");
+    const big = Array.from(
+      { length: 3000 },
+      (_, i) => `- zephyrquill entry ${i} about the lighthouse ledger and its ${i % 17} brass gears.`,
+    ).join("\n");
     writeFileSync(join(root, "memory", "2026-11-28.md"), `# 2026-11-28\n\n${big}\n`);
-    await waitUntil(async () => /disk full/.test((await d.call("cortex.status", {})).workspaces[0]!.lastError ?? ""), 15_000);
+    await waitUntil(
+      async () => /disk full/.test((await d.call("cortex.status", {})).workspaces[0]!.lastError ?? ""),
+      15_000,
+    );
     const st = await d.call("cortex.status", {});
     expect(st.healthy).toBe(false);
-    expect(st.workspaces[0]!.lastError).toMatch(/^disk full: cannot write the index in .*SQLITE_FULL|database or disk is full/);
+    expect(st.workspaces[0]!.lastError).toMatch(
+      /^disk full: cannot write the index in .*SQLITE_FULL|database or disk is full/,
+    );
     // Reads keep working from the index as it was.
-    expect((await d.call("memory.search", { query: "deploy release pipeline" })).results.length).toBe(before.results.length);
+    expect((await d.call("memory.search", { query: "deploy release pipeline" })).results.length).toBe(
+      before.results.length,
+    );
     expect((await d.call("memory.recall", { query: "deploy release pipeline" })).memory_count).toBeGreaterThan(0);
     expect((await d.call("memory.search", { query: "zephyrquill" })).results.length).toBe(0);
     // A save still lands in the memory files (they are on another disk); its indexing waits.
@@ -107,7 +117,9 @@ describe.skipIf(!canMount)("disk full (a real tmpfs filled to ENOSPC)", () => {
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(AppendError);
-    expect((err as Error).message).toMatch(/could not append to .*2026-11-29\.md: the disk is full .*\[ENOSPC\]; nothing was written/);
+    expect((err as Error).message).toMatch(
+      /could not append to .*2026-11-29\.md: the disk is full .*\[ENOSPC\]; nothing was written/,
+    );
     expect(readFileSync(file).equals(original)).toBe(true);
   });
 });

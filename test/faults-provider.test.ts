@@ -13,7 +13,10 @@ afterEach(async () => {
 
 function workspace(): string {
   const root = tempDir("cortexd-prov-");
-  writeFiles(root, { "memory/2026-11-20.md": "# 2026-11-20\n\n- The deploy pipeline uses the blue server.\n- Lunch with Priya on Friday.\n" });
+  writeFiles(root, {
+    "memory/2026-11-20.md":
+      "# 2026-11-20\n\n- The deploy pipeline uses the blue server.\n- Lunch with Priya on Friday.\n",
+  });
   return root;
 }
 
@@ -32,7 +35,9 @@ describe("embedding provider failures: keyword search continues, status says why
     expect(res.mode).toBe("keyword");
     expect(res.results[0]!.path).toBe("memory/2026-11-20.md");
     expect(res.fallback).toMatch(/broken\.gguf/);
-    expect(runCli(["status"], d.env).stdout).toMatch(/embedding: ERROR: configured model .*broken\.gguf failed to load/);
+    expect(runCli(["status"], d.env).stdout).toMatch(
+      /embedding: ERROR: configured model .*broken\.gguf failed to load/,
+    );
     // Still there, byte for byte, after the load attempts.
     expect(readFileSync(model).equals(bytes)).toBe(true);
   }, 30_000);
@@ -41,20 +46,30 @@ describe("embedding provider failures: keyword search continues, status says why
     const root = workspace();
     const model = join(tempDir("cortexd-prov-model-"), "model.gguf");
     copyFileSync(await ensureTinyTestModel(), model);
-    const config = { workspaces: [{ path: root }], embedding: { provider: "local", model }, schedule: { heartbeat: "* * * * * *" } };
+    const config = {
+      workspaces: [{ path: root }],
+      embedding: { provider: "local", model },
+      schedule: { heartbeat: "* * * * * *" },
+    };
     const env = { CORTEXD_EMBEDDING_PROVIDER: "local" };
     const d = await startDaemon({ config, env });
     running.push(d);
-    await waitUntil(async () => {
-      const st = await d.call("cortex.status", {});
-      return st.embedding.state === "ready" && st.workspaces[0]!.vectors > 0 && st.workspaces[0]!.pending === 0;
-    }, 30_000, 100);
+    await waitUntil(
+      async () => {
+        const st = await d.call("cortex.status", {});
+        return st.embedding.state === "ready" && st.workspaces[0]!.vectors > 0 && st.workspaces[0]!.pending === 0;
+      },
+      30_000,
+      100,
+    );
 
     unlinkSync(model); // a person (or another tool) removes it
     await waitUntil(async () => !!(await d.call("cortex.status", {})).embedding.warning, 10_000);
     const st = await d.call("cortex.status", {});
     expect(st.healthy).toBe(false);
-    expect(st.embedding.warning).toMatch(/model\.gguf is gone .*vectors continue from the loaded copy until the daemon restarts/);
+    expect(st.embedding.warning).toMatch(
+      /model\.gguf is gone .*vectors continue from the loaded copy until the daemon restarts/,
+    );
     expect(st.heartbeats!.at(-1)!.problems.join(" ")).toMatch(/model\.gguf is gone/);
     expect(runCli(["status"], d.env).stdout).toMatch(/WARNING: model file .*model\.gguf is gone/);
     expect((await d.call("memory.search", { query: "deploy pipeline" })).mode).toBe("hybrid");

@@ -110,7 +110,10 @@ function builtIndex(): { root: string; dataDir: string; db: string } {
   const root = join(tempDir(), "ws");
   generateWorkspace(root, 12, 3);
   const dataDir = join(tempDir("cortexd-ro-"), "data");
-  const r = runCli(["index", "--workspace", root, "--data-dir", dataDir, "--json"], { CORTEXD_EMBEDDING_PROVIDER: "none", XDG_CONFIG_HOME: tempDir() });
+  const r = runCli(["index", "--workspace", root, "--data-dir", dataDir, "--json"], {
+    CORTEXD_EMBEDDING_PROVIDER: "none",
+    XDG_CONFIG_HOME: tempDir(),
+  });
   expect(r.code, r.stderr).toBe(0);
   return { root, dataDir, db: indexPath(dataDir, defaultNamespace(root)) };
 }
@@ -129,7 +132,8 @@ describe.skipIf(!canBind)("opening an index in a read-only directory", () => {
     },
     // A crash leaves the -wal (with committed rows not yet in the main file) and the -shm: readable in place.
     "left by a crash with its -wal and -shm": (db) => {
-      const script = `const D=require("better-sqlite3");const c=new D(${JSON.stringify(db)});c.pragma("journal_mode = WAL");` +
+      const script =
+        `const D=require("better-sqlite3");const c=new D(${JSON.stringify(db)});c.pragma("journal_mode = WAL");` +
         `c.prepare("INSERT INTO meta (key, value) VALUES ('crash-marker', 'x')").run();process.kill(process.pid,"SIGKILL")`;
       spawnSync(process.execPath, ["-e", script], { cwd: process.cwd() });
       expect(existsSync(`${db}-wal`) && existsSync(`${db}-shm`)).toBe(true);
@@ -151,7 +155,8 @@ describe.skipIf(!canBind)("opening an index in a read-only directory", () => {
         expect(readOnly!.unreadable).toBeUndefined();
         expect(readOnly!.copy).toBe(name.includes("without its -wal") ? true : undefined);
         expect(fileCount(opened.db)).toBe(files);
-        if (name.includes("crash")) expect(opened.db.prepare(`SELECT value FROM meta WHERE key = 'crash-marker'`).get()).toEqual({ value: "x" });
+        if (name.includes("crash"))
+          expect(opened.db.prepare(`SELECT value FROM meta WHERE key = 'crash-marker'`).get()).toEqual({ value: "x" });
         expect(() => new IndexStore(opened, "t").setMeta("k", "v")).toThrow(/readonly/);
       } finally {
         opened.db.close();
@@ -165,7 +170,11 @@ describe.skipIf(!canBind)("the CLI without the daemon on a read-only data dir", 
   it("`cortexd search` answers from the index; `cortexd index` refuses with the reason", () => {
     const { root, dataDir } = builtIndex();
     expect(bindReadOnly(dataDir)).toBe(true);
-    const env = { CORTEXD_EMBEDDING_PROVIDER: "none", XDG_CONFIG_HOME: tempDir(), CORTEXD_SOCKET: join(tempDir(), "none.sock") };
+    const env = {
+      CORTEXD_EMBEDDING_PROVIDER: "none",
+      XDG_CONFIG_HOME: tempDir(),
+      CORTEXD_SOCKET: join(tempDir(), "none.sock"),
+    };
     const search = runCli(["search", QUERY, "--workspace", root, "--data-dir", dataDir, "--json"], env);
     expect(search.code, search.stderr).toBe(0);
     expect((JSON.parse(search.stdout) as { results: unknown[] }).results.length).toBeGreaterThan(0);
@@ -209,7 +218,9 @@ describe.skipIf(!canBind)("read-only data dir at start (a read-only bind mount)"
     expect((await d.call("memory.search", { query: QUERY })).results.length).toBe(before.results.length);
     expect((await d.call("memory.recall", { query: QUERY })).memory_count).toBeGreaterThan(0);
     const hit = before.results[0]!;
-    expect((await d.call("memory.get", { path: hit.path, from: hit.startLine, lines: 1 })).text.length).toBeGreaterThan(0);
+    expect((await d.call("memory.get", { path: hit.path, from: hit.startLine, lines: 1 })).text.length).toBeGreaterThan(
+      0,
+    );
 
     // Writes: indexing refuses with the reason; a save still lands in the (writable) workspace.
     writeFileSync(join(root, "memory", "2026-11-28.md"), `# 2026-11-28\n\n${BIG}\n`);
@@ -220,12 +231,18 @@ describe.skipIf(!canBind)("read-only data dir at start (a read-only bind mount)"
     expect((await d.call("memory.search", { query: "zephyrquill" })).results.length).toBe(0);
     // Session hooks keep working (their state stays in memory until it can be written).
     expect((await d.call("session.start", { session_id: "ro-1" })).context).toContain("quillwort audit");
-    expect(await d.call("session.touch", { session_id: "ro-1", prompt: "Plan the lighthouse ledger review" })).toEqual({ ok: true });
+    expect(await d.call("session.touch", { session_id: "ro-1", prompt: "Plan the lighthouse ledger review" })).toEqual({
+      ok: true,
+    });
     expect(readFileSync(index).equals(indexBytes)).toBe(true);
 
     // The admin makes it writable again: no restart, no file event needed.
     expect(sh("mount", ["-o", "remount,rw,bind", dataDir]).ok).toBe(true);
-    await waitUntil(async () => (await d.call("memory.search", { query: "zephyrquill" })).results.length > 0, 70_000, 200);
+    await waitUntil(
+      async () => (await d.call("memory.search", { query: "zephyrquill" })).results.length > 0,
+      70_000,
+      200,
+    );
     await waitUntil(async () => (await d.call("memory.search", { query: "quillwort" })).results.length > 0, 10_000);
     const after = await d.call("cortex.status", {});
     expect(after.workspaces[0]!.lastError).toBeNull();
@@ -249,52 +266,62 @@ describe.skipIf(!canBind)("read-only data dir at start (a read-only bind mount)"
   }, 30_000);
 });
 
-describe.skipIf(!ext4)("data dir turned read-only by the kernel while the daemon runs (ext4, errors=remount-ro)", () => {
-  it("status says so, reads keep answering, saves land in the files; after the filesystem is repaired and mounted again, indexing catches up", async () => {
-    const fs = mountExt4()!;
-    const root = join(tempDir(), "ws");
-    generateWorkspace(root, 30, 5);
-    const dataDir = join(fs.dir, "data");
-    const d = await startDaemon({
-      config: { workspaces: [{ path: root }], daemon: { debounceMs: 50, settleMs: 20 } },
-      env: { CORTEXD_DATA_DIR: dataDir },
-    });
-    running.push(d);
-    onTestFailed(() => console.log(`daemon log:\n${d.stderr()}`));
-    await d.call("index.sync", {});
-    const before = await d.call("memory.search", { query: QUERY });
-    expect(before.results.length).toBeGreaterThan(0);
+describe.skipIf(!ext4)(
+  "data dir turned read-only by the kernel while the daemon runs (ext4, errors=remount-ro)",
+  () => {
+    it("status says so, reads keep answering, saves land in the files; after the filesystem is repaired and mounted again, indexing catches up", async () => {
+      const fs = mountExt4()!;
+      const root = join(tempDir(), "ws");
+      generateWorkspace(root, 30, 5);
+      const dataDir = join(fs.dir, "data");
+      const d = await startDaemon({
+        config: { workspaces: [{ path: root }], daemon: { debounceMs: 50, settleMs: 20 } },
+        env: { CORTEXD_DATA_DIR: dataDir },
+      });
+      running.push(d);
+      onTestFailed(() => console.log(`daemon log:\n${d.stderr()}`));
+      await d.call("index.sync", {});
+      const before = await d.call("memory.search", { query: QUERY });
+      expect(before.results.length).toBeGreaterThan(0);
 
-    writeFileSync(ext4ErrorKnob(fs.dir)!, "1");
-    expect(sh("findmnt", ["-no", "OPTIONS", fs.dir]).out).toMatch(/emergency_ro|(^|,)ro(,|$)/);
-    writeFileSync(join(root, "memory", "2026-11-28.md"), `# 2026-11-28\n\n${BIG}\n`);
-    await waitUntil(async () => /^read-only data dir/.test((await d.call("cortex.status", {})).workspaces[0]!.lastError ?? ""), 15_000);
-    const st = await d.call("cortex.status", {});
-    expect(st.healthy).toBe(false);
-    expect(st.workspaces[0]!.lastError).toContain(`read-only data dir: ${dataDir}`);
-    expect(st.workspaces[0]!.readOnly).toBeDefined();
-    expect((await d.call("memory.search", { query: QUERY })).results.length).toBe(before.results.length);
-    expect((await d.call("memory.recall", { query: QUERY })).memory_count).toBeGreaterThan(0);
-    const saved = await d.call("memory.save", { text: "The quillwort audit moved to Thursday." });
-    expect(saved).toMatchObject({ stored: true, indexed: false });
-    expect(readFileSync(join(root, saved.path), "utf8")).toContain("quillwort audit");
-    await expect(d.call("index.sync", {})).rejects.toThrow(/read-only data dir/);
+      writeFileSync(ext4ErrorKnob(fs.dir)!, "1");
+      expect(sh("findmnt", ["-no", "OPTIONS", fs.dir]).out).toMatch(/emergency_ro|(^|,)ro(,|$)/);
+      writeFileSync(join(root, "memory", "2026-11-28.md"), `# 2026-11-28\n\n${BIG}\n`);
+      await waitUntil(
+        async () => /^read-only data dir/.test((await d.call("cortex.status", {})).workspaces[0]!.lastError ?? ""),
+        15_000,
+      );
+      const st = await d.call("cortex.status", {});
+      expect(st.healthy).toBe(false);
+      expect(st.workspaces[0]!.lastError).toContain(`read-only data dir: ${dataDir}`);
+      expect(st.workspaces[0]!.readOnly).toBeDefined();
+      expect((await d.call("memory.search", { query: QUERY })).results.length).toBe(before.results.length);
+      expect((await d.call("memory.recall", { query: QUERY })).memory_count).toBeGreaterThan(0);
+      const saved = await d.call("memory.save", { text: "The quillwort audit moved to Thursday." });
+      expect(saved).toMatchObject({ stored: true, indexed: false });
+      expect(readFileSync(join(root, saved.path), "utf8")).toContain("quillwort audit");
+      await expect(d.call("index.sync", {})).rejects.toThrow(/read-only data dir/);
 
-    // What an admin does: unmount, fsck, mount again. The daemon still holds files of the old mount
-    // (hence a lazy unmount), and so does the old loop device: the image goes on a new one.
-    expect(sh("umount", ["-l", fs.dir]).ok).toBe(true);
-    sh("e2fsck", ["-fy", fs.image]); // exit code 1: errors corrected
-    const dev = sh("losetup", ["-f", "--show", fs.image]).out.trim();
-    expect(dev).toMatch(/^\/dev\/loop/);
-    loops.push(dev);
-    expect(sh("mount", ["-o", "errors=remount-ro", dev, fs.dir]).ok).toBe(true);
-    // No event needed: the failed sync's retry (backoff up to 60 s) reopens the index read-write.
-    await waitUntil(async () => (await d.call("memory.search", { query: "zephyrquill" })).results.length > 0, 70_000, 200);
-    await waitUntil(async () => (await d.call("memory.search", { query: "quillwort" })).results.length > 0, 10_000);
-    const after = await d.call("cortex.status", {});
-    expect(after.workspaces[0]!.lastError).toBeNull();
-    expect((await d.call("memory.search", { query: QUERY })).results.length).toBe(before.results.length);
-    expect(d.stderr()).toMatch(/data dir is writable again/);
-    expect(d.child.exitCode).toBeNull();
-  }, 120_000);
-});
+      // What an admin does: unmount, fsck, mount again. The daemon still holds files of the old mount
+      // (hence a lazy unmount), and so does the old loop device: the image goes on a new one.
+      expect(sh("umount", ["-l", fs.dir]).ok).toBe(true);
+      sh("e2fsck", ["-fy", fs.image]); // exit code 1: errors corrected
+      const dev = sh("losetup", ["-f", "--show", fs.image]).out.trim();
+      expect(dev).toMatch(/^\/dev\/loop/);
+      loops.push(dev);
+      expect(sh("mount", ["-o", "errors=remount-ro", dev, fs.dir]).ok).toBe(true);
+      // No event needed: the failed sync's retry (backoff up to 60 s) reopens the index read-write.
+      await waitUntil(
+        async () => (await d.call("memory.search", { query: "zephyrquill" })).results.length > 0,
+        70_000,
+        200,
+      );
+      await waitUntil(async () => (await d.call("memory.search", { query: "quillwort" })).results.length > 0, 10_000);
+      const after = await d.call("cortex.status", {});
+      expect(after.workspaces[0]!.lastError).toBeNull();
+      expect((await d.call("memory.search", { query: QUERY })).results.length).toBe(before.results.length);
+      expect(d.stderr()).toMatch(/data dir is writable again/);
+      expect(d.child.exitCode).toBeNull();
+    }, 120_000);
+  },
+);

@@ -21,9 +21,17 @@ async function expectCleanEquivalent(d: TestDaemon, root: string): Promise<void>
   await d.call("index.sync", {});
   await d.stop();
   const dir = join(d.home, ".local/share/cortexd/indexes");
-  const live = openDatabase(join(dir, readdirSync(dir).find((f) => f.endsWith(".sqlite"))!));
+  const live = openDatabase(
+    join(
+      dir,
+      readdirSync(dir).find((f) => f.endsWith(".sqlite"))!,
+    ),
+  );
   const cleanData = tempDir();
-  const r = runCli(["index", "--workspace", root, "--data-dir", cleanData, "--json"], { ...KW, XDG_CONFIG_HOME: tempDir() });
+  const r = runCli(["index", "--workspace", root, "--data-dir", cleanData, "--json"], {
+    ...KW,
+    XDG_CONFIG_HOME: tempDir(),
+  });
   expect(r.code, r.stderr).toBe(0);
   const cdir = join(cleanData, "indexes");
   const clean = openDatabase(join(cdir, readdirSync(cdir)[0]!));
@@ -36,7 +44,10 @@ async function expectCleanEquivalent(d: TestDaemon, root: string): Promise<void>
 }
 
 async function watching(root: string): Promise<TestDaemon> {
-  const d = await startDaemon({ config: { workspaces: [{ path: root }], daemon: { debounceMs: 100, settleMs: 30 } }, env: KW });
+  const d = await startDaemon({
+    config: { workspaces: [{ path: root }], daemon: { debounceMs: 100, settleMs: 30 } },
+    env: KW,
+  });
   running.push(d);
   await d.call("index.sync", {});
   return d;
@@ -49,11 +60,16 @@ describe("watcher overload: every storm ends in a correct index (compared with a
     const d = await watching(root);
     const t0 = performance.now();
     for (let i = 0; i < STORM; i++) {
-      writeFileSync(join(root, "memory", "bulk", `n-${i}.md`), `# Note ${i}\n\n- stormword${i} is filed under batch ${i % 97}.\n`);
+      writeFileSync(
+        join(root, "memory", "bulk", `n-${i}.md`),
+        `# Note ${i}\n\n- stormword${i} is filed under batch ${i % 97}.\n`,
+      );
     }
     await waitUntil(async () => (await d.call("cortex.status", {})).workspaces[0]!.files === STORM, 120_000, 250);
     console.log(`storm: ${STORM} files created and indexed in ${Math.round(performance.now() - t0)} ms`);
-    expect((await d.call("memory.search", { query: `stormword${STORM - 1}` })).results[0]!.path).toBe(`memory/bulk/n-${STORM - 1}.md`);
+    expect((await d.call("memory.search", { query: `stormword${STORM - 1}` })).results[0]!.path).toBe(
+      `memory/bulk/n-${STORM - 1}.md`,
+    );
     await expectCleanEquivalent(d, root);
   }, 180_000);
 
@@ -61,18 +77,25 @@ describe("watcher overload: every storm ends in a correct index (compared with a
     const root = tempDir("cortexd-rename-");
     mkdirSync(join(root, "memory", "a"), { recursive: true });
     mkdirSync(join(root, "memory", "b"), { recursive: true });
-    for (let i = 0; i < 300; i++) writeFileSync(join(root, "memory", "a", `f-${i}.md`), `# F ${i}\n\n- renameword${i} moves around.\n`);
+    for (let i = 0; i < 300; i++)
+      writeFileSync(join(root, "memory", "a", `f-${i}.md`), `# F ${i}\n\n- renameword${i} moves around.\n`);
     const d = await watching(root);
-    for (let i = 0; i < 300; i++) renameSync(join(root, "memory", "a", `f-${i}.md`), join(root, "memory", "b", `g-${i}.md`));
-    for (let i = 0; i < 300; i += 2) renameSync(join(root, "memory", "b", `g-${i}.md`), join(root, "memory", "a", `h-${i}.md`));
+    for (let i = 0; i < 300; i++)
+      renameSync(join(root, "memory", "a", `f-${i}.md`), join(root, "memory", "b", `g-${i}.md`));
+    for (let i = 0; i < 300; i += 2)
+      renameSync(join(root, "memory", "b", `g-${i}.md`), join(root, "memory", "a", `h-${i}.md`));
     for (let i = 0; i < 300; i += 3) {
       const from = i % 2 === 0 ? join(root, "memory", "a", `h-${i}.md`) : join(root, "memory", "b", `g-${i}.md`);
       renameSync(from, join(root, "memory", `top-${i}.md`));
     }
-    await waitUntil(async () => {
-      const hit = (await d.call("memory.search", { query: "renameword297" })).results[0];
-      return hit?.path === "memory/top-297.md";
-    }, 30_000, 100);
+    await waitUntil(
+      async () => {
+        const hit = (await d.call("memory.search", { query: "renameword297" })).results[0];
+        return hit?.path === "memory/top-297.md";
+      },
+      30_000,
+      100,
+    );
     await expectCleanEquivalent(d, root);
   }, 60_000);
 
@@ -83,7 +106,10 @@ describe("watcher overload: every storm ends in a correct index (compared with a
     const d = await watching(root);
     for (let v = 1; v <= 40; v++) {
       const tmp = join(root, `.MEMORY.md.swp${v}`);
-      writeFileSync(tmp, `# MEMORY\n\n${Array.from({ length: v }, (_, i) => `- atomicword${i} in version ${v}.`).join("\n")}\n`);
+      writeFileSync(
+        tmp,
+        `# MEMORY\n\n${Array.from({ length: v }, (_, i) => `- atomicword${i} in version ${v}.`).join("\n")}\n`,
+      );
       renameSync(tmp, file);
       if (v % 10 === 0) await new Promise((r) => setTimeout(r, 30));
     }

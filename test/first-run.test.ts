@@ -25,7 +25,9 @@ const indexes = (home: string) => {
 describe("one workspace resolution (real CLI)", () => {
   it("hook install with a relative -w writes the absolute root, which the daemon accepts", () => {
     const { home, ws, env } = homeWithWorkspace();
-    const r = runCli(["-w", "ws", "hook", "install", "claude-code", "--dry-run", "--json"], env, undefined, { cwd: home });
+    const r = runCli(["-w", "ws", "hook", "install", "claude-code", "--dry-run", "--json"], env, undefined, {
+      cwd: home,
+    });
     expect(r.code, r.stderr).toBe(0);
     const settings = JSON.parse(r.stdout).settings as { hooks: Record<string, { hooks: { command: string }[] }[]> };
     const cmd = settings.hooks.UserPromptSubmit![0]!.hooks[0]!.command;
@@ -52,11 +54,16 @@ describe("one workspace resolution (real CLI)", () => {
     check([["search", "foo"], ["recall", "foo"], ["index"], ["save", "a note"]]);
     const d = track(await startDaemon({ home, env: { CORTEXD_EMBEDDING_PROVIDER: "none" } }));
     await waitUntil(async () => (await d.call("cortex.status", {})).workspaces[0]!.lastSync !== null, 30_000);
-    check([["search", "foo"], ["save", "a note"]]);
+    check([
+      ["search", "foo"],
+      ["save", "a note"],
+    ]);
     const st = runCli(["status", "--json"], env);
     expect(JSON.parse(st.stdout).workspaces.map((w: { root: string }) => w.root)).toEqual([ws]);
     // The daemon's own rule: a configured name or absolute root; a relative path is refused with a reason.
-    await expect(d.call("memory.search", { query: "x", workspace: "./ws" })).rejects.toThrow(/relative path.*known workspaces: main →/);
+    await expect(d.call("memory.search", { query: "x", workspace: "./ws" })).rejects.toThrow(
+      /relative path.*known workspaces: main →/,
+    );
     const byName = runCli(["-w", "main", "search", "--json", "sourdough"], env);
     expect(JSON.parse(byName.stdout).results[0].path).toBe("memory/2026-11-26.md");
   }, 240_000); // 20 CLI processes: generous for a loaded machine
@@ -89,17 +96,27 @@ describe("a daemon whose workspace is missing", () => {
   it("says so once, readably, stays up, shows it in status as degraded with the fix", async () => {
     const home = tempDir("cortexd-home-");
     const missing = join(home, "gone");
-    const d = track(await startDaemon({ home, config: { workspaces: [{ path: missing }], daemon: { watch: "poll", pollIntervalMs: 250 } } }));
+    const d = track(
+      await startDaemon({
+        home,
+        config: { workspaces: [{ path: missing }], daemon: { watch: "poll", pollIntervalMs: 250 } },
+      }),
+    );
     // Several polls later the problem is still said once, and no raw "sync failed" lines.
     await waitUntil(async () => (await d.call("cortex.status", {})).workspaces[0]!.missing === true, 10_000);
     await new Promise((r) => setTimeout(r, 2000));
-    const said = d.stderr().split("\n").filter((l) => l.includes(`${missing} does not exist`));
+    const said = d
+      .stderr()
+      .split("\n")
+      .filter((l) => l.includes(`${missing} does not exist`));
     expect(said).toHaveLength(1);
     expect(d.stderr()).not.toContain("sync failed");
     const text = runCli(["status"], d.env);
     expect(text.code).toBe(1);
     expect(text.stdout).toMatch(/DEGRADED/);
-    expect(text.stdout).toMatch(/MISSING: workspace root .*gone does not exist: create it with `cortexd init --workspace/);
+    expect(text.stdout).toMatch(
+      /MISSING: workspace root .*gone does not exist: create it with `cortexd init --workspace/,
+    );
     const st = JSON.parse(runCli(["status", "--json"], d.env).stdout);
     expect(st).toMatchObject({ healthy: false, workspaces: [{ root: missing, missing: true }] });
     expect(st.errors.length).toBeLessThanOrEqual(1);
@@ -109,7 +126,9 @@ describe("a daemon whose workspace is missing", () => {
     const { home, ws } = homeWithWorkspace();
     const d = track(await startDaemon({ home, config: { workspaces: [{ path: ws }] } }));
     await waitUntil(() => d.stderr().includes("ready:"), 30_000);
-    expect(d.stderr()).toMatch(new RegExp(`ready: 1 workspace, 7 files, \\d+ chunks; keyword-only \\(.*\\); socket ${d.socket}`));
+    expect(d.stderr()).toMatch(
+      new RegExp(`ready: 1 workspace, 7 files, \\d+ chunks; keyword-only \\(.*\\); socket ${d.socket}`),
+    );
     expect(d.stderr()).toContain(`  ws-`);
     await d.stop();
     expect(d.stderr()).toMatch(/cortexd \d+ stopped \(signal SIGTERM\)/);
@@ -121,12 +140,18 @@ describe("logs", () => {
     const home = tempDir("cortexd-home-");
     const json = track(await startDaemon({ home, config: { workspaces: [{ path: join(home, "gone") }] } }));
     await waitUntil(() => json.stderr().includes("does not exist"), 10_000);
-    const line = json.stderr().split("\n").find((l) => l.includes("does not exist"))!;
+    const line = json
+      .stderr()
+      .split("\n")
+      .find((l) => l.includes("does not exist"))!;
     expect(JSON.parse(line)).toMatchObject({ level: 40, msg: expect.stringContaining("cortexd init") });
     await json.stop();
     const pretty = track(await startDaemon({ home, env: { CORTEXD_LOG_FORMAT: "pretty" } }));
     await waitUntil(() => pretty.stderr().includes("does not exist"), 10_000);
-    const p = pretty.stderr().split("\n").find((l) => l.includes("does not exist"))!;
+    const p = pretty
+      .stderr()
+      .split("\n")
+      .find((l) => l.includes("does not exist"))!;
     expect(p).toMatch(/WARN.*: workspace root .*gone does not exist/);
     expect(() => JSON.parse(p)).toThrow();
   });
@@ -152,7 +177,8 @@ describe("messages say things once", () => {
     expect(search).toContain("--workspace");
     expect(search).toContain("--json");
     const hook = runCli(["hook", "--help"], env).stdout;
-    for (const o of ["--timeout-ms", "--budget", "--scope", "--socket", "--settings", "--dry-run", "--workspace"]) expect(hook, o).toContain(o);
+    for (const o of ["--timeout-ms", "--budget", "--scope", "--socket", "--settings", "--dry-run", "--workspace"])
+      expect(hook, o).toContain(o);
   });
 });
 

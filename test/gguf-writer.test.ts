@@ -6,11 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { f16BitsToF32, f32ToF16Bits, roundToF16 } from "../src/embed/gguf/f16.js";
 import { ggufLoadProblem } from "../src/embed/gguf/preflight.js";
 import { GgufFormatError, ggufValue, readGgufInfo, readGgufTensor } from "../src/embed/gguf/reader.js";
-import {
-  STATIC_BERT_SPECIAL_TOKENS,
-  WORD_PREFIX,
-  writeStaticBertGguf,
-} from "../src/embed/gguf/static-bert.js";
+import { STATIC_BERT_SPECIAL_TOKENS, WORD_PREFIX, writeStaticBertGguf } from "../src/embed/gguf/static-bert.js";
 import { kv, writeGguf, type GgufContent, type GgufKV } from "../src/embed/gguf/writer.js";
 
 let dir: string;
@@ -21,7 +17,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const sha256 = async (p: string): Promise<string> => createHash("sha256").update(await readFile(p)).digest("hex");
+const sha256 = async (p: string): Promise<string> =>
+  createHash("sha256")
+    .update(await readFile(p))
+    .digest("hex");
 
 function sampleKVs(): GgufKV[] {
   return [
@@ -92,7 +91,7 @@ describe("f16 conversion", () => {
 
   it("rounds to the nearest half", () => {
     let seed = 1;
-    const rand = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
     const bad: number[] = [];
     for (let i = 0; i < 20_000; i++) {
       const x = Math.fround((rand() - 0.5) * 2 ** Math.floor(rand() * 40 - 26));
@@ -144,11 +143,20 @@ describe("writeGguf / readGgufInfo", () => {
 
   it("rejects invalid content and leaves no file behind", async () => {
     const p = path.join(dir, "bad.gguf");
-    await expect(writeGguf(p, { kv: [kv.u32("x", 1), kv.u32("x", 2)], tensors: [] })).rejects.toThrow(/duplicate metadata key/);
+    await expect(writeGguf(p, { kv: [kv.u32("x", 1), kv.u32("x", 2)], tensors: [] })).rejects.toThrow(
+      /duplicate metadata key/,
+    );
     const t = { name: "t", dims: [2, 2], type: "f32" as const, data: new Float32Array(3) };
     await expect(writeGguf(p, { kv: [], tensors: [t] })).rejects.toThrow(/dims need 4/);
-    await expect(writeGguf(p, { kv: [], tensors: [{ ...t, data: new Float32Array(4) }, { ...t, data: new Float32Array(4) }] }))
-      .rejects.toThrow(/duplicate tensor/);
+    await expect(
+      writeGguf(p, {
+        kv: [],
+        tensors: [
+          { ...t, data: new Float32Array(4) },
+          { ...t, data: new Float32Array(4) },
+        ],
+      }),
+    ).rejects.toThrow(/duplicate tensor/);
     const names = await readdir(dir);
     expect(names).not.toContain("bad.gguf");
     expect(names.filter((n) => n.endsWith(".tmp"))).toEqual([]);
@@ -231,19 +239,33 @@ describe("writeStaticBertGguf", () => {
     const p = path.join(dir, "sb-bad.gguf");
     await expect(writeStaticBertGguf(p, { ...spec(), words: ["a", "b", "a"] })).rejects.toThrow(/duplicate word/);
     await expect(writeStaticBertGguf(p, { ...spec(), vectors: new Float32Array(5) })).rejects.toThrow(/expected 3 × 8/);
-    await expect(writeStaticBertGguf(p, { ...spec(), metadata: { "bert.pooling_type": "x" } })).rejects.toThrow(/reserved/);
+    await expect(writeStaticBertGguf(p, { ...spec(), metadata: { "bert.pooling_type": "x" } })).rejects.toThrow(
+      /reserved/,
+    );
   });
 
   it("preflight flags metadata that would crash llama.cpp", () => {
-    const base = [kv.string("general.architecture", "bert"), kv.u32("bert.block_count", 1), kv.u32("bert.feed_forward_length", 1),
-      kv.u32("bert.embedding_length", 8), kv.u32("bert.attention.head_count", 1), kv.u32("bert.pooling_type", 1),
-      kv.string("tokenizer.ggml.model", "bert"), kv.strings("tokenizer.ggml.tokens", ["[UNK]", "▁a"]), kv.u32("tokenizer.ggml.unknown_token_id", 0)];
+    const base = [
+      kv.string("general.architecture", "bert"),
+      kv.u32("bert.block_count", 1),
+      kv.u32("bert.feed_forward_length", 1),
+      kv.u32("bert.embedding_length", 8),
+      kv.u32("bert.attention.head_count", 1),
+      kv.u32("bert.pooling_type", 1),
+      kv.string("tokenizer.ggml.model", "bert"),
+      kv.strings("tokenizer.ggml.tokens", ["[UNK]", "▁a"]),
+      kv.u32("tokenizer.ggml.unknown_token_id", 0),
+    ];
     expect(ggufLoadProblem({ kv: base })).toBeUndefined();
     const without = (k: string) => ({ kv: base.filter((e) => e.key !== k) });
     expect(ggufLoadProblem(without("tokenizer.ggml.unknown_token_id"))).toMatch(/unknown_token_id/);
     expect(ggufLoadProblem(without("bert.feed_forward_length"))).toMatch(/feed_forward_length/);
     expect(ggufLoadProblem(without("bert.pooling_type"))).toMatch(/pooling_type/);
-    expect(ggufLoadProblem({ kv: base.map((e) => (e.key === "bert.block_count" ? kv.u32(e.key, 0) : e)) })).toMatch(/block_count/);
-    expect(ggufLoadProblem({ kv: base.map((e) => (e.key === "tokenizer.ggml.tokens" ? kv.strings(e.key, ["x", "x"]) : e)) })).toMatch(/duplicate/);
+    expect(ggufLoadProblem({ kv: base.map((e) => (e.key === "bert.block_count" ? kv.u32(e.key, 0) : e)) })).toMatch(
+      /block_count/,
+    );
+    expect(
+      ggufLoadProblem({ kv: base.map((e) => (e.key === "tokenizer.ggml.tokens" ? kv.strings(e.key, ["x", "x"]) : e)) }),
+    ).toMatch(/duplicate/);
   });
 });

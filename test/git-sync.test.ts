@@ -15,7 +15,11 @@ async function syncingDaemon(c: { root: string; home: string }, device: string):
   const d = track(
     await startDaemon({
       home: c.home, // its .gitconfig holds the identity the commits use
-      config: { device: { name: device }, workspaces: [{ path: c.root, sync: { git: "* * * * * *" } }], daemon: { debounceMs: 50, settleMs: 20 } },
+      config: {
+        device: { name: device },
+        workspaces: [{ path: c.root, sync: { git: "* * * * * *" } }],
+        daemon: { debounceMs: 50, settleMs: 20 },
+      },
     }),
   );
   await waitUntil(async () => (await d.call("cortex.status", {})).workspaces.every((w) => w.lastSync !== null), 30_000);
@@ -53,18 +57,29 @@ describe("scheduled git sync", () => {
     for (const d of [a, b]) {
       await waitUntil(async () => {
         const r = await d.call("memory.search", { query: "staging database deploy key", limit: 10 });
-        return r.results.filter((h) => h.path === day).length > 0 && (await d.call("memory.search", { query: "deploy key every Monday" })).results.some((h) => h.path === day) &&
-          (await d.call("memory.search", { query: "db2.internal" })).results.some((h) => h.path === day);
+        return (
+          r.results.filter((h) => h.path === day).length > 0 &&
+          (await d.call("memory.search", { query: "deploy key every Monday" })).results.some((h) => h.path === day) &&
+          (await d.call("memory.search", { query: "db2.internal" })).results.some((h) => h.path === day)
+        );
       }, 15_000);
     }
     const log = gitOk(remote, desktop.home, "log", "--format=%s", "main");
     expect(log).toMatch(/cortexd: memory saved on desktop \(1 file\)/);
     expect(log).toMatch(/cortexd: memory saved on laptop \(1 file\)/);
-    await waitUntil(async () => (await gitState(a))?.state === "ok" && (await gitState(b))?.state === "ok", 10_000, 200);
+    await waitUntil(
+      async () => (await gitState(a))?.state === "ok" && (await gitState(b))?.state === "ok",
+      10_000,
+      200,
+    );
     // Only cortexd's own appends are committed: a person's unsaved edit stays in the work tree.
     writeFileSync(join(desktop.root, "MEMORY.md"), "# Memory\n\n- The team ships on Fridays.\n- draft, not ready\n");
     await a.call("memory.save", { text: "Incident review is on Thursday" });
-    await waitUntil(() => gitOk(remote, desktop.home, "log", "-1", "--format=%s", "main").includes("memory saved on desktop"), 15_000, 200);
+    await waitUntil(
+      () => gitOk(remote, desktop.home, "log", "-1", "--format=%s", "main").includes("memory saved on desktop"),
+      15_000,
+      200,
+    );
     await waitUntil(() => gitOk(remote, desktop.home, "show", "main:" + day).includes("Incident review"), 15_000, 200);
     expect(gitOk(desktop.root, desktop.home, "status", "--porcelain")).toContain(" M MEMORY.md");
     expect(gitOk(remote, desktop.home, "show", "main:MEMORY.md")).not.toContain("draft, not ready");
@@ -75,7 +90,11 @@ describe("scheduled git sync", () => {
     const a = await syncingDaemon(desktop, "desktop");
     const b = await syncingDaemon(laptop, "laptop");
     const day = (await a.call("memory.save", { text: "The staging database moved to db2.internal" })).path;
-    await waitUntil(() => gitOk(remote, desktop.home, "log", "--format=%s", "main").includes("memory saved on desktop"), 20_000, 200);
+    await waitUntil(
+      () => gitOk(remote, desktop.home, "log", "--format=%s", "main").includes("memory saved on desktop"),
+      20_000,
+      200,
+    );
     await b.call("memory.save", { text: "Rotate the deploy key every Monday" });
     await waitUntil(async () => (await gitState(b))?.state === "stopped", 20_000, 200);
     const st = (await gitState(b))!;
@@ -99,14 +118,26 @@ describe("scheduled git sync", () => {
     expect(readFileSync(join(laptop.root, day), "utf8")).toBe(conflicted);
     // A merge, never a rebase: the laptop's own commit stays HEAD, the remote's commit is what is being merged.
     expect(gitOk(laptop.root, laptop.home, "rev-parse", "MERGE_HEAD")).toBe(remoteHead);
-    expect(gitOk(laptop.root, laptop.home, "log", "-1", "--format=%s", "HEAD")).toMatch(/cortexd: memory saved on laptop/);
+    expect(gitOk(laptop.root, laptop.home, "log", "-1", "--format=%s", "HEAD")).toMatch(
+      /cortexd: memory saved on laptop/,
+    );
 
     // The person resolves it (keeps both sides) and commits: the next run syncs again.
-    writeFileSync(join(laptop.root, day), conflicted.split("\n").filter((l) => !MARKERS.test(l)).join("\n"));
+    writeFileSync(
+      join(laptop.root, day),
+      conflicted
+        .split("\n")
+        .filter((l) => !MARKERS.test(l))
+        .join("\n"),
+    );
     gitOk(laptop.root, laptop.home, "add", day);
     gitOk(laptop.root, laptop.home, "commit", "-q", "--no-edit");
     await waitUntil(async () => (await gitState(b))?.state === "ok", 20_000, 200);
-    await waitUntil(() => gitOk(remote, desktop.home, "show", "main:" + day).includes("deploy key every Monday"), 20_000, 200);
+    await waitUntil(
+      () => gitOk(remote, desktop.home, "show", "main:" + day).includes("deploy key every Monday"),
+      20_000,
+      200,
+    );
     await waitUntil(() => read(join(desktop.root, day)).includes("deploy key every Monday"), 20_000, 200);
     expect((await gitState(a))?.state).toBe("ok");
   });
@@ -150,7 +181,11 @@ describe("git sync and cortexd's own writes", () => {
     sync.register(ws, "manual");
     let release!: () => void;
     const merging = sync.around(ws, () => new Promise<void>((r) => (release = r)));
-    const writer = new MemoryWriter(StateStore.forDataDir(tempDir("cortexd-data-")), () => Date.UTC(2026, 11, 1, 12), sync);
+    const writer = new MemoryWriter(
+      StateStore.forDataDir(tempDir("cortexd-data-")),
+      () => Date.UTC(2026, 11, 1, 12),
+      sync,
+    );
     const saving = writer.save(ws, { text: "Written after the merge" });
     await new Promise((r) => setTimeout(r, 100));
     expect(existsSync(join(root, "memory"))).toBe(false);

@@ -20,7 +20,10 @@ async function daemonOn(root: string, config: Record<string, unknown> = {}): Pro
 
 function dbFile(home: string): string {
   const dir = join(home, ".local/share/cortexd/indexes");
-  return join(dir, readdirSync(dir).find((f) => f.endsWith(".sqlite"))!);
+  return join(
+    dir,
+    readdirSync(dir).find((f) => f.endsWith(".sqlite"))!,
+  );
 }
 
 describe("heartbeat (real daemon)", () => {
@@ -55,10 +58,14 @@ describe("provider recovery (real daemon)", () => {
     running.push(d);
     expect((await d.call("cortex.status", {})).workspaces[0]!.vectors).toBe(0);
     copyFileSync(await ensureTinyTestModel(), model); // the model becomes available
-    await waitUntil(async () => {
-      const st = await d.call("cortex.status", {});
-      return st.embedding.state === "ready" && st.workspaces[0]!.vectors === 1 && st.workspaces[0]!.pending === 0;
-    }, 40_000, 100);
+    await waitUntil(
+      async () => {
+        const st = await d.call("cortex.status", {});
+        return st.embedding.state === "ready" && st.workspaces[0]!.vectors === 1 && st.workspaces[0]!.pending === 0;
+      },
+      40_000,
+      100,
+    );
     const st = await d.call("cortex.status", {});
     expect(st.heartbeats!.some((h) => h.embedding === "recovered")).toBe(true);
     expect((await d.call("memory.search", { query: "deploy pipeline" })).mode).toBe("hybrid");
@@ -95,13 +102,17 @@ describe("consolidation (real daemon)", () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 300; i++) {
       const day = `2026-${String(1 + (i % 11)).padStart(2, "0")}-${String(1 + (i % 28)).padStart(2, "0")}`;
-      files[`memory/${day}-${i}.md`] = `# ${day}\n\n- Entry ${i} about project p${i} and its owner o${i % 13}.\n\n- Note ${i}: the build for team ${i % 7} is green.\n`;
+      files[`memory/${day}-${i}.md`] =
+        `# ${day}\n\n- Entry ${i} about project p${i} and its owner o${i % 13}.\n\n- Note ${i}: the build for team ${i % 7} is green.\n`;
     }
     files["memory/2026-12-01.md"] = "# 2026-12-01\n\n- Deploys run on Fridays.\n";
     files["memory/2026-12-05.md"] = "# 2026-12-05\n\n- Deploys moved to Tuesdays.\n";
     writeFiles(root, files);
     const d = await daemonOn(root);
-    await waitUntil(async () => (await d.call("cortex.status", {})).workspaces[0]!.files === Object.keys(files).length, 20_000);
+    await waitUntil(
+      async () => (await d.call("cortex.status", {})).workspaces[0]!.files === Object.keys(files).length,
+      20_000,
+    );
     void d.call("consolidate.run", {}).catch(() => {});
     await new Promise((r) => setTimeout(r, 15));
     d.child.kill("SIGKILL");
@@ -122,10 +133,20 @@ describe("cortexd promote (CLI, no daemon)", () => {
   it("lists, applies once with a backup, and a second apply adds nothing", () => {
     const home = tempDir("cortexd-promote-home-");
     const root = tempDir("cortexd-promote-");
-    writeFiles(root, { "MEMORY.md": "# MEMORY\n\n- Prefers tea.\n", "memory/2026-11-20.md": "# 2026-11-20\n\n- The quarterly vault rotation runs on the staging cluster.\n" });
-    const env = { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, "data"), XDG_RUNTIME_DIR: join(home, "run"), CORTEXD_EMBEDDING_PROVIDER: "none" };
+    writeFiles(root, {
+      "MEMORY.md": "# MEMORY\n\n- Prefers tea.\n",
+      "memory/2026-11-20.md": "# 2026-11-20\n\n- The quarterly vault rotation runs on the staging cluster.\n",
+    });
+    const env = {
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      XDG_DATA_HOME: join(home, "data"),
+      XDG_RUNTIME_DIR: join(home, "run"),
+      CORTEXD_EMBEDDING_PROVIDER: "none",
+    };
     expect(runCli(["-w", root, "index"], env).code).toBe(0);
-    for (const q of ["vault rotation", "staging cluster", "quarterly rotation"]) expect(runCli(["-w", root, "recall", q], env).code).toBe(0);
+    for (const q of ["vault rotation", "staging cluster", "quarterly rotation"])
+      expect(runCli(["-w", root, "recall", q], env).code).toBe(0);
     const list = runCli(["-w", root, "promote", "--list"], env);
     expect(list.stdout).toMatch(/1 candidates\n\s+memory\/2026-11-20\.md:1-3 \(3 recalls, 3 queries\)/);
     const before = readFileSync(join(root, "MEMORY.md"), "utf8");

@@ -25,7 +25,10 @@ const event = (name: string, cwd: string, extra: Record<string, unknown> = {}) =
   hook_event_name: name,
   ...extra,
 });
-const context = (stdout: string): string => (stdout ? (JSON.parse(stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext : "");
+const context = (stdout: string): string =>
+  stdout
+    ? (JSON.parse(stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext
+    : "";
 /** Budgets fit for a loaded CI machine: these tests are about content, not speed. */
 const SLOW_OK = ["--timeout-ms", "5000"];
 
@@ -43,11 +46,27 @@ describe("hooks: the event's cwd picks the workspace", () => {
     const d = track(
       await startDaemon({
         home,
-        config: { workspaces: [{ path: a, name: "api", projects: [projA] }, { path: b, name: "shop", projects: [projB] }], daemon: { debounceMs: 50, settleMs: 20 } },
+        config: {
+          workspaces: [
+            { path: a, name: "api", projects: [projA] },
+            { path: b, name: "shop", projects: [projB] },
+          ],
+          daemon: { debounceMs: 50, settleMs: 20 },
+        },
       }),
     );
     await waitUntil(async () => (await d.call("cortex.status", {})).workspaces.every((w) => w.files >= 1), 30_000);
-    const ask = async (cwd: string, args: string[] = []) => context((await runHook("UserPromptSubmit", event("UserPromptSubmit", cwd, { prompt: "What blocks the Kestrel release?" }), d.env, [...SLOW_OK, ...args])).stdout);
+    const ask = async (cwd: string, args: string[] = []) =>
+      context(
+        (
+          await runHook(
+            "UserPromptSubmit",
+            event("UserPromptSubmit", cwd, { prompt: "What blocks the Kestrel release?" }),
+            d.env,
+            [...SLOW_OK, ...args],
+          )
+        ).stdout,
+      );
 
     const inA = await ask(join(projA, "src", "deep")); // a subdirectory of the project
     expect(inA).toContain("expired signing key");
@@ -84,8 +103,21 @@ describe("hooks: a daemon older than the hook", () => {
           seen.push(msg.params);
           const reply =
             "cwd" in msg.params
-              ? { jsonrpc: "2.0", id: msg.id, error: { code: -32602, message: 'invalid params: Unrecognized key: "cwd"' } }
-              : { jsonrpc: "2.0", id: msg.id, result: { context: "<cortex_memories>\n- old daemon memory\n</cortex_memories>", memories: [], memory_count: 1, tokens_used: 5 } };
+              ? {
+                  jsonrpc: "2.0",
+                  id: msg.id,
+                  error: { code: -32602, message: 'invalid params: Unrecognized key: "cwd"' },
+                }
+              : {
+                  jsonrpc: "2.0",
+                  id: msg.id,
+                  result: {
+                    context: "<cortex_memories>\n- old daemon memory\n</cortex_memories>",
+                    memories: [],
+                    memory_count: 1,
+                    tokens_used: 5,
+                  },
+                };
           s.write(JSON.stringify(reply) + "\n");
         }
       });
@@ -93,7 +125,12 @@ describe("hooks: a daemon older than the hook", () => {
     await new Promise<void>((r) => server.listen(sock, r));
     try {
       const env = { ...isolatedEnv(dir), CORTEXD_SOCKET: sock };
-      const r = await runHook("UserPromptSubmit", event("UserPromptSubmit", dir, { prompt: "anything from before?" }), env, SLOW_OK);
+      const r = await runHook(
+        "UserPromptSubmit",
+        event("UserPromptSubmit", dir, { prompt: "anything from before?" }),
+        env,
+        SLOW_OK,
+      );
       expect(context(r.stdout)).toBe("<cortex_memories>\n- old daemon memory\n</cortex_memories>");
       expect(seen.map((p) => "cwd" in p)).toEqual([true, false]);
     } finally {
@@ -107,24 +144,39 @@ describe("hooks: SessionStart by source", () => {
     const root = tempDir();
     const yesterday = new Date(Date.now() - 86_400_000);
     const day = `${yesterday.getFullYear()}-${String(yesterday.getMonth() + 1).padStart(2, "0")}-${String(yesterday.getDate()).padStart(2, "0")}`;
-    writeFiles(root, { "MEMORY.md": "- Curated.\n", [`memory/${day}.md`]: `# ${day}\n\n- Switched the nightly build to the arm64 runners.\n` });
+    writeFiles(root, {
+      "MEMORY.md": "- Curated.\n",
+      [`memory/${day}.md`]: `# ${day}\n\n- Switched the nightly build to the arm64 runners.\n`,
+    });
     const d = await daemonOn(root);
-    const start = async (source: string) => context((await runHook("SessionStart", event("SessionStart", root, { source }), d.env, SLOW_OK)).stdout);
+    const start = async (source: string) =>
+      context((await runHook("SessionStart", event("SessionStart", root, { source }), d.env, SLOW_OK)).stdout);
 
     const startup = await start("startup");
-    expect(startup).toMatch(/^<cortex_memories>\n[\s\S]*Switched the nightly build to the arm64 runners\.[\s\S]*<\/cortex_memories>$/);
+    expect(startup).toMatch(
+      /^<cortex_memories>\n[\s\S]*Switched the nightly build to the arm64 runners\.[\s\S]*<\/cortex_memories>$/,
+    );
     // The conversation comes back with that context in it: nothing to add.
     expect(await start("resume")).toBe("");
     // A prompt gives the session a goal; PreCompact checkpoints it.
-    await runHook("UserPromptSubmit", event("UserPromptSubmit", root, { prompt: "Move the release build to arm64 as well, then update the runbook." }), d.env, SLOW_OK);
+    await runHook(
+      "UserPromptSubmit",
+      event("UserPromptSubmit", root, { prompt: "Move the release build to arm64 as well, then update the runbook." }),
+      d.env,
+      SLOW_OK,
+    );
     await waitUntil(async () => (await d.call("session.checkpoint", { session_id: SESSION })).summary.goal !== null);
     const compact = await start("compact");
-    expect(compact).toMatch(/^<cortex_checkpoint>\n\[NOTE: cortexd's checkpoint of this session[^\n]*\]\nGoal: Move the release build to arm64 as well, then update the runbook\.\n/);
+    expect(compact).toMatch(
+      /^<cortex_checkpoint>\n\[NOTE: cortexd's checkpoint of this session[^\n]*\]\nGoal: Move the release build to arm64 as well, then update the runbook\.\n/,
+    );
     expect(compact).toContain("</cortex_checkpoint>\n\n<cortex_memories>");
     expect(compact).not.toContain("[checkpoint session 0d6f2c1a"); // its own checkpoint line is the block above, not repeated
     expect(compact).not.toContain("<cortex_recovery>");
     // A new entry since: resume shows only that one.
-    writeFiles(root, { [`memory/${day}.md`]: `# ${day}\n\n- Switched the nightly build to the arm64 runners.\n- The arm64 runners need 16 GB of swap.\n` });
+    writeFiles(root, {
+      [`memory/${day}.md`]: `# ${day}\n\n- Switched the nightly build to the arm64 runners.\n- The arm64 runners need 16 GB of swap.\n`,
+    });
     await waitUntil(async () => (await d.call("memory.search", { query: "swap" })).results.length > 0);
     const resumed = await start("resume");
     expect(resumed).toContain("16 GB of swap");
@@ -142,12 +194,19 @@ describe("hooks: failures are counted and shown in cortexd status", () => {
     expect(runCli(["status"], d.env).stdout).toContain("hooks:     no failures");
 
     // A budget no daemon can meet: the hook gives up, prints nothing, exits 0, and says so.
-    const r = await runHook("UserPromptSubmit", event("UserPromptSubmit", root, { prompt: "What blocks the Kestrel release?" }), d.env, ["--timeout-ms", "0"]);
+    const r = await runHook(
+      "UserPromptSubmit",
+      event("UserPromptSubmit", root, { prompt: "What blocks the Kestrel release?" }),
+      d.env,
+      ["--timeout-ms", "0"],
+    );
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "" });
     const st = status();
     expect(st.hooks).toMatchObject({ failures: 1, timeouts: 1, errors: 0, unavailable: 0, last24h: 1 });
     expect(st.hooks!.recent[0]).toMatchObject({ event: "UserPromptSubmit", kind: "timeout", budgetMs: 0 });
-    expect(runCli(["status"], d.env).stdout).toMatch(/hooks: {5}1 FAILED \(1 timed out\), 1 in the last 24 h, last \d+s ago; log .*hook-failures\.jsonl\n {2}\S+ UserPromptSubmit: timed out after 0 ms/);
+    expect(runCli(["status"], d.env).stdout).toMatch(
+      /hooks: {5}1 FAILED \(1 timed out\), 1 in the last 24 h, last \d+s ago; log .*hook-failures\.jsonl\n {2}\S+ UserPromptSubmit: timed out after 0 ms/,
+    );
 
     // The daemon is killed (its socket stays): the hook finds nobody there.
     d.child.kill("SIGKILL");
@@ -168,7 +227,10 @@ describe("hooks: failures are counted and shown in cortexd status", () => {
       const r = await runHook(name, event(name, root, { source: "startup", prompt: "hello there, what now?" }), d.env);
       expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "" });
     }
-    const s = JSON.parse(runCli(["status", "--json"], d.env).stdout) as { running: boolean; hooks: { failures: number } };
+    const s = JSON.parse(runCli(["status", "--json"], d.env).stdout) as {
+      running: boolean;
+      hooks: { failures: number };
+    };
     expect(s).toMatchObject({ running: false, hooks: { failures: 0 } });
   });
 });

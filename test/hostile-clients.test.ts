@@ -29,14 +29,17 @@ const RSS_BOUND_MB = 400;
 /** A daily log of about 5 MB (for memory.get). */
 function bigLog(): string {
   const lines = ["# 2026-01-01", ""];
-  for (let i = 0; i < 48_000; i++) lines.push(`- ${i}: service ${i % 97} was deployed after the heron review, notes ${"x".repeat(i % 13)}`);
+  for (let i = 0; i < 48_000; i++)
+    lines.push(`- ${i}: service ${i % 97} was deployed after the heron review, notes ${"x".repeat(i % 13)}`);
   return lines.join("\n") + "\n";
 }
 
 /** 300 small topic files that all mention kingfishers: a search with limit 200 has 200 hits. */
 function topicFiles(): Record<string, string> {
   const files: Record<string, string> = {};
-  for (let i = 0; i < 300; i++) files[`memory/topics/k-${i}.md`] = `# Topic ${i}\n\n- kingfisher sighting ${i} at pond ${i % 23}, ${"blue ".repeat(1 + (i % 5))}wings\n`;
+  for (let i = 0; i < 300; i++)
+    files[`memory/topics/k-${i}.md`] =
+      `# Topic ${i}\n\n- kingfisher sighting ${i} at pond ${i % 23}, ${"blue ".repeat(1 + (i % 5))}wings\n`;
   return files;
 }
 
@@ -44,9 +47,16 @@ let d: TestDaemon;
 let root: string;
 beforeAll(async () => {
   root = tempDir();
-  writeFiles(root, { "MEMORY.md": "# Memory\n\n- the release pipeline is owned by the heron team\n", "memory/2026-01-01.md": bigLog(), ...topicFiles() });
+  writeFiles(root, {
+    "MEMORY.md": "# Memory\n\n- the release pipeline is owned by the heron team\n",
+    "memory/2026-01-01.md": bigLog(),
+    ...topicFiles(),
+  });
   d = await startDaemon({ config: { workspaces: [{ path: root }], daemon: { debounceMs: 50, settleMs: 20 } } });
-  await waitUntil(async () => (await d.call("cortex.status", {})).workspaces.every((w) => w.lastSync !== null && w.dirty === 0), 120_000);
+  await waitUntil(
+    async () => (await d.call("cortex.status", {})).workspaces.every((w) => w.lastSync !== null && w.dirty === 0),
+    120_000,
+  );
 }, 150_000);
 afterAll(async () => {
   await d?.stop();
@@ -72,8 +82,13 @@ describe("client-chosen ids and names never touch prototypes", () => {
     expect((await d.call("daemon.ping", {})).pong).toBe(true);
     const st = await d.call("cortex.status", {});
     expect(st.workspaces).toHaveLength(1);
-    expect(await d.call("session.touch", { session_id: "a-normal-session", prompt: "working on the release notes today" })).toEqual({ ok: true });
-    const saved = await d.call("memory.save", { text: "an ordinary note after the attack about kingfishers", tags: ["birds"] });
+    expect(
+      await d.call("session.touch", { session_id: "a-normal-session", prompt: "working on the release notes today" }),
+    ).toEqual({ ok: true });
+    const saved = await d.call("memory.save", {
+      text: "an ordinary note after the attack about kingfishers",
+      tags: ["birds"],
+    });
     expect(saved.stored).toBe(true);
     const c = await RawClient.connect(d.socket);
     for (const call of callsWithName("ordinary-id")) c.send(batchLine([call]));
@@ -106,7 +121,11 @@ describe("one batch line cannot fan out without bound", () => {
     const c = await RawClient.connect(d.socket);
     const lines: string[] = [];
     c.socket.on("data", (x: string) => lines.push(x));
-    c.send(batchLine(Array.from({ length: 5000 }, () => ({ method: "memory.search", params: { query: "release", limit: 200 } }))));
+    c.send(
+      batchLine(
+        Array.from({ length: 5000 }, () => ({ method: "memory.search", params: { query: "release", limit: 200 } })),
+      ),
+    );
     await waitUntil(() => lines.join("").includes("\n"), 10_000);
     const res = JSON.parse(lines.join(""));
     expect(res.error.code).toBe(ErrorCodes.InvalidRequest);
@@ -124,7 +143,14 @@ describe("requests of clients that left do not keep running", () => {
   it("one client with a batch of 1,000 searches leaves: its pending work is dropped", async () => {
     const r = await runAttack("batch and leave", target(), async (t) => {
       const c = await RawClient.connect(t.socket);
-      c.send(batchLine(Array.from({ length: 1000 }, (_, i) => ({ method: "memory.search", params: { query: `kingfisher ${i}`, limit: 200 } }))));
+      c.send(
+        batchLine(
+          Array.from({ length: 1000 }, (_, i) => ({
+            method: "memory.search",
+            params: { query: `kingfisher ${i}`, limit: 200 },
+          })),
+        ),
+      );
       await new Promise((res) => setTimeout(res, 200));
       c.socket.destroy();
       const after = await RawClient.connect(t.socket);

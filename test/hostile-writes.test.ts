@@ -1,4 +1,13 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync, chmodSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  chmodSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RpcCallError } from "../src/client/client.js";
@@ -40,7 +49,15 @@ describe("memory writes never follow a symlink out of the workspace", () => {
     e = await refusal(d.call("memory.save", { text: "a daily note about herons" }));
     expect(e.code).toBe(ErrorCodes.PathRefused);
     expect(e.message).toContain(join(a, "memory", `${today()}.md`));
-    e = await refusal(d.call("memory.capture", { session_id: "s1", messages: [{ role: "user", content: "remember that the herons nest at the north lake" }, { role: "assistant", content: "Noted: herons nest at the north lake." }] }));
+    e = await refusal(
+      d.call("memory.capture", {
+        session_id: "s1",
+        messages: [
+          { role: "user", content: "remember that the herons nest at the north lake" },
+          { role: "assistant", content: "Noted: herons nest at the north lake." },
+        ],
+      }),
+    );
     expect(e.code).toBe(ErrorCodes.PathRefused);
     expect(readFileSync(join(outside, "target.md"), "utf8")).toBe("outside\n");
 
@@ -53,7 +70,9 @@ describe("memory writes never follow a symlink out of the workspace", () => {
     expect(e.message).toContain(join(b, "memory"));
     expect(existsSync(join(outside, "dir", `${today()}.md`))).toBe(false);
     // The daemon keeps serving, and MEMORY.md (a real file) still takes saves.
-    expect((await d2.call("memory.save", { text: "a curated fact about kingfishers", target: "memory" })).stored).toBe(true);
+    expect((await d2.call("memory.save", { text: "a curated fact about kingfishers", target: "memory" })).stored).toBe(
+      true,
+    );
   }, 60_000);
 
   it("a symlink that stays inside the workspace is written through, like reads follow it", async () => {
@@ -61,7 +80,9 @@ describe("memory writes never follow a symlink out of the workspace", () => {
     writeFiles(root, { "notes/real.md": "# Memory\n" });
     symlinkSync(join(root, "notes", "real.md"), join(root, "MEMORY.md"));
     const d = await daemonOn(root);
-    expect((await d.call("memory.save", { text: "a fact kept through an inside link", target: "memory" })).stored).toBe(true);
+    expect((await d.call("memory.save", { text: "a fact kept through an inside link", target: "memory" })).stored).toBe(
+      true,
+    );
     expect(readFileSync(join(root, "notes", "real.md"), "utf8")).toContain("a fact kept through an inside link");
     expect(lstatSync(join(root, "MEMORY.md")).isSymbolicLink()).toBe(true);
   }, 30_000);
@@ -99,7 +120,12 @@ describe("redaction of common secret forms", () => {
     expect(r.count).toBeGreaterThan(0);
   });
   it("prose about the flags is left alone", () => {
-    for (const t of ["the --password flag is required", "use curl -u user to log in", "set PGPASSWORD in the environment"]) expect(redactSecrets(t).count, t).toBe(0);
+    for (const t of [
+      "the --password flag is required",
+      "use curl -u user to log in",
+      "set PGPASSWORD in the environment",
+    ])
+      expect(redactSecrets(t).count, t).toBe(0);
   });
 });
 

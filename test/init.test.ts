@@ -36,8 +36,15 @@ async function daemonAfterInit(home: string): Promise<TestDaemon> {
   return d;
 }
 
-const status = (d: TestDaemon) => JSON.parse(runCli(["status", "--json"], d.env).stdout) as { healthy: boolean; workspaces: { root: string; files: number; missing?: boolean }[] };
-const search = (d: TestDaemon, q: string) => (JSON.parse(runCli(["search", "--json", q], d.env).stdout) as { results: { path: string }[] }).results.map((r) => r.path);
+const status = (d: TestDaemon) =>
+  JSON.parse(runCli(["status", "--json"], d.env).stdout) as {
+    healthy: boolean;
+    workspaces: { root: string; files: number; missing?: boolean }[];
+  };
+const search = (d: TestDaemon, q: string) =>
+  (JSON.parse(runCli(["search", "--json", q], d.env).stdout) as { results: { path: string }[] }).results.map(
+    (r) => r.path,
+  );
 
 describe("cortexd init (real CLI and daemon, fresh HOME)", () => {
   it("(a) nothing there: creates a memory workspace, writes the config, says what is next; again: changes nothing", async () => {
@@ -79,11 +86,20 @@ describe("cortexd init (real CLI and daemon, fresh HOME)", () => {
     const home = tempDir("cortexd-home-");
     const project = join(home, ".claude", "projects", "-home-dev-projects-billing");
     mkdirSync(project, { recursive: true });
-    cpSync(join(FIXTURES, "claude-code", "transcript.jsonl"), join(project, "5f0c2a9e-7b1d-4c8e-9a3f-2d6b8e1c4a70.jsonl"));
+    cpSync(
+      join(FIXTURES, "claude-code", "transcript.jsonl"),
+      join(project, "5f0c2a9e-7b1d-4c8e-9a3f-2d6b8e1c4a70.jsonl"),
+    );
     const out = init(home, ["--hooks", "claude-code"]);
     const ws = join(home, ".cortexd", "workspace");
-    expect(out).toMatchObject({ workspace: ws, created: ["memory/", "MEMORY.md"], transcriptDirs: [join(home, ".claude", "projects")] });
-    const settings = JSON.parse(readFileSync(join(home, ".claude", "settings.json"), "utf8")) as { hooks: Record<string, unknown[]> };
+    expect(out).toMatchObject({
+      workspace: ws,
+      created: ["memory/", "MEMORY.md"],
+      transcriptDirs: [join(home, ".claude", "projects")],
+    });
+    const settings = JSON.parse(readFileSync(join(home, ".claude", "settings.json"), "utf8")) as {
+      hooks: Record<string, unknown[]>;
+    };
     expect(Object.keys(settings.hooks)).toEqual(expect.arrayContaining(["SessionStart", "UserPromptSubmit", "Stop"]));
     expect(init(home, ["--hooks", "claude-code"])).toMatchObject({ configChanged: false, created: [] });
     const d = await daemonAfterInit(home);
@@ -92,23 +108,30 @@ describe("cortexd init (real CLI and daemon, fresh HOME)", () => {
     expect(hits[0]).toContain("5f0c2a9e-7b1d-4c8e-9a3f-2d6b8e1c4a70.jsonl");
   }, 180_000);
 
-  it.skipIf(spawnSync("script", ["--version"]).status !== 0)("on a terminal it asks (a real pty through script(1)): the answers choose the workspace, the transcripts and the hooks", () => {
-    const home = tempDir("cortexd-home-");
-    mkdirSync(join(home, ".claude", "projects", "p"), { recursive: true });
-    cpSync(join(FIXTURES, "claude-code", "transcript.jsonl"), join(home, ".claude", "projects", "p", "x.jsonl"));
-    const r = spawnSync("script", ["-qec", `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} init`, "/dev/null"], {
-      env: { ...process.env, ...isolatedEnv(home) },
-      input: "~/notes\nn\ny\nn\n", // workspace; no transcripts; hooks yes; service no
-      encoding: "utf8",
-      timeout: 60_000,
-    });
-    expect(r.status, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toContain("memory workspace [~/.cortexd/workspace]:");
-    expect(r.stdout).toContain(`workspace:   ${join(home, "notes")} (created memory/, MEMORY.md)`);
-    const config = JSON.parse(readFileSync(join(home, ".config", "cortexd", "config.json"), "utf8"));
-    expect(config).toEqual({ workspaces: [{ path: join(home, "notes") }] });
-    expect(readFileSync(join(home, ".claude", "settings.json"), "utf8")).toMatch(/cortexd hook UserPromptSubmit/);
-  });
+  it.skipIf(spawnSync("script", ["--version"]).status !== 0)(
+    "on a terminal it asks (a real pty through script(1)): the answers choose the workspace, the transcripts and the hooks",
+    () => {
+      const home = tempDir("cortexd-home-");
+      mkdirSync(join(home, ".claude", "projects", "p"), { recursive: true });
+      cpSync(join(FIXTURES, "claude-code", "transcript.jsonl"), join(home, ".claude", "projects", "p", "x.jsonl"));
+      const r = spawnSync(
+        "script",
+        ["-qec", `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} init`, "/dev/null"],
+        {
+          env: { ...process.env, ...isolatedEnv(home) },
+          input: "~/notes\nn\ny\nn\n", // workspace; no transcripts; hooks yes; service no
+          encoding: "utf8",
+          timeout: 60_000,
+        },
+      );
+      expect(r.status, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout).toContain("memory workspace [~/.cortexd/workspace]:");
+      expect(r.stdout).toContain(`workspace:   ${join(home, "notes")} (created memory/, MEMORY.md)`);
+      const config = JSON.parse(readFileSync(join(home, ".config", "cortexd", "config.json"), "utf8"));
+      expect(config).toEqual({ workspaces: [{ path: join(home, "notes") }] });
+      expect(readFileSync(join(home, ".claude", "settings.json"), "utf8")).toMatch(/cortexd hook UserPromptSubmit/);
+    },
+  );
 
   it("--workspace DIR (relative to the cwd) and --dry-run; a bad --hooks value is refused", () => {
     const home = tempDir("cortexd-home-");
@@ -117,7 +140,10 @@ describe("cortexd init (real CLI and daemon, fresh HOME)", () => {
     expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, workspace: join(home, "notes") });
     expect(existsSync(join(home, "notes")) || existsSync(join(home, ".config", "cortexd", "config.json"))).toBe(false);
     const real = runCli(["init", "--json", "-w", "notes"], env, undefined, { cwd: home });
-    expect(JSON.parse(real.stdout)).toMatchObject({ workspace: join(home, "notes"), created: ["memory/", "MEMORY.md"] });
+    expect(JSON.parse(real.stdout)).toMatchObject({
+      workspace: join(home, "notes"),
+      created: ["memory/", "MEMORY.md"],
+    });
     const bad = runCli(["init", "--hooks", "cursor"], env);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/only claude-code/);

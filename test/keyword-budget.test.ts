@@ -12,18 +12,34 @@ const stat = (term: string, df: number): TermStat => ({ term, stems: [term], df 
 
 describe("planKeyword", () => {
   it("runs every query in full in a small index", () => {
-    expect(planKeyword([stat("deploy", 900), stat("zelka", 3)], 1500, 10)).toEqual({ kind: "full", terms: ["deploy", "zelka"] });
+    expect(planKeyword([stat("deploy", 900), stat("zelka", 3)], 1500, 10)).toEqual({
+      kind: "full",
+      terms: ["deploy", "zelka"],
+    });
   });
 
   it("in a large index: full when the postings fit, rare words first when not, the newest matches when even the rarest is over budget", () => {
     const n = 1_000_000;
-    expect(planKeyword([stat("zelka", 300), stat("bread", 4000)], n, 10_000)).toEqual({ kind: "full", terms: ["zelka", "bread"] });
+    expect(planKeyword([stat("zelka", 300), stat("bread", 4000)], n, 10_000)).toEqual({
+      kind: "full",
+      terms: ["zelka", "bread"],
+    });
     // Words in more than half of the chunks are dropped (no BM25 weight) while others remain.
-    expect(planKeyword([stat("the", 900_000), stat("zelka", 300)], n, 10_000)).toEqual({ kind: "full", terms: ["zelka"] });
-    const rare = planKeyword([stat("flight", 350_000), stat("zelka", 3_000), stat("quipol", 5_000), stat("hotel", 90_000)], n, 10_000);
+    expect(planKeyword([stat("the", 900_000), stat("zelka", 300)], n, 10_000)).toEqual({
+      kind: "full",
+      terms: ["zelka"],
+    });
+    const rare = planKeyword(
+      [stat("flight", 350_000), stat("zelka", 3_000), stat("quipol", 5_000), stat("hotel", 90_000)],
+      n,
+      10_000,
+    );
     expect(rare).toMatchObject({ kind: "rare", terms: ["zelka", "quipol"] });
     expect(rare.kind === "rare" && rare.rescore.map((s) => s.term)).toEqual(["flight", "zelka", "quipol", "hotel"]);
-    expect(planKeyword([stat("flight", 350_000), stat("hotel", 90_000)], n, 10_000)).toMatchObject({ kind: "recent", terms: ["flight", "hotel"] });
+    expect(planKeyword([stat("flight", 350_000), stat("hotel", 90_000)], n, 10_000)).toMatchObject({
+      kind: "recent",
+      terms: ["flight", "hotel"],
+    });
   });
 });
 
@@ -33,7 +49,10 @@ describe("keyword search in a large index", () => {
   beforeAll(async () => {
     root = tempDir();
     generateWorkspace(root, 420, 5);
-    writeFiles(root, { "memory/notes/zz-special.md": "# Special\n\nThe flight to Lisbon was booked by Priya with the quixotron voucher for the hotel.\n" });
+    writeFiles(root, {
+      "memory/notes/zz-special.md":
+        "# Special\n\nThe flight to Lisbon was booked by Priya with the quixotron voucher for the hotel.\n",
+    });
     idx = openTestIndex(root, null);
     await idx.indexer.sync();
   }, 120_000);
@@ -67,7 +86,10 @@ describe("keyword search in a large index", () => {
     expect(b.results[0]!.path).toBe("memory/notes/zz-special.md");
 
     // Common words only, tiny budget: the newest chunks holding the words, ranked by BM25.
-    appendFileSync(join(root, "memory/notes/zz-special.md"), "\nThe newest flight and hotel booking: flight flight hotel.\n");
+    appendFileSync(
+      join(root, "memory/notes/zz-special.md"),
+      "\nThe newest flight and hotel booking: flight flight hotel.\n",
+    );
     await idx.indexer.sync();
     const res = await budgeted.search({ query: "flight hotel", explain: true });
     expect(res.results.length).toBeGreaterThan(0);

@@ -97,7 +97,9 @@ describe("keyword search through the common words' lists", () => {
     const before = viaLists(idx.store, q)!;
     expect(before).not.toBeNull();
     // A short chunk heavy in all three words: the best match there is.
-    writeFiles(root, { "memory/notes/zz-best.md": "# Trip\n\nflight hotel luggage flight hotel luggage flight hotel.\n" });
+    writeFiles(root, {
+      "memory/notes/zz-best.md": "# Trip\n\nflight hotel luggage flight hotel luggage flight hotel.\n",
+    });
     await idx.indexer.sync({ paths: ["memory/notes/zz-best.md"] });
     const newId = idx.store.chunksOfFile("memory/notes/zz-best.md")[0]!.id;
     // The sync folded it in already; queue it again to see a search score it as pending too.
@@ -110,7 +112,10 @@ describe("keyword search through the common words' lists", () => {
     const folded = viaLists(idx.store, q)!;
     expect(folded.hits[0]!.id).toBe(newId);
     expect(folded.hits.map((h) => h.id)).toEqual(exactTopK(idx.store, q).map((h) => h.id));
-    const listed = rawDb(idx.store).prepare(`SELECT count(*) FROM term_list_entries WHERE chunk_id = ?`).pluck().get(newId) as number;
+    const listed = rawDb(idx.store)
+      .prepare(`SELECT count(*) FROM term_list_entries WHERE chunk_id = ?`)
+      .pluck()
+      .get(newId) as number;
     expect(listed).toBeGreaterThan(0);
 
     // An edit appends; a delete removes every list entry of the file's chunks.
@@ -119,7 +124,9 @@ describe("keyword search through the common words' lists", () => {
     rmSync(join(root, "memory/notes/zz-best.md"));
     await idx.indexer.sync();
     const orphans = rawDb(idx.store)
-      .prepare(`SELECT count(*) FROM term_list_entries e WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = e.chunk_id)`)
+      .prepare(
+        `SELECT count(*) FROM term_list_entries e WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = e.chunk_id)`,
+      )
       .pluck()
       .get() as number;
     expect(orphans).toBe(0);
@@ -134,7 +141,13 @@ describe("keyword search through the common words' lists", () => {
     await idx.store.termLists.refresh({ ...LISTS, force: true });
     const rebuilt = sample.map((q) => viaLists(idx.store, q)?.hits.map((h) => h.id));
     let same = 0;
-    sample.forEach((_, i) => (same += overlap((rebuilt[i] ?? []).map((id) => ({ id })), (kept[i] ?? []).map((id) => ({ id })))));
+    sample.forEach(
+      (_, i) =>
+        (same += overlap(
+          (rebuilt[i] ?? []).map((id) => ({ id })),
+          (kept[i] ?? []).map((id) => ({ id })),
+        )),
+    );
     expect(same / sample.length).toBeGreaterThan(0.9);
   });
 
@@ -146,19 +159,30 @@ describe("keyword search through the common words' lists", () => {
       chunks: db.prepare(`SELECT count(*) FROM chunks`).pluck().get(),
     });
     const meta = { path: "memory/notes/zz-fail.md", class: "note" as const, size: 10, mtimeMs: 1, sha256: "00" };
-    const chunk = (seq: number) => ({ text: `flight hotel luggage ${seq}`, startLine: seq + 1, endLine: seq + 1, hash: "ab".repeat(32) });
+    const chunk = (seq: number) => ({
+      text: `flight hotel luggage ${seq}`,
+      startLine: seq + 1,
+      endLine: seq + 1,
+      hash: "ab".repeat(32),
+    });
     idx.store.replaceFile(meta, [chunk(0), chunk(1)]);
     expect(idx.store.listPending(10).total).toBe(2);
     const before = state();
     // The third chunk's insert fails (as a full disk or a kill would stop it): nothing of the write stays.
-    db.exec(`CREATE TEMP TRIGGER fail_insert BEFORE INSERT ON main.chunks WHEN new.seq = 2 BEGIN SELECT RAISE(ABORT, 'disk full'); END;`);
+    db.exec(
+      `CREATE TEMP TRIGGER fail_insert BEFORE INSERT ON main.chunks WHEN new.seq = 2 BEGIN SELECT RAISE(ABORT, 'disk full'); END;`,
+    );
     expect(() => idx.store.replaceFile(meta, [chunk(0), chunk(1), chunk(2)])).toThrow(/disk full/);
     expect(state()).toEqual(before);
     db.exec(`DROP TRIGGER fail_insert`);
     // A delete that fails after the list entries went: they come back with the chunks.
-    db.prepare(`INSERT INTO term_list_entries (stem, g, chunk_id) SELECT stem, 9, ? FROM term_lists LIMIT 3`).run(idx.store.chunksOfFile(meta.path)[1]!.id);
+    db.prepare(`INSERT INTO term_list_entries (stem, g, chunk_id) SELECT stem, 9, ? FROM term_lists LIMIT 3`).run(
+      idx.store.chunksOfFile(meta.path)[1]!.id,
+    );
     const listed = state();
-    db.exec(`CREATE TEMP TRIGGER fail_delete BEFORE DELETE ON main.chunks WHEN old.seq = 1 BEGIN SELECT RAISE(ABORT, 'disk full'); END;`);
+    db.exec(
+      `CREATE TEMP TRIGGER fail_delete BEFORE DELETE ON main.chunks WHEN old.seq = 1 BEGIN SELECT RAISE(ABORT, 'disk full'); END;`,
+    );
     expect(() => idx.store.deleteFile(meta.path)).toThrow(/disk full/);
     expect(state()).toEqual(listed);
     db.exec(`DROP TRIGGER fail_delete`);

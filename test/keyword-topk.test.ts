@@ -16,7 +16,10 @@ import { rawDb } from "./helpers/raw-db.js";
  */
 
 const COMMON = ["meeting", "project", "budget", "travel", "family", "garden"];
-const RARE = Array.from({ length: 60 }, (_, i) => `zor${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}word`);
+const RARE = Array.from(
+  { length: 60 },
+  (_, i) => `zor${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}word`,
+);
 const GLUE = "the a and with for on in after before we they was is".split(" ");
 
 let store: IndexStore;
@@ -95,16 +98,31 @@ describe("term statistics cache", () => {
     const root = tempDir();
     writeFiles(root, { "MEMORY.md": "# Pets\n\nThe cats sleep on the sofa.\n" });
     const s = new IndexStore(openDatabase(join(tempDir(), "i.sqlite")), "t");
-    const indexer = new Indexer({ store: s, target: { root }, provider: null, chunking: { maxTokens: 60, overlapTokens: 0 } });
+    const indexer = new Indexer({
+      store: s,
+      target: { root },
+      provider: null,
+      chunking: { maxTokens: 60, overlapTokens: 0 },
+    });
     await indexer.sync();
     const counts = () => {
       const { stats, chunks } = s.termStats(["cat", "sleeping", "dog"]);
       return { df: stats.map((t) => t.df), exact: stats.map((t) => t.exact), stems: stats.map((t) => t.stems), chunks };
     };
-    expect(counts()).toEqual({ df: [1, 1, 0], exact: [true, true, true], stems: [["cat"], ["sleep"], ["dog"]], chunks: 1 });
+    expect(counts()).toEqual({
+      df: [1, 1, 0],
+      exact: [true, true, true],
+      stems: [["cat"], ["sleep"], ["dog"]],
+      chunks: 1,
+    });
     writeFiles(root, { "memory/2026-11-29.md": "# Today\n\nThe dog and the cat played.\n" });
     await indexer.sync();
-    expect(counts()).toEqual({ df: [2, 1, 1], exact: [true, true, true], stems: [["cat"], ["sleep"], ["dog"]], chunks: 2 });
+    expect(counts()).toEqual({
+      df: [2, 1, 1],
+      exact: [true, true, true],
+      stems: [["cat"], ["sleep"], ["dog"]],
+      chunks: 2,
+    });
     s.close();
   });
 });
@@ -113,7 +131,9 @@ describe("FTS segments after a large sync", () => {
   it("are merged into one, so keyword search reads one posting list per word", () => {
     // The index built in beforeAll came from one sync of 150 files.
     expect(store.counts().chunks).toBeGreaterThanOrEqual(1000);
-    const segments = (rawDb(store).prepare(`SELECT count(DISTINCT segid) AS n FROM chunks_fts_idx`).get() as { n: number }).n;
+    const segments = (
+      rawDb(store).prepare(`SELECT count(DISTINCT segid) AS n FROM chunks_fts_idx`).get() as { n: number }
+    ).n;
     expect(segments).toBe(1);
   });
 

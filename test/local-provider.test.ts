@@ -16,7 +16,12 @@ import { writeGguf } from "../src/embed/gguf/writer.js";
 import { createLocalProvider, ModelLoadError } from "../src/embed/local-provider.js";
 import type { EmbeddingProvider } from "../src/embed/provider.js";
 import { embedStaticBertReference } from "./fixtures/embed/static-bert-reference.js";
-import { ensureTinyTestModel, TINY_MODEL_DIMS, TINY_MODEL_FILE, TINY_MODEL_TOPICS } from "./fixtures/embed/tiny-model.js";
+import {
+  ensureTinyTestModel,
+  TINY_MODEL_DIMS,
+  TINY_MODEL_FILE,
+  TINY_MODEL_TOPICS,
+} from "./fixtures/embed/tiny-model.js";
 
 let dir: string;
 let tinyPath: string;
@@ -34,7 +39,10 @@ afterAll(async () => {
 
 const cos = (a: Float32Array, b: Float32Array): number => a.reduce((s, x, i) => s + x * b[i]!, 0);
 const norm = (a: Float32Array): number => Math.sqrt(a.reduce((s, x) => s + x * x, 0));
-const sha256 = async (p: string): Promise<string> => createHash("sha256").update(await readFile(p)).digest("hex");
+const sha256 = async (p: string): Promise<string> =>
+  createHash("sha256")
+    .update(await readFile(p))
+    .digest("hex");
 
 async function embed1(p: EmbeddingProvider, text: string): Promise<Float32Array | null> {
   const [v] = await p.embedBatch([text]);
@@ -51,9 +59,17 @@ async function loadStaticBert(file: string) {
   const tokens = ggufValue(info, "tokenizer.ggml.tokens") as string[];
   const ids = new Map(tokens.map((t, i) => [t, i]));
   const tokenize = (text: string): number[] =>
-    (text.toLowerCase().match(/[a-z0-9]+|[^\sa-z0-9]/g) ?? []).map((w) => ids.get(WORD_PREFIX + w) ?? STATIC_BERT_UNK_ID);
+    (text.toLowerCase().match(/[a-z0-9]+|[^\sa-z0-9]/g) ?? []).map(
+      (w) => ids.get(WORD_PREFIX + w) ?? STATIC_BERT_UNK_ID,
+    );
   const reference = (text: string, maxTokens = Infinity) =>
-    embedStaticBertReference([STATIC_BERT_CLS_ID, ...tokenize(text).slice(0, maxTokens), STATIC_BERT_SEP_ID], table, dims, eps, gamma);
+    embedStaticBertReference(
+      [STATIC_BERT_CLS_ID, ...tokenize(text).slice(0, maxTokens), STATIC_BERT_SEP_ID],
+      table,
+      dims,
+      eps,
+      gamma,
+    );
   return { dims, reference, tokenize };
 }
 
@@ -122,7 +138,8 @@ describe("local provider on the tiny model", () => {
     const cooking = TINY_MODEL_TOPICS.cooking!;
     // First 3,000 words are software, the rest cooking: only the head fits in 2048 tokens.
     const words = Array.from({ length: 20_000 }, (_, i) =>
-      i < 3000 ? software[(i * 7) % software.length]! : cooking[(i * 5) % cooking.length]!);
+      i < 3000 ? software[(i * 7) % software.length]! : cooking[(i * 5) % cooking.length]!,
+    );
     const before = provider.stats();
     const t0 = performance.now();
     const v = await embed1(provider, words.join(" "));
@@ -141,7 +158,10 @@ describe("local provider on the tiny model", () => {
   });
 
   it("embeds a few hundred sentences quickly with one thread", async () => {
-    const texts = Array.from({ length: 300 }, (_, i) => `the deploy ${i % 2 ? "failed" : "broke"} on our build server after the release`);
+    const texts = Array.from(
+      { length: 300 },
+      (_, i) => `the deploy ${i % 2 ? "failed" : "broke"} on our build server after the release`,
+    );
     const t0 = performance.now();
     const out = await provider.embedBatch(texts);
     const perSentence = (performance.now() - t0) / texts.length;
@@ -235,10 +255,14 @@ describe("local provider load errors", () => {
 
   it("rejects a GGUF whose metadata would abort llama.cpp (no unknown_token_id)", async () => {
     const info = await readGgufInfo(tinyPath);
-    const tensors = await Promise.all(info.tensors.map(async (t) => ({
-      name: t.name, dims: t.dims, type: (t.ggmlType === 1 ? "f16" : "f32") as "f16" | "f32",
-      data: await readGgufTensor(tinyPath, info, t.name),
-    })));
+    const tensors = await Promise.all(
+      info.tensors.map(async (t) => ({
+        name: t.name,
+        dims: t.dims,
+        type: (t.ggmlType === 1 ? "f16" : "f32") as "f16" | "f32",
+        data: await readGgufTensor(tinyPath, info, t.name),
+      })),
+    );
     const bad = path.join(dir, "no-unk.gguf");
     await writeGguf(bad, { kv: info.kv.filter((e) => e.key !== "tokenizer.ggml.unknown_token_id"), tensors });
     await expect(createLocalProvider({ model: bad })).rejects.toThrow(/unknown_token_id/);
@@ -246,8 +270,10 @@ describe("local provider load errors", () => {
 
   it("fails fast on an hf: URI when downloads are off", async () => {
     const t0 = performance.now();
-    const err = await createLocalProvider({ model: "hf:nobody/no-such-model/model.gguf", modelsDir: path.join(dir, "hf") })
-      .catch((e: unknown) => e);
+    const err = await createLocalProvider({
+      model: "hf:nobody/no-such-model/model.gguf",
+      modelsDir: path.join(dir, "hf"),
+    }).catch((e: unknown) => e);
     expect(performance.now() - t0).toBeLessThan(5000);
     expect(err).toBeInstanceOf(ModelLoadError);
     expect((err as Error).message).toMatch(/download/i);

@@ -38,12 +38,18 @@ describe("redactSecrets", () => {
     }
     // Together in one text, none survives (the AWS secret and the bearer token only with their key/scheme).
     const all = redactSecrets(cases.map(([t]) => t).join("\n"));
-    for (const s of Object.values(SECRETS)) for (const piece of s.split("\n").filter((l) => l.length > 12 && !l.startsWith("-----"))) expect(all.text).not.toContain(piece);
+    for (const s of Object.values(SECRETS))
+      for (const piece of s.split("\n").filter((l) => l.length > 12 && !l.startsWith("-----")))
+        expect(all.text).not.toContain(piece);
   });
 
   it("keeps the words around a secret and leaves ordinary prose alone", () => {
-    const r = redactSecrets(`The MY_DB_PASSWORD="correct horse battery staple" goes in .env; rotate ${SECRETS.github} monthly.`);
-    expect(r.text).toBe('The MY_DB_PASSWORD="[REDACTED:password]" goes in .env; rotate [REDACTED:github-token] monthly.');
+    const r = redactSecrets(
+      `The MY_DB_PASSWORD="correct horse battery staple" goes in .env; rotate ${SECRETS.github} monthly.`,
+    );
+    expect(r.text).toBe(
+      'The MY_DB_PASSWORD="[REDACTED:password]" goes in .env; rotate [REDACTED:github-token] monthly.',
+    );
     expect(r.count).toBe(2);
     const prose =
       "max_tokens: 4096; the author: Jane; secretary: Bob; tokenizer: bpe; password: required; the token budget is 2000; passwordless: true; " +
@@ -56,7 +62,9 @@ describe("dedupe", () => {
   it("a new text mostly said by a recent save is a duplicate; one that adds to it is not", () => {
     const old = wordSet("Decided: releases move to Wednesdays after the Q3 review");
     expect(wordOverlap(wordSet("Releases move to Wednesdays"), old)).toBe(1);
-    expect(wordOverlap(wordSet("Releases move to Wednesdays; the freeze starts Monday at noon"), old)).toBeLessThan(0.7);
+    expect(wordOverlap(wordSet("Releases move to Wednesdays; the freeze starts Monday at noon"), old)).toBeLessThan(
+      0.7,
+    );
     expect(wordOverlap(wordSet("deploy"), wordSet("deploy failed again"))).toBe(0); // 1-2 words: exact only
     expect(wordOverlap(wordSet("Deploy!"), wordSet("deploy"))).toBe(1);
     const now = Date.now();
@@ -74,7 +82,11 @@ describe("formatEntry", () => {
     expect(formatEntry("Prefers tea", { tags: ["#drinks", "morning routine"], importance: 7 })).toEqual([
       "- Prefers tea #drinks #morning-routine <!-- importance: 7 -->",
     ]);
-    expect(formatEntry("- already a bullet\n\nsecond line\n  third")).toEqual(["- already a bullet", "  second line", "  third"]);
+    expect(formatEntry("- already a bullet\n\nsecond line\n  third")).toEqual([
+      "- already a bullet",
+      "  second line",
+      "  third",
+    ]);
   });
 });
 
@@ -87,7 +99,9 @@ describe("appendLines", () => {
     appendFileSync(file, "- typed by a person, no newline yet");
     const b = await appendLines(file, ["- second", "  continued"], { header: "# ignored\n" });
     expect(b).toMatchObject({ created: false, startLine: 5, endLine: 6 });
-    expect(readFileSync(file, "utf8")).toBe("# 2026-11-29\n\n- first\n- typed by a person, no newline yet\n- second\n  continued\n");
+    expect(readFileSync(file, "utf8")).toBe(
+      "# 2026-11-29\n\n- first\n- typed by a person, no newline yet\n- second\n  continued\n",
+    );
   });
 
   it("loses no line when another process appends to the same file while we append", async () => {
@@ -97,7 +111,10 @@ describe("appendLines", () => {
     // A person (another process) appending 200 lines as fast as it can, with O_APPEND like any editor's >>.
     const person = spawn(
       process.execPath,
-      ["-e", `const fs=require("fs");for(let i=0;i<200;i++){fs.appendFileSync(${JSON.stringify(file)},"- person line "+i+"\\n");}`],
+      [
+        "-e",
+        `const fs=require("fs");for(let i=0;i<200;i++){fs.appendFileSync(${JSON.stringify(file)},"- person line "+i+"\\n");}`,
+      ],
       { stdio: "ignore" },
     );
     const personDone = new Promise((r) => person.on("exit", r));
@@ -125,13 +142,24 @@ describe("MemoryWriter", () => {
       w.save(ws, { text: `use ${SECRETS.openai} for the eval runs!` }),
       w.save(ws, { text: "The office wifi is called Heron", target: "memory", tags: ["office"] }),
     ]);
-    expect(saves[0]).toMatchObject({ stored: true, path: `memory/${localDate()}.md`, startLine: 3, endLine: 3, redactions: 1, redactedKinds: ["openai-key"] });
+    expect(saves[0]).toMatchObject({
+      stored: true,
+      path: `memory/${localDate()}.md`,
+      startLine: 3,
+      endLine: 3,
+      redactions: 1,
+      redactedKinds: ["openai-key"],
+    });
     expect(saves[1]).toMatchObject({ stored: false, duplicateOf: `memory/${localDate()}.md:3` });
     expect(saves[2]).toMatchObject({ stored: true, path: "MEMORY.md", startLine: 1 });
-    expect(readFileSync(join(root, "memory", `${localDate()}.md`), "utf8")).toBe(`# ${localDate()}\n\n- Use [REDACTED:openai-key] for the eval runs\n`);
+    expect(readFileSync(join(root, "memory", `${localDate()}.md`), "utf8")).toBe(
+      `# ${localDate()}\n\n- Use [REDACTED:openai-key] for the eval runs\n`,
+    );
     expect(readFileSync(join(root, "MEMORY.md"), "utf8")).toBe("- The office wifi is called Heron #office\n");
     // The dedupe record survives a restart (a new store reading the same state file).
-    const again = await new MemoryWriter(StateStore.forDataDir(state.dir.replace(/\/state$/, ""))).save(ws, { text: "Use [REDACTED:openai-key] for the eval runs" });
+    const again = await new MemoryWriter(StateStore.forDataDir(state.dir.replace(/\/state$/, ""))).save(ws, {
+      text: "Use [REDACTED:openai-key] for the eval runs",
+    });
     expect(again.stored).toBe(false);
   });
 });

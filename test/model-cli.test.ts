@@ -22,7 +22,12 @@ describe("built-in model out of the box", () => {
     const r = runCli(["index", "--workspace", ws, "--json"], env);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out.embedding).toMatchObject({ state: "ready", source: "builtin", dims: 100, model: "cortexd-glove-100d-sif.gguf" });
+    expect(out.embedding).toMatchObject({
+      state: "ready",
+      source: "builtin",
+      dims: 100,
+      model: "cortexd-glove-100d-sif.gguf",
+    });
     expect(out.reports[0].embedded).toBeGreaterThan(0);
     const list = JSON.parse(runCli(["model", "list", "--json"], env).stdout);
     expect(list.models).toHaveLength(1);
@@ -39,7 +44,11 @@ describe("built-in model out of the box", () => {
     const home = tempDir();
     const ws = join(home, "ws");
     cpSync(EXAMPLE, ws, { recursive: true });
-    const d = await startDaemon({ home, env: { CORTEXD_EMBEDDING_PROVIDER: "" }, config: { workspaces: [{ path: ws }], daemon: { debounceMs: 50 } } });
+    const d = await startDaemon({
+      home,
+      env: { CORTEXD_EMBEDDING_PROVIDER: "" },
+      config: { workspaces: [{ path: ws }], daemon: { debounceMs: 50 } },
+    });
     running.push(d);
     await waitUntil(async () => {
       const st = await d.call("cortex.status", {});
@@ -64,7 +73,11 @@ describe("built-in model out of the box", () => {
 
   it("a configured model that fails is an error in status, not silently replaced", async () => {
     const home = tempDir();
-    const d = await startDaemon({ home, env: { CORTEXD_EMBEDDING_PROVIDER: "", CORTEXD_MODEL: join(home, "missing.gguf") }, config: { workspaces: [{ path: home }] } });
+    const d = await startDaemon({
+      home,
+      env: { CORTEXD_EMBEDDING_PROVIDER: "", CORTEXD_MODEL: join(home, "missing.gguf") },
+      config: { workspaces: [{ path: home }] },
+    });
     running.push(d);
     await waitUntil(async () => (await d.call("cortex.status", {})).embedding.state !== "keyword-only", 30_000);
     const st = await d.call("cortex.status", {});

@@ -13,7 +13,12 @@ import { tempDir, writeFiles } from "./helpers/workspace.js";
 const { track } = daemonsPerTest();
 
 async function daemonFor(root: string, home: string, extra: Record<string, unknown> = {}): Promise<TestDaemon> {
-  const d = track(await startDaemon({ home, config: { workspaces: [{ path: root, ...extra }], daemon: { debounceMs: 50, settleMs: 20 } } }));
+  const d = track(
+    await startDaemon({
+      home,
+      config: { workspaces: [{ path: root, ...extra }], daemon: { debounceMs: 50, settleMs: 20 } },
+    }),
+  );
   await waitUntil(async () => (await d.call("cortex.status", {})).workspaces.every((w) => w.lastSync !== null), 30_000);
   return d;
 }
@@ -32,11 +37,22 @@ describe("memory on two machines synced by git", () => {
     expect(init.code, init.stderr).toBe(0);
     const out = JSON.parse(init.stdout) as { gitattributes: string; changed: boolean; git: boolean };
     expect(out).toMatchObject({ changed: true, git: true });
-    expect(gitOk(desktop.root, desktop.home, "check-attr", "merge", "--", "memory/2026-12-01.md", "MEMORY.md", "sessions/a/b.jsonl")).toBe(
-      "memory/2026-12-01.md: merge: union\nMEMORY.md: merge: unspecified\nsessions/a/b.jsonl: merge: union\n",
-    );
+    expect(
+      gitOk(
+        desktop.root,
+        desktop.home,
+        "check-attr",
+        "merge",
+        "--",
+        "memory/2026-12-01.md",
+        "MEMORY.md",
+        "sessions/a/b.jsonl",
+      ),
+    ).toBe("memory/2026-12-01.md: merge: union\nMEMORY.md: merge: unspecified\nsessions/a/b.jsonl: merge: union\n");
     // Idempotent: a second run changes nothing.
-    const again = JSON.parse(runCli(["sync", "init", "--json", "-w", desktop.root], { HOME: desktop.home }).stdout) as { changed: boolean };
+    const again = JSON.parse(runCli(["sync", "init", "--json", "-w", desktop.root], { HOME: desktop.home }).stdout) as {
+      changed: boolean;
+    };
     expect(again.changed).toBe(false);
     commitPullPush(desktop, "cortexd sync init");
     expect(commitPullPush(laptop, "nothing yet").pull.code).toBe(0);
@@ -61,7 +77,10 @@ describe("memory on two machines synced by git", () => {
     expect(fa).toContain("deploy key every Monday");
     expect(fa).not.toMatch(MARKERS);
     for (const d of [a, b]) {
-      await waitUntil(async () => (await finds(d, "staging database moved", day)) && (await finds(d, "deploy key every Monday", day)), 15_000);
+      await waitUntil(
+        async () => (await finds(d, "staging database moved", day)) && (await finds(d, "deploy key every Monday", day)),
+        15_000,
+      );
       const ws = (await d.call("cortex.status", {})).workspaces[0]!;
       expect(ws.files).toBe(2); // MEMORY.md and the day's log
       expect(ws.conflicts).toBeUndefined();
@@ -81,14 +100,20 @@ describe("memory on two machines synced by git", () => {
     const conflicted = readFileSync(join(laptop.root, day), "utf8");
     expect(conflicted).toMatch(MARKERS);
 
-    await waitUntil(async () => (await b.call("cortex.status", {})).workspaces[0]!.conflicts?.files.includes(day) ?? false, 15_000);
+    await waitUntil(
+      async () => (await b.call("cortex.status", {})).workspaces[0]!.conflicts?.files.includes(day) ?? false,
+      15_000,
+    );
     const st = (await b.call("cortex.status", {})).workspaces[0]!;
     expect(st.conflicts!.fix).toMatch(/git add/);
     const human = runCli(["status"], b.env);
     expect(human.stdout).toContain(`GIT CONFLICT in ${day}`);
     expect(human.stdout).toMatch(/fix: resolve the git merge in memory\//);
     // Both sides are searchable, once each; the markers are not memory.
-    await waitUntil(async () => (await finds(b, "staging database moved", day)) && (await finds(b, "deploy key every Monday", day)), 15_000);
+    await waitUntil(
+      async () => (await finds(b, "staging database moved", day)) && (await finds(b, "deploy key every Monday", day)),
+      15_000,
+    );
     const all = await b.call("memory.search", { query: "HEAD staging database deploy key", limit: 50 });
     for (const h of all.results) expect(h.snippet).not.toMatch(/<{7}|>{7}|={7}/);
     const got = await b.call("memory.recall", { query: "staging database deploy key" });
@@ -106,7 +131,13 @@ describe("memory on two machines synced by git", () => {
     await waitUntil(() => finds(b, "release freeze starts", saved.path), 15_000);
 
     // Resolved by hand (keep both sides): the flag goes, saves go to the day's log again.
-    writeFileSync(join(laptop.root, day), conflicted.split("\n").filter((l) => !MARKERS.test(l)).join("\n"));
+    writeFileSync(
+      join(laptop.root, day),
+      conflicted
+        .split("\n")
+        .filter((l) => !MARKERS.test(l))
+        .join("\n"),
+    );
     gitOk(laptop.root, laptop.home, "add", day);
     gitOk(laptop.root, laptop.home, "commit", "-q", "--no-edit");
     await waitUntil(async () => (await b.call("cortex.status", {})).workspaces[0]!.conflicts === undefined, 15_000);
@@ -150,7 +181,11 @@ describe("per-device daily logs (file sync without merge)", () => {
     const d = track(
       await startDaemon({
         home,
-        config: { device: { name: "laptop" }, workspaces: [{ path: root, sync: { perDeviceLog: true } }], daemon: { debounceMs: 50, settleMs: 20 } },
+        config: {
+          device: { name: "laptop" },
+          workspaces: [{ path: root, sync: { perDeviceLog: true } }],
+          daemon: { debounceMs: 50, settleMs: 20 },
+        },
       }),
     );
     const saved = await d.call("memory.save", { text: "The printer on floor 3 needs toner" });

@@ -35,11 +35,15 @@ const MONEY = [
 /** A long log, mostly money, with one line about a concert; and a note that touches music in passing, line after line. */
 const FILES = {
   "memory/2026-11-20.md": `# 2026-11-20\n\n${[...MONEY.slice(0, 3), "the jazz concert with the band, guitar and piano songs", ...MONEY.slice(3)].map((l) => `- ${l}`).join("\n")}\n`,
-  "memory/notes/mixed.md": "# mixed\n\n- pasta and soup, a song\\n- bread and cake, a tune\\n- the kids and mom, the playlist\\n- the bank and rent\\n- the dog and the cat\\n",
+  "memory/notes/mixed.md":
+    "# mixed\n\n- pasta and soup, a song\\n- bread and cake, a tune\\n- the kids and mom, the playlist\\n- the bank and rent\\n- the dog and the cat\\n",
   "memory/notes/trip.md": "# trip\n\n- flight to tokyo, hotel booked\n",
 };
 
-async function searcherWith(search: Record<string, unknown>, p = provider as unknown as import("../src/embed/provider.js").EmbeddingProvider) {
+async function searcherWith(
+  search: Record<string, unknown>,
+  p = provider as unknown as import("../src/embed/provider.js").EmbeddingProvider,
+) {
   const root = tempDir();
   writeFiles(root, FILES);
   const store = new IndexStore(openDatabase(join(tempDir(), "i.sqlite")), "t");
@@ -65,7 +69,9 @@ describe("passage stage", () => {
       const auto = await (await searcherWith({}, tiny)).search({ query: "jazz concert", explain: true });
       expect(auto.mode).toBe("hybrid");
       expect(auto.results[0]!.explain!.passage).toBeUndefined();
-      const forced = await (await searcherWith({ passages: "on" }, tiny)).search({ query: "jazz concert", explain: true });
+      const forced = await (
+        await searcherWith({ passages: "on" }, tiny)
+      ).search({ query: "jazz concert", explain: true });
       expect(forced.results[0]!.explain!.passage).toBeGreaterThan(0);
     } finally {
       await tiny.close();

@@ -18,12 +18,17 @@ describe("readLineWindow (memory.get reads only the lines it returns)", () => {
     const file = join(dir, "f.md");
     const piece = fc.constantFrom("a", "é", "日本", "\n", "\r\n", "\r", " ", "😀", "line");
     await fc.assert(
-      fc.asyncProperty(fc.array(piece, { maxLength: 60 }), fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 30 }), async (parts, from, count) => {
-        const text = parts.join("");
-        writeFileSync(file, text);
-        const got = await readLineWindow(file, { maxBytes: 1 << 20, from, count, maxChars: 1_000_000 });
-        expect(got).toEqual(bySplit(text, from, count));
-      }),
+      fc.asyncProperty(
+        fc.array(piece, { maxLength: 60 }),
+        fc.integer({ min: 1, max: 30 }),
+        fc.integer({ min: 1, max: 30 }),
+        async (parts, from, count) => {
+          const text = parts.join("");
+          writeFileSync(file, text);
+          const got = await readLineWindow(file, { maxBytes: 1 << 20, from, count, maxChars: 1_000_000 });
+          expect(got).toEqual(bySplit(text, from, count));
+        },
+      ),
       { numRuns: 300 },
     );
   });

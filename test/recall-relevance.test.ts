@@ -33,8 +33,10 @@ const WORKSPACE = {
     "- Deploys go out on Tuesdays after the standup; never on Fridays. #ops <!-- importance: 7 -->",
     "",
   ].join("\n"),
-  "memory/2026-11-10.md": "# 2026-11-10\n\n- Sam baked sourdough bread for the team lunch.\n- The staging database was refreshed from production.\n",
-  "memory/2026-11-17.md": "# 2026-11-17\n\n- The deploy failed: the build image lacked python3, so sqlite could not compile.\n",
+  "memory/2026-11-10.md":
+    "# 2026-11-10\n\n- Sam baked sourdough bread for the team lunch.\n- The staging database was refreshed from production.\n",
+  "memory/2026-11-17.md":
+    "# 2026-11-17\n\n- The deploy failed: the build image lacked python3, so sqlite could not compile.\n",
   "memory/2026-11-24.md": "# 2026-11-24\n\n- The deploy failed again: the migration timed out on the invoices table.\n",
   "memory/2026-11-25.md": "# 2026-11-25\n\n- Reviewed the refund dry-run pull request with Dana.\n",
 };
@@ -42,7 +44,12 @@ const WORKSPACE = {
 describe("recall: the relevance decision", () => {
   it("an unrelated prompt injects nothing, and explain says why", async () => {
     const t = await indexOf(WORKSPACE);
-    for (const query of ["fix this TypeScript error", "thanks", "Write a Python function that checks whether a string is a palindrome", "go ahead"]) {
+    for (const query of [
+      "fix this TypeScript error",
+      "thanks",
+      "Write a Python function that checks whether a string is a palindrome",
+      "go ahead",
+    ]) {
       const r = await recall(t.searcher, t.store, { query, explain: true, record: false });
       expect(r.context, query).toBe("");
       expect(r.memories, query).toEqual([]);
@@ -54,7 +61,11 @@ describe("recall: the relevance decision", () => {
 
   it("a related prompt injects the matching memory and not the budget's worth of others", async () => {
     const t = await indexOf(WORKSPACE);
-    const r = await recall(t.searcher, t.store, { query: "what did Sam bake for the team lunch?", explain: true, record: false });
+    const r = await recall(t.searcher, t.store, {
+      query: "what did Sam bake for the team lunch?",
+      explain: true,
+      record: false,
+    });
     expect(r.context).toContain("Sam baked sourdough bread for the team lunch.");
     expect(r.context).not.toContain("Prefers tabs over spaces");
     expect(r.context).not.toContain("N passed, N failed");
@@ -68,25 +79,39 @@ describe("recall: the relevance decision", () => {
     const t = await indexOf(WORKSPACE);
     const query = "Write a Python function that checks whether a repository string is a palindrome";
     expect((await recall(t.searcher, t.store, { query, record: false })).context).toBe("");
-    const r = await recall(t.searcher, t.store, { query, record: false, config: RecallSchema.parse({ relevance: "off" }) });
+    const r = await recall(t.searcher, t.store, {
+      query,
+      record: false,
+      config: RecallSchema.parse({ relevance: "off" }),
+    });
     expect(r.context).toContain("Prefers tabs over spaces in every repository.");
   });
 
   it("a date in the prompt prefers memories dated in that window", async () => {
     const t = await indexOf(WORKSPACE);
     // 2026-11-30 is a Monday: last week = 2026-11-23 … 2026-11-29.
-    const r = await recall(t.searcher, t.store, { query: "why did the deploy fail last week?", referenceDate: "2026-11-30", explain: true, record: false });
+    const r = await recall(t.searcher, t.store, {
+      query: "why did the deploy fail last week?",
+      referenceDate: "2026-11-30",
+      explain: true,
+      record: false,
+    });
     expect(r.memories[0]!.path).toBe("memory/2026-11-24.md");
     expect(r.memories[0]!.date).toBe("2026-11-24");
     expect(r.explain!.dates).toEqual([{ from: "2026-11-23", to: "2026-11-29", text: "last week" }]);
-    const earlier = await recall(t.searcher, t.store, { query: "why did the deploy fail last week?", referenceDate: "2026-11-23", record: false });
+    const earlier = await recall(t.searcher, t.store, {
+      query: "why did the deploy fail last week?",
+      referenceDate: "2026-11-23",
+      record: false,
+    });
     expect(earlier.memories[0]!.path).toBe("memory/2026-11-17.md");
   });
 
   it("only injected, relevant memories count as recalled (promotion is not fed by noise)", async () => {
     const t = await indexOf(WORKSPACE);
     const hashes = t.store.chunksOfFile("MEMORY.md").map((c) => c.hash);
-    for (let i = 0; i < 4; i++) await recall(t.searcher, t.store, { query: ["fix this TypeScript error", "thanks", "yes", "continue"][i]! });
+    for (let i = 0; i < 4; i++)
+      await recall(t.searcher, t.store, { query: ["fix this TypeScript error", "thanks", "yes", "continue"][i]! });
     for (const h of hashes) expect(t.store.recallStats(h).recalls).toBe(0);
     await recall(t.searcher, t.store, { query: "what did Sam bake for the team lunch?" });
     const lunch = t.store.chunksOfFile("memory/2026-11-10.md")[0]!.hash;
@@ -95,23 +120,41 @@ describe("recall: the relevance decision", () => {
   });
 
   it("a gathering question spreads over days before showing a second chunk of one day", async () => {
-    const busy = Array.from({ length: 60 }, (_, i) => `- Backup run ${i + 1} of the photo archive finished after a long wait on the storage bucket.`).join("\n");
+    const busy = Array.from(
+      { length: 60 },
+      (_, i) => `- Backup run ${i + 1} of the photo archive finished after a long wait on the storage bucket.`,
+    ).join("\n");
     const t = await indexOf({
       "memory/2026-10-01.md": `# 2026-10-01\n\n${busy}\n`,
       "memory/2026-10-05.md": "# 2026-10-05\n\n- The photo archive backup finished at night; the NAS was slow.\n",
       "memory/2026-10-09.md": "# 2026-10-09\n\n- Backup of the photo archive failed once, then ran.\n",
-      ...Object.fromEntries(["garden", "invoices", "guitar", "hiking", "tax return", "bread", "chess", "router"].map((w, i) => [`memory/2026-09-1${i}.md`, `# 2026-09-1${i}\n\n- Spent the evening on the ${w}.\n`])),
+      ...Object.fromEntries(
+        ["garden", "invoices", "guitar", "hiking", "tax return", "bread", "chess", "router"].map((w, i) => [
+          `memory/2026-09-1${i}.md`,
+          `# 2026-09-1${i}\n\n- Spent the evening on the ${w}.\n`,
+        ]),
+      ),
     });
     expect(t.store.chunksOfFile("memory/2026-10-01.md").length).toBeGreaterThan(2);
-    const r = await recall(t.searcher, t.store, { query: "How many times did the photo archive backup run?", explain: true, record: false });
+    const r = await recall(t.searcher, t.store, {
+      query: "How many times did the photo archive backup run?",
+      explain: true,
+      record: false,
+    });
     expect(r.explain!.gathering).toBe(true);
     expect(r.memories.length, JSON.stringify(r.explain)).toBeGreaterThan(3);
     // At most two of the busy day before the other days get their turn.
     const firstFour = r.memories.slice(0, 4).map((m) => m.date);
     expect(new Set(firstFour)).toEqual(new Set(["2026-10-01", "2026-10-05", "2026-10-09"]));
     expect(firstFour.filter((d) => d === "2026-10-01")).toHaveLength(2);
-    const one = await recall(t.searcher, t.store, { query: "How many times did the photo archive backup run?", record: false, config: RecallSchema.parse({ gatherPerDay: 1 }) });
-    expect(new Set(one.memories.slice(0, 3).map((m) => m.date))).toEqual(new Set(["2026-10-01", "2026-10-05", "2026-10-09"]));
+    const one = await recall(t.searcher, t.store, {
+      query: "How many times did the photo archive backup run?",
+      record: false,
+      config: RecallSchema.parse({ gatherPerDay: 1 }),
+    });
+    expect(new Set(one.memories.slice(0, 3).map((m) => m.date))).toEqual(
+      new Set(["2026-10-01", "2026-10-05", "2026-10-09"]),
+    );
   });
 });
 
@@ -129,9 +172,11 @@ describe("recall: clean, escaped text", () => {
   });
 
   it("cleanMemoryText: comments, headings, bullets, rules and tables go; words stay", () => {
-    expect(cleanMemoryText("# Title\n\n- item one #tag <!-- importance: 9 -->\n* [x] done task\n---\n| a | b |\n|---|---|\n| 1 | 2 |\n> quoted [D1:3]")).toBe(
-      "Title\nitem one #tag\ndone task\na · b\n1 · 2\nquoted [D1:3]",
-    );
+    expect(
+      cleanMemoryText(
+        "# Title\n\n- item one #tag <!-- importance: 9 -->\n* [x] done task\n---\n| a | b |\n|---|---|\n| 1 | 2 |\n> quoted [D1:3]",
+      ),
+    ).toBe("Title\nitem one #tag\ndone task\na · b\n1 · 2\nquoted [D1:3]");
     expect(cleanMemoryText("text <!-- unterminated")).toBe("text");
   });
 
@@ -146,8 +191,22 @@ describe("recall: clean, escaped text", () => {
   });
 
   it("gathering shapes, and the spread keeps rank order within rounds", () => {
-    for (const q of ["What activities has Melanie done?", "How many times did we deploy?", "Which places did they visit?", "list all the books"]) expect(isGathering(q), q).toBe(true);
-    for (const q of ["What is the deploy day?", "When did the deploy fail?", "fix this TypeScript error"]) expect(isGathering(q), q).toBe(false);
-    expect(spreadByGroup(["a1", "a2", "b1", "a3", "c1", "b2"], (s) => s[0]!, 1)).toEqual(["a1", "b1", "c1", "a2", "b2", "a3"]);
+    for (const q of [
+      "What activities has Melanie done?",
+      "How many times did we deploy?",
+      "Which places did they visit?",
+      "list all the books",
+    ])
+      expect(isGathering(q), q).toBe(true);
+    for (const q of ["What is the deploy day?", "When did the deploy fail?", "fix this TypeScript error"])
+      expect(isGathering(q), q).toBe(false);
+    expect(spreadByGroup(["a1", "a2", "b1", "a3", "c1", "b2"], (s) => s[0]!, 1)).toEqual([
+      "a1",
+      "b1",
+      "c1",
+      "a2",
+      "b2",
+      "a3",
+    ]);
   });
 });

@@ -37,7 +37,9 @@ let builtin: StaticBertProvider;
 let server: EmbedTestServer;
 
 beforeAll(async () => {
-  const model = await ensureBuiltinModel(path.join(os.tmpdir(), "cortexd-test-models", `builtin-v${BUILTIN_BUILDER_VERSION}`));
+  const model = await ensureBuiltinModel(
+    path.join(os.tmpdir(), "cortexd-test-models", `builtin-v${BUILTIN_BUILDER_VERSION}`),
+  );
   builtin = await createStaticBertProvider(model);
   server = await startEmbedTestServer(builtin);
 }, 120_000);
@@ -48,11 +50,29 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  Object.assign(server, { requests: [], faults: [], down: null, failAfter: null, delayMs: 0, dims: null, shuffle: false, base64: "support" });
+  Object.assign(server, {
+    requests: [],
+    faults: [],
+    down: null,
+    failAfter: null,
+    delayMs: 0,
+    dims: null,
+    shuffle: false,
+    base64: "support",
+  });
 });
 
-function openai(extra: Partial<ConstructorParameters<typeof OpenAICompatibleProvider>[0]> = {}): OpenAICompatibleProvider {
-  return new OpenAICompatibleProvider({ baseUrl: server.url, model: "glove-test", timeoutMs: 2000, maxRetries: 3, resilience: FAST, ...extra });
+function openai(
+  extra: Partial<ConstructorParameters<typeof OpenAICompatibleProvider>[0]> = {},
+): OpenAICompatibleProvider {
+  return new OpenAICompatibleProvider({
+    baseUrl: server.url,
+    model: "glove-test",
+    timeoutMs: 2000,
+    maxRetries: 3,
+    resilience: FAST,
+    ...extra,
+  });
 }
 
 const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
@@ -108,14 +128,19 @@ describe("openai-compatible provider", () => {
     expect(strict.health()).toMatchObject({ state: "ok", consecutiveFailures: 0 });
 
     // Malformed base64 (not whole float32s) is a bad response, not a crash.
-    expect(decodeFloat32(Buffer.from(new Float32Array([1.5, -2, 0.25]).buffer).toString("base64"))).toEqual(new Float32Array([1.5, -2, 0.25]));
+    expect(decodeFloat32(Buffer.from(new Float32Array([1.5, -2, 0.25]).buffer).toString("base64"))).toEqual(
+      new Float32Array([1.5, -2, 0.25]),
+    );
     expect(decodeFloat32("AAAA")).toBeNull(); // 3 bytes
     expect(decodeFloat32("")).toBeNull();
   });
 
   it("batches by count and by estimated tokens, preserving order (responses sorted by index)", async () => {
     server.shuffle = true;
-    const texts = Array.from({ length: 23 }, (_, i) => `note ${i} about the ${i % 2 ? "deploy pipeline" : "bread oven"} ${"word ".repeat(i * 3)}`);
+    const texts = Array.from(
+      { length: 23 },
+      (_, i) => `note ${i} about the ${i % 2 ? "deploy pipeline" : "bread oven"} ${"word ".repeat(i * 3)}`,
+    );
     const p = openai({ batchSize: 5, batchTokens: 120 });
     const out = await p.embedBatch(texts);
     const ref = await builtin.embedBatch(texts);
@@ -124,7 +149,10 @@ describe("openai-compatible provider", () => {
     expect(sent).toEqual(texts);
     for (const r of server.requests) expect(r.body.input!.length).toBeLessThanOrEqual(5);
     for (let i = 0; i < texts.length; i++) expect(cos(out[i]!, ref[i]!)).toBeCloseTo(1, 5);
-    expect(planBatches(["a b c", "d e f", "g"], 10, 4)).toEqual([[0, 1], [1, 3]]);
+    expect(planBatches(["a b c", "d e f", "g"], 10, 4)).toEqual([
+      [0, 1],
+      [1, 3],
+    ]);
   });
 
   it("planBatches counts tokens only when needed, with the same batches as counting every text", () => {
@@ -144,11 +172,20 @@ describe("openai-compatible provider", () => {
       if (start < texts.length) out.push([start, texts.length]);
       return out;
     };
-    const text = fc.array(fc.constantFrom("a", "bread", "oven  ", " ", "\n", "日本", "deploy-pipeline", "𠀀", "x".repeat(40)), { maxLength: 30 }).map((p) => p.join(""));
+    const text = fc
+      .array(fc.constantFrom("a", "bread", "oven  ", " ", "\n", "日本", "deploy-pipeline", "𠀀", "x".repeat(40)), {
+        maxLength: 30,
+      })
+      .map((p) => p.join(""));
     fc.assert(
-      fc.property(fc.array(text, { maxLength: 40 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 300 }), (texts, maxCount, maxTokens) => {
-        expect(planBatches(texts, maxCount, maxTokens)).toEqual(reference(texts, maxCount, maxTokens));
-      }),
+      fc.property(
+        fc.array(text, { maxLength: 40 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 300 }),
+        (texts, maxCount, maxTokens) => {
+          expect(planBatches(texts, maxCount, maxTokens)).toEqual(reference(texts, maxCount, maxTokens));
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -244,7 +281,15 @@ describe("ollama provider", () => {
 });
 
 describe("selection, indexing and degradation", () => {
-  const cfg = (o: Record<string, unknown>) => EmbeddingSchema.parse({ provider: "openai-compatible", baseUrl: server.url, model: "glove-test", timeoutMs: 500, maxRetries: 0, ...o });
+  const cfg = (o: Record<string, unknown>) =>
+    EmbeddingSchema.parse({
+      provider: "openai-compatible",
+      baseUrl: server.url,
+      model: "glove-test",
+      timeoutMs: 500,
+      maxRetries: 0,
+      ...o,
+    });
 
   it("a configured endpoint that is down is an error with the reason, never replaced; up it is ready", async () => {
     server.down = { status: 502 };
@@ -254,10 +299,20 @@ describe("selection, indexing and degradation", () => {
     expect(down.status.reason).toMatch(/unavailable: .*HTTP 502/);
     server.down = null;
     const up = await selectProvider(cfg({}), { dataDir: tempDir(), remote: { resilience: FAST } });
-    expect(up.status).toMatchObject({ state: "ready", dims: 100, identity: `openai-compatible:${new URL(server.url).host}:glove-test:100` });
-    const missingKey = await selectProvider(cfg({ apiKeyEnv: "CORTEXD_TEST_MISSING_KEY" }), { dataDir: tempDir(), remote: { env: {} } });
+    expect(up.status).toMatchObject({
+      state: "ready",
+      dims: 100,
+      identity: `openai-compatible:${new URL(server.url).host}:glove-test:100`,
+    });
+    const missingKey = await selectProvider(cfg({ apiKeyEnv: "CORTEXD_TEST_MISSING_KEY" }), {
+      dataDir: tempDir(),
+      remote: { env: {} },
+    });
     expect(missingKey.status.reason).toMatch(/CORTEXD_TEST_MISSING_KEY .*is not set/);
-    const ollama = await selectProvider(EmbeddingSchema.parse({ provider: "ollama", baseUrl: server.url, model: "m" }), { dataDir: tempDir() });
+    const ollama = await selectProvider(
+      EmbeddingSchema.parse({ provider: "ollama", baseUrl: server.url, model: "m" }),
+      { dataDir: tempDir() },
+    );
     expect(ollama.status).toMatchObject({ state: "ready", provider: "ollama", dims: 100 });
   });
 
@@ -296,7 +351,13 @@ describe("selection, indexing and degradation", () => {
     await p.probe();
     server.requests.length = 0;
     const store = new IndexStore(openDatabase(path.join(tempDir(), "index.sqlite")), "test");
-    const indexer = new Indexer({ store, target: { root }, provider: p, chunking: { maxTokens: 400, overlapTokens: 80 }, embedBatchSize: 4 });
+    const indexer = new Indexer({
+      store,
+      target: { root },
+      provider: p,
+      chunking: { maxTokens: 400, overlapTokens: 80 },
+      embedBatchSize: 4,
+    });
     const idx = { store, indexer, close: () => store.close() };
     server.failAfter = 2;
     const rep = await idx.indexer.sync();
@@ -356,11 +417,19 @@ describe("selection, indexing and degradation", () => {
       { status: 500, body: `{"error":"bad gateway for Bearer ${KEY}"}` },
       { status: 401, body: `{"error":"Incorrect API key provided: ${KEY}"}` },
     ];
-    const sel = await selectProvider(cfg({ apiKeyEnv: "CORTEXD_TEST_EMBED_KEY", maxRetries: 1 }), { dataDir: tempDir(), logger, remote: { env, resilience: FAST } });
+    const sel = await selectProvider(cfg({ apiKeyEnv: "CORTEXD_TEST_EMBED_KEY", maxRetries: 1 }), {
+      dataDir: tempDir(),
+      logger,
+      remote: { env, resilience: FAST },
+    });
     expect(sel.status.state).toBe("error");
     expect(sel.status.reason).toMatch(/HTTP 401/);
     expect(server.requests.map((r) => r.authorization)).toEqual([`Bearer ${KEY}`, `Bearer ${KEY}`]);
-    const p = createRemoteProvider(cfg({ apiKeyEnv: "CORTEXD_TEST_EMBED_KEY", maxRetries: 0 }), { env, logger, resilience: FAST });
+    const p = createRemoteProvider(cfg({ apiKeyEnv: "CORTEXD_TEST_EMBED_KEY", maxRetries: 0 }), {
+      env,
+      logger,
+      resilience: FAST,
+    });
     server.down = { status: 503, body: KEY };
     const root = workspace();
     const idx = openTestIndex(root, p as EmbeddingProvider);
@@ -388,7 +457,13 @@ describe("daemon status: live endpoint health", () => {
     const root = workspace();
     const config = {
       workspaces: [{ path: root }],
-      embedding: { provider: "openai-compatible", baseUrl: server.url, model: "glove-test", maxRetries: 0, timeoutMs: 2000 },
+      embedding: {
+        provider: "openai-compatible",
+        baseUrl: server.url,
+        model: "glove-test",
+        maxRetries: 0,
+        timeoutMs: 2000,
+      },
       daemon: { watch: "off" }, // syncs only when asked: the test decides when the endpoint is called
     };
     const d = await startDaemon({ config, env: { CORTEXD_EMBEDDING_PROVIDER: "openai-compatible" } });
@@ -397,7 +472,13 @@ describe("daemon status: live endpoint health", () => {
     const cli = (...args: string[]) => runCli(["status", ...args], d.env);
     await waitUntil(async () => (await status()).embedding.vectors === "complete", 20_000);
     const up = (await status()).embedding;
-    expect(up).toMatchObject({ state: "ready", dims: 100, pendingVectors: 0, vectors: "complete", endpoint: { state: "ok", consecutiveFailures: 0, lastError: null, lastErrorAt: null } });
+    expect(up).toMatchObject({
+      state: "ready",
+      dims: 100,
+      pendingVectors: 0,
+      vectors: "complete",
+      endpoint: { state: "ok", consecutiveFailures: 0, lastError: null, lastErrorAt: null },
+    });
     expect(Date.parse(up.endpoint!.lastSuccessAt!)).toBeGreaterThan(Date.now() - 60_000);
     const json = JSON.parse(cli("--json").stdout) as { running: boolean; embedding: typeof up };
     expect(json.running).toBe(true);
@@ -409,21 +490,33 @@ describe("daemon status: live endpoint health", () => {
     const failed = await d.call("index.sync", {});
     expect(failed.reports[0]!.vectorError).toMatch(/HTTP 503/);
     const down = (await status()).embedding;
-    expect(down).toMatchObject({ state: "ready", vectors: "deferred", endpoint: { state: "degraded", consecutiveFailures: 1 } });
+    expect(down).toMatchObject({
+      state: "ready",
+      vectors: "deferred",
+      endpoint: { state: "degraded", consecutiveFailures: 1 },
+    });
     expect(down.pendingVectors).toBeGreaterThan(0);
     expect(down.endpoint!.lastError).toMatch(/HTTP 503/);
     expect(Date.parse(down.endpoint!.lastErrorAt!)).toBeGreaterThanOrEqual(Date.parse(up.endpoint!.lastSuccessAt!));
     const text = cli();
     expect(text.code).toBe(0); // one failure is not "unhealthy" yet
-    expect(text.stdout).toMatch(/endpoint: {2}FAILING \(1 failure in a row\), last success \d+s ago, last error \d+s ago: .*HTTP 503/);
-    expect(text.stdout).toContain(`vectors:   ${down.pendingVectors} chunk${down.pendingVectors === 1 ? "" : "s"} keyword-only until the embedding provider works again`);
+    expect(text.stdout).toMatch(
+      /endpoint: {2}FAILING \(1 failure in a row\), last success \d+s ago, last error \d+s ago: .*HTTP 503/,
+    );
+    expect(text.stdout).toContain(
+      `vectors:   ${down.pendingVectors} chunk${down.pendingVectors === 1 ? "" : "s"} keyword-only until the embedding provider works again`,
+    );
 
     // Back: the next sync backfills.
     server.down = null;
     const back = await d.call("index.sync", {});
     expect(back.reports[0]!.embedded).toBe(down.pendingVectors);
     const ok = (await status()).embedding;
-    expect(ok).toMatchObject({ vectors: "complete", pendingVectors: 0, endpoint: { state: "ok", consecutiveFailures: 0 } });
+    expect(ok).toMatchObject({
+      vectors: "complete",
+      pendingVectors: 0,
+      endpoint: { state: "ok", consecutiveFailures: 0 },
+    });
     expect(Date.parse(ok.endpoint!.lastSuccessAt!)).toBeGreaterThanOrEqual(Date.parse(down.endpoint!.lastErrorAt!));
     expect(ok.endpoint!.lastError).toMatch(/HTTP 503/); // still reported, with its time
 
@@ -433,7 +526,10 @@ describe("daemon status: live endpoint health", () => {
     for (let i = 0; i < 3; i++) await d.call("index.sync", {});
     const gated = await status();
     expect(gated.healthy).toBe(false);
-    expect(gated.embedding).toMatchObject({ vectors: "deferred", endpoint: { state: "gated", consecutiveFailures: 3 } });
+    expect(gated.embedding).toMatchObject({
+      vectors: "deferred",
+      endpoint: { state: "gated", consecutiveFailures: 3 },
+    });
     expect(Date.parse(gated.embedding.endpoint!.gatedUntil!)).toBeGreaterThan(Date.now());
     const text2 = cli();
     expect(text2.code).toBe(1);
@@ -443,7 +539,10 @@ describe("daemon status: live endpoint health", () => {
 });
 
 describe("cortexd model test", () => {
-  function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  function run(
+    args: string[],
+    env: Record<string, string>,
+  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
     return new Promise((resolve) => {
       const child = spawnCli(args, env);
       let stdout = "";
@@ -461,7 +560,16 @@ describe("cortexd model test", () => {
     const config = path.join(home, "config.json");
     writeFileSync(
       config,
-      JSON.stringify({ workspaces: [{ path: ws }], embedding: { provider: "openai-compatible", baseUrl: server.url, model: "glove-test", apiKeyEnv: "CORTEXD_TEST_EMBED_KEY", maxRetries: 0 } }),
+      JSON.stringify({
+        workspaces: [{ path: ws }],
+        embedding: {
+          provider: "openai-compatible",
+          baseUrl: server.url,
+          model: "glove-test",
+          apiKeyEnv: "CORTEXD_TEST_EMBED_KEY",
+          maxRetries: 0,
+        },
+      }),
     );
     const env = isolatedEnv(home, { CORTEXD_TEST_EMBED_KEY: KEY });
     const r = await run(["--config", config, "model", "test", "--json"], env);

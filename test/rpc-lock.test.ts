@@ -1,11 +1,28 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import ts from "typescript";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { withClient } from "../src/client/client.js";
-import { AlreadyRunningError, acquireInstanceLock, lockPathFor, removeIfUnchanged, type InstanceLock } from "../src/rpc/instance-lock.js";
+import {
+  AlreadyRunningError,
+  acquireInstanceLock,
+  lockPathFor,
+  removeIfUnchanged,
+  type InstanceLock,
+} from "../src/rpc/instance-lock.js";
 import { startRpcServer } from "../src/rpc/server.js";
 import { SocketPathTooLongError, prepareSocketDir, resolveSocketPath } from "../src/rpc/socket-path.js";
 
@@ -58,27 +75,44 @@ function writeLock(sock: string, pid: number, startedAt = Date.now() - 60_000): 
 
 describe("resolveSocketPath", () => {
   it("prefers $CORTEXD_SOCKET", () => {
-    expect(resolveSocketPath({ env: { CORTEXD_SOCKET: "/tmp/x/c.sock", XDG_RUNTIME_DIR: "/run/user/1" }, platform: "linux" })).toBe("/tmp/x/c.sock");
-    expect(resolveSocketPath({ env: { CORTEXD_SOCKET: "~/c.sock", HOME: "/home/u" }, platform: "darwin" })).toBe("/home/u/c.sock");
+    expect(
+      resolveSocketPath({
+        env: { CORTEXD_SOCKET: "/tmp/x/c.sock", XDG_RUNTIME_DIR: "/run/user/1" },
+        platform: "linux",
+      }),
+    ).toBe("/tmp/x/c.sock");
+    expect(resolveSocketPath({ env: { CORTEXD_SOCKET: "~/c.sock", HOME: "/home/u" }, platform: "darwin" })).toBe(
+      "/home/u/c.sock",
+    );
   });
   it("Linux: $XDG_RUNTIME_DIR, else <dataDir>/run", () => {
-    expect(resolveSocketPath({ env: { XDG_RUNTIME_DIR: "/run/user/1000" }, platform: "linux" })).toBe("/run/user/1000/cortexd/cortexd.sock");
-    expect(resolveSocketPath({ env: { HOME: "/home/u" }, platform: "linux", dataDir: "/data/cx" })).toBe("/data/cx/run/cortexd.sock");
-    expect(resolveSocketPath({ env: { HOME: "/home/u" }, platform: "linux" })).toBe("/home/u/.local/share/cortexd/run/cortexd.sock");
+    expect(resolveSocketPath({ env: { XDG_RUNTIME_DIR: "/run/user/1000" }, platform: "linux" })).toBe(
+      "/run/user/1000/cortexd/cortexd.sock",
+    );
+    expect(resolveSocketPath({ env: { HOME: "/home/u" }, platform: "linux", dataDir: "/data/cx" })).toBe(
+      "/data/cx/run/cortexd.sock",
+    );
+    expect(resolveSocketPath({ env: { HOME: "/home/u" }, platform: "linux" })).toBe(
+      "/home/u/.local/share/cortexd/run/cortexd.sock",
+    );
   });
   it("macOS: Application Support, else a per-user $TMPDIR dir", () => {
     expect(resolveSocketPath({ env: { HOME: "/Users/u" }, platform: "darwin" })).toBe(
       "/Users/u/Library/Application Support/cortexd/run/cortexd.sock",
     );
     const longHome = "/Users/" + "u".repeat(60);
-    expect(resolveSocketPath({ env: { HOME: longHome, TMPDIR: "/var/folders/ab/xyz/T/" }, platform: "darwin", uid: 501 })).toBe(
-      "/var/folders/ab/xyz/T/cortexd-501/cortexd.sock",
-    );
+    expect(
+      resolveSocketPath({ env: { HOME: longHome, TMPDIR: "/var/folders/ab/xyz/T/" }, platform: "darwin", uid: 501 }),
+    ).toBe("/var/folders/ab/xyz/T/cortexd-501/cortexd.sock");
   });
   it("too long for sun_path → a clear error naming the path and CORTEXD_SOCKET", () => {
     const long = "/" + "d".repeat(120);
-    expect(() => resolveSocketPath({ env: { XDG_RUNTIME_DIR: long, HOME: long }, platform: "linux" })).toThrow(SocketPathTooLongError);
-    expect(() => resolveSocketPath({ env: { CORTEXD_SOCKET: long + "/c.sock" }, platform: "linux" })).toThrow(/CORTEXD_SOCKET/);
+    expect(() => resolveSocketPath({ env: { XDG_RUNTIME_DIR: long, HOME: long }, platform: "linux" })).toThrow(
+      SocketPathTooLongError,
+    );
+    expect(() => resolveSocketPath({ env: { CORTEXD_SOCKET: long + "/c.sock" }, platform: "linux" })).toThrow(
+      /CORTEXD_SOCKET/,
+    );
     try {
       resolveSocketPath({ env: { XDG_RUNTIME_DIR: long, HOME: long }, platform: "linux" });
     } catch (e) {
@@ -88,7 +122,9 @@ describe("resolveSocketPath", () => {
     const p100 = "/" + "x".repeat(94) + "/s.sock"; // 102 bytes
     expect(resolveSocketPath({ env: { CORTEXD_SOCKET: p100 }, platform: "darwin" })).toBe(p100);
     const p105 = "/" + "x".repeat(97) + "/s.sock";
-    expect(() => resolveSocketPath({ env: { CORTEXD_SOCKET: p105 }, platform: "darwin" })).toThrow(SocketPathTooLongError);
+    expect(() => resolveSocketPath({ env: { CORTEXD_SOCKET: p105 }, platform: "darwin" })).toThrow(
+      SocketPathTooLongError,
+    );
     expect(resolveSocketPath({ env: { CORTEXD_SOCKET: p105 }, platform: "linux" })).toBe(p105);
   });
 });
@@ -129,7 +165,9 @@ describe("instance lock", () => {
     expect(typeof info.startedAt).toBe("number");
     const err = await acquireInstanceLock(sock).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AlreadyRunningError);
-    expect((err as Error).message).toBe(`cortexd is already running (pid ${process.pid}) on ${sock}; use \`cortexd stop\` first`);
+    expect((err as Error).message).toBe(
+      `cortexd is already running (pid ${process.pid}) on ${sock}; use \`cortexd stop\` first`,
+    );
     const server = await startRpcServer({ socketPath: sock, handlers: {} });
     await server.close();
     lock.release();
@@ -171,7 +209,10 @@ describe("instance lock", () => {
     expect(JSON.parse(readFileSync(lockPathFor(sock), "utf8")).token).toBe(lock.info.token);
     expect(existsSync(sock)).toBe(false);
     expect(warnings).toEqual(["removed stale cortexd instance lock", "removed stale cortexd socket"]);
-    const server = await startRpcServer({ socketPath: sock, handlers: { "daemon.ping": () => ({ pong: true, version: "t", pid: 1, uptimeMs: 0 }) } });
+    const server = await startRpcServer({
+      socketPath: sock,
+      handlers: { "daemon.ping": () => ({ pong: true, version: "t", pid: 1, uptimeMs: 0 }) },
+    });
     expect((await withClient(sock, (c) => c.call("daemon.ping"))).pong).toBe(true);
     await server.close();
   });
@@ -259,7 +300,9 @@ describe("instance lock", () => {
         setInterval(() => {}, 1e6);
       } catch (e) { console.log("lost:" + e.name); process.exit(0); }`;
     const racers = Array.from({ length: 6 }, () => {
-      const c = spawn(process.execPath, ["--input-type=module", "-e", script, sock], { stdio: ["ignore", "pipe", "inherit"] });
+      const c = spawn(process.execPath, ["--input-type=module", "-e", script, sock], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
       children.push(c);
       return new Promise<string>((r) => c.stdout!.once("data", (d: Buffer) => r(d.toString().trim())));
     });
@@ -275,9 +318,10 @@ function transpileLockModules(): string {
   writeFileSync(join(out, "package.json"), '{"type":"module"}');
   for (const name of ["instance-lock", "connect"]) {
     const src = readFileSync(new URL(`../src/rpc/${name}.ts`, import.meta.url), "utf8");
-    const js = ts.transpileModule(src, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+    const js = ts.transpileModule(src, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    }).outputText;
     writeFileSync(join(out, `${name}.js`), js);
   }
   return out;
 }
-

@@ -6,7 +6,13 @@ import fc from "fast-check";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { CortexClient, DaemonUnavailableError, RpcCallError, probeDaemon, withClient } from "../src/client/client.js";
 import { ErrorCodes, MethodParams, type MethodName } from "../src/rpc/protocol.js";
-import { RpcError, startRpcServer, type MethodHandlers, type RpcServer, type RpcServerOptions } from "../src/rpc/server.js";
+import {
+  RpcError,
+  startRpcServer,
+  type MethodHandlers,
+  type RpcServer,
+  type RpcServerOptions,
+} from "../src/rpc/server.js";
 import { prepareSocketDir } from "../src/rpc/socket-path.js";
 import { connectNdjson } from "./helpers/socket.js";
 
@@ -52,7 +58,8 @@ async function waitClosed(c: CortexClient): Promise<void> {
   for (let i = 0; i < 100 && !c.closed; i++) await sleep(10);
   expect(c.closed).toBe(true);
 }
-const req = (id: unknown, method: string, params?: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n";
+const req = (id: unknown, method: string, params?: unknown) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n";
 
 describe("rpc server + client", () => {
   it("ping roundtrip; socket 0600 in a 0700 dir", async () => {
@@ -89,7 +96,10 @@ describe("rpc server + client", () => {
     const res = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
         withClient(s.socketPath, async (c) => {
-          const [a, b] = await Promise.all([c.call("memory.search", { query: `q${i}` }), c.call("memory.get", { path: `p${i}` })]);
+          const [a, b] = await Promise.all([
+            c.call("memory.search", { query: `q${i}` }),
+            c.call("memory.get", { path: `p${i}` }),
+          ]);
           return [a.fallback, b.path, a.tookMs];
         }),
       ),
@@ -105,10 +115,14 @@ describe("rpc server + client", () => {
     expect(err1).toBeInstanceOf(RpcCallError);
     expect((err1 as RpcCallError).code).toBe(ErrorCodes.InvalidParams);
     expect((err1 as RpcCallError).message).toBe("invalid params: query: expected string, received number");
-    const err2 = (await c.call("memory.search", { query: "x", bogus: 1 } as never).catch((e: unknown) => e)) as RpcCallError;
+    const err2 = (await c
+      .call("memory.search", { query: "x", bogus: 1 } as never)
+      .catch((e: unknown) => e)) as RpcCallError;
     expect(err2.code).toBe(-32602);
     expect(err2.message).toContain('unknown key "bogus"');
-    const err3 = (await c.call("memory.search", { query: "x", limit: "3" } as never).catch((e: unknown) => e)) as RpcCallError;
+    const err3 = (await c
+      .call("memory.search", { query: "x", limit: "3" } as never)
+      .catch((e: unknown) => e)) as RpcCallError;
     expect(err3.message).toBe("invalid params: limit: expected number, received string");
     expect(err3.data).toEqual({ issues: [{ path: "limit", message: "expected number, received string" }] });
     c.close();
@@ -138,7 +152,11 @@ describe("rpc server + client", () => {
     expect([e3.code, e3.message]).toEqual([-32603, "kaboom"]);
     expect(JSON.stringify(e3.data ?? null)).not.toContain("at ");
     const e4 = (await c.call("memory.search", { query: "refuse" }).catch((e: unknown) => e)) as RpcCallError;
-    expect([e4.code, e4.message, e4.data]).toEqual([ErrorCodes.PathRefused, "outside every workspace", { path: "/etc" }]);
+    expect([e4.code, e4.message, e4.data]).toEqual([
+      ErrorCodes.PathRefused,
+      "outside every workspace",
+      { path: "/etc" },
+    ]);
     c.close();
   });
 
@@ -155,7 +173,15 @@ describe("rpc server + client", () => {
   it("invalid requests → -32600; notifications get no answer; batches per spec", async () => {
     const s = await serve();
     const r = await connectNdjson(s.socketPath);
-    for (const bad of ["null", "42", '"x"', "[]", '{"jsonrpc":"1.0","id":7,"method":"daemon.ping"}', '{"jsonrpc":"2.0","id":{},"method":"daemon.ping"}', '{"jsonrpc":"2.0","id":8,"method":3}']) {
+    for (const bad of [
+      "null",
+      "42",
+      '"x"',
+      "[]",
+      '{"jsonrpc":"1.0","id":7,"method":"daemon.ping"}',
+      '{"jsonrpc":"2.0","id":{},"method":"daemon.ping"}',
+      '{"jsonrpc":"2.0","id":8,"method":3}',
+    ]) {
       r.send(bad + "\n");
       expect((await r.next()).error.code, bad).toBe(-32600);
     }
@@ -327,7 +353,9 @@ describe("rpc server + client", () => {
   it("client call timeout → DaemonUnavailableError('timeout'); the connection stays usable", async () => {
     const s = await serve();
     const c = await CortexClient.connect(s.socketPath, { timeoutMs: 1000 });
-    const e = (await c.call("memory.search", { query: "sleep:300" }, { timeoutMs: 50 }).catch((x: unknown) => x)) as DaemonUnavailableError;
+    const e = (await c
+      .call("memory.search", { query: "sleep:300" }, { timeoutMs: 50 })
+      .catch((x: unknown) => x)) as DaemonUnavailableError;
     expect(e).toBeInstanceOf(DaemonUnavailableError);
     expect(e.reason).toBe("timeout");
     expect((await c.call("daemon.ping")).pong).toBe(true);
@@ -386,9 +414,13 @@ describe("rpc fuzz", () => {
 
 /** A socket file nobody listens on: a child process binds it and is SIGKILLed. */
 async function leaveStaleSocket(path: string): Promise<void> {
-  const child = spawn(process.execPath, ["-e", "require('net').createServer().listen(process.argv[1], () => console.log('ready'))", path], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["-e", "require('net').createServer().listen(process.argv[1], () => console.log('ready'))", path],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   await new Promise<void>((r) => child.stdout.once("data", () => r()));
   child.kill("SIGKILL");
   await new Promise<void>((r) => child.once("exit", () => r()));

@@ -61,7 +61,11 @@ describe("workspace scan", () => {
     writeFiles(root, { "MEMORY.md": "- m" });
     writeFiles(agent, { "s1.jsonl": "{}", "ignored.md": "not a transcript" });
     writeFiles(extra, { "2026-03-04.md": "dated", "ref.md": "note" });
-    const { files, skipped } = await scanWorkspace({ root, transcriptDirs: [agent], extraPaths: [extra, join(root, "missing")] });
+    const { files, skipped } = await scanWorkspace({
+      root,
+      transcriptDirs: [agent],
+      extraPaths: [extra, join(root, "missing")],
+    });
     expect(files.map((f) => [f.path, f.class])).toEqual(
       expect.arrayContaining([
         [join(agent, "s1.jsonl"), "transcript"],

@@ -1,4 +1,18 @@
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, truncateSync, writeFileSync, closeSync, openSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+  closeSync,
+  openSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../src/index/db.js";
@@ -17,7 +31,13 @@ describe("private files", () => {
     writeFiles(root, { "memory/2026-01-05.md": "- the heron note" });
     const d = await daemonOn(root);
     await d.call("memory.save", { text: "a saved thought about herons", target: "daily" });
-    await d.call("memory.capture", { session_id: "sec-1", messages: [{ role: "user", content: "remember the heron colony at the lake please" }, { role: "assistant", content: "Noted: the heron colony is at the north shore of the lake." }] });
+    await d.call("memory.capture", {
+      session_id: "sec-1",
+      messages: [
+        { role: "user", content: "remember the heron colony at the lake please" },
+        { role: "assistant", content: "Noted: the heron colony is at the north shore of the lake." },
+      ],
+    });
     const data = dataDirOf(d.home);
     expect(mode(data)).toBe(0o700);
     const files: string[] = [];
@@ -30,7 +50,8 @@ describe("private files", () => {
     for (const f of files) expect(mode(f), f).toBe(0o600);
     expect(mode(d.socket)).toBe(0o600);
     expect(mode(join(d.socket, ".."))).toBe(0o700);
-    for (const f of readdirSync(join(d.socket, ".."))) if (f.endsWith(".lock")) expect(mode(join(d.socket, "..", f))).toBe(0o600);
+    for (const f of readdirSync(join(d.socket, "..")))
+      if (f.endsWith(".lock")) expect(mode(join(d.socket, "..", f))).toBe(0o600);
   });
 
   it("looser modes found at start are tightened, and each fix is logged", async () => {
@@ -44,7 +65,14 @@ describe("private files", () => {
     db.exec("CREATE TABLE t(x)");
     db.close();
     writeFileSync(join(data, "state", "old.json"), "{}");
-    for (const [p, m] of [[data, 0o755], [join(data, "indexes"), 0o777], [join(data, "state"), 0o750], [join(data, "indexes", "old.sqlite"), 0o644], [join(data, "state", "old.json"), 0o666]] as const) chmodSync(p, m);
+    for (const [p, m] of [
+      [data, 0o755],
+      [join(data, "indexes"), 0o777],
+      [join(data, "state"), 0o750],
+      [join(data, "indexes", "old.sqlite"), 0o644],
+      [join(data, "state", "old.json"), 0o666],
+    ] as const)
+      chmodSync(p, m);
     const d = await daemonOn(root, { home });
     expect(mode(data)).toBe(0o700);
     expect(mode(join(data, "indexes"))).toBe(0o700);
@@ -57,26 +85,31 @@ describe("private files", () => {
       .filter((l) => l.includes("tightened"))
       .map((l) => JSON.parse(l) as { path: string; from: string; to: string });
     expect(fixes).toContainEqual(expect.objectContaining({ path: data, from: "0755", to: "0700" }));
-    expect(fixes).toContainEqual(expect.objectContaining({ path: join(data, "indexes", "old.sqlite"), from: "0644", to: "0600" }));
+    expect(fixes).toContainEqual(
+      expect.objectContaining({ path: join(data, "indexes", "old.sqlite"), from: "0644", to: "0600" }),
+    );
     expect(fixes).toHaveLength(5);
   });
 
-  it.skipIf(process.getuid?.() !== 0)("data owned by another user is refused at start with a message saying what to do (needs root to chown)", async () => {
-    const root = tempDir();
-    const home = tempDir("cortexd-home-");
-    writeConfig(home, { workspaces: [{ path: root }] });
-    const data = dataDirOf(home);
-    mkdirSync(join(data, "indexes"), { recursive: true, mode: 0o700 });
-    const foreign = join(data, "indexes", "planted.sqlite");
-    closeSync(openSync(foreign, "w", 0o600));
-    chownSync(foreign, 12345, 12345);
-    const env = isolatedEnv(home, { CORTEXD_EMBEDDING_PROVIDER: "none" });
-    const r = runCli(["run"], env);
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain(`${foreign} is owned by uid 12345, not by you (uid 0)`);
-    expect(r.stderr).toMatch(/chown -R 0/);
-    expect(existsSync(join(home, "run", "cortexd", "cortexd.sock"))).toBe(false);
-  });
+  it.skipIf(process.getuid?.() !== 0)(
+    "data owned by another user is refused at start with a message saying what to do (needs root to chown)",
+    async () => {
+      const root = tempDir();
+      const home = tempDir("cortexd-home-");
+      writeConfig(home, { workspaces: [{ path: root }] });
+      const data = dataDirOf(home);
+      mkdirSync(join(data, "indexes"), { recursive: true, mode: 0o700 });
+      const foreign = join(data, "indexes", "planted.sqlite");
+      closeSync(openSync(foreign, "w", 0o600));
+      chownSync(foreign, 12345, 12345);
+      const env = isolatedEnv(home, { CORTEXD_EMBEDDING_PROVIDER: "none" });
+      const r = runCli(["run"], env);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(`${foreign} is owned by uid 12345, not by you (uid 0)`);
+      expect(r.stderr).toMatch(/chown -R 0/);
+      expect(existsSync(join(home, "run", "cortexd", "cortexd.sock"))).toBe(false);
+    },
+  );
 });
 
 /** Inodes of the sockets a process has open (Linux /proc). */
@@ -94,21 +127,24 @@ function socketInodes(pid: number): Set<string> {
 }
 
 describe("network exposure", () => {
-  it.skipIf(process.platform !== "linux")("the daemon has no TCP or UDP socket at all, only its Unix socket", async () => {
-    const root = tempDir();
-    writeFiles(root, { "memory/2026-01-05.md": "- the ibis note" });
-    const d = await daemonOn(root);
-    await d.call("memory.search", { query: "ibis" });
-    const mine = socketInodes(d.child.pid!);
-    expect(mine.size).toBeGreaterThan(0); // the listening Unix socket at least
-    for (const table of ["tcp", "tcp6", "udp", "udp6"]) {
-      const rows = readFileSync(`/proc/net/${table}`, "utf8").trim().split("\n").slice(1);
-      const inodes = rows.map((r) => r.trim().split(/\s+/)[9]);
-      for (const i of inodes) expect(mine.has(i!), `${table} socket inode ${i}`).toBe(false);
-    }
-    const unix = readFileSync("/proc/net/unix", "utf8");
-    expect(unix).toContain(d.socket);
-  });
+  it.skipIf(process.platform !== "linux")(
+    "the daemon has no TCP or UDP socket at all, only its Unix socket",
+    async () => {
+      const root = tempDir();
+      writeFiles(root, { "memory/2026-01-05.md": "- the ibis note" });
+      const d = await daemonOn(root);
+      await d.call("memory.search", { query: "ibis" });
+      const mine = socketInodes(d.child.pid!);
+      expect(mine.size).toBeGreaterThan(0); // the listening Unix socket at least
+      for (const table of ["tcp", "tcp6", "udp", "udp6"]) {
+        const rows = readFileSync(`/proc/net/${table}`, "utf8").trim().split("\n").slice(1);
+        const inodes = rows.map((r) => r.trim().split(/\s+/)[9]);
+        for (const i of inodes) expect(mine.has(i!), `${table} socket inode ${i}`).toBe(false);
+      }
+      const unix = readFileSync("/proc/net/unix", "utf8");
+      expect(unix).toContain(d.socket);
+    },
+  );
 });
 
 describe("memory.get refuses everything that is not a memory file of the workspace", () => {
@@ -131,7 +167,11 @@ describe("memory.get refuses everything that is not a memory file of the workspa
     closeSync(openSync(big, "w"));
     truncateSync(big, 100 * 1024 * 1024);
     const d = await daemonOn(root);
-    const dbPath = join(dataDirOf(d.home), "indexes", readdirSync(join(dataDirOf(d.home), "indexes")).find((f) => f.endsWith(".sqlite"))!);
+    const dbPath = join(
+      dataDirOf(d.home),
+      "indexes",
+      readdirSync(join(dataDirOf(d.home), "indexes")).find((f) => f.endsWith(".sqlite"))!,
+    );
     const refused = [
       "../../etc/passwd",
       "../../../../../../../../etc/passwd",
@@ -162,9 +202,13 @@ describe("memory.get refuses everything that is not a memory file of the workspa
       );
       expect("code" in res ? res.code : res, path).toBeOneOf([-32001, -32602]);
     }
-    const nul = await d.call("memory.get", { path: "memory/2026-01-05.md\0../../etc/passwd" }).catch((e: { code: number; message: string }) => e);
+    const nul = await d
+      .call("memory.get", { path: "memory/2026-01-05.md\0../../etc/passwd" })
+      .catch((e: { code: number; message: string }) => e);
     expect(nul).toMatchObject({ code: -32602, message: expect.stringMatching(/NUL/) });
-    const huge = await d.call("memory.get", { path: "memory/huge.md" }).catch((e: { code: number; message: string }) => e);
+    const huge = await d
+      .call("memory.get", { path: "memory/huge.md" })
+      .catch((e: { code: number; message: string }) => e);
     expect(huge).toMatchObject({ code: -32001, message: expect.stringMatching(/larger than/) });
     // The memory files themselves are served, by key or absolute path.
     expect((await d.call("memory.get", { path: "memory/2026-01-05.md" })).text).toBe("- daily");
@@ -184,7 +228,11 @@ describe("private scope", () => {
     const d = await daemonOn(root);
     await waitUntil(async () => (await d.call("memory.search", { query: "pelican", limit: 10 })).results.length === 3);
     // (Recall injects only memories relevant to the prompt: one prompt per memory.)
-    const asked = { "MEMORY.md": "the pelican safe combination hint", "USER.md": "the user's home address", "memory/2026-01-05.md": "the pelican logo for the launch" };
+    const asked = {
+      "MEMORY.md": "the pelican safe combination hint",
+      "USER.md": "the user's home address",
+      "memory/2026-01-05.md": "the pelican logo for the launch",
+    };
     for (const [path, query] of Object.entries(asked)) {
       expect((await d.call("memory.recall", { query, scope: "private" })).memories.map((m) => m.path)).toContain(path);
       const group = await d.call("memory.recall", { query, scope: "group" });
@@ -198,7 +246,11 @@ describe("private scope", () => {
     expect(onlyCurated.memories).toEqual([]);
     expect(onlyCurated.context).toBe("");
     // The hook with --scope group (what a group chat's agent runs)
-    const hook = runCli(["hook", "pre-turn", "--scope", "group", "--timeout-ms", "5000"], d.env, JSON.stringify({ prompt: "pelican logo launch, safe combination" }));
+    const hook = runCli(
+      ["hook", "pre-turn", "--scope", "group", "--timeout-ms", "5000"],
+      d.env,
+      JSON.stringify({ prompt: "pelican logo launch, safe combination" }),
+    );
     expect(hook.code).toBe(0);
     const out = JSON.parse(hook.stdout) as { context: string; memory_count: number };
     expect(out.memory_count).toBe(1);

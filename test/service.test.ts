@@ -38,7 +38,12 @@ describe("service files", () => {
   });
 
   it("the launchd agent runs at load and is kept alive, with escaped arguments", () => {
-    const plist = launchdPlist({ node: "/opt/node/bin/node", main: "/opt/cortexd/dist/src/cli/main.js", args: ["--config", "/Users/a&b/c.json"], logDir: "/tmp/l" });
+    const plist = launchdPlist({
+      node: "/opt/node/bin/node",
+      main: "/opt/cortexd/dist/src/cli/main.js",
+      args: ["--config", "/Users/a&b/c.json"],
+      logDir: "/tmp/l",
+    });
     expect(plist).toContain(`<string>${LAUNCHD_LABEL}</string>`);
     expect(plist).toMatch(/<key>RunAtLoad<\/key>\s*<true\/>/);
     expect(plist).toMatch(/<key>KeepAlive<\/key>\s*<dict>\s*<key>SuccessfulExit<\/key>\s*<false\/>/);
@@ -48,6 +53,8 @@ describe("service files", () => {
 
   it("the reference files in systemd/ and launchd/ are what the generator produces", () => {
     expect(readFileSync(join(ROOT, "systemd", "cortexd.service"), "utf8")).toBe(systemdUnit(REFERENCE_SPEC));
-    expect(readFileSync(join(ROOT, "launchd", `${LAUNCHD_LABEL}.plist`), "utf8")).toBe(launchdPlist({ ...REFERENCE_SPEC, logDir: "/tmp" }));
+    expect(readFileSync(join(ROOT, "launchd", `${LAUNCHD_LABEL}.plist`), "utf8")).toBe(
+      launchdPlist({ ...REFERENCE_SPEC, logDir: "/tmp" }),
+    );
   });
 });

@@ -23,13 +23,19 @@ beforeAll(async () => {
   root = join(home, "ws");
   generateWorkspace(root, 300, 11);
   // The built-in model, built once per machine for the tests, copied where the daemon looks for it.
-  const model = await ensureBuiltinModel(join(os.tmpdir(), "cortexd-test-models", `builtin-v${BUILTIN_BUILDER_VERSION}`));
+  const model = await ensureBuiltinModel(
+    join(os.tmpdir(), "cortexd-test-models", `builtin-v${BUILTIN_BUILDER_VERSION}`),
+  );
   const models = join(home, ".local/share/cortexd/models");
   mkdirSync(models, { recursive: true });
   copyFileSync(model, join(models, "cortexd-glove-100d-sif.gguf"));
   d = await startDaemon({
     home,
-    config: { workspaces: [{ path: root }], embedding: { provider: "auto" }, daemon: { debounceMs: 200, settleMs: 50 } },
+    config: {
+      workspaces: [{ path: root }],
+      embedding: { provider: "auto" },
+      daemon: { debounceMs: 200, settleMs: 50 },
+    },
     env: { CORTEXD_EMBEDDING_PROVIDER: "auto" },
   });
   await waitUntil(
@@ -49,7 +55,15 @@ afterAll(async () => {
 
 describe("sustained load (short soak)", () => {
   it("8 clients × 20 s of mixed search/recall/save while files change: no errors, no drift, no lost saves", async () => {
-    const res = await runSoak({ socket: d.socket, pid: d.child.pid!, root, clients: 8, durationMs: 20_000, editMs: 150, sampleMs: 1000 });
+    const res = await runSoak({
+      socket: d.socket,
+      pid: d.child.pid!,
+      root,
+      clients: 8,
+      durationMs: 20_000,
+      editMs: 150,
+      sampleMs: 1000,
+    });
     printSoak(res);
     expect(res.errors).toEqual([]);
     expect(res.daemonErrors).toEqual([]);

@@ -12,7 +12,9 @@ describe("stage timings", () => {
 
   it("search returns ms per stage with `timings` (or `explain`), and nothing extra otherwise", async () => {
     const root = tempDir();
-    writeFiles(root, { "MEMORY.md": "# Memory\n\n- The deploy pipeline uses blue-green releases.\n- Kafka keeps seven days.\n" });
+    writeFiles(root, {
+      "MEMORY.md": "# Memory\n\n- The deploy pipeline uses blue-green releases.\n- Kafka keeps seven days.\n",
+    });
     idx = openTestIndex(root, await tinyProvider());
     await idx.indexer.sync();
     const plain = await idx.searcher.search({ query: "deploy pipeline" });
@@ -35,7 +37,9 @@ describe("stage timings", () => {
     const withT = await recall(idx.searcher, idx.store, { query: "how do we deploy", record: false, timings: true });
     expect(without.timings).toBeUndefined();
     expect(withT.context).toBe(without.context);
-    expect(Object.keys(withT.timings!)).toEqual(expect.arrayContaining(["keyword", "search", "consolidation", "pack", "record", "total"]));
+    expect(Object.keys(withT.timings!)).toEqual(
+      expect.arrayContaining(["keyword", "search", "consolidation", "pack", "record", "total"]),
+    );
     expect(withT.timings!.total).toBeGreaterThanOrEqual(withT.timings!.search!);
   });
 });

@@ -31,13 +31,19 @@ describe("index counts for status", () => {
         days: q(`SELECT count(DISTINCT date) FROM files WHERE date IS NOT NULL`),
       };
     };
-    const mine = () => ({ ...idx.store.counts(), transcripts: idx.store.countTranscriptFiles(), days: idx.store.memoryDays().days });
+    const mine = () => ({
+      ...idx.store.counts(),
+      transcripts: idx.store.countTranscriptFiles(),
+      days: idx.store.memoryDays().days,
+    });
     await idx.indexer.sync();
     expect(mine()).toEqual(truth());
     expect(mine()).toMatchObject({ files: 4, days: 2 });
     expect(idx.store.memoryDays().oldest).toBe("2026-11-01");
 
-    writeFiles(root, { "memory/2026-11-02.md": "# 2026-11-02\n\nBooked the flight to Lisbon.\n\nAnd the hotel.\n\nAnd a car.\n" });
+    writeFiles(root, {
+      "memory/2026-11-02.md": "# 2026-11-02\n\nBooked the flight to Lisbon.\n\nAnd the hotel.\n\nAnd a car.\n",
+    });
     rmSync(join(root, "memory/2026-11-01.md"));
     writeFiles(root, { "memory/notes/b.md": "# B\n\nAnother note.\n" });
     await idx.indexer.sync();

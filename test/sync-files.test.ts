@@ -58,13 +58,22 @@ describe("conflict copies of file-sync tools", () => {
     ["notes 2.md", "notes.md"],
   ])("%s is a copy of %s", (copy, of) => expect(conflictCopyOf(copy)).toBe(of));
 
-  it.each(["2026-12-01.md", "2026-12-01.laptop.md", "release2.md", "2026-12-01.saved-during-conflict.md", "sprint 1.md"])("%s is not a copy", (name) =>
-    expect(conflictCopyOf(name)).toBeUndefined(),
-  );
+  it.each([
+    "2026-12-01.md",
+    "2026-12-01.laptop.md",
+    "release2.md",
+    "2026-12-01.saved-during-conflict.md",
+    "sprint 1.md",
+  ])("%s is not a copy", (name) => expect(conflictCopyOf(name)).toBeUndefined());
 
   it("keep their directory, and dated ones stay daily logs of that date (as do per-device logs and sidecars)", () => {
     expect(conflictCopyKey("memory/team/2026-12-01 2.md")).toBe("memory/team/2026-12-01.md");
-    for (const name of ["2026-12-01.sync-conflict-20261201-101500-ABCDEFG.md", "2026-12-01.laptop.md", "2026-12-01.saved-during-conflict.md", "2026-12-01 (conflicted copy 2026-12-02).md"]) {
+    for (const name of [
+      "2026-12-01.sync-conflict-20261201-101500-ABCDEFG.md",
+      "2026-12-01.laptop.md",
+      "2026-12-01.saved-during-conflict.md",
+      "2026-12-01 (conflicted copy 2026-12-02).md",
+    ]) {
       expect(classifyWorkspacePath(`memory/${name}`)).toEqual({ class: "daily", date: "2026-12-01" });
     }
     expect(sidecarKey("memory/2026-12-01.md")).toBe("memory/2026-12-01.saved-during-conflict.md");
@@ -102,7 +111,18 @@ describe("cortexd sync init (the function `cortexd init` calls too)", () => {
     writeFileSync(join(root, ".gitattributes"), text.replace("sessions/**/*.jsonl merge=union\n", ""));
     expect(syncInit(root).changed).toBe(true);
     expect(readFileSync(join(root, ".gitattributes"), "utf8")).toBe(text);
-    const attr = gitOk(root, home, "check-attr", "merge", "--", "memory/2026-12-01.md", "memory/2026-12-01.laptop.md", "memory/notes.md", "USER.md", "sessions/s.jsonl");
+    const attr = gitOk(
+      root,
+      home,
+      "check-attr",
+      "merge",
+      "--",
+      "memory/2026-12-01.md",
+      "memory/2026-12-01.laptop.md",
+      "memory/notes.md",
+      "USER.md",
+      "sessions/s.jsonl",
+    );
     expect(attr).toBe(
       "memory/2026-12-01.md: merge: union\nmemory/2026-12-01.laptop.md: merge: union\nmemory/notes.md: merge: unspecified\nUSER.md: merge: unspecified\nsessions/s.jsonl: merge: union\n",
     );
@@ -134,7 +154,9 @@ describe("saves around a conflicted file (MemoryWriter)", () => {
     const log = join(root, day.path);
     writeFileSync(log, readFileSync(log, "utf8") + "<<<<<<< HEAD\n- x\n=======\n- y\n>>>>>>> def\n");
     const before = readFileSync(log, "utf8");
-    const c = await writer.write(ws, "daily", day.path.slice(7, 17), [{ lines: ["- captured turn"], dedupeText: "captured turn", kind: "capture" }]);
+    const c = await writer.write(ws, "daily", day.path.slice(7, 17), [
+      { lines: ["- captured turn"], dedupeText: "captured turn", kind: "capture" },
+    ]);
     expect(c).toMatchObject({ key: day.path.replace(".md", ".saved-during-conflict.md"), conflicted: day.path });
     expect(readFileSync(log, "utf8")).toBe(before);
   });

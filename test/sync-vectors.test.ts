@@ -52,7 +52,10 @@ describe("incremental sync with the real test model", () => {
     const chunks = idx.store.counts().chunks;
     expect(chunks).toBeGreaterThanOrEqual(4);
     p.calls.length = 0;
-    const text = readFileSync(file, "utf8").replace("bread notes line 3 of part 5", "bread notes line 3 of part 5 EDITED oven flour");
+    const text = readFileSync(file, "utf8").replace(
+      "bread notes line 3 of part 5",
+      "bread notes line 3 of part 5 EDITED oven flour",
+    );
     writeFileSync(file, text);
     const r = await idx.indexer.sync();
     expect(r.changed).toBe(1);
@@ -79,7 +82,9 @@ describe("incremental sync with the real test model", () => {
     await idx.indexer.sync();
     const after = idx.store.counts();
     expect(after.chunks).toBeLessThan(before.chunks);
-    expect((rawDb(idx.store).prepare(`SELECT count(*) AS n FROM chunks_vec`).get() as { n: number }).n).toBe(after.vectors);
+    expect((rawDb(idx.store).prepare(`SELECT count(*) AS n FROM chunks_vec`).get() as { n: number }).n).toBe(
+      after.vectors,
+    );
     idx.close();
   });
 

@@ -9,7 +9,10 @@ function daily(n: number, paragraphs: string[]): string {
 }
 
 const LONG = (topic: string, n: number) =>
-  Array.from({ length: n }, (_, i) => `- ${topic} item ${i}: the ${topic} work continued with detail number ${i} and notes.`).join("\n");
+  Array.from(
+    { length: n },
+    (_, i) => `- ${topic} item ${i}: the ${topic} work continued with detail number ${i} and notes.`,
+  ).join("\n");
 
 describe("incremental sync (keyword-only)", () => {
   it("indexes a workspace, then an unchanged re-sync reads nothing", async () => {
@@ -58,7 +61,9 @@ describe("incremental sync (keyword-only)", () => {
     expect(r.changed).toBe(1);
     expect(r.chunksWritten).toBeLessThanOrEqual(2);
     const after = idx.store.chunksOfFile("memory/2026-11-03.md");
-    expect(after.slice(0, before.length - 1).map((c) => c.id)).toEqual(before.slice(0, before.length - 1).map((c) => c.id));
+    expect(after.slice(0, before.length - 1).map((c) => c.id)).toEqual(
+      before.slice(0, before.length - 1).map((c) => c.id),
+    );
     expect((await idx.searcher.search({ query: "refunds decision" })).results[0]?.path).toBe("memory/2026-11-03.md");
     idx.close();
   });
@@ -75,7 +80,9 @@ describe("incremental sync (keyword-only)", () => {
     expect((await idx.searcher.search({ query: "zanzibar" })).results).toHaveLength(0);
     const db = rawDb(idx.store);
     expect(db.prepare(`SELECT count(*) AS n FROM files WHERE path LIKE 'memory/%'`).get()).toEqual({ n: 0 });
-    expect(db.prepare(`SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH 'zanzibar'`).get()).toEqual({ n: 0 });
+    expect(db.prepare(`SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH 'zanzibar'`).get()).toEqual({
+      n: 0,
+    });
     expect(db.prepare(`SELECT count(*) AS n FROM files_fts WHERE files_fts MATCH '"2026"'`).get()).toEqual({ n: 0 });
     dumpIndex(db); // integrity-check passes
     idx.close();
@@ -115,10 +122,23 @@ describe("incremental sync (keyword-only)", () => {
 
   it("any query string is valid: FTS syntax, quotes, unicode, empty, huge", async () => {
     const root = tempDir();
-    writeFiles(root, { "memory/x.md": "C++ and \"quotes\" AND NOT near(x) — émigré café 記憶エンジン works" });
+    writeFiles(root, { "memory/x.md": 'C++ and "quotes" AND NOT near(x) — émigré café 記憶エンジン works' });
     const idx = openTestIndex(root, null);
     await idx.indexer.sync();
-    for (const q of ['"', "AND OR NOT", "near(x, 2)", "*", "c++", "col:value", "'; DROP TABLE files; --", "", "   ", "🙂", "x".repeat(100_000), "^start -minus"]) {
+    for (const q of [
+      '"',
+      "AND OR NOT",
+      "near(x, 2)",
+      "*",
+      "c++",
+      "col:value",
+      "'; DROP TABLE files; --",
+      "",
+      "   ",
+      "🙂",
+      "x".repeat(100_000),
+      "^start -minus",
+    ]) {
       const r = await idx.searcher.search({ query: q });
       expect(Array.isArray(r.results)).toBe(true);
     }
@@ -131,7 +151,19 @@ describe("incremental sync (keyword-only)", () => {
 
 describe("incremental transcripts", () => {
   const line = (i: number, role = i % 2 ? "assistant" : "user") =>
-    JSON.stringify({ type: "message", timestamp: 1_700_000_000_000 + i * 60_000, message: { role, content: [{ type: "text", text: `message ${i} about topic${i % 7} with some words to fill the chunk budget up ${"lorem ipsum ".repeat(20)}` }] } }) + "\n";
+    JSON.stringify({
+      type: "message",
+      timestamp: 1_700_000_000_000 + i * 60_000,
+      message: {
+        role,
+        content: [
+          {
+            type: "text",
+            text: `message ${i} about topic${i % 7} with some words to fill the chunk budget up ${"lorem ipsum ".repeat(20)}`,
+          },
+        ],
+      },
+    }) + "\n";
 
   it("reads only what was appended, and the result equals a clean build", async () => {
     const root = tempDir();

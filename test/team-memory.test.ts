@@ -8,7 +8,11 @@ import { tempDir, writeFiles } from "./helpers/workspace.js";
 const { track } = daemonsPerTest();
 
 async function daemon(workspaces: unknown[]): Promise<TestDaemon> {
-  const d = track(await startDaemon({ config: { device: { name: "laptop", user: "ann" }, workspaces, daemon: { debounceMs: 50, settleMs: 20 } } }));
+  const d = track(
+    await startDaemon({
+      config: { device: { name: "laptop", user: "ann" }, workspaces, daemon: { debounceMs: 50, settleMs: 20 } },
+    }),
+  );
   await waitUntil(async () => (await d.call("cortex.status", {})).workspaces.every((w) => w.lastSync !== null), 30_000);
   return d;
 }
@@ -20,14 +24,22 @@ describe("a team workspace", () => {
     writeFiles(team, { "MEMORY.md": "# Team memory\n\n- The on-call rota lives in the ops wiki\n" });
     writeFiles(me, { "MEMORY.md": "# Memory\n\n- My on-call pager PIN is in the vault\n" });
     // The team's workspace is listed first: it is still never the default.
-    const d = await daemon([{ path: team, name: "team", shared: true }, { path: me, name: "me" }]);
+    const d = await daemon([
+      { path: team, name: "team", shared: true },
+      { path: me, name: "me" },
+    ]);
     const st = await d.call("cortex.status", {});
-    expect(st.workspaces.map((w) => [w.name, w.shared ?? false])).toEqual([["team", true], ["me", false]]);
+    expect(st.workspaces.map((w) => [w.name, w.shared ?? false])).toEqual([
+      ["team", true],
+      ["me", false],
+    ]);
 
     const mine = await d.call("memory.save", { text: "Order a new laptop charger" });
     expect(readFileSync(join(me, mine.path), "utf8")).toContain("laptop charger");
     const theirs = await d.call("memory.save", { text: "Deploys freeze on Friday afternoons", workspace: "team" });
-    const line = readFileSync(join(team, theirs.path), "utf8").split("\n").find((l) => l.includes("Deploys freeze"))!;
+    const line = readFileSync(join(team, theirs.path), "utf8")
+      .split("\n")
+      .find((l) => l.includes("Deploys freeze"))!;
     expect(line).toBe("- Deploys freeze on Friday afternoons #by/ann/laptop");
 
     // Group scope hides a personal MEMORY.md, never the team's (nothing there is private).
@@ -36,8 +48,14 @@ describe("a team workspace", () => {
     expect(shared.context).toMatch(/^- (\[\d{4}-\d{2}-\d{2}\] )?team:MEMORY\.md:\d+-\d+: /m);
     expect(shared.memories[0]!.source).toEqual({ workspace: "team", shared: true });
     const tagged = await d.call("memory.recall", { query: "deploys freeze Friday", workspace: "team" });
-    expect(tagged.memories.find((m) => m.text.includes("Deploys freeze"))!.source).toEqual({ workspace: "team", shared: true, by: "ann@laptop" });
-    expect((await d.call("memory.recall", { query: "laptop charger" })).memories[0]!.source).toEqual({ workspace: "me" });
+    expect(tagged.memories.find((m) => m.text.includes("Deploys freeze"))!.source).toEqual({
+      workspace: "team",
+      shared: true,
+      by: "ann@laptop",
+    });
+    expect((await d.call("memory.recall", { query: "laptop charger" })).memories[0]!.source).toEqual({
+      workspace: "me",
+    });
     // Recall from the personal workspace brings in the team's too, each memory labelled with its source.
     const mixed = await d.call("memory.recall", { query: "on-call", scope: "group" });
     expect(mixed.context).toMatch(/^- (\[\d{4}-\d{2}-\d{2}\] )?team:MEMORY\.md:/m);
@@ -52,7 +70,9 @@ describe("a team workspace", () => {
     const team = tempDir("cortexd-team-");
     writeFiles(team, { "MEMORY.md": "# Team memory\n" });
     const d = await daemon([{ path: team, name: "team", shared: true }]);
-    await expect(d.call("memory.save", { text: "Where does this go?" })).rejects.toThrow(/shared .*name the one to write to/);
+    await expect(d.call("memory.save", { text: "Where does this go?" })).rejects.toThrow(
+      /shared .*name the one to write to/,
+    );
     expect((await d.call("memory.save", { text: "Named, so it goes here", workspace: "team" })).stored).toBe(true);
   });
 });

@@ -9,7 +9,8 @@ import { chunkTranscript, parseTranscript, type TranscriptMessage } from "../src
 const dir = mkdtempSync(join(tmpdir(), "cortexd-transcript-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const jsonl = (...records: unknown[]) => records.map((r) => (typeof r === "string" ? r : JSON.stringify(r))).join("\n") + "\n";
+const jsonl = (...records: unknown[]) =>
+  records.map((r) => (typeof r === "string" ? r : JSON.stringify(r))).join("\n") + "\n";
 
 /** OpenClaw nested record. */
 const oc = (role: string, content: unknown, timestamp: unknown = "2026-11-28T10:00:00.000Z") => ({
@@ -33,15 +34,28 @@ describe("parseTranscript formats", () => {
     );
     const { messages, stats } = parseTranscript(readFileSync(path, "utf8"));
     expect(messages).toEqual([
-      { role: "user", text: "Remember that the deploy key lives in 1Password.", line: 3, timestamp: Date.parse("2026-11-28T10:00:00.000Z") },
-      { role: "assistant", text: "Noted: the deploy key is in 1Password.", line: 4, timestamp: Date.parse("2026-11-28T10:00:05.000Z") },
+      {
+        role: "user",
+        text: "Remember that the deploy key lives in 1Password.",
+        line: 3,
+        timestamp: Date.parse("2026-11-28T10:00:00.000Z"),
+      },
+      {
+        role: "assistant",
+        text: "Noted: the deploy key is in 1Password.",
+        line: 4,
+        timestamp: Date.parse("2026-11-28T10:00:05.000Z"),
+      },
     ]);
     expect(stats).toEqual({ malformed: 0, dropped: 0, kept: 2 });
   });
 
   it("reads flat {role, content} lines", () => {
     const { messages } = parseTranscript(
-      jsonl({ role: "user", content: "hi there", timestamp: 1764324000 }, { role: "assistant", content: [{ type: "text", text: "hello" }] }),
+      jsonl(
+        { role: "user", content: "hi there", timestamp: 1764324000 },
+        { role: "assistant", content: [{ type: "text", text: "hello" }] },
+      ),
     );
     expect(messages).toEqual([
       { role: "user", text: "hi there", line: 1, timestamp: 1764324000_000 },
@@ -53,7 +67,12 @@ describe("parseTranscript formats", () => {
     const { messages, stats } = parseTranscript(
       jsonl(
         { type: "summary", summary: "Fixing the watcher", leafUuid: "x" },
-        { type: "user", message: { role: "user", content: "Why does the watcher stop?" }, timestamp: "2026-11-28T10:00:00Z", uuid: "1" },
+        {
+          type: "user",
+          message: { role: "user", content: "Why does the watcher stop?" },
+          timestamp: "2026-11-28T10:00:00Z",
+          uuid: "1",
+        },
         {
           type: "assistant",
           message: { role: "assistant", content: [{ type: "thinking", thinking: "hmm", signature: "s" }] },
@@ -75,7 +94,11 @@ describe("parseTranscript formats", () => {
           message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "EMFILE" }] },
           timestamp: "2026-11-28T10:00:03Z",
         },
-        { type: "user", isMeta: true, message: { role: "user", content: "<local-command-caveat>…</local-command-caveat>" } },
+        {
+          type: "user",
+          isMeta: true,
+          message: { role: "user", content: "<local-command-caveat>…</local-command-caveat>" },
+        },
         { type: "system", content: "hook ran", level: "info" },
       ),
     );
@@ -87,7 +110,8 @@ describe("parseTranscript formats", () => {
   });
 
   it("honours firstLine and keeps counting across blank lines", () => {
-    const text = "\n" + JSON.stringify(oc("user", "tail message")) + "\n\n" + JSON.stringify(oc("assistant", "reply")) + "\n";
+    const text =
+      "\n" + JSON.stringify(oc("user", "tail message")) + "\n\n" + JSON.stringify(oc("assistant", "reply")) + "\n";
     const { messages } = parseTranscript(text, { firstLine: 101 });
     expect(messages.map((m) => m.line)).toEqual([102, 104]);
   });
@@ -184,7 +208,10 @@ describe("parseTranscript drop rules", () => {
     const { messages, stats } = kept(
       oc("user", `${recalled}\n\nHow do I enable strict mode?`),
       oc("user", recalled),
-      oc("user", "<relevant-memories>\n- old fact\n</relevant-memories>\nFirst.\n<memory-context>x</memory-context> Second."),
+      oc(
+        "user",
+        "<relevant-memories>\n- old fact\n</relevant-memories>\nFirst.\n<memory-context>x</memory-context> Second.",
+      ),
       oc("user", "<cortex_recovery>\nPrevious session: main\nGoal: ship\n</cortex_recovery>"),
       oc("user", [
         { type: "text", text: "<cortex_memories>\n- a\n</cortex_memories>" },
@@ -223,7 +250,10 @@ describe("parseTranscript drop rules", () => {
 
 describe("timestamps", () => {
   const ts = (value: unknown, inner?: unknown) => {
-    const record: Record<string, unknown> = { type: "message", message: { role: "user", content: "x", timestamp: inner } };
+    const record: Record<string, unknown> = {
+      type: "message",
+      message: { role: "user", content: "x", timestamp: inner },
+    };
     if (value !== undefined) record.timestamp = value;
     return parseTranscript(jsonl(record)).messages[0]!.timestamp;
   };
@@ -263,7 +293,12 @@ describe("chunkTranscript", () => {
       { role: "assistant", text: "In 1Password,\nvault Ops.", line: 4, timestamp: 1000 },
     ];
     expect(chunkTranscript(messages, { maxTokens: 400, overlapTokens: 80 })).toEqual([
-      { text: "User: Where is the deploy key?\n\nAssistant: In 1Password,\nvault Ops.", startLine: 3, endLine: 4, timestamp: 2000 },
+      {
+        text: "User: Where is the deploy key?\n\nAssistant: In 1Password,\nvault Ops.",
+        startLine: 3,
+        endLine: 4,
+        timestamp: 2000,
+      },
     ]);
     expect(chunkTranscript([], { maxTokens: 400, overlapTokens: 80 })).toEqual([]);
   });
@@ -296,7 +331,12 @@ describe("chunkTranscript", () => {
 
   it("splits a message over maxTokens at line/sentence boundaries, all mapped to its line", () => {
     const sentences = Array.from({ length: 60 }, (_, i) => `Sentence ${i} talks about the memory daemon.`);
-    const long: TranscriptMessage = { role: "assistant", text: sentences.join(" ") + "\nShort tail line.", line: 7, timestamp: 5 };
+    const long: TranscriptMessage = {
+      role: "assistant",
+      text: sentences.join(" ") + "\nShort tail line.",
+      line: 7,
+      timestamp: 5,
+    };
     const messages: TranscriptMessage[] = [
       { role: "user", text: "Explain everything.", line: 6, timestamp: 4 },
       long,
@@ -356,7 +396,9 @@ describe("chunkTranscript", () => {
   it("works end to end on a parsed file", () => {
     const records = [];
     for (let i = 0; i < 200; i++) {
-      records.push(oc(i % 2 ? "assistant" : "user", `Turn ${i}: we talked about topic ${i % 7} in some detail.`, 1764324000 + i));
+      records.push(
+        oc(i % 2 ? "assistant" : "user", `Turn ${i}: we talked about topic ${i % 7} in some detail.`, 1764324000 + i),
+      );
       if (i % 10 === 0) records.push(oc("assistant", "HEARTBEAT_OK"));
     }
     const path = join(dir, "long.jsonl");

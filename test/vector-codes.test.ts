@@ -38,7 +38,10 @@ describe("QuantizedVectors", () => {
     const quantizer = fitQuantizer(pool, DIMS);
     fc.assert(
       fc.property(
-        fc.array(fc.record({ id: fc.integer({ min: 1, max: 300 }), v: fc.integer({ min: 0, max: 63 }), del: fc.boolean() }), { maxLength: 200 }),
+        fc.array(
+          fc.record({ id: fc.integer({ min: 1, max: 300 }), v: fc.integer({ min: 0, max: 63 }), del: fc.boolean() }),
+          { maxLength: 200 },
+        ),
         fc.integer({ min: 0, max: 63 }),
         fc.integer({ min: 1, max: 20 }),
         (ops, qi, m) => {
@@ -72,7 +75,13 @@ describe("QuantizedVectors", () => {
 });
 
 function chunksFor(vs: Float32Array[], from: number): StoredChunkInput[] {
-  return vs.map((vector, i) => ({ text: `chunk ${from + i} about topic ${i % 7}`, startLine: i + 1, endLine: i + 1, hash: (from + i).toString(16).padStart(64, "0"), vector }));
+  return vs.map((vector, i) => ({
+    text: `chunk ${from + i} about topic ${i % 7}`,
+    startLine: i + 1,
+    endLine: i + 1,
+    hash: (from + i).toString(16).padStart(64, "0"),
+    vector,
+  }));
 }
 
 function openStore(path: string): IndexStore {
@@ -84,13 +93,20 @@ function openStore(path: string): IndexStore {
 describe("topByScore", () => {
   it("returns the same best m as a full sort (score descending, ties by smaller id)", () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 1, max: 500 }), fc.integer({ min: -5, max: 5 })), { maxLength: 80 }), fc.integer({ min: 0, max: 90 }), (pairs, m) => {
-        const byId = new Map(pairs); // unique ids, scores with many ties
-        const ids = Float64Array.from(byId.keys());
-        const scores = Float64Array.from(byId.values());
-        const full = [...byId].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, m).map(([id]) => id);
-        expect(topByScore(ids, scores, m)).toEqual(full);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 1, max: 500 }), fc.integer({ min: -5, max: 5 })), { maxLength: 80 }),
+        fc.integer({ min: 0, max: 90 }),
+        (pairs, m) => {
+          const byId = new Map(pairs); // unique ids, scores with many ties
+          const ids = Float64Array.from(byId.keys());
+          const scores = Float64Array.from(byId.values());
+          const full = [...byId]
+            .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+            .slice(0, m)
+            .map(([id]) => id);
+          expect(topByScore(ids, scores, m)).toEqual(full);
+        },
+      ),
     );
   });
 });
@@ -100,9 +116,15 @@ describe("quantized vector search on a real index", () => {
     const path = join(tempDir(), "index.sqlite");
     const store = openStore(path);
     const vs = vectors(3000, 1);
-    for (let f = 0; f < 30; f++) store.replaceFile({ path: `memory/f${f}.md`, class: "daily", size: 1, mtimeMs: 1, sha256: String(f) }, chunksFor(vs.slice(f * 100, f * 100 + 100), f * 100));
+    for (let f = 0; f < 30; f++)
+      store.replaceFile(
+        { path: `memory/f${f}.md`, class: "daily", size: 1, mtimeMs: 1, sha256: String(f) },
+        chunksFor(vs.slice(f * 100, f * 100 + 100), f * 100),
+      );
     const r = mulberry32(2);
-    const queries = Array.from({ length: 40 }, () => vs[Math.floor(r() * vs.length)]!.map((x) => x + 0.05 * (r() - 0.5)));
+    const queries = Array.from({ length: 40 }, () =>
+      vs[Math.floor(r() * vs.length)]!.map((x) => x + 0.05 * (r() - 0.5)),
+    );
     let overlap = 0;
     for (const q of queries) {
       const exact = store.vectorSearch(q, 24, { path: "exact" });
@@ -121,8 +143,14 @@ describe("quantized vector search on a real index", () => {
   it("follows writes: replaced and deleted chunks are never returned, new ones are found", () => {
     const store = openStore(join(tempDir(), "index.sqlite"));
     const vs = vectors(600, 3);
-    store.replaceFile({ path: "memory/a.md", class: "daily", size: 1, mtimeMs: 1, sha256: "a" }, chunksFor(vs.slice(0, 300), 0));
-    store.replaceFile({ path: "memory/b.md", class: "daily", size: 1, mtimeMs: 1, sha256: "b" }, chunksFor(vs.slice(300, 600), 300));
+    store.replaceFile(
+      { path: "memory/a.md", class: "daily", size: 1, mtimeMs: 1, sha256: "a" },
+      chunksFor(vs.slice(0, 300), 0),
+    );
+    store.replaceFile(
+      { path: "memory/b.md", class: "daily", size: 1, mtimeMs: 1, sha256: "b" },
+      chunksFor(vs.slice(300, 600), 300),
+    );
     const probe = vs[10]!;
     const before = store.vectorSearch(probe, 5, { path: "quantized" });
     expect(store.chunksByIds([before[0]!.id]).get(before[0]!.id)!.path).toBe("memory/a.md");
@@ -132,7 +160,10 @@ describe("quantized vector search on a real index", () => {
     expect(after.length).toBe(50);
     expect([...rows.values()].every((r) => r.path === "memory/b.md")).toBe(true);
     // The same vector comes back under a new file: found again, at distance ~0.
-    store.replaceFile({ path: "memory/c.md", class: "daily", size: 1, mtimeMs: 1, sha256: "c" }, chunksFor([probe], 900));
+    store.replaceFile(
+      { path: "memory/c.md", class: "daily", size: 1, mtimeMs: 1, sha256: "c" },
+      chunksFor([probe], 900),
+    );
     const again = store.vectorSearch(probe, 1, { path: "quantized" });
     expect(store.chunksByIds([again[0]!.id]).get(again[0]!.id)!.path).toBe("memory/c.md");
     expect(again[0]!.distance).toBeCloseTo(0, 5);
@@ -144,9 +175,15 @@ describe("quantized vector search on a real index", () => {
     const reader = openStore(path);
     const writer = openStore(path);
     const vs = vectors(400, 4);
-    writer.replaceFile({ path: "memory/a.md", class: "daily", size: 1, mtimeMs: 1, sha256: "a" }, chunksFor(vs.slice(0, 200), 0));
+    writer.replaceFile(
+      { path: "memory/a.md", class: "daily", size: 1, mtimeMs: 1, sha256: "a" },
+      chunksFor(vs.slice(0, 200), 0),
+    );
     expect(reader.vectorSearch(vs[5]!, 3, { path: "quantized" })[0]!.distance).toBeCloseTo(0, 5);
-    writer.replaceFile({ path: "memory/b.md", class: "daily", size: 1, mtimeMs: 1, sha256: "b" }, chunksFor(vs.slice(200, 400), 200));
+    writer.replaceFile(
+      { path: "memory/b.md", class: "daily", size: 1, mtimeMs: 1, sha256: "b" },
+      chunksFor(vs.slice(200, 400), 200),
+    );
     expect(reader.vectorSearch(vs[300]!, 3, { path: "quantized" })[0]!.distance).toBeCloseTo(0, 5);
     // An index from before the codes existed: no codes, no quantizer.
     rawDb(writer).exec(`DELETE FROM chunk_codes; DELETE FROM meta WHERE key = 'vector_codes'`);

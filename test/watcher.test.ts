@@ -83,7 +83,9 @@ describe("file watcher", () => {
     const root = tempDir();
     const { w, reconciles } = watcher(root);
     await w.start();
-    const err = Object.assign(new Error("ENOSPC: System limit for number of file watchers reached"), { code: "ENOSPC" });
+    const err = Object.assign(new Error("ENOSPC: System limit for number of file watchers reached"), {
+      code: "ENOSPC",
+    });
     w.nativeWatchers[0]!.emit("error", err);
     await waitUntil(() => w.status().mode === "polling");
     expect(w.status().reason).toMatch(/file watching failed \(ENOSPC\); polling every 100 ms/);

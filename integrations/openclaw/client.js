@@ -23,7 +23,8 @@ export function defaultSocketPath(env = process.env, opts = {}) {
   const limit = platform === "linux" || platform === "android" ? 107 : 103;
   const fits = (/** @type {string} */ p) => Buffer.byteLength(p) <= limit;
   const home = env.HOME || homedir();
-  const expand = (/** @type {string} */ p) => (p === "~" ? home : p.startsWith("~/") ? join(home, p.slice(2)) : resolve(p));
+  const expand = (/** @type {string} */ p) =>
+    p === "~" ? home : p.startsWith("~/") ? join(home, p.slice(2)) : resolve(p);
 
   const explicit = env.CORTEXD_SOCKET?.trim();
   if (explicit) {
@@ -39,7 +40,9 @@ export function defaultSocketPath(env = process.env, opts = {}) {
     candidates.push(join(resolve(env.TMPDIR || tmpdir()), `cortexd-${uid}`, "cortexd.sock"));
   } else {
     if (env.XDG_RUNTIME_DIR) candidates.push(join(resolve(env.XDG_RUNTIME_DIR), "cortexd", "cortexd.sock"));
-    const dataDir = env.CORTEXD_DATA_DIR ? expand(env.CORTEXD_DATA_DIR) : join(env.XDG_DATA_HOME ? resolve(env.XDG_DATA_HOME) : join(home, ".local", "share"), "cortexd");
+    const dataDir = env.CORTEXD_DATA_DIR
+      ? expand(env.CORTEXD_DATA_DIR)
+      : join(env.XDG_DATA_HOME ? resolve(env.XDG_DATA_HOME) : join(home, ".local", "share"), "cortexd");
     candidates.push(join(dataDir, "run", "cortexd.sock"));
   }
   const ok = candidates.find(fits);
@@ -116,7 +119,11 @@ export function createClient(opts) {
       });
       s.on("error", (/** @type {NodeJS.ErrnoException} */ err) => {
         clearTimeout(timer);
-        const e = new CortexdError("unavailable", `cortexd is not reachable at ${opts.socketPath} (${err.code ?? err.message})`, err.code);
+        const e = new CortexdError(
+          "unavailable",
+          `cortexd is not reachable at ${opts.socketPath} (${err.code ?? err.message})`,
+          err.code,
+        );
         if (socket !== s) rej(e);
         failAll(e);
       });
@@ -204,7 +211,10 @@ export function createClient(opts) {
  */
 function withTimeout(p, ms, socketPath) {
   return new Promise((res, rej) => {
-    const t = setTimeout(() => rej(new CortexdError("timeout", `timed out connecting to cortexd at ${socketPath}`)), ms);
+    const t = setTimeout(
+      () => rej(new CortexdError("timeout", `timed out connecting to cortexd at ${socketPath}`)),
+      ms,
+    );
     p.then(
       (v) => {
         clearTimeout(t);

@@ -11,15 +11,35 @@ export const configJsonSchema = {
   type: "object",
   additionalProperties: false,
   properties: {
-    socketPath: { type: "string", description: "cortexd's socket (default: as cortexd resolves it: $CORTEXD_SOCKET, else $XDG_RUNTIME_DIR/cortexd/cortexd.sock, else ~/.local/share/cortexd/run/cortexd.sock)" },
-    workspace: { type: "string", description: "cortexd workspace (root path or namespace) to use; default: the daemon's first" },
-    autoRecall: { type: "boolean", default: true, description: "recall memories into each prompt (before_prompt_build)" },
+    socketPath: {
+      type: "string",
+      description:
+        "cortexd's socket (default: as cortexd resolves it: $CORTEXD_SOCKET, else $XDG_RUNTIME_DIR/cortexd/cortexd.sock, else ~/.local/share/cortexd/run/cortexd.sock)",
+    },
+    workspace: {
+      type: "string",
+      description: "cortexd workspace (root path or namespace) to use; default: the daemon's first",
+    },
+    autoRecall: {
+      type: "boolean",
+      default: true,
+      description: "recall memories into each prompt (before_prompt_build)",
+    },
     autoCapture: { type: "boolean", default: true, description: "capture each run into today's daily log (agent_end)" },
-    recallCurated: { type: "boolean", default: false, description: "also recall MEMORY.md/USER.md (OpenClaw already puts them in the system prompt)" },
+    recallCurated: {
+      type: "boolean",
+      default: false,
+      description: "also recall MEMORY.md/USER.md (OpenClaw already puts them in the system prompt)",
+    },
     recallBudgetTokens: { type: "integer", minimum: 100, maximum: 20000, default: 2000 },
     recallTimeoutMs: { type: "integer", minimum: 20, maximum: 10000, default: 250 },
     captureTimeoutMs: { type: "integer", minimum: 100, maximum: 60000, default: 5000 },
-    scope: { type: "string", enum: ["auto", "private", "group"], default: "auto", description: "auto: group chats never see MEMORY.md/USER.md" },
+    scope: {
+      type: "string",
+      enum: ["auto", "private", "group"],
+      default: "auto",
+      description: "auto: group chats never see MEMORY.md/USER.md",
+    },
   },
 };
 
@@ -56,8 +76,10 @@ export function configProblems(value) {
     }
     if (s.type === "string" && typeof v !== "string") out.push(`${key}: must be a string`);
     else if (s.type === "boolean" && typeof v !== "boolean") out.push(`${key}: must be true or false`);
-    else if (s.type === "integer" && !(typeof v === "number" && Number.isInteger(v))) out.push(`${key}: must be an integer`);
-    else if (s.type === "integer" && (v < s.minimum || v > s.maximum)) out.push(`${key}: must be from ${s.minimum} to ${s.maximum}`);
+    else if (s.type === "integer" && !(typeof v === "number" && Number.isInteger(v)))
+      out.push(`${key}: must be an integer`);
+    else if (s.type === "integer" && (v < s.minimum || v > s.maximum))
+      out.push(`${key}: must be from ${s.minimum} to ${s.maximum}`);
     else if (s.enum && !s.enum.includes(v)) out.push(`${key}: must be one of ${s.enum.join(", ")}`);
   }
   return out;
@@ -69,7 +91,10 @@ export const configSchema = {
   safeParse(value) {
     const problems = configProblems(value);
     if (problems.length === 0) return { success: true, data: value };
-    return { success: false, error: { issues: problems.map((p) => ({ path: [p.slice(0, p.indexOf(":"))].filter(Boolean), message: p })) } };
+    return {
+      success: false,
+      error: { issues: problems.map((p) => ({ path: [p.slice(0, p.indexOf(":"))].filter(Boolean), message: p })) },
+    };
   },
   jsonSchema: configJsonSchema,
 };
@@ -77,8 +102,12 @@ export const configSchema = {
 /** @param {unknown} raw */
 export function normalizeConfig(raw) {
   const c = /** @type {CortexdPluginConfig} */ (raw && typeof raw === "object" ? raw : {});
-  const int = (/** @type {unknown} */ v, /** @type {number} */ d, /** @type {number} */ lo, /** @type {number} */ hi) =>
-    typeof v === "number" && Number.isFinite(v) ? Math.min(hi, Math.max(lo, Math.floor(v))) : d;
+  const int = (
+    /** @type {unknown} */ v,
+    /** @type {number} */ d,
+    /** @type {number} */ lo,
+    /** @type {number} */ hi,
+  ) => (typeof v === "number" && Number.isFinite(v) ? Math.min(hi, Math.max(lo, Math.floor(v))) : d);
   return {
     socketPath: typeof c.socketPath === "string" && c.socketPath.trim() ? c.socketPath.trim() : defaultSocketPath(),
     /** @type {string | undefined} */

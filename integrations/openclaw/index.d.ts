@@ -41,13 +41,21 @@ export interface OpenClawPluginApi {
   on(event: string, handler: (event: any, ctx: any) => unknown): void;
   registerGatewayMethod(name: string, handler: (args: GatewayMethodArgs) => Promise<void> | void): void;
   registerTool(tool: PluginTool): void;
-  registerCommand?(cmd: { name: string; description: string; handler: (ctx: unknown) => Promise<{ text: string }> | { text: string } }): void;
+  registerCommand?(cmd: {
+    name: string;
+    description: string;
+    handler: (ctx: unknown) => Promise<{ text: string }> | { text: string };
+  }): void;
   registerService?(svc: { id: string; start(ctx?: unknown): void | Promise<void>; stop(): void }): void;
 }
 
 /** OpenClaw's OpenClawPluginConfigSchema (safeParse + JSON Schema). */
 export interface PluginConfigSchema {
-  safeParse(value: unknown): { success: boolean; data?: unknown; error?: { issues: { path: (string | number)[]; message: string }[] } };
+  safeParse(value: unknown): {
+    success: boolean;
+    data?: unknown;
+    error?: { issues: { path: (string | number)[]; message: string }[] };
+  };
   jsonSchema: Record<string, unknown>;
 }
 
@@ -62,7 +70,9 @@ declare const plugin: {
 export default plugin;
 
 export const configSchema: PluginConfigSchema;
-export function normalizeConfig(raw: unknown): Required<Omit<CortexdPluginConfig, "workspace">> & { workspace?: string };
+export function normalizeConfig(
+  raw: unknown,
+): Required<Omit<CortexdPluginConfig, "workspace">> & { workspace?: string };
 export function scopeFor(configured: "auto" | "private" | "group", ctx: unknown): "private" | "group";
 export function captureWindow(messages: unknown): unknown[];
 /** Where cortexd listens, as the daemon resolves it from the environment; throws when no path fits. */

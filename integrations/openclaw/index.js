@@ -50,9 +50,12 @@ export function captureWindow(messages) {
   /** @type {unknown[]} */
   const out = [];
   for (const m of messages.slice(-MAX_CAPTURE_MESSAGES)) {
-    const msg = m && typeof m === "object" && "message" in m && m.message && typeof m.message === "object" ? m.message : m;
+    const msg =
+      m && typeof m === "object" && "message" in m && m.message && typeof m.message === "object" ? m.message : m;
     if (!msg || typeof msg !== "object") continue;
-    const { role, content, timestamp } = /** @type {{ role?: unknown, content?: unknown, timestamp?: unknown }} */ (msg);
+    const { role, content, timestamp } = /** @type {{ role?: unknown, content?: unknown, timestamp?: unknown }} */ (
+      msg
+    );
     if (role !== "user" && role !== "assistant") continue;
     let slim;
     if (typeof content === "string") slim = content.slice(0, MAX_PART_CHARS);
@@ -61,7 +64,8 @@ export function captureWindow(messages) {
         .map((p) => {
           if (typeof p === "string") return { type: "text", text: p.slice(0, MAX_PART_CHARS) };
           if (!p || typeof p !== "object") return null;
-          if ((p.type === "text" || p.type === "input_text" || p.type === "output_text") && typeof p.text === "string") return { type: "text", text: p.text.slice(0, MAX_PART_CHARS) };
+          if ((p.type === "text" || p.type === "input_text" || p.type === "output_text") && typeof p.text === "string")
+            return { type: "text", text: p.text.slice(0, MAX_PART_CHARS) };
           if (p.type === "image" || p.type === "image_url" || p.type === "input_image") return { type: "image" };
           return null;
         })
@@ -112,7 +116,10 @@ const plugin = {
       if (!prompt || prompt.startsWith("/")) return undefined;
       const session = String(ctx?.sessionKey ?? ctx?.sessionId ?? "");
       try {
-        if (session) client.notify("session.touch", { session_id: session, prompt: prompt.slice(0, MAX_QUERY_CHARS), ...ws }).catch(() => {});
+        if (session)
+          client
+            .notify("session.touch", { session_id: session, prompt: prompt.slice(0, MAX_QUERY_CHARS), ...ws })
+            .catch(() => {});
         const r = await client.call(
           "memory.recall",
           {
@@ -137,29 +144,43 @@ const plugin = {
       if (messages.length === 0) return;
       const session_id = String(ctx?.sessionKey ?? ctx?.sessionId ?? "openclaw");
       try {
-        const r = await client.call("memory.capture", { session_id, messages, ...ws }, { timeoutMs: cfg.captureTimeoutMs });
+        const r = await client.call(
+          "memory.capture",
+          { session_id, messages, ...ws },
+          { timeoutMs: cfg.captureTimeoutMs },
+        );
         if (r?.stored) log.debug?.(`cortexd captured ${r.entries} entr${r.entries === 1 ? "y" : "ies"} to ${r.path}`);
       } catch (e) {
         log.debug?.(`cortexd capture skipped: ${why(e)}`);
       }
     });
 
-    api.registerGatewayMethod("cortex.status", async (/** @type {{ respond: (ok: boolean, payload?: unknown, error?: unknown) => void }} */ { respond }) => {
-      try {
-        const s = await client.call("cortex.status", {}, { timeoutMs: STATUS_TIMEOUT_MS });
-        respond(true, { ...s, config: { ...s.config, autoRecall: cfg.autoRecall, autoCapture: cfg.autoCapture } });
-      } catch (e) {
-        respond(true, {
-          version: null,
-          healthy: false,
-          knowledgeState: { hasMemories: false, totalSessions: 0, maturity: "cold", tier: 0 },
-          recallMetrics: { count: 0, p50: 0, p95: 0, p99: 0 },
-          retryQueuePending: 0,
-          config: { autoRecall: cfg.autoRecall, autoCapture: cfg.autoCapture, fileSync: false, transcriptSync: false, namespace: null, socketPath: cfg.socketPath },
-          error: why(e),
-        });
-      }
-    });
+    api.registerGatewayMethod(
+      "cortex.status",
+      async (/** @type {{ respond: (ok: boolean, payload?: unknown, error?: unknown) => void }} */ { respond }) => {
+        try {
+          const s = await client.call("cortex.status", {}, { timeoutMs: STATUS_TIMEOUT_MS });
+          respond(true, { ...s, config: { ...s.config, autoRecall: cfg.autoRecall, autoCapture: cfg.autoCapture } });
+        } catch (e) {
+          respond(true, {
+            version: null,
+            healthy: false,
+            knowledgeState: { hasMemories: false, totalSessions: 0, maturity: "cold", tier: 0 },
+            recallMetrics: { count: 0, p50: 0, p95: 0, p99: 0 },
+            retryQueuePending: 0,
+            config: {
+              autoRecall: cfg.autoRecall,
+              autoCapture: cfg.autoCapture,
+              fileSync: false,
+              transcriptSync: false,
+              namespace: null,
+              socketPath: cfg.socketPath,
+            },
+            error: why(e),
+          });
+        }
+      },
+    );
 
     api.registerTool({
       name: "cortex_search_memory",
@@ -182,7 +203,12 @@ const plugin = {
         try {
           r = await client.call(
             "memory.search",
-            { query: String(params?.query ?? ""), ...(params?.limit ? { limit: params.limit } : {}), ...(params?.minScore !== undefined ? { minScore: params.minScore } : {}), ...ws },
+            {
+              query: String(params?.query ?? ""),
+              ...(params?.limit ? { limit: params.limit } : {}),
+              ...(params?.minScore !== undefined ? { minScore: params.minScore } : {}),
+              ...ws,
+            },
             { timeoutMs: 10_000 },
           );
         } catch (e) {
@@ -197,7 +223,15 @@ const plugin = {
           snippet: h.snippet,
         }));
         const details = { results, mode: r.mode };
-        return { content: [{ type: "text", text: results.length ? JSON.stringify(details, null, 2) : `No memories found for "${params?.query}".` }], details };
+        return {
+          content: [
+            {
+              type: "text",
+              text: results.length ? JSON.stringify(details, null, 2) : `No memories found for "${params?.query}".`,
+            },
+          ],
+          details,
+        };
       },
     });
 
@@ -249,7 +283,9 @@ const plugin = {
         try {
           const s = await client.call("cortex.status", {}, { timeoutMs: STATUS_TIMEOUT_MS });
           const w = s.workspaces?.[0];
-          return { text: `cortexd ${s.version}: ${s.healthy ? "healthy" : "degraded"}; ${w ? `${w.files} files, ${w.chunks} chunks` : "no workspace"}; recall p50 ${s.recallMetrics.p50} ms` };
+          return {
+            text: `cortexd ${s.version}: ${s.healthy ? "healthy" : "degraded"}; ${w ? `${w.files} files, ${w.chunks} chunks` : "no workspace"}; recall p50 ${s.recallMetrics.p50} ms`,
+          };
         } catch (e) {
           return { text: `cortexd is not available: ${why(e)}` };
         }
@@ -262,7 +298,8 @@ const plugin = {
         // Connect now: the first recall then costs one round trip, not a connect as well.
         await client.warm().then(
           () => log.debug?.(`cortexd connected at ${cfg.socketPath}`),
-          (/** @type {unknown} */ e) => log.info?.(`cortexd not reachable yet (${why(e)}); recall and capture resume when it is`),
+          (/** @type {unknown} */ e) =>
+            log.info?.(`cortexd not reachable yet (${why(e)}); recall and capture resume when it is`),
         );
       },
       stop() {

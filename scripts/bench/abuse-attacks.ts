@@ -127,10 +127,22 @@ function isResponse(r: unknown): r is { id: unknown; result?: unknown; error?: {
 }
 
 export const rpcLine = (id: number | string | null, method: string, params?: unknown): string =>
-  JSON.stringify({ jsonrpc: "2.0", ...(id === null ? {} : { id }), method, ...(params === undefined ? {} : { params }) }) + "\n";
+  JSON.stringify({
+    jsonrpc: "2.0",
+    ...(id === null ? {} : { id }),
+    method,
+    ...(params === undefined ? {} : { params }),
+  }) + "\n";
 
 export const batchLine = (calls: { method: string; params?: unknown }[], firstId = 1): string =>
-  JSON.stringify(calls.map((c, i) => ({ jsonrpc: "2.0", id: firstId + i, method: c.method, ...(c.params === undefined ? {} : { params: c.params }) }))) + "\n";
+  JSON.stringify(
+    calls.map((c, i) => ({
+      jsonrpc: "2.0",
+      id: firstId + i,
+      method: c.method,
+      ...(c.params === undefined ? {} : { params: c.params }),
+    })),
+  ) + "\n";
 
 /** The other client: pings every 50 ms until stdin closes, then prints {maxPing, pings, failures}. */
 const PINGER = `
@@ -152,7 +164,11 @@ process.stdin.resume();
 `;
 
 /** Runs one attack while another client pings and RSS is sampled; then waits until pings are quick again. */
-export async function runAttack(name: string, t: AttackTarget, attack: (t: AttackTarget) => Promise<AttackOutcome>): Promise<AttackResult> {
+export async function runAttack(
+  name: string,
+  t: AttackTarget,
+  attack: (t: AttackTarget) => Promise<AttackOutcome>,
+): Promise<AttackResult> {
   let peakRss = procMemMb(t.pid).rss;
   const rssTimer = setInterval(() => {
     const m = procMemMb(t.pid).rss;
@@ -175,7 +191,11 @@ export async function runAttack(name: string, t: AttackTarget, attack: (t: Attac
     clearInterval(rssTimer);
   }
   const last = report.trim().split("\n").pop() ?? "{}";
-  const { maxPing = Infinity, pings = 0, failures = 1 } = JSON.parse(last.startsWith("{") ? last : "{}") as { maxPing?: number; pings?: number; failures?: number };
+  const {
+    maxPing = Infinity,
+    pings = 0,
+    failures = 1,
+  } = JSON.parse(last.startsWith("{") ? last : "{}") as { maxPing?: number; pings?: number; failures?: number };
   peakRss = Math.max(peakRss, procMemMb(t.pid).rss);
   return {
     name,
@@ -195,9 +215,21 @@ export const PROTOTYPE_NAMES = [...new Set(["__proto__", ...Object.getOwnPropert
 /** Calls that take a client-chosen id or name, with `name` in it. */
 export function callsWithName(name: string): { method: string; params: unknown }[] {
   return [
-    { method: "session.touch", params: { session_id: name, prompt: "fixing the deploy pipeline for the team", cwd: "/tmp" } },
+    {
+      method: "session.touch",
+      params: { session_id: name, prompt: "fixing the deploy pipeline for the team", cwd: "/tmp" },
+    },
     { method: "session.start", params: { session_id: name, source: name, cwd: "/tmp", maxChars: 100 } },
-    { method: "memory.capture", params: { session_id: name, messages: [{ role: "user", content: `remember the ${name} decision for the release` }, { role: "assistant", content: "Noted the decision." }] } },
+    {
+      method: "memory.capture",
+      params: {
+        session_id: name,
+        messages: [
+          { role: "user", content: `remember the ${name} decision for the release` },
+          { role: "assistant", content: "Noted the decision." },
+        ],
+      },
+    },
     { method: "session.checkpoint", params: { session_id: name } },
     { method: "session.sleep", params: { session_id: name, reason: name, checkpoint: false } },
     { method: "memory.save", params: { text: `a note tagged ${name} about the ${name} release`, tags: [name] } },
@@ -231,7 +263,14 @@ export async function prototypeKeys(t: AttackTarget): Promise<AttackOutcome> {
 export function batchOfGets(path: string, n: number) {
   return async (t: AttackTarget): Promise<AttackOutcome> => {
     const c = await RawClient.connect(t.socket);
-    c.send(batchLine(Array.from({ length: n }, (_, i) => ({ method: "memory.get", params: { path, from: 1 + ((i * 97) % 1000), lines: 10_000 } }))));
+    c.send(
+      batchLine(
+        Array.from({ length: n }, (_, i) => ({
+          method: "memory.get",
+          params: { path, from: 1 + ((i * 97) % 1000), lines: 10_000 },
+        })),
+      ),
+    );
     await c.until(n);
     c.socket.destroy();
     return { sent: n, answered: c.answered, errors: c.errors, malformed: c.malformed, expectsAll: true };
@@ -242,7 +281,9 @@ export function batchOfGets(path: string, n: number) {
 export function batchOfSearches(query: string, n: number, lines = 1) {
   return async (t: AttackTarget): Promise<AttackOutcome> => {
     const c = await RawClient.connect(t.socket);
-    const line = batchLine(Array.from({ length: n }, () => ({ method: "memory.search", params: { query, limit: 200 } })));
+    const line = batchLine(
+      Array.from({ length: n }, () => ({ method: "memory.search", params: { query, limit: 200 } })),
+    );
     for (let i = 0; i < lines; i++) c.send(line);
     await c.until(n * lines);
     c.socket.destroy();
@@ -264,7 +305,9 @@ export function oversizedBatch(query: string, n: number) {
 /** `clients` connections that each write `perClient` searches without reading, then close. */
 export function writeAndLeave(query: string, clients: number, perClient: number) {
   return async (t: AttackTarget): Promise<AttackOutcome> => {
-    const payload = Array.from({ length: perClient }, (_, i) => rpcLine(i + 1, "memory.search", { query: `${query} ${i % 17}`, limit: 200 })).join("");
+    const payload = Array.from({ length: perClient }, (_, i) =>
+      rpcLine(i + 1, "memory.search", { query: `${query} ${i % 17}`, limit: 200 }),
+    ).join("");
     const conns = await Promise.all(Array.from({ length: clients }, () => RawClient.connect(t.socket)));
     for (const c of conns) {
       c.socket.pause(); // never reads
@@ -291,7 +334,9 @@ export function summarize(results: AttackResult[]): string {
       `${r.maxPingMs} ms${r.pingFailures ? ` (${r.pingFailures} failed)` : ""}`,
       String(r.pings),
       r.expectsAll ? `${r.answered}/${r.sent}${r.allAnswered ? " all" : " NOT ALL"}` : `${r.answered} (client left)`,
-      Object.entries(r.errors).map(([k, v]) => `${k}×${v}`).join(" ") || "-",
+      Object.entries(r.errors)
+        .map(([k, v]) => `${k}×${v}`)
+        .join(" ") || "-",
     ]);
   }
   const w = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));

@@ -1,7 +1,16 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
-import { batchOfGets, batchOfSearches, oversizedBatch, prototypeKeys, runAttack, summarize, writeAndLeave, type AttackResult } from "./abuse-attacks.js";
+import {
+  batchOfGets,
+  batchOfSearches,
+  oversizedBatch,
+  prototypeKeys,
+  runAttack,
+  summarize,
+  writeAndLeave,
+  type AttackResult,
+} from "./abuse-attacks.js";
 import { spawnDaemon, stopDaemon, waitIndexed } from "./daemon-proc.js";
 import { benchPath, freshDir, type Args } from "./util.js";
 
@@ -17,9 +26,14 @@ export async function benchAbuse(args: Args): Promise<void> {
   mkdirSync(join(root, "memory", "topics"), { recursive: true });
   writeFileSync(join(root, "MEMORY.md"), "# Memory\n\n- the release pipeline is owned by the heron team\n");
   const log = ["# 2026-01-01", ""];
-  for (let i = 0; i < 48_000; i++) log.push(`- ${i}: service ${i % 97} was deployed after the heron review, notes ${"x".repeat(i % 13)}`);
+  for (let i = 0; i < 48_000; i++)
+    log.push(`- ${i}: service ${i % 97} was deployed after the heron review, notes ${"x".repeat(i % 13)}`);
   writeFileSync(join(root, "memory", "2026-01-01.md"), log.join("\n") + "\n");
-  for (let i = 0; i < 300; i++) writeFileSync(join(root, "memory", "topics", `k-${i}.md`), `# Topic ${i}\n\n- kingfisher sighting ${i} at pond ${i % 23}, ${"blue ".repeat(1 + (i % 5))}wings\n`);
+  for (let i = 0; i < 300; i++)
+    writeFileSync(
+      join(root, "memory", "topics", `k-${i}.md`),
+      `# Topic ${i}\n\n- kingfisher sighting ${i} at pond ${i % 23}, ${"blue ".repeat(1 + (i % 5))}wings\n`,
+    );
 
   const d = await spawnDaemon({ home: join(base, "home"), root, provider: "none", stderr: "ignore" });
   try {
@@ -38,7 +52,11 @@ export async function benchAbuse(args: Args): Promise<void> {
       results.push(await runAttack(name, t, attack));
       console.error(`done: ${name}`);
     }
-    console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GB; load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; node ${process.version}`);
+    console.log(
+      `machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GB; load ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ")}; node ${process.version}`,
+    );
     console.log(summarize(results));
   } finally {
     await stopDaemon(d);

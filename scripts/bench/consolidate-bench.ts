@@ -27,12 +27,15 @@ export async function benchConsolidate(args: Args): Promise<void> {
   const indexer = new Indexer({ store, target: { root }, provider, chunking: { maxTokens: 400, overlapTokens: 80 } });
   let t0 = performance.now();
   const rep = await indexer.sync();
-  console.log(`indexed ${files} files, ${rep.chunksWritten} chunks (${rep.embedded} embedded) in ${fmtMs(performance.now() - t0)}`);
+  console.log(
+    `indexed ${files} files, ${rep.chunksWritten} chunks (${rep.embedded} embedded) in ${fmtMs(performance.now() - t0)}`,
+  );
   const searcher = new Searcher({ store, provider, config: SearchSchema.parse({}) });
   const r = rng(2024);
   const queries = Array.from({ length: 50 }, () => sampleQuery(r));
   // Give the access log something to count: every query recalled 3 times as 3 phrasings.
-  for (const q of queries.slice(0, 10)) for (const suffix of ["", " notes", " today"]) await recall(searcher, store, { query: q + suffix });
+  for (const q of queries.slice(0, 10))
+    for (const suffix of ["", " notes", " today"]) await recall(searcher, store, { query: q + suffix });
 
   async function searchLoop(stop: () => boolean): Promise<number[]> {
     const lat: number[] = [];
@@ -58,9 +61,12 @@ export async function benchConsolidate(args: Args): Promise<void> {
   done = true;
   const lat = await during;
   console.log(summarize(report));
-  console.log(`timings: ${JSON.stringify(report.timings)}; entries ${report.entries} (${report.withVectors} with vectors)`);
+  console.log(
+    `timings: ${JSON.stringify(report.timings)}; entries ${report.entries} (${report.withVectors} with vectors)`,
+  );
   console.log(`consolidation: ${fmtMs(ms)} (target ≤ 30 s)`);
-  const fmt = (xs: number[]) => `n=${xs.length} p50 ${fmtMs(percentile(xs, 50))} p95 ${fmtMs(percentile(xs, 95))} p99 ${fmtMs(percentile(xs, 99))} max ${fmtMs(Math.max(...xs))}`;
+  const fmt = (xs: number[]) =>
+    `n=${xs.length} p50 ${fmtMs(percentile(xs, 50))} p95 ${fmtMs(percentile(xs, 95))} p99 ${fmtMs(percentile(xs, 99))} max ${fmtMs(Math.max(...xs))}`;
   console.log(`search alone:               ${fmt(idle)}`);
   console.log(`search during consolidation: ${fmt(lat)}`);
   // A second run (tables replaced, nothing new): steady-state cost.

@@ -10,7 +10,11 @@ export function corpusVocabulary(root: string): { words: string[]; counts: numbe
       if (e.name.startsWith(".")) continue;
       const p = join(dir, e.name);
       if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith(".md")) for (const w of readFileSync(p, "utf8").toLowerCase().match(/[a-z]{2,}/g) ?? []) counts.set(w, (counts.get(w) ?? 0) + 1);
+      else if (e.name.endsWith(".md"))
+        for (const w of readFileSync(p, "utf8")
+          .toLowerCase()
+          .match(/[a-z]{2,}/g) ?? [])
+          counts.set(w, (counts.get(w) ?? 0) + 1);
     }
   };
   walk(root);

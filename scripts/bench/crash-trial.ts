@@ -12,7 +12,18 @@
  * Used by `npm run bench -- crash` (many trials) and by a CI test (a few).
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import Database from "better-sqlite3";
@@ -89,7 +100,10 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
       last = e;
     });
     if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${errorMessage(last)})` : ""}`);
+    if (Date.now() > end)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${errorMessage(last)})` : ""}`,
+      );
     await sleep(25);
   }
 }
@@ -102,7 +116,11 @@ export async function runCrashTrial(opts: CrashTrialOptions): Promise<CrashTrial
   const root = join(opts.dir, "ws");
   generateWorkspace(root, nFiles, opts.seed);
   // Entries the consolidation can promote once they have been recalled often enough.
-  const facts = ["The quokka cluster runs on port 7001", "Ilsa prefers the zinnia theme for dashboards", "The xylograph backup rotates every ninth day"];
+  const facts = [
+    "The quokka cluster runs on port 7001",
+    "Ilsa prefers the zinnia theme for dashboards",
+    "The xylograph backup rotates every ninth day",
+  ];
   writeFileSync(join(root, "memory", "2026-01-15.md"), `# 2026-01-15\n\n${facts.map((f) => `- ${f}.`).join("\n")}\n`);
 
   const home = join(opts.dir, "home");
@@ -123,7 +141,11 @@ export async function runCrashTrial(opts: CrashTrialOptions): Promise<CrashTrial
   mkdirSync(join(home, ".config/cortexd"), { recursive: true });
   writeFileSync(
     join(home, ".config/cortexd/config.json"),
-    JSON.stringify({ workspaces: [{ path: root }], daemon: { debounceMs: 50, settleMs: 20 }, schedule: { autoPromote: true } }),
+    JSON.stringify({
+      workspaces: [{ path: root }],
+      daemon: { debounceMs: 50, settleMs: 20 },
+      schedule: { autoPromote: true },
+    }),
   );
   const dataDir = join(home, ".local/share/cortexd");
   const cleanDir = join(opts.dir, "clean");
@@ -143,7 +165,11 @@ export async function runCrashTrial(opts: CrashTrialOptions): Promise<CrashTrial
   };
   const connect = () =>
     until("the daemon's socket", async () => {
-      if (daemon.child.exitCode !== null) throw Object.assign(new Error(`the daemon exited (${daemon.child.exitCode}): ${daemon.stderr().slice(-1000)}`), { fatal: true });
+      if (daemon.child.exitCode !== null)
+        throw Object.assign(
+          new Error(`the daemon exited (${daemon.child.exitCode}): ${daemon.stderr().slice(-1000)}`),
+          { fatal: true },
+        );
       return (await probeDaemon(socket, 500)).up && CortexClient.connect(socket, { timeoutMs: 60_000 });
     });
 
@@ -161,9 +187,12 @@ export async function runCrashTrial(opts: CrashTrialOptions): Promise<CrashTrial
     for (let i = 0; !stopWork; i++) {
       const token = `crashprobe${opts.seed}w${worker}n${i}`;
       const text = `${token} ${Array.from({ length: 8 }, () => WORDS[Math.floor(r() * WORDS.length)]).join(" ")}`;
-      const res = await c.call("memory.save", { text, ...(r() < 0.25 ? { target: "memory" as const } : {}) }).catch(() => null);
+      const res = await c
+        .call("memory.save", { text, ...(r() < 0.25 ? { target: "memory" as const } : {}) })
+        .catch(() => null);
       if (!res) return;
-      if (res.stored) acked.push({ token, path: res.path, ...(res.startLine !== undefined ? { startLine: res.startLine } : {}) });
+      if (res.stored)
+        acked.push({ token, path: res.path, ...(res.startLine !== undefined ? { startLine: res.startLine } : {}) });
     }
   };
   /** The person: appends to old logs, creates, renames and deletes notes (never today's log or MEMORY.md). */
@@ -173,9 +202,18 @@ export async function runCrashTrial(opts: CrashTrialOptions): Promise<CrashTrial
       const notes = readdirSync(join(root, "memory", "notes")).filter((f) => f.endsWith(".md"));
       const pickNote = () => join(root, "memory", "notes", notes[Math.floor(r() * notes.length)]!);
       try {
-        if (k === 0) appendFileSync(join(root, "memory", "2026-01-15.md"), `- edit ${i}: ${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]}\n`);
-        else if (k === 1) writeFileSync(join(root, "memory", "notes", `new-${opts.seed}-${i}.md`), `# New ${i}\n\n${WORDS.slice(i % 10, (i % 10) + 12).join(" ")}\n`);
-        else if (k === 2 && notes.length) renameSync(pickNote(), join(root, "memory", "notes", `renamed-${opts.seed}-${i}.md`));
+        if (k === 0)
+          appendFileSync(
+            join(root, "memory", "2026-01-15.md"),
+            `- edit ${i}: ${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]}\n`,
+          );
+        else if (k === 1)
+          writeFileSync(
+            join(root, "memory", "notes", `new-${opts.seed}-${i}.md`),
+            `# New ${i}\n\n${WORDS.slice(i % 10, (i % 10) + 12).join(" ")}\n`,
+          );
+        else if (k === 2 && notes.length)
+          renameSync(pickNote(), join(root, "memory", "notes", `renamed-${opts.seed}-${i}.md`));
         else if (k === 3 && notes.length > 5) unlinkSync(pickNote());
       } catch {
         // a file that just went away: fine
@@ -186,7 +224,8 @@ export async function runCrashTrial(opts: CrashTrialOptions): Promise<CrashTrial
   const recallFacts = async (c: CortexClient) => {
     for (const f of facts) {
       const words = f.split(" ");
-      for (const q of [f, words.slice(1, 4).join(" "), `${words.at(-1)} ${words[1]} ${words.at(-2)}`]) await c.call("memory.recall", { query: q });
+      for (const q of [f, words.slice(1, 4).join(" "), `${words.at(-1)} ${words[1]} ${words.at(-2)}`])
+        await c.call("memory.recall", { query: q });
     }
   };
 
@@ -220,10 +259,14 @@ export async function runCrashTrial(opts: CrashTrialOptions): Promise<CrashTrial
         background.push(c.call("consolidate.run", {}).catch(() => null));
       } else {
         killAfterMs = 50 + r() * 1500;
-        background.push(saver(c, 0), editor(), (async () => {
-          await recallFacts(c).catch(() => null);
-          await c.call("consolidate.run", {}).catch(() => null);
-        })());
+        background.push(
+          saver(c, 0),
+          editor(),
+          (async () => {
+            await recallFacts(c).catch(() => null);
+            await c.call("consolidate.run", {}).catch(() => null);
+          })(),
+        );
       }
     }
     await sleep(Math.max(0, t + killAfterMs - performance.now()));
@@ -241,7 +284,8 @@ export async function runCrashTrial(opts: CrashTrialOptions): Promise<CrashTrial
     const c = await connect();
     clients.push(c);
     const st0 = await c.call("cortex.status", {});
-    for (const w of st0.workspaces) if (w.recovered) problems.push(`index found damaged after the kill: ${w.recovered.reason}`);
+    for (const w of st0.workspaces)
+      if (w.recovered) problems.push(`index found damaged after the kill: ${w.recovered.reason}`);
     await until(
       "the restarted daemon to catch up",
       async () => {
@@ -257,9 +301,16 @@ export async function runCrashTrial(opts: CrashTrialOptions): Promise<CrashTrial
     clients.length = 0;
     daemon.child.kill("SIGTERM");
     await daemon.exited;
-    if (daemon.child.exitCode !== 0) problems.push(`restarted daemon exited with ${daemon.child.exitCode ?? daemon.child.signalCode}: ${daemon.stderr().slice(-500)}`);
+    if (daemon.child.exitCode !== 0)
+      problems.push(
+        `restarted daemon exited with ${daemon.child.exitCode ?? daemon.child.signalCode}: ${daemon.stderr().slice(-500)}`,
+      );
 
-    const clean = spawnSync(process.execPath, [opts.cli, "index", "--workspace", root, "--data-dir", cleanDir, "--json"], { env, encoding: "utf8" });
+    const clean = spawnSync(
+      process.execPath,
+      [opts.cli, "index", "--workspace", root, "--data-dir", cleanDir, "--json"],
+      { env, encoding: "utf8" },
+    );
     if (clean.status !== 0) throw new Error(`clean build failed: ${clean.stderr}`);
     const dbA = only(join(dataDir, "indexes"));
     const dbB = only(join(cleanDir, "indexes"));
@@ -286,7 +337,16 @@ export async function runCrashTrial(opts: CrashTrialOptions): Promise<CrashTrial
       await daemon.exited;
     }
   }
-  return { seed: opts.seed, phase, files: nFiles, killAfterMs: Math.round(killAfterMs), acked: acked.length, promoted, problems, ms: Math.round(performance.now() - t0) };
+  return {
+    seed: opts.seed,
+    phase,
+    files: nFiles,
+    killAfterMs: Math.round(killAfterMs),
+    acked: acked.length,
+    promoted,
+    problems,
+    ms: Math.round(performance.now() - t0),
+  };
 }
 
 function only(dir: string): string {
@@ -306,13 +366,15 @@ function checkFiles(root: string, acked: readonly Acked[], problems: string[]): 
   for (const a of acked) {
     const l = lines(a.path);
     if (!l.some((x) => x.includes(a.token))) problems.push(`acknowledged save ${a.token} is missing from ${a.path}`);
-    else if (a.startLine !== undefined && !l[a.startLine - 1]?.includes(a.token)) problems.push(`acknowledged save ${a.token} is not at ${a.path}:${a.startLine}`);
+    else if (a.startLine !== undefined && !l[a.startLine - 1]?.includes(a.token))
+      problems.push(`acknowledged save ${a.token} is not at ${a.path}:${a.startLine}`);
   }
   const memPath = join(root, "MEMORY.md");
   const mem = readFileSync(memPath);
   for (const f of readdirSync(root).filter((n) => n.startsWith("MEMORY.md.bak-"))) {
     const bak = readFileSync(join(root, f));
-    if (!mem.subarray(0, bak.length).equals(bak)) problems.push(`backup ${f} is not a complete copy of MEMORY.md before the promotion`);
+    if (!mem.subarray(0, bak.length).equals(bak))
+      problems.push(`backup ${f} is not a complete copy of MEMORY.md before the promotion`);
   }
   for (const rel of new Set(["MEMORY.md", ...acked.map((a) => a.path)])) {
     const text = existsSync(join(root, rel)) ? readFileSync(join(root, rel), "utf8") : "";
@@ -329,7 +391,12 @@ interface DumpShape {
 }
 
 function describeDiff(a: DumpShape, b: DumpShape): string {
-  const parts = [`files ${a.files.length}/${b.files.length}`, `chunks ${a.chunks.length}/${b.chunks.length}`, `vectors ${a.vecCount}/${b.vecCount}`, `fts ${a.ftsRows}/${b.ftsRows}`];
+  const parts = [
+    `files ${a.files.length}/${b.files.length}`,
+    `chunks ${a.chunks.length}/${b.chunks.length}`,
+    `vectors ${a.vecCount}/${b.vecCount}`,
+    `fts ${a.ftsRows}/${b.ftsRows}`,
+  ];
   const fa = new Map(a.files.map((f) => [f.path, f]));
   const fb = new Map(b.files.map((f) => [f.path, f]));
   const diff = [...new Set([...fa.keys(), ...fb.keys()])].filter((p) => !isDeepStrictEqual(fa.get(p), fb.get(p)));

@@ -25,7 +25,9 @@ async function latency(r: Running, method: "memory.search" | "memory.recall", n:
 }
 
 async function throughput(r: Running, clients: number, seconds: number): Promise<number> {
-  const cs = await Promise.all(Array.from({ length: clients }, () => CortexClient.connect(r.socket, { timeoutMs: 30_000 })));
+  const cs = await Promise.all(
+    Array.from({ length: clients }, () => CortexClient.connect(r.socket, { timeoutMs: 30_000 })),
+  );
   let done = 0;
   const end = performance.now() + seconds * 1000;
   await Promise.all(
@@ -41,7 +43,9 @@ async function throughput(r: Running, clients: number, seconds: number): Promise
 }
 
 async function changeToSearchable(r: Running, root: string, edits: number, debounceMs: number): Promise<number[]> {
-  const files = readdirSync(join(root, "memory")).filter((f) => f.endsWith(".md")).sort();
+  const files = readdirSync(join(root, "memory"))
+    .filter((f) => f.endsWith(".md"))
+    .sort();
   const out: number[] = [];
   for (let i = 0; i < edits; i++) {
     const token = `zqx${Date.now().toString(36)}k${i}`;
@@ -75,7 +79,9 @@ export async function benchDaemon(args: Args): Promise<void> {
   const root = benchPath(`ws-daemon-${files}`);
   generateWorkspace(root, files, 42);
   QUERIES = randomQueries(root, 20_000, Number(args.flags.seed ?? Date.now() % 1_000_000));
-  console.log(`workspace: ${files} files; debounce ${debounceMs} ms; node ${process.version}, ${process.platform}-${process.arch}`);
+  console.log(
+    `workspace: ${files} files; debounce ${debounceMs} ms; node ${process.version}, ${process.platform}-${process.arch}`,
+  );
 
   for (const provider of ["none", "auto"] as const) {
     const home = freshDir(benchPath(`home-daemon-${provider}`));

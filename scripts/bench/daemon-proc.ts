@@ -62,7 +62,10 @@ export async function spawnDaemon(spec: DaemonSpec): Promise<RunningDaemon> {
     CORTEXD_LOG_LEVEL: "warn",
     NODE_OPTIONS: DAEMON_NODE_OPTIONS, // as the service files and `cortexd start` run it
   };
-  const child = spawn(process.execPath, [join(PACKAGE_ROOT, "dist/src/cli/main.js"), "run"], { env, stdio: ["ignore", "ignore", spec.stderr ?? "inherit"] });
+  const child = spawn(process.execPath, [join(PACKAGE_ROOT, "dist/src/cli/main.js"), "run"], {
+    env,
+    stdio: ["ignore", "ignore", spec.stderr ?? "inherit"],
+  });
   const socket = join(home, "run", "cortexd", "cortexd.sock");
   const end = Date.now() + 60_000;
   while (!(await probeDaemon(socket, 300)).up) {
@@ -81,7 +84,12 @@ export function isIndexed(st: CortexStatus, provider: "none" | "auto"): boolean 
 }
 
 /** Polls status until the index is complete; `onTick` runs at every poll (RSS sampling). */
-export async function waitIndexed(r: RunningDaemon, provider: "none" | "auto", onTick?: () => void, pollMs = 200): Promise<CortexStatus> {
+export async function waitIndexed(
+  r: RunningDaemon,
+  provider: "none" | "auto",
+  onTick?: () => void,
+  pollMs = 200,
+): Promise<CortexStatus> {
   for (;;) {
     onTick?.();
     const st = await r.client.call("cortex.status", {});

@@ -9,7 +9,11 @@ import { startEmbedTestServer, type EmbedTestServer } from "../../test/fixtures/
  * counts[1] = requests answered, ms[0] = total server ms — so the bench can subtract it from the
  * client's wall time.
  */
-const { modelsDir, shared, base64 } = workerData as { modelsDir: string; shared: SharedArrayBuffer; base64: EmbedTestServer["base64"] };
+const { modelsDir, shared, base64 } = workerData as {
+  modelsDir: string;
+  shared: SharedArrayBuffer;
+  base64: EmbedTestServer["base64"];
+};
 const counts = new Int32Array(shared, 0, 2);
 const ms = new Float64Array(shared, 8, 1);
 const provider = await createStaticBertProvider(await ensureBuiltinModel(modelsDir));
@@ -24,5 +28,9 @@ const server = await startEmbedTestServer(provider, {
 server.base64 = base64;
 parentPort!.postMessage({ url: server.url });
 parentPort!.on("message", (m) => {
-  if (m === "close") void server.close().then(() => provider.close()).then(() => parentPort!.close());
+  if (m === "close")
+    void server
+      .close()
+      .then(() => provider.close())
+      .then(() => parentPort!.close());
 });

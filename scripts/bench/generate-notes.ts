@@ -12,14 +12,23 @@ import type { GeneratedWorkspace } from "./generate.js";
  */
 
 const DOMAINS: Record<string, string> = {
-  infrastructure: "kubernetes terraform ingress certificate renewal autoscaler nodepool replica quorum failover snapshot backup restore bastion firewall subnet gateway loadbalancer healthcheck rollout canary",
-  research: "hypothesis experiment baseline ablation dataset annotation benchmark regression variance significance protocol reviewer manuscript citation appendix figure methodology sampling cohort",
-  gardening: "tomato seedling compost mulch irrigation pruning trellis greenhouse fertilizer germination perennial hedge orchard harvest pollinator aphids raspberry lavender",
-  legal: "contract clause indemnity liability amendment counterparty signature jurisdiction arbitration compliance trademark license warranty termination renewal invoice retainer",
-  hiring: "candidate interview onboarding referral recruiter offer compensation equity probation mentor feedback scorecard headcount contractor internship relocation",
-  product: "roadmap milestone persona wireframe prototype usability feedback backlog estimate sprint retrospective launch pricing churn activation onboarding telemetry",
+  infrastructure:
+    "kubernetes terraform ingress certificate renewal autoscaler nodepool replica quorum failover snapshot backup restore bastion firewall subnet gateway loadbalancer healthcheck rollout canary",
+  research:
+    "hypothesis experiment baseline ablation dataset annotation benchmark regression variance significance protocol reviewer manuscript citation appendix figure methodology sampling cohort",
+  gardening:
+    "tomato seedling compost mulch irrigation pruning trellis greenhouse fertilizer germination perennial hedge orchard harvest pollinator aphids raspberry lavender",
+  legal:
+    "contract clause indemnity liability amendment counterparty signature jurisdiction arbitration compliance trademark license warranty termination renewal invoice retainer",
+  hiring:
+    "candidate interview onboarding referral recruiter offer compensation equity probation mentor feedback scorecard headcount contractor internship relocation",
+  product:
+    "roadmap milestone persona wireframe prototype usability feedback backlog estimate sprint retrospective launch pricing churn activation onboarding telemetry",
 };
-const COMMON = "the of and to in is that for it as with was on be by this are from at or an have not which but were been has their more will would also when".split(" ");
+const COMMON =
+  "the of and to in is that for it as with was on be by this are from at or an have not which but were been has their more will would also when".split(
+    " ",
+  );
 const OWNERS = "Amara Bjorn Chiara Dmitri Esme Farid Greta Hiro Ines Joaquin Kavya Luca".split(" ");
 
 function pick<T>(r: () => number, xs: readonly T[]): T {
@@ -44,7 +53,15 @@ function sentence(r: () => number, domain: string): string {
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
     const x = r();
-    out.push(x < 0.5 ? pick(r, COMMON) : x < 0.93 ? pick(r, ws) : x < 0.97 ? `${pick(r, ws)}-${Math.floor(r() * 90 + 10)}` : pick(r, OWNERS));
+    out.push(
+      x < 0.5
+        ? pick(r, COMMON)
+        : x < 0.93
+          ? pick(r, ws)
+          : x < 0.97
+            ? `${pick(r, ws)}-${Math.floor(r() * 90 + 10)}`
+            : pick(r, OWNERS),
+    );
   }
   const s = out.join(" ");
   return `${s[0]!.toUpperCase()}${s.slice(1)}.`;
@@ -55,7 +72,8 @@ function section(r: () => number, domain: string, level: number, number: string)
   let s = `${"#".repeat(level)} ${number} ${pick(r, ws)} ${pick(r, ws)}\n\n`;
   const kind = r();
   if (kind < 0.35) s += `${Array.from({ length: 1 + Math.floor(r() * 4) }, () => sentence(r, domain)).join(" ")}\n\n`;
-  else if (kind < 0.65) s += `${Array.from({ length: 2 + Math.floor(r() * 5) }, () => `- ${pick(r, ws)}: ${sentence(r, domain)}`).join("\n")}\n\n`;
+  else if (kind < 0.65)
+    s += `${Array.from({ length: 2 + Math.floor(r() * 5) }, () => `- ${pick(r, ws)}: ${sentence(r, domain)}`).join("\n")}\n\n`;
   else if (kind < 0.85) {
     s += `| item | owner | status |\n|---|---|---|\n`;
     s += `${Array.from({ length: 2 + Math.floor(r() * 5) }, () => `| ${pick(r, ws)} ${pick(r, ws)} | ${pick(r, OWNERS)} | ${pick(r, ["open", "done", "blocked", "review"])} |`).join("\n")}\n\n`;
@@ -87,12 +105,18 @@ export function generateNotesWorkspace(root: string, files = 2000, seed = 7, siz
     bytes += Buffer.byteLength(content);
   };
   const domains = Object.keys(DOMAINS);
-  write("MEMORY.md", `# Memory\n\n${Array.from({ length: 60 }, () => `- ${sentence(r, pick(r, domains))}`).join("\n")}\n`);
+  write(
+    "MEMORY.md",
+    `# Memory\n\n${Array.from({ length: 60 }, () => `- ${sentence(r, pick(r, domains))}`).join("\n")}\n`,
+  );
   write("USER.md", `# User\n\n${Array.from({ length: 12 }, () => `- ${sentence(r, "hiring")}`).join("\n")}\n`);
   for (let i = 0; i < files - 2; i++) {
     const domain = pick(r, domains);
     const ws = words(domain);
-    write(`memory/notes/${domain}/${pick(r, ws)}-${i}.md`, noteFile(r, `${pick(r, ws)} ${pick(r, ws)} ${i}`, domain, logNormalBytes(r, sizeFactor)));
+    write(
+      `memory/notes/${domain}/${pick(r, ws)}-${i}.md`,
+      noteFile(r, `${pick(r, ws)} ${pick(r, ws)} ${i}`, domain, logNormalBytes(r, sizeFactor)),
+    );
   }
   return { root, files, bytes };
 }

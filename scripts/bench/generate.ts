@@ -6,17 +6,40 @@ import { mulberry32 } from "../../src/util/prng.js";
 export const rng = mulberry32;
 
 const TOPICS: Record<string, string[]> = {
-  software: "deploy build server pipeline release branch merge review bug crash test database migration schema query index cache latency api endpoint container cluster config logs error timeout rollback".split(" "),
-  cooking: "bread flour oven bake dough recipe soup garlic onion pasta sauce butter sugar salt pepper dinner lunch breakfast kitchen knife".split(" "),
-  travel: "flight train hotel airport ticket passport luggage trip beach mountain city museum map booking delay station journey".split(" "),
-  health: "doctor appointment sleep exercise running gym diet vitamin headache allergy medicine walk yoga stretch injury recovery".split(" "),
-  family: "mother father sister brother daughter son birthday wedding school homework grandparents holiday gift party dinner visit".split(" "),
-  finance: "budget invoice payment salary tax bank account savings expense receipt refund loan mortgage rent bill price".split(" "),
-  music: "guitar piano concert song album band playlist lesson practice chord melody rhythm drums singer festival".split(" "),
+  software:
+    "deploy build server pipeline release branch merge review bug crash test database migration schema query index cache latency api endpoint container cluster config logs error timeout rollback".split(
+      " ",
+    ),
+  cooking:
+    "bread flour oven bake dough recipe soup garlic onion pasta sauce butter sugar salt pepper dinner lunch breakfast kitchen knife".split(
+      " ",
+    ),
+  travel:
+    "flight train hotel airport ticket passport luggage trip beach mountain city museum map booking delay station journey".split(
+      " ",
+    ),
+  health:
+    "doctor appointment sleep exercise running gym diet vitamin headache allergy medicine walk yoga stretch injury recovery".split(
+      " ",
+    ),
+  family:
+    "mother father sister brother daughter son birthday wedding school homework grandparents holiday gift party dinner visit".split(
+      " ",
+    ),
+  finance:
+    "budget invoice payment salary tax bank account savings expense receipt refund loan mortgage rent bill price".split(
+      " ",
+    ),
+  music:
+    "guitar piano concert song album band playlist lesson practice chord melody rhythm drums singer festival".split(
+      " ",
+    ),
 };
 const PEOPLE = "Dana Malik Sam Priya Jonas Aiko Lena Omar Chen Rosa Tariq Maya".split(" ");
 
-const SYLLABLES = "ka lo mi ra ven tor el sa qui dan bro fen gal hu ix jo mar nel pol rus tes vi wor yan zel".split(" ");
+const SYLLABLES = "ka lo mi ra ven tor el sa qui dan bro fen gal hu ix jo mar nel pol rus tes vi wor yan zel".split(
+  " ",
+);
 
 /**
  * Each topic's vocabulary: its common real words first, then a long tail of rarer terms (project
@@ -28,7 +51,8 @@ function topicVocabulary(): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const [topic, words] of Object.entries(TOPICS)) {
     const tail = new Set<string>();
-    while (tail.size < 300) tail.add(Array.from({ length: 2 + Math.floor(r() * 2) }, () => pick(r, SYLLABLES)).join(""));
+    while (tail.size < 300)
+      tail.add(Array.from({ length: 2 + Math.floor(r() * 2) }, () => pick(r, SYLLABLES)).join(""));
     out[topic] = [...words, ...tail];
   }
   return out;
@@ -63,7 +87,11 @@ function zipf(r: () => number, n: number): number {
 export function sampleQuery(r: () => number): string {
   const topic = pick(r, Object.keys(VOCAB));
   const words = VOCAB[topic]!;
-  const q = [pick(r, ["what about", "why did", "when was", "who handled", "notes on"]), words[zipf(r, 20)]!, words[zipf(r, words.length)]!];
+  const q = [
+    pick(r, ["what about", "why did", "when was", "who handled", "notes on"]),
+    words[zipf(r, 20)]!,
+    words[zipf(r, words.length)]!,
+  ];
   if (r() < 0.5) q.push(words[20 + Math.floor(r() * 100)]!);
   return q.join(" ");
 }
@@ -109,7 +137,9 @@ function note(r: () => number, title: string, targetBytes: number): string {
 }
 
 function transcript(r: () => number, start: number, targetBytes: number): string {
-  const lines: string[] = [JSON.stringify({ type: "session", id: `s${start}`, timestamp: new Date(start).toISOString() })];
+  const lines: string[] = [
+    JSON.stringify({ type: "session", id: `s${start}`, timestamp: new Date(start).toISOString() }),
+  ];
   let size = 0;
   let i = 0;
   while (size < targetBytes) {
@@ -138,7 +168,13 @@ export interface GeneratedWorkspace {
  * transcripts (15%), ~6 KB per file on average (times `sizeFactor`). With `reuse`, an existing identical
  * workspace is kept.
  */
-export function generateWorkspace(root: string, files = 2000, seed = 42, reuse = false, sizeFactor = 1): GeneratedWorkspace {
+export function generateWorkspace(
+  root: string,
+  files = 2000,
+  seed = 42,
+  reuse = false,
+  sizeFactor = 1,
+): GeneratedWorkspace {
   const stamp = join(root, ".generated.json");
   if (reuse && existsSync(stamp)) {
     const meta = JSON.parse(readFileSync(stamp, "utf8")) as GeneratedWorkspace & { seed: number; sizeFactor?: number };
@@ -153,7 +189,10 @@ export function generateWorkspace(root: string, files = 2000, seed = 42, reuse =
     writeFileSync(p, content);
     bytes += Buffer.byteLength(content);
   };
-  write("MEMORY.md", `# Memory\n\n${Array.from({ length: 40 }, () => `- ${sentence(r, pick(r, Object.keys(TOPICS)))}`).join("\n")}\n`);
+  write(
+    "MEMORY.md",
+    `# Memory\n\n${Array.from({ length: 40 }, () => `- ${sentence(r, pick(r, Object.keys(TOPICS)))}`).join("\n")}\n`,
+  );
   write("USER.md", `# User\n\n${Array.from({ length: 10 }, () => `- ${sentence(r, "family")}`).join("\n")}\n`);
   const rest = files - 2;
   const nDaily = Math.round(rest * 0.6);
@@ -162,10 +201,18 @@ export function generateWorkspace(root: string, files = 2000, seed = 42, reuse =
   const day0 = Date.UTC(2024, 0, 1);
   for (let i = 0; i < nDaily; i++) {
     const date = new Date(day0 + Math.floor(i / 2) * 86_400_000).toISOString().slice(0, 10);
-    write(`memory/${date}${i % 2 ? "-evening" : ""}.md`, dailyLog(r, date, Math.round((2500 + Math.floor(r() * 7000)) * sizeFactor)));
+    write(
+      `memory/${date}${i % 2 ? "-evening" : ""}.md`,
+      dailyLog(r, date, Math.round((2500 + Math.floor(r() * 7000)) * sizeFactor)),
+    );
   }
-  for (let i = 0; i < nNotes; i++) write(`memory/notes/note-${i}.md`, note(r, `Note ${i}`, Math.round((2000 + Math.floor(r() * 8000)) * sizeFactor)));
-  for (let i = 0; i < nTranscripts; i++) write(`sessions/session-${i}.jsonl`, transcript(r, day0 + i * 3_600_000, Math.round((3000 + Math.floor(r() * 9000)) * sizeFactor)));
+  for (let i = 0; i < nNotes; i++)
+    write(`memory/notes/note-${i}.md`, note(r, `Note ${i}`, Math.round((2000 + Math.floor(r() * 8000)) * sizeFactor)));
+  for (let i = 0; i < nTranscripts; i++)
+    write(
+      `sessions/session-${i}.jsonl`,
+      transcript(r, day0 + i * 3_600_000, Math.round((3000 + Math.floor(r() * 9000)) * sizeFactor)),
+    );
   const meta = { root, files, bytes, seed, ...(sizeFactor !== 1 ? { sizeFactor } : {}) };
   writeFileSync(stamp, JSON.stringify(meta));
   return meta;

@@ -37,7 +37,11 @@ export async function benchHooks(args: Args): Promise<void> {
   };
   delete env.CORTEXD_SOCKET;
   delete env.CORTEXD_CONFIG;
-  const event = JSON.stringify({ hook_event_name: "UserPromptSubmit", session_id: "s", prompt: "why did the deploy fail?" });
+  const event = JSON.stringify({
+    hook_event_name: "UserPromptSubmit",
+    session_id: "s",
+    prompt: "why did the deploy fail?",
+  });
   const cases: [string, string, string[]][] = [
     ["node -e '' (Node start-up alone)", process.execPath, ["-e", ""]],
     ["launcher: cortexd hook UserPromptSubmit", LAUNCHER, ["hook", "UserPromptSubmit"]],
@@ -49,7 +53,9 @@ export async function benchHooks(args: Args): Promise<void> {
     await timed(cmd, argv, env, event); // warm the page cache
     const ms: number[] = [];
     for (let i = 0; i < runs; i++) ms.push(await timed(cmd, argv, env, event));
-    console.log(`  ${name.padEnd(48)} p50 ${fmtMs(median(ms))}, p95 ${fmtMs(percentile(ms, 95))}, min ${fmtMs(Math.min(...ms))}`);
+    console.log(
+      `  ${name.padEnd(48)} p50 ${fmtMs(median(ms))}, p95 ${fmtMs(percentile(ms, 95))}, min ${fmtMs(Math.min(...ms))}`,
+    );
   }
   rmSync(home, { recursive: true, force: true });
 }

@@ -22,7 +22,14 @@ export interface IndexFigures {
   dbRatio?: number;
 }
 
-async function coldIndex(mode: string, root: string, files: number, corpusBytes: number, provider: EmbeddingProvider | null, repeat: boolean) {
+async function coldIndex(
+  mode: string,
+  root: string,
+  files: number,
+  corpusBytes: number,
+  provider: EmbeddingProvider | null,
+  repeat: boolean,
+) {
   const dir = freshDir(benchPath(`db-${mode}`));
   const dbPath = join(dir, "index.sqlite");
   const store = new IndexStore(openDatabase(dbPath), "bench");
@@ -46,10 +53,15 @@ async function coldIndex(mode: string, root: string, files: number, corpusBytes:
       unchanged.push(performance.now() - t);
       if (r.unchanged !== files) throw new Error(`unchanged re-sync saw changes: ${JSON.stringify(r)}`);
     }
-    const dailies = readdirSync(join(root, "memory")).filter((f) => f.endsWith(".md")).sort();
+    const dailies = readdirSync(join(root, "memory"))
+      .filter((f) => f.endsWith(".md"))
+      .sort();
     const changed: number[] = [];
     for (let i = 0; i < 7; i++) {
-      appendFileSync(join(root, "memory", dailies[i * 10]!), `\n- bench edit ${Date.now()} ${i}: a new line about the deploy.\n`);
+      appendFileSync(
+        join(root, "memory", dailies[i * 10]!),
+        `\n- bench edit ${Date.now()} ${i}: a new line about the deploy.\n`,
+      );
       const t = performance.now();
       const r = await indexer.sync();
       changed.push(performance.now() - t);
@@ -80,9 +92,14 @@ function print(f: IndexFigures): void {
   console.log(`\n[${f.mode}] ${f.files} files, ${(f.corpusBytes / 1e6).toFixed(1)} MB, ${f.chunks} chunks`);
   console.log(`  cold index:            ${fmtMs(f.coldMs)} (${f.filesPerSec} files/s)`);
   if (f.unchangedMs !== undefined) console.log(`  unchanged re-sync:     ${fmtMs(f.unchangedMs)} (median of 7)`);
-  if (f.oneChangedMs !== undefined) console.log(`  one file changed:      ${fmtMs(f.oneChangedMs)} (full re-sync, median of 7)`);
-  if (f.oneChangedTargetedMs !== undefined) console.log(`  one file changed:      ${fmtMs(f.oneChangedTargetedMs)} (that file only, as the watcher does; median of 7)`);
-  if (f.dbBytes !== undefined) console.log(`  DB size:               ${(f.dbBytes / 1e6).toFixed(1)} MB (${f.dbRatio}× corpus)`);
+  if (f.oneChangedMs !== undefined)
+    console.log(`  one file changed:      ${fmtMs(f.oneChangedMs)} (full re-sync, median of 7)`);
+  if (f.oneChangedTargetedMs !== undefined)
+    console.log(
+      `  one file changed:      ${fmtMs(f.oneChangedTargetedMs)} (that file only, as the watcher does; median of 7)`,
+    );
+  if (f.dbBytes !== undefined)
+    console.log(`  DB size:               ${(f.dbBytes / 1e6).toFixed(1)} MB (${f.dbRatio}× corpus)`);
 }
 
 /** `npm run bench -- index [--files N] [--seed S] [--keyword-only] [--json]`. */

@@ -2,7 +2,9 @@ import type Database from "better-sqlite3";
 
 /** Everything the index holds, without row ids or timestamps: equal dumps = equal indexes. */
 export function dumpIndex(db: Database.Database): unknown {
-  const files = db.prepare(`SELECT path, class, date, size, sha256, indexed_lines, malformed FROM files ORDER BY path`).all();
+  const files = db
+    .prepare(`SELECT path, class, date, size, sha256, indexed_lines, malformed FROM files ORDER BY path`)
+    .all();
   const chunks = db
     .prepare(
       `SELECT f.path, c.seq, c.start_line, c.end_line, c.hash, c.ts, c.vec_state, c.text FROM chunks c JOIN files f ON f.id = c.file_id ORDER BY f.path, c.seq`,
@@ -10,9 +12,13 @@ export function dumpIndex(db: Database.Database): unknown {
     .all();
   const hasVec = !!db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'`).get();
   const vectors = hasVec
-    ? (db
-        .prepare(`SELECT f.path, c.seq, v.embedding FROM chunks_vec v JOIN chunks c ON c.id = v.rowid JOIN files f ON f.id = c.file_id ORDER BY f.path, c.seq`)
-        .all() as { path: string; seq: number; embedding: Buffer }[]).map((r) => ({ ...r, embedding: r.embedding.toString("base64") }))
+    ? (
+        db
+          .prepare(
+            `SELECT f.path, c.seq, v.embedding FROM chunks_vec v JOIN chunks c ON c.id = v.rowid JOIN files f ON f.id = c.file_id ORDER BY f.path, c.seq`,
+          )
+          .all() as { path: string; seq: number; embedding: Buffer }[]
+      ).map((r) => ({ ...r, embedding: r.embedding.toString("base64") }))
     : [];
   const vecCount = hasVec ? (db.prepare(`SELECT count(*) AS n FROM chunks_vec`).get() as { n: number }).n : 0;
   // FTS must hold exactly the chunks: integrity-check compares the index with the content table.

@@ -21,7 +21,11 @@ export interface KeywordProbe {
 }
 
 /** The keyword leg's top k through the lists (as the Searcher runs it) and FTS5's exact top k, for a query the budget does not cover. */
-function legCompare(store: IndexStore, query: string, k: number): { viaLists: boolean; exact: boolean; overlap: number } | null {
+function legCompare(
+  store: IndexStore,
+  query: string,
+  k: number,
+): { viaLists: boolean; exact: boolean; overlap: number } | null {
   const q = buildKeywordQuery(query);
   if (!q.match) return null;
   const { stats, chunks, avgTokens } = store.termStats(q.terms);
@@ -38,7 +42,11 @@ function legCompare(store: IndexStore, query: string, k: number): { viaLists: bo
   const used = planKeyword(stats, chunks, Infinity).terms;
   const truth = store.keywordSearch(buildKeywordQuery(used.join(" "), { keepStopWords: true }).match!, k);
   const got = new Set((res?.hits ?? []).map((h) => h.id));
-  return { viaLists: !!res, exact: !!res?.exact, overlap: truth.length ? truth.filter((h) => got.has(h.id)).length / truth.length : 1 };
+  return {
+    viaLists: !!res,
+    exact: !!res?.exact,
+    overlap: truth.length ? truth.filter((h) => got.has(h.id)).length / truth.length : 1,
+  };
 }
 
 /**
@@ -101,7 +109,13 @@ export async function keywordProbe(indexDir: string, queries: string[]): Promise
 /** `npm run bench -- keywords --index <dir with the .sqlite>`: the probe alone on an existing index. */
 export async function benchKeywords(args: Args): Promise<void> {
   const dir = String(args.flags.index ?? "");
-  if (!dir) throw new Error("--index <directory holding the index .sqlite> is required (e.g. .bench/home-scale-10000-keyword/data/cortexd/indexes)");
+  if (!dir)
+    throw new Error(
+      "--index <directory holding the index .sqlite> is required (e.g. .bench/home-scale-10000-keyword/data/cortexd/indexes)",
+    );
   const r = rng(2024);
-  await keywordProbe(dir, Array.from({ length: Number(args.flags.queries ?? 200) }, () => sampleQuery(r)));
+  await keywordProbe(
+    dir,
+    Array.from({ length: Number(args.flags.queries ?? 200) }, () => sampleQuery(r)),
+  );
 }

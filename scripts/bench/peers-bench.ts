@@ -17,7 +17,14 @@ type Env = NodeJS.ProcessEnv;
 
 /** A cortexd home laid out as spawnDaemon lays it out (config, data, runtime dirs inside it). */
 function cortexdEnv(home: string): Env {
-  return { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, "data"), XDG_RUNTIME_DIR: join(home, "run"), CORTEXD_LOG_LEVEL: "warn" };
+  return {
+    ...process.env,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, "data"),
+    XDG_RUNTIME_DIR: join(home, "run"),
+    CORTEXD_LOG_LEVEL: "warn",
+  };
 }
 
 function qmdEnv(home: string): Env {
@@ -27,7 +34,10 @@ function qmdEnv(home: string): Env {
 function writeCortexdConfig(home: string, root: string, provider: "none" | "auto"): void {
   const dir = join(home, ".config", "cortexd");
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "config.json"), JSON.stringify({ workspaces: [{ path: root }], embedding: { provider }, daemon: { debounceMs: 100, settleMs: 0 } }));
+  writeFileSync(
+    join(dir, "config.json"),
+    JSON.stringify({ workspaces: [{ path: root }], embedding: { provider }, daemon: { debounceMs: 100, settleMs: 0 } }),
+  );
 }
 
 /** Wall time of one process, ms; throws when it fails. */
@@ -35,12 +45,17 @@ function timeProcess(cmd: string, args: string[], env: Env): number {
   const t = performance.now();
   const r = spawnSync(cmd, args, { env, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" });
   const ms = performance.now() - t;
-  if (r.status !== 0 && r.status !== 1) throw new Error(`${cmd} ${args.join(" ")} failed (exit ${r.status}): ${r.stderr}`);
+  if (r.status !== 0 && r.status !== 1)
+    throw new Error(`${cmd} ${args.join(" ")} failed (exit ${r.status}): ${r.stderr}`);
   return ms;
 }
 
 /** Runs the pairs interleaved (A B, then B A, …) so drift hits both alike; returns each one's times. */
-async function interleaved<T>(n: number, a: (i: number) => Promise<T> | T, b: (i: number) => Promise<T> | T): Promise<[T[], T[]]> {
+async function interleaved<T>(
+  n: number,
+  a: (i: number) => Promise<T> | T,
+  b: (i: number) => Promise<T> | T,
+): Promise<[T[], T[]]> {
   const as: T[] = [];
   const bs: T[] = [];
   for (let i = 0; i < n; i++) {
@@ -78,7 +93,8 @@ function row(label: string, a: string, b: string, r: string): string {
   return `${label.padEnd(40)} ${a.padEnd(34)} ${b.padEnd(30)} ${r}`;
 }
 
-const lat = (s: { p50: number; p95: number; p99: number }, p99 = false) => `p50 ${fmtMs(s.p50)}, p95 ${fmtMs(s.p95)}${p99 ? `, p99 ${fmtMs(s.p99)}` : ""}`;
+const lat = (s: { p50: number; p95: number; p99: number }, p99 = false) =>
+  `p50 ${fmtMs(s.p50)}, p95 ${fmtMs(s.p95)}${p99 ? `, p99 ${fmtMs(s.p99)}` : ""}`;
 
 /** Median per stage over all calls (ms). */
 function stageMedians(all: Record<string, number>[]): string {
@@ -110,8 +126,13 @@ export async function benchPeers(args: Args): Promise<void> {
   const qmd: QmdInstall = ensureQmd();
   const root = benchPath(`ws-peers-${corpus}-${files}`);
   const ws = makeWorkspace(corpus, root, files);
-  const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
-  console.log(`corpus ${corpus}: ${files} files, ${(ws.bytes / 1e6).toFixed(1)} MB; QMD ${qmd.version}; node ${process.version}; ${cpus().length} CPUs; load ${load()}; seed ${seed}`);
+  const load = () =>
+    loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ");
+  console.log(
+    `corpus ${corpus}: ${files} files, ${(ws.bytes / 1e6).toFixed(1)} MB; QMD ${qmd.version}; node ${process.version}; ${cpus().length} CPUs; load ${load()}; seed ${seed}`,
+  );
 
   const models = benchPath("models");
   await ensureBuiltinModel(models);
@@ -125,12 +146,18 @@ export async function benchPeers(args: Args): Promise<void> {
   for (let i = 0; i < coldReps; i++) {
     freshDir(qHome);
     cold.qmd.push(timeProcess(qmd.bin, ["collection", "add", root, "--name", "ws"], qmdEnv(qHome)));
-    for (const [home, provider] of [[kwHome, "none"], [hyHome, "auto"]] as const) {
+    for (const [home, provider] of [
+      [kwHome, "none"],
+      [hyHome, "auto"],
+    ] as const) {
       freshDir(home);
       writeCortexdConfig(home, root, provider);
       if (provider === "auto") {
         mkdirSync(join(home, "data", "cortexd", "models"), { recursive: true });
-        cpSync(join(models, "cortexd-glove-100d-sif.gguf"), join(home, "data", "cortexd", "models", "cortexd-glove-100d-sif.gguf"));
+        cpSync(
+          join(models, "cortexd-glove-100d-sif.gguf"),
+          join(home, "data", "cortexd", "models", "cortexd-glove-100d-sif.gguf"),
+        );
       }
       cold[provider].push(timeProcess(CORTEXD_BIN, ["index"], cortexdEnv(home)));
     }
@@ -198,14 +225,26 @@ export async function benchPeers(args: Args): Promise<void> {
   // Whole processes (the CLIs as a user runs them), interleaved.
   const kwEnv = cortexdEnv(hyHome);
   const pq = take(runs * 2);
-  const [nodeT, versionT] = await interleaved(runs, () => timeProcess(process.execPath, ["-e", "0"], process.env), () => timeProcess(CORTEXD_BIN, ["--version"], kwEnv));
-  const [statusT] = await interleaved(runs, () => timeProcess(CORTEXD_BIN, ["status"], kwEnv), () => 0);
+  const [nodeT, versionT] = await interleaved(
+    runs,
+    () => timeProcess(process.execPath, ["-e", "0"], process.env),
+    () => timeProcess(CORTEXD_BIN, ["--version"], kwEnv),
+  );
+  const [statusT] = await interleaved(
+    runs,
+    () => timeProcess(CORTEXD_BIN, ["status"], kwEnv),
+    () => 0,
+  );
   const [cSearchT, qSearchT] = await interleaved(
     runs,
     (i) => timeProcess(CORTEXD_BIN, ["search", ...pq[i]!.split(" ")], kwEnv),
     (i) => timeProcess(qmd.bin, ["search", pq[runs + i]!], qmdEnv(qHome)),
   );
-  const [cIndexT, qUpdateT] = await interleaved(runs, () => timeProcess(CORTEXD_BIN, ["index"], kwEnv), () => timeProcess(qmd.bin, ["update"], qmdEnv(qHome)));
+  const [cIndexT, qUpdateT] = await interleaved(
+    runs,
+    () => timeProcess(CORTEXD_BIN, ["index"], kwEnv),
+    () => timeProcess(qmd.bin, ["update"], qmdEnv(qHome)),
+  );
 
   await store.close();
   await stopDaemon(kw);
@@ -216,17 +255,48 @@ export async function benchPeers(args: Args): Promise<void> {
   const hyS = roundStats(hyRounds);
   const recS = roundStats(recRounds);
   const m = (xs: number[]) => median(xs);
-  console.log(`\n${chunks} chunks; ${rounds} rounds × ${perRound} queries (medians of the rounds' percentiles); ${runs} process runs each; load ${load()}\n`);
+  console.log(
+    `\n${chunks} chunks; ${rounds} rounds × ${perRound} queries (medians of the rounds' percentiles); ${runs} process runs each; load ${load()}\n`,
+  );
   console.log(row("", "cortexd", `QMD ${qmd.version}`, "ratio"));
-  console.log(row("keyword search", `socket ${lat(kwS)}`, `searchLex ${lat(qmdS)}`, `${ratio(kwS.p50, qmdS.p50)} (p50)`));
+  console.log(
+    row("keyword search", `socket ${lat(kwS)}`, `searchLex ${lat(qmdS)}`, `${ratio(kwS.p50, qmdS.p50)} (p50)`),
+  );
   console.log(row("hybrid search (built-in model)", `socket ${lat(hyS)}`, "—", ""));
   console.log(row("memory.recall", `socket ${lat(recS, true)}`, "—", ""));
   console.log(row("`node -e 0` (process)", fmtMs(m(nodeT)), "", ""));
-  console.log(row("`cortexd --version` (process)", `${fmtMs(m(versionT))} = ${ratio(m(versionT), m(nodeT))} node -e 0`, "", ""));
-  console.log(row("`cortexd status` (process)", `${fmtMs(m(statusT))} = ${ratio(m(statusT), m(nodeT))} node -e 0`, "", ""));
-  console.log(row("search through the daemon (process)", fmtMs(m(cSearchT)), `qmd search ${fmtMs(m(qSearchT))}`, ratio(m(cSearchT), m(qSearchT))));
-  console.log(row("index, nothing changed (process)", fmtMs(m(cIndexT)), `qmd update ${fmtMs(m(qUpdateT))}`, ratio(m(cIndexT), m(qUpdateT))));
-  console.log(row("cold index, keyword-only (process)", fmtMs(m(cold.none)), `qmd collection add ${fmtMs(m(cold.qmd))}`, ratio(m(cold.none), m(cold.qmd))));
+  console.log(
+    row("`cortexd --version` (process)", `${fmtMs(m(versionT))} = ${ratio(m(versionT), m(nodeT))} node -e 0`, "", ""),
+  );
+  console.log(
+    row("`cortexd status` (process)", `${fmtMs(m(statusT))} = ${ratio(m(statusT), m(nodeT))} node -e 0`, "", ""),
+  );
+  console.log(
+    row(
+      "search through the daemon (process)",
+      fmtMs(m(cSearchT)),
+      `qmd search ${fmtMs(m(qSearchT))}`,
+      ratio(m(cSearchT), m(qSearchT)),
+    ),
+  );
+  console.log(
+    row(
+      "index, nothing changed (process)",
+      fmtMs(m(cIndexT)),
+      `qmd update ${fmtMs(m(qUpdateT))}`,
+      ratio(m(cIndexT), m(qUpdateT)),
+    ),
+  );
+  console.log(
+    row(
+      "cold index, keyword-only (process)",
+      fmtMs(m(cold.none)),
+      `qmd collection add ${fmtMs(m(cold.qmd))}`,
+      ratio(m(cold.none), m(cold.qmd)),
+    ),
+  );
   console.log(row("cold index, with vectors (process)", fmtMs(m(cold.auto)), "", ratio(m(cold.auto), m(cold.qmd))));
-  console.log(`\nstage medians (ms):\n  keyword search: ${stageMedians(kwStages)}\n  hybrid search:  ${stageMedians(hyStages)}\n  recall:         ${stageMedians(recStages)}`);
+  console.log(
+    `\nstage medians (ms):\n  keyword search: ${stageMedians(kwStages)}\n  hybrid search:  ${stageMedians(hyStages)}\n  recall:         ${stageMedians(recStages)}`,
+  );
 }

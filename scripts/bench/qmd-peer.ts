@@ -40,17 +40,32 @@ export function ensureQmd(): QmdInstall {
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, "package.json"),
-      JSON.stringify({ name: "cortexd-bench-qmd", private: true, dependencies: { [QMD_PACKAGE]: QMD_RANGE }, overrides: { "better-sqlite3": "^12" } }, null, 2),
+      JSON.stringify(
+        {
+          name: "cortexd-bench-qmd",
+          private: true,
+          dependencies: { [QMD_PACKAGE]: QMD_RANGE },
+          overrides: { "better-sqlite3": "^12" },
+        },
+        null,
+        2,
+      ),
     );
     console.log(`installing ${QMD_PACKAGE}@${QMD_RANGE} into ${dir} …`);
-    const r = spawnSync("npm", ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: dir, stdio: "inherit" });
+    const r = spawnSync("npm", ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], {
+      cwd: dir,
+      stdio: "inherit",
+    });
     if (r.status !== 0) throw new Error(`npm install of ${QMD_PACKAGE} failed (exit ${r.status})`);
     version = readVersion(join(pkgDir, "package.json"))!;
   }
   const addon = join(dir, "node_modules", "better-sqlite3", "build", "Release", "better_sqlite3.node");
   if (!existsSync(addon)) {
     const ours = join(PACKAGE_ROOT, "node_modules", "better-sqlite3");
-    if (readVersion(join(ours, "package.json")) === readVersion(join(dir, "node_modules", "better-sqlite3", "package.json"))) {
+    if (
+      readVersion(join(ours, "package.json")) ===
+      readVersion(join(dir, "node_modules", "better-sqlite3", "package.json"))
+    ) {
       mkdirSync(join(addon, ".."), { recursive: true });
       copyFileSync(join(ours, "build", "Release", "better_sqlite3.node"), addon);
     } else {
@@ -70,6 +85,8 @@ export interface QmdStore {
 
 /** Opens QMD's index in this process (keyword search needs no model). */
 export async function openQmdStore(install: QmdInstall, dbPath: string): Promise<QmdStore> {
-  const mod = (await import(pathToFileURL(install.entry).href)) as { createStore(o: { dbPath: string }): Promise<QmdStore> };
+  const mod = (await import(pathToFileURL(install.entry).href)) as {
+    createStore(o: { dbPath: string }): Promise<QmdStore>;
+  };
   return mod.createStore({ dbPath });
 }

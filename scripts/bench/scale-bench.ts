@@ -33,7 +33,12 @@ function indexBytes(dataDir: string): number {
   return readdirSync(dir).reduce((n, f) => n + fileSize(join(dir, f)), 0);
 }
 
-async function timed(r: RunningDaemon, method: "memory.search" | "memory.recall", queries: string[], n: number): Promise<number[]> {
+async function timed(
+  r: RunningDaemon,
+  method: "memory.search" | "memory.recall",
+  queries: string[],
+  n: number,
+): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const q = queries[i % queries.length]!;
@@ -63,13 +68,25 @@ async function runMode(
   let peakDuringIndex = 0;
   const t0 = performance.now();
   // No heartbeat or nightly job during the measurement: they would run syncs of their own.
-  const r = await spawnDaemon({ home, root, provider, extra: { schedule: { heartbeat: "0 0 1 1 *", consolidation: "0 0 1 1 *" } } });
+  const r = await spawnDaemon({
+    home,
+    root,
+    provider,
+    extra: { schedule: { heartbeat: "0 0 1 1 *", consolidation: "0 0 1 1 *" } },
+  });
   try {
-    const st = await waitIndexed(r, provider, () => (peakDuringIndex = Math.max(peakDuringIndex, procMemMb(r.child.pid!).rss)), 1000);
+    const st = await waitIndexed(
+      r,
+      provider,
+      () => (peakDuringIndex = Math.max(peakDuringIndex, procMemMb(r.child.pid!).rss)),
+      1000,
+    );
     const coldMs = performance.now() - t0;
     const ws = st.workspaces[0]!;
     const afterIndexMb = procMemMb(r.child.pid!).rss;
-    console.log(`\n[${mode}] ${ws.files} files, ${ws.chunks} chunks, ${ws.vectors} vectors: ${reused ? "start on the existing index" : "cold index"} ${fmtMs(coldMs)}`);
+    console.log(
+      `\n[${mode}] ${ws.files} files, ${ws.chunks} chunks, ${ws.vectors} vectors: ${reused ? "start on the existing index" : "cold index"} ${fmtMs(coldMs)}`,
+    );
     const statusRuns: number[] = [];
     for (let i = 0; i < 5; i++) {
       const t1 = performance.now();
@@ -84,15 +101,20 @@ async function runMode(
       const res = await r.client.call("index.sync", {});
       resyncMs.push(performance.now() - t);
       const rep = res.reports[0]!;
-      if (rep.unchanged !== ws.files) throw new Error(`unchanged re-sync saw changes: ${JSON.stringify({ ...rep, skipped: rep.skipped.length })}`);
+      if (rep.unchanged !== ws.files)
+        throw new Error(`unchanged re-sync saw changes: ${JSON.stringify({ ...rep, skipped: rep.skipped.length })}`);
     }
     console.log(`  unchanged re-sync:  ${resyncMs.map(fmtMs).join(", ")}`);
 
     await timed(r, "memory.search", queries, 50); // warm-up
     const search = dist(await timed(r, "memory.search", queries, n));
-    console.log(`  socket search:      p50 ${fmtMs(search.p50)}, p95 ${fmtMs(search.p95)}, p99 ${fmtMs(search.p99)} (n=${n})`);
+    console.log(
+      `  socket search:      p50 ${fmtMs(search.p50)}, p95 ${fmtMs(search.p95)}, p99 ${fmtMs(search.p99)} (n=${n})`,
+    );
     const recall = dist(await timed(r, "memory.recall", queries, Math.max(50, Math.floor(n / 4))));
-    console.log(`  socket recall:      p50 ${fmtMs(recall.p50)}, p95 ${fmtMs(recall.p95)}, p99 ${fmtMs(recall.p99)} (n=${recall.n})`);
+    console.log(
+      `  socket recall:      p50 ${fmtMs(recall.p50)}, p95 ${fmtMs(recall.p95)}, p99 ${fmtMs(recall.p99)} (n=${recall.n})`,
+    );
     await new Promise((res) => setTimeout(res, 2000));
     const mem = procMemMb(r.child.pid!);
     const figures: ScaleFigures & { dataDir: string; reused: boolean } = {
@@ -112,8 +134,12 @@ async function runMode(
       reused,
     };
     console.log(`  status call:        median ${fmtMs(statusMs)} of 5 (first ${fmtMs(statusRuns[0]!)})`);
-    console.log(`  index size:         ${(figures.indexBytes / 1e6).toFixed(0)} MB (${(figures.indexBytes / corpusBytes).toFixed(2)}× corpus)`);
-    console.log(`  RSS:                peak ${figures.rss.peakMb} MB, after indexing ${afterIndexMb} MB, idle after searches ${mem.rss} MB`);
+    console.log(
+      `  index size:         ${(figures.indexBytes / 1e6).toFixed(0)} MB (${(figures.indexBytes / corpusBytes).toFixed(2)}× corpus)`,
+    );
+    console.log(
+      `  RSS:                peak ${figures.rss.peakMb} MB, after indexing ${afterIndexMb} MB, idle after searches ${mem.rss} MB`,
+    );
     return figures;
   } finally {
     await stopDaemon(r);
@@ -133,17 +159,27 @@ export async function benchScale(args: Args): Promise<void> {
   const seed = Number(args.flags.seed ?? 42);
   const modes = String(args.flags.modes ?? "keyword,hybrid").split(",") as ("keyword" | "hybrid")[];
   const n = Number(args.flags.queries ?? 1000);
-  for (const m of modes) if (m !== "keyword" && m !== "hybrid") throw new Error(`--modes: unknown mode "${m}" (use keyword, hybrid)`);
+  for (const m of modes)
+    if (m !== "keyword" && m !== "hybrid") throw new Error(`--modes: unknown mode "${m}" (use keyword, hybrid)`);
   const root = benchPath(`ws-scale-${files}-${seed}`);
   const tg = performance.now();
   const gen = generateWorkspace(root, files, seed, true, SCALE_SIZE_FACTOR);
-  console.log(`workspace: ${files} files, ${(gen.bytes / 1e6).toFixed(0)} MB (ready in ${fmtMs(performance.now() - tg)}); node ${process.version}, ${process.platform}-${process.arch}`);
+  console.log(
+    `workspace: ${files} files, ${(gen.bytes / 1e6).toFixed(0)} MB (ready in ${fmtMs(performance.now() - tg)}); node ${process.version}, ${process.platform}-${process.arch}`,
+  );
   const r = rng(2024);
   const queries = Array.from({ length: 200 }, () => sampleQuery(r));
   for (const mode of modes) {
     const f = await runMode(mode, root, files, gen.bytes, queries, n, !!args.flags["reuse-index"]);
     const indexes = join(f.dataDir, "indexes");
-    const probe = args.flags["no-probes"] ? {} : mode === "hybrid" ? { vectorProbe: await vectorProbe(indexes, queries) } : { keywordProbe: await keywordProbe(indexes, queries) };
-    appendFileSync(benchPath("scale-results.jsonl"), JSON.stringify({ at: new Date().toISOString(), ...f, ...probe }) + "\n");
+    const probe = args.flags["no-probes"]
+      ? {}
+      : mode === "hybrid"
+        ? { vectorProbe: await vectorProbe(indexes, queries) }
+        : { keywordProbe: await keywordProbe(indexes, queries) };
+    appendFileSync(
+      benchPath("scale-results.jsonl"),
+      JSON.stringify({ at: new Date().toISOString(), ...f, ...probe }) + "\n",
+    );
   }
 }

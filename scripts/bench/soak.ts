@@ -69,13 +69,17 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const started = Date.now();
   const progress = setInterval(() => {
     const done = lat.search.length + lat.recall.length + lat.save.length;
-    log(`  ${Math.round((Date.now() - started) / 1000)} s: ${done} requests, ${errors.length} errors, RSS ${rssMb[rssMb.length - 1]} MB`);
+    log(
+      `  ${Math.round((Date.now() - started) / 1000)} s: ${done} requests, ${errors.length} errors, RSS ${rssMb[rssMb.length - 1]} MB`,
+    );
   }, 60_000);
 
   // The writer: real file changes the watcher has to follow.
   const soakDir = join(o.root, "memory", "soak");
   mkdirSync(soakDir, { recursive: true });
-  const dailies = readdirSync(join(o.root, "memory")).filter((f) => f.endsWith(".md")).sort();
+  const dailies = readdirSync(join(o.root, "memory"))
+    .filter((f) => f.endsWith(".md"))
+    .sort();
   let edits = 0;
   let notes = 0;
   const writer = (async () => {
@@ -84,11 +88,20 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       const x = wr();
       try {
         if (x < 0.7 && dailies.length) {
-          appendFileSync(join(o.root, "memory", dailies[Math.floor(wr() * dailies.length)]!), `\n- soak edit ${edits}: ${sampleQuery(wr)} and the release notes.\n`);
+          appendFileSync(
+            join(o.root, "memory", dailies[Math.floor(wr() * dailies.length)]!),
+            `\n- soak edit ${edits}: ${sampleQuery(wr)} and the release notes.\n`,
+          );
         } else if (x < 0.85 || notes === 0) {
-          writeFileSync(join(soakDir, `note-${notes++ % 50}.md`), `# Soak note ${notes}\n\n${Array.from({ length: 8 }, () => sampleQuery(wr)).join(". ")}.\n`);
+          writeFileSync(
+            join(soakDir, `note-${notes++ % 50}.md`),
+            `# Soak note ${notes}\n\n${Array.from({ length: 8 }, () => sampleQuery(wr)).join(". ")}.\n`,
+          );
         } else if (x < 0.95) {
-          writeFileSync(join(soakDir, `note-${Math.floor(wr() * Math.min(notes, 50))}.md`), `# Rewritten ${edits}\n\n${sampleQuery(wr)}.\n`);
+          writeFileSync(
+            join(soakDir, `note-${Math.floor(wr() * Math.min(notes, 50))}.md`),
+            `# Rewritten ${edits}\n\n${sampleQuery(wr)}.\n`,
+          );
         } else {
           rmSync(join(soakDir, `note-${Math.floor(wr() * Math.min(notes, 50))}.md`), { force: true });
         }
@@ -100,7 +113,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     }
   })();
 
-  const clients = await Promise.all(Array.from({ length: o.clients }, () => CortexClient.connect(o.socket, { timeoutMs: 30_000 })));
+  const clients = await Promise.all(
+    Array.from({ length: o.clients }, () => CortexClient.connect(o.socket, { timeoutMs: 30_000 })),
+  );
   await Promise.all(
     clients.map(async (c, k) => {
       const cr = rng(1000 + k);
@@ -108,10 +123,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         const x = cr();
         let op: SoakOp = "save";
         let acc = 0;
-        for (const [name, p] of MIX) if (x < (acc += p)) {
-          op = name;
-          break;
-        }
+        for (const [name, p] of MIX)
+          if (x < (acc += p)) {
+            op = name;
+            break;
+          }
         const q = queries[Math.floor(cr() * queries.length)]!;
         const t = performance.now();
         try {
@@ -152,7 +168,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     driftAfterSettle = rep.added + rep.changed + rep.removed + rep.renamed;
     lostSaves = 0;
     // The last saves (and a spread of earlier ones) must be found by their unique word, at the line written.
-    const check = [...saved.slice(-10), ...saved.filter((_, i) => i % Math.max(1, Math.floor(saved.length / 10)) === 0)];
+    const check = [
+      ...saved.slice(-10),
+      ...saved.filter((_, i) => i % Math.max(1, Math.floor(saved.length / 10)) === 0),
+    ];
     for (const s of check) {
       const res = await c.call("memory.search", { query: s.token, limit: 3 });
       if (!res.results.some((h) => h.path === s.path && h.startLine <= s.line && s.line <= h.endLine)) lostSaves++;
@@ -167,7 +186,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const q = Math.floor(rssMb.length / 4);
   const peak = (xs: number[]) => Math.max(...xs.filter(Number.isFinite));
   const rssGrowthMb = rssMb.length >= 8 ? peak(rssMb.slice(3 * q)) - peak(rssMb.slice(q, 2 * q)) : 0;
-  const dist = (xs: number[]) => ({ n: xs.length, p50: median(xs), p95: percentile(xs, 95), p99: percentile(xs, 99), max: xs.length ? Math.max(...xs) : NaN });
+  const dist = (xs: number[]) => ({
+    n: xs.length,
+    p50: median(xs),
+    p95: percentile(xs, 95),
+    p99: percentile(xs, 99),
+    max: xs.length ? Math.max(...xs) : NaN,
+  });
   return {
     ops: { search: dist(lat.search), recall: dist(lat.recall), save: dist(lat.save) },
     errors,
@@ -183,11 +208,17 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
 
 export function printSoak(res: SoakResult): void {
   for (const [op, d] of Object.entries(res.ops)) {
-    console.log(`  ${op.padEnd(7)} n=${String(d.n).padEnd(6)} p50 ${fmtMs(d.p50)}, p95 ${fmtMs(d.p95)}, p99 ${fmtMs(d.p99)}, max ${fmtMs(d.max)}`);
+    console.log(
+      `  ${op.padEnd(7)} n=${String(d.n).padEnd(6)} p50 ${fmtMs(d.p50)}, p95 ${fmtMs(d.p95)}, p99 ${fmtMs(d.p99)}, max ${fmtMs(d.max)}`,
+    );
   }
   console.log(`  file edits by the writer: ${res.edits}`);
-  console.log(`  client errors: ${res.errors.length}${res.errors.length ? ` (first: ${res.errors[0]!.op}: ${res.errors[0]!.message})` : ""}`);
-  console.log(`  daemon errors in status: ${res.daemonErrors.length}${res.daemonErrors.length ? ` (first: ${res.daemonErrors[0]!.message})` : ""}`);
+  console.log(
+    `  client errors: ${res.errors.length}${res.errors.length ? ` (first: ${res.errors[0]!.op}: ${res.errors[0]!.message})` : ""}`,
+  );
+  console.log(
+    `  daemon errors in status: ${res.daemonErrors.length}${res.daemonErrors.length ? ` (first: ${res.daemonErrors[0]!.message})` : ""}`,
+  );
   console.log(`  drift after settle: ${res.driftAfterSettle} files; saves not found: ${res.lostSaves}`);
   console.log(`  RSS samples (MB): ${res.rssMb.join(" ")}`);
   console.log(`  RSS growth (peak of last quarter − peak of second quarter): ${res.rssGrowthMb} MB`);
@@ -213,8 +244,18 @@ export async function benchSoak(args: Args): Promise<void> {
   const d = await spawnDaemon({ home, root, provider, debounceMs: 300, daemon: { settleMs: 50 } });
   try {
     await waitIndexed(d, provider);
-    console.log(`soak: ${clients} clients × ${seconds} s, ${files} files, provider ${provider}; node ${process.version}, ${process.platform}-${process.arch}`);
-    const res = await runSoak({ socket: d.socket, pid: d.child.pid!, root, clients, durationMs: seconds * 1000, sampleMs: seconds > 120 ? 10_000 : 1000, log: console.log });
+    console.log(
+      `soak: ${clients} clients × ${seconds} s, ${files} files, provider ${provider}; node ${process.version}, ${process.platform}-${process.arch}`,
+    );
+    const res = await runSoak({
+      socket: d.socket,
+      pid: d.child.pid!,
+      root,
+      clients,
+      durationMs: seconds * 1000,
+      sampleMs: seconds > 120 ? 10_000 : 1000,
+      log: console.log,
+    });
     printSoak(res);
     const failures = [
       res.errors.length > 0 && `${res.errors.length} client errors`,
@@ -226,7 +267,10 @@ export async function benchSoak(args: Args): Promise<void> {
       !existsSync(d.socket) && "socket gone",
     ].filter(Boolean);
     console.log(failures.length ? `FAIL: ${failures.join("; ")}` : "PASS");
-    appendFileSync(benchPath("soak-results.jsonl"), JSON.stringify({ at: new Date().toISOString(), clients, seconds, files, provider, ...res }) + "\n");
+    appendFileSync(
+      benchPath("soak-results.jsonl"),
+      JSON.stringify({ at: new Date().toISOString(), clients, seconds, files, provider, ...res }) + "\n",
+    );
     if (failures.length) process.exitCode = 1;
   } finally {
     await stopDaemon(d);

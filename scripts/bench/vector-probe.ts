@@ -37,7 +37,9 @@ export async function vectorProbe(indexDir: string, queries: string[], k = 24): 
       exactIds.push(hits.map((h) => h.id));
     }
     const out: VectorProbe = { vectors, k, exact: { p50: median(exactLat), p95: percentile(exactLat, 95) } };
-    console.log(`  vector KNN, exact (sqlite-vec float, k=${k}, ${vectors} vectors): p50 ${fmtMs(out.exact.p50)}, p95 ${fmtMs(out.exact.p95)}`);
+    console.log(
+      `  vector KNN, exact (sqlite-vec float, k=${k}, ${vectors} vectors): p50 ${fmtMs(out.exact.p50)}, p95 ${fmtMs(out.exact.p95)}`,
+    );
     if (store.supportsQuantized) {
       store.vectorSearch(vecs[0]!, k, { path: "quantized" }); // loads the codes
       const qLat: number[] = [];
@@ -52,7 +54,12 @@ export async function vectorProbe(indexDir: string, queries: string[], k = 24): 
         o10 += ex.slice(0, 10).filter((id) => ids.has(id)).length / Math.max(1, Math.min(10, ex.length));
         ok += ex.filter((id) => ids.has(id)).length / Math.max(1, ex.length);
       });
-      out.quantized = { p50: median(qLat), p95: percentile(qLat, 95), overlapAt10: o10 / vecs.length, overlapAtK: ok / vecs.length };
+      out.quantized = {
+        p50: median(qLat),
+        p95: percentile(qLat, 95),
+        overlapAt10: o10 / vecs.length,
+        overlapAtK: ok / vecs.length,
+      };
       console.log(
         `  vector KNN, quantized + rescoring: p50 ${fmtMs(out.quantized.p50)}, p95 ${fmtMs(out.quantized.p95)}; ` +
           `overlap with exact: @10 ${out.quantized.overlapAt10.toFixed(3)}, @${k} ${out.quantized.overlapAtK.toFixed(3)} (${vecs.length} queries)`,
@@ -68,7 +75,14 @@ export async function vectorProbe(indexDir: string, queries: string[], k = 24): 
 /** `npm run bench -- vectors --index <dir with the .sqlite>`: the probe alone on an existing index. */
 export async function benchVectors(args: Args): Promise<void> {
   const dir = String(args.flags.index ?? "");
-  if (!dir) throw new Error("--index <directory holding the index .sqlite> is required (e.g. .bench/home-scale-10000-hybrid/data/cortexd/indexes)");
+  if (!dir)
+    throw new Error(
+      "--index <directory holding the index .sqlite> is required (e.g. .bench/home-scale-10000-hybrid/data/cortexd/indexes)",
+    );
   const r = rng(2024);
-  await vectorProbe(dir, Array.from({ length: Number(args.flags.queries ?? 200) }, () => sampleQuery(r)), Number(args.flags.k ?? 24));
+  await vectorProbe(
+    dir,
+    Array.from({ length: Number(args.flags.queries ?? 200) }, () => sampleQuery(r)),
+    Number(args.flags.k ?? 24),
+  );
 }

@@ -17,9 +17,15 @@ if (!own) {
   const demo = process.env.CORTEXD_DEMO_DIR ?? join(tmpdir(), `cortexd-demo-${process.getuid?.() ?? "user"}`);
   const ws = join(demo, "workspace");
   if (!existsSync(ws)) cpSync(join(ROOT, "examples", "workspace"), ws, { recursive: true });
-  process.stderr.write(`cortexd demo: the daemon runs on ${ws}, a copy of examples/workspace (edit it freely; remove it to start over)\n`);
+  process.stderr.write(
+    `cortexd demo: the daemon runs on ${ws}, a copy of examples/workspace (edit it freely; remove it to start over)\n`,
+  );
   args.unshift("--workspace", ws);
 }
-const child = spawn(process.execPath, [...DAEMON_NODE_OPTIONS.split(" "), join(ROOT, "dist", "src", "cli", "main.js"), "run", ...args], { stdio: "inherit" });
+const child = spawn(
+  process.execPath,
+  [...DAEMON_NODE_OPTIONS.split(" "), join(ROOT, "dist", "src", "cli", "main.js"), "run", ...args],
+  { stdio: "inherit" },
+);
 for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => child.kill(sig));
 child.on("exit", (code, signal) => (process.exitCode = code ?? (signal ? 1 : 0)));

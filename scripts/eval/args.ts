@@ -20,7 +20,8 @@ export function parseArgs(argv: readonly string[]): Args {
       const eq = a.indexOf("=");
       const key = eq < 0 ? a.slice(2) : a.slice(2, eq);
       if (eq >= 0) flags[key] = a.slice(eq + 1);
-      else if (!BOOLEAN.has(key) && argv[i + 1] !== undefined && !argv[i + 1]!.startsWith("--")) flags[key] = argv[++i]!;
+      else if (!BOOLEAN.has(key) && argv[i + 1] !== undefined && !argv[i + 1]!.startsWith("--"))
+        flags[key] = argv[++i]!;
       else flags[key] = true;
     } else positional.push(a);
   }

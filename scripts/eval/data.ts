@@ -52,14 +52,20 @@ function readJsonl(file: string): unknown[] {
 
 function parseQuery(raw: unknown, where: string): Query {
   const r = raw as Record<string, unknown>;
-  if (typeof r.qid !== "string" || typeof r.question !== "string" || typeof r.category !== "number" || !Array.isArray(r.evidence)) {
+  if (
+    typeof r.qid !== "string" ||
+    typeof r.question !== "string" ||
+    typeof r.category !== "number" ||
+    !Array.isArray(r.evidence)
+  ) {
     throw new Error(`${where}: not a query record (qid, question, category, evidence[])`);
   }
   return {
     qid: r.qid,
     question: r.question,
     category: r.category,
-    categoryName: typeof r.category_name === "string" ? r.category_name : (CATEGORY_NAMES[r.category] ?? `category ${r.category}`),
+    categoryName:
+      typeof r.category_name === "string" ? r.category_name : (CATEGORY_NAMES[r.category] ?? `category ${r.category}`),
     evidence: r.evidence.filter((e): e is string => typeof e === "string"),
     scorable: r.scorable === true,
   };
@@ -73,13 +79,16 @@ export function loadConversations(dir: string, only?: readonly string[]): Conver
     .sort();
   if (only?.length) {
     const missing = only.filter((c) => !ids.includes(c));
-    if (missing.length) throw new Error(`conversation(s) not found in ${dir}: ${missing.join(", ")} (have: ${ids.join(", ")})`);
+    if (missing.length)
+      throw new Error(`conversation(s) not found in ${dir}: ${missing.join(", ")} (have: ${ids.join(", ")})`);
   }
   return ids
     .filter((id) => !only?.length || only.includes(id))
     .map((id) => {
       const cdir = join(dir, id);
-      const queries = readJsonl(join(cdir, "queries.jsonl")).map((q, i) => parseQuery(q, `${id}/queries.jsonl:${i + 1}`));
+      const queries = readJsonl(join(cdir, "queries.jsonl")).map((q, i) =>
+        parseQuery(q, `${id}/queries.jsonl:${i + 1}`),
+      );
       const turnsFile = join(cdir, "turns.jsonl");
       const turnIds = existsSync(turnsFile)
         ? readJsonl(turnsFile)

@@ -36,25 +36,49 @@ export const LOCOMO_USAGE = `locomo [dir] — LoCoMo retrieval (default dir: <re
 
 export async function locomoCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
-  const known = new Set(["variant", "modes", "limit", "conv", "weights", "fusion", "search", "budget", "max-tokens", "overlap", "model", "data-dir", "json", "per-query", "keep", "quiet", "help", "misses", "recall", "dump"]);
+  const known = new Set([
+    "variant",
+    "modes",
+    "limit",
+    "conv",
+    "weights",
+    "fusion",
+    "search",
+    "budget",
+    "max-tokens",
+    "overlap",
+    "model",
+    "data-dir",
+    "json",
+    "per-query",
+    "keep",
+    "quiet",
+    "help",
+    "misses",
+    "recall",
+    "dump",
+  ]);
   const unknown = Object.keys(args.flags).filter((k) => !known.has(k));
   if (unknown.length) throw new Error(`unknown option(s): ${unknown.map((k) => `--${k}`).join(", ")}\n${LOCOMO_USAGE}`);
   if (args.positional.length > 1) throw new Error(`expected at most one directory, got: ${args.positional.join(" ")}`);
 
   const dir = args.positional[0] ? resolve(args.positional[0]) : resolve(repoRoot(), "../shared/eval/locomo");
   const variant = (stringFlag(args, "variant") ?? "memory") as Variant;
-  if (variant !== "memory" && variant !== "sessions") throw new Error(`--variant must be memory or sessions (got ${variant})`);
+  if (variant !== "memory" && variant !== "sessions")
+    throw new Error(`--variant must be memory or sessions (got ${variant})`);
   const modes = (stringFlag(args, "modes") ?? MODES.join(","))
     .split(",")
     .map((m) => m.trim())
     .filter(Boolean) as Mode[];
   const bad = modes.filter((m) => !(MODES as readonly string[]).includes(m));
-  if (bad.length || modes.length === 0) throw new Error(`--modes takes ${MODES.join(",")} (got ${bad.join(",") || "nothing"})`);
+  if (bad.length || modes.length === 0)
+    throw new Error(`--modes takes ${MODES.join(",")} (got ${bad.join(",") || "nothing"})`);
   let weights: RunOptions["weights"];
   const w = stringFlag(args, "weights");
   if (w !== undefined) {
     const [v, t] = w.split(",").map(Number);
-    if (v === undefined || t === undefined || !(v >= 0 && v <= 1) || !(t >= 0 && t <= 1)) throw new Error(`--weights takes V,T in [0,1] (got ${w})`);
+    if (v === undefined || t === undefined || !(v >= 0 && v <= 1) || !(t >= 0 && t <= 1))
+      throw new Error(`--weights takes V,T in [0,1] (got ${w})`);
     weights = { vector: v, text: t };
   }
   const defaults = ChunkingSchema.parse({});

@@ -77,7 +77,11 @@ export function budgetTexts(texts: readonly string[], budgetChars: number): stri
 }
 
 /** Fraction of evidence ids whose marker made it into the budgeted texts. */
-export function budgetedRecall(texts: readonly string[], evidence: readonly string[], budgetChars = DEFAULT_BUDGET_CHARS): number {
+export function budgetedRecall(
+  texts: readonly string[],
+  evidence: readonly string[],
+  budgetChars = DEFAULT_BUDGET_CHARS,
+): number {
   return recallOf(budgetTexts(texts, budgetChars), evidence);
 }
 
@@ -96,7 +100,11 @@ export interface QueryScores {
   injectedChars?: number;
 }
 
-export function scoreQuery(texts: readonly string[], evidence: readonly string[], budgetChars = DEFAULT_BUDGET_CHARS): QueryScores {
+export function scoreQuery(
+  texts: readonly string[],
+  evidence: readonly string[],
+  budgetChars = DEFAULT_BUDGET_CHARS,
+): QueryScores {
   const hit = {} as Record<K, number>;
   const recall = {} as Record<K, number>;
   for (const k of KS) {

@@ -63,8 +63,12 @@ export async function noiseCommand(argv: string[]): Promise<number> {
   const root = repoRoot();
   const prompts = loadPrompts(resolve(stringFlag(args, "prompts") ?? join(root, "../shared/eval/noise/dev.jsonl")));
   const variant = (stringFlag(args, "variant") ?? "memory") as Variant;
-  if (variant !== "memory" && variant !== "sessions") throw new Error(`--variant must be memory or sessions (got ${variant})`);
-  const convIds = stringFlag(args, "conv")?.split(",").map((c) => c.trim()).filter(Boolean);
+  if (variant !== "memory" && variant !== "sessions")
+    throw new Error(`--variant must be memory or sessions (got ${variant})`);
+  const convIds = stringFlag(args, "conv")
+    ?.split(",")
+    .map((c) => c.trim())
+    .filter(Boolean);
   const convs = loadConversations(resolve(stringFlag(args, "locomo") ?? join(root, "../shared/eval/locomo")), convIds);
   const recallJson = stringFlag(args, "recall");
   const config = RecallSchema.parse(recallJson ? (JSON.parse(recallJson) as unknown) : {});
@@ -72,7 +76,8 @@ export async function noiseCommand(argv: string[]): Promise<number> {
   const log = args.flags.quiet === true ? () => undefined : (m: string) => process.stderr.write(`[eval] ${m}\n`);
   const dataDir = join(tmpdir(), "cortexd-eval");
   mkdirSync(dataDir, { recursive: true });
-  const provider = args.flags.keyword === true ? null : (await selectProvider(EmbeddingSchema.parse({}), { dataDir })).provider;
+  const provider =
+    args.flags.keyword === true ? null : (await selectProvider(EmbeddingSchema.parse({}), { dataDir })).provider;
   const tmp = mkdtempSync(join(tmpdir(), "cortexd-eval-noise-"));
   const rows: Row[] = [];
   try {
@@ -83,9 +88,18 @@ export async function noiseCommand(argv: string[]): Promise<number> {
       try {
         const searcher = new Searcher({ store: idx.store, provider, config: SearchSchema.parse({}) });
         for (const prompt of prompts) {
-          const res = await recall(searcher, idx.store, { query: prompt, record: false, config, ...(dump ? { explain: true } : {}) });
+          const res = await recall(searcher, idx.store, {
+            query: prompt,
+            record: false,
+            config,
+            ...(dump ? { explain: true } : {}),
+          });
           rows.push({ conv: conv.id, prompt, chars: res.context.length });
-          if (dump) appendFileSync(dump, `${JSON.stringify({ conv: conv.id, prompt, chars: res.context.length, explain: res.explain })}\n`);
+          if (dump)
+            appendFileSync(
+              dump,
+              `${JSON.stringify({ conv: conv.id, prompt, chars: res.context.length, explain: res.explain })}\n`,
+            );
         }
       } finally {
         idx.store.close();
@@ -99,15 +113,25 @@ export async function noiseCommand(argv: string[]): Promise<number> {
   const overall = summary(rows);
   const per = convs.map((c) => ({ conv: c.id, ...summary(rows.filter((r) => r.conv === c.id)) }));
   if (args.flags.json === true) {
-    process.stdout.write(`${JSON.stringify({ variant, mode: provider ? "hybrid" : "keyword", prompts: prompts.length, overall, perConversation: per, config }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ variant, mode: provider ? "hybrid" : "keyword", prompts: prompts.length, overall, perConversation: per, config }, null, 2)}\n`,
+    );
     return 0;
   }
   const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
-  const out = [`noise prompts · ${prompts.length} prompts × ${convs.length} workspaces · variant ${variant}/ · ${provider ? `hybrid (${provider.modelName})` : "keyword-only"} · relevance ${config.relevance}`];
-  for (const p of per) out.push(`${p.conv}: empty ${pct(p.empty)} · mean ${p.meanChars.toFixed(0)} chars · p95 ${p.p95Chars.toFixed(0)}`);
-  out.push(`overall: empty ${pct(overall.empty)} (${Math.round(overall.empty * overall.n)}/${overall.n}) · mean ${overall.meanChars.toFixed(0)} chars injected · p95 ${overall.p95Chars.toFixed(0)}`);
+  const out = [
+    `noise prompts · ${prompts.length} prompts × ${convs.length} workspaces · variant ${variant}/ · ${provider ? `hybrid (${provider.modelName})` : "keyword-only"} · relevance ${config.relevance}`,
+  ];
+  for (const p of per)
+    out.push(`${p.conv}: empty ${pct(p.empty)} · mean ${p.meanChars.toFixed(0)} chars · p95 ${p.p95Chars.toFixed(0)}`);
+  out.push(
+    `overall: empty ${pct(overall.empty)} (${Math.round(overall.empty * overall.n)}/${overall.n}) · mean ${overall.meanChars.toFixed(0)} chars injected · p95 ${overall.p95Chars.toFixed(0)}`,
+  );
   const worst = [...new Set(rows.filter((r) => r.chars > 0).map((r) => r.prompt))].slice(0, 8);
-  if (worst.length) out.push(`prompts that injected something (first ${worst.length}): ${worst.map((w) => JSON.stringify(w)).join(", ")}`);
+  if (worst.length)
+    out.push(
+      `prompts that injected something (first ${worst.length}): ${worst.map((w) => JSON.stringify(w)).join(", ")}`,
+    );
   process.stdout.write(`${out.join("\n")}\n`);
   return 0;
 }

@@ -54,7 +54,9 @@ export function summarize(run: ModeRun, convIds: readonly string[]): ModeSummary
     status: run.status,
     ...(run.reason ? { reason: run.reason } : {}),
     byCategory,
-    ...(prim.length ? { overallMicro: aggregate(prim.map((r) => r.scores)), overallMacro: macro(perConversation.map((p) => p.agg)) } : {}),
+    ...(prim.length
+      ? { overallMicro: aggregate(prim.map((r) => r.scores)), overallMacro: macro(perConversation.map((p) => p.agg)) }
+      : {}),
     perConversation,
     ...(adv.length ? { adversarial: aggregate(adv.map((r) => r.scores)) } : {}),
     timing: {
@@ -113,8 +115,12 @@ function layout(rows: (string[] | "rule")[]): string {
   return rows.map((r) => (r === "rule" ? rule : line(r))).join("\n");
 }
 
-export function formatModeTable(s: ModeSummary, ctx: { variant: string; convs: number; limit: number; budgetChars: number }): string {
-  const weights = s.mode === "keyword" ? "" : ` · weights vector ${s.config.vectorWeight} / text ${s.config.textWeight}`;
+export function formatModeTable(
+  s: ModeSummary,
+  ctx: { variant: string; convs: number; limit: number; budgetChars: number },
+): string {
+  const weights =
+    s.mode === "keyword" ? "" : ` · weights vector ${s.config.vectorWeight} / text ${s.config.textWeight}`;
   const fusion = s.config.fusion !== undefined ? ` · fusion ${String(s.config.fusion)}` : "";
   const title = `== ${s.mode} · ${ctx.variant}/ · ${ctx.convs} conversation${ctx.convs === 1 ? "" : "s"} · ${ctx.limit} results/query · budget ${ctx.budgetChars} chars${weights}${fusion} ==`;
   if (s.status === "skipped") return `${title}\nskipped: ${s.reason}`;
@@ -131,7 +137,9 @@ export function formatModeTable(s: ModeSummary, ctx: { variant: string; convs: n
   }
   const perConv = s.perConversation.map((p) => `${p.conv} ${f3(p.agg.budgetRecall)}`).join(" · ");
   const t = s.timing;
-  const idx = t.sharesIndexWith ? `index shared with ${t.sharesIndexWith}` : `index ${secs(t.indexMs)}${t.providerMs ? ` + model load ${secs(t.providerMs)}` : ""}`;
+  const idx = t.sharesIndexWith
+    ? `index shared with ${t.sharesIndexWith}`
+    : `index ${secs(t.indexMs)}${t.providerMs ? ` + model load ${secs(t.providerMs)}` : ""}`;
   return [
     title,
     layout(rows),
@@ -162,7 +170,9 @@ export function formatReport(result: RunResult): string {
   );
   if (result.provider) {
     const p = result.provider;
-    out.push(`embedding: ${p.state}${p.model ? ` ${p.model}` : ""}${p.dims ? ` (${p.dims}d)` : ""}${p.reason ? ` — ${p.reason}` : ""}`);
+    out.push(
+      `embedding: ${p.state}${p.model ? ` ${p.model}` : ""}${p.dims ? ` (${p.dims}d)` : ""}${p.reason ? ` — ${p.reason}` : ""}`,
+    );
   }
   for (const kind of ["keyword", "vector"] as const) {
     const xs = result.indexes.filter((i) => i.kind === kind);
@@ -170,7 +180,10 @@ export function formatReport(result: RunResult): string {
     const chunks = xs.reduce((s, i) => s + i.chunks, 0);
     const chars = xs.reduce((s, i) => s + i.meanChunkChars * i.chunks, 0);
     const ms = xs.reduce((s, i) => s + i.ms, 0);
-    const extra = kind === "vector" ? `, ${xs.reduce((s, i) => s + i.vectors, 0)} vectors, ${xs.reduce((s, i) => s + i.noVector, 0)} without` : "";
+    const extra =
+      kind === "vector"
+        ? `, ${xs.reduce((s, i) => s + i.vectors, 0)} vectors, ${xs.reduce((s, i) => s + i.noVector, 0)} without`
+        : "";
     const odd = xs.reduce((s, i) => s + i.skipped + i.malformed, 0);
     const turns = xs.reduce((s, i) => s + i.turns, 0);
     const covered = xs.reduce((s, i) => s + i.turnsCovered, 0);
@@ -185,11 +198,16 @@ export function formatReport(result: RunResult): string {
     const modes = Object.entries(s.engineModes);
     const expected = s.mode === "keyword" ? "keyword" : "hybrid";
     const odd = modes.filter(([m]) => m !== expected);
-    if (odd.length) out.push(`warning: engine-reported modes ${modes.map(([m, n]) => `${m}×${n}`).join(", ")} (expected ${expected})`);
+    if (odd.length)
+      out.push(
+        `warning: engine-reported modes ${modes.map(([m, n]) => `${m}×${n}`).join(", ")} (expected ${expected})`,
+      );
     if (s.ambiguousTexts) out.push(`warning: ${s.ambiguousTexts} results could not be matched to a unique chunk text`);
   }
   out.push("");
-  out.push(`summary (columns: hit@k = any evidence marker in the top k; R@10 = evidence recall@10; chars/res = mean characters per result; budgetR = evidence recall of memory.recall's context within ${Math.round(o.budgetChars / 4)} tokens; injected = mean characters of that context per question)`);
+  out.push(
+    `summary (columns: hit@k = any evidence marker in the top k; R@10 = evidence recall@10; chars/res = mean characters per result; budgetR = evidence recall of memory.recall's context within ${Math.round(o.budgetChars / 4)} tokens; injected = mean characters of that context per question)`,
+  );
   for (const s of summaries) out.push(formatSummaryLine(s, o.budgetChars, o.limit));
   out.push(`total wall ${secs(result.totalMs)}`);
   return out.join("\n");

@@ -113,7 +113,11 @@ export interface RunResult {
 }
 
 /** The search config of a mode: vector → vector leg only (text weight 0); hybrid → defaults or override. */
-export function modeConfig(mode: Mode, opts: Pick<RunOptions, "weights" | "fusion" | "search">, notes: string[] = []): SearchConfig {
+export function modeConfig(
+  mode: Mode,
+  opts: Pick<RunOptions, "weights" | "fusion" | "search">,
+  notes: string[] = [],
+): SearchConfig {
   const over: Record<string, unknown> = {};
   if (mode === "vector") {
     over.vectorWeight = 1;
@@ -125,7 +129,8 @@ export function modeConfig(mode: Mode, opts: Pick<RunOptions, "weights" | "fusio
     }
     if (opts.fusion !== undefined) {
       if ("fusion" in SearchSchema.shape) over.fusion = opts.fusion;
-      else if (!notes.some((n) => n.startsWith("--fusion"))) notes.push(`--fusion ${opts.fusion} ignored: the search config has no "fusion" key`);
+      else if (!notes.some((n) => n.startsWith("--fusion")))
+        notes.push(`--fusion ${opts.fusion} ignored: the search config has no "fusion" key`);
     }
   }
   return SearchSchema.parse({ ...opts.search, ...over });
@@ -212,16 +217,28 @@ export async function buildIndex(
  * ranked in a 40-deep search (0: not found), and whether that chunk was recalled but excerpted
  * without the line. For tuning; the data stays in ../shared (the file goes where you say).
  */
-async function writeMisses(file: string, conv: Conversation, q: Query, searcher: Searcher, injected: RecallResult, mode: Mode): Promise<void> {
+async function writeMisses(
+  file: string,
+  conv: Conversation,
+  q: Query,
+  searcher: Searcher,
+  injected: RecallResult,
+  mode: Mode,
+): Promise<void> {
   const deep = await searcher.search({ query: q.question, limit: 40, fullText: true });
   for (const e of q.evidence) {
     const m = marker(e);
     if (injected.context.includes(m)) continue;
     const rank = deep.results.findIndex((h) => (h.text ?? "").includes(m));
     const hit = rank >= 0 ? deep.results[rank]! : null;
-    const excerpted = hit ? injected.memories.some((r) => r.path === hit.path && r.startLine <= hit.endLine && r.endLine >= hit.startLine) : false;
+    const excerpted = hit
+      ? injected.memories.some((r) => r.path === hit.path && r.startLine <= hit.endLine && r.endLine >= hit.startLine)
+      : false;
     const line = hit ? ((hit.text ?? "").split("\n").find((l) => l.includes(m)) ?? "") : "";
-    appendFileSync(file, `${JSON.stringify({ mode, conv: conv.id, qid: q.qid, category: q.category, question: q.question, evidence: e, rank: rank + 1, excerpted, recalled: injected.memories.length, line })}\n`);
+    appendFileSync(
+      file,
+      `${JSON.stringify({ mode, conv: conv.id, qid: q.qid, category: q.category, question: q.question, evidence: e, rank: rank + 1, excerpted, recalled: injected.memories.length, line })}\n`,
+    );
   }
 }
 
@@ -233,7 +250,14 @@ function dumpExplain(file: string, conv: Conversation, q: Query, injected: Recal
   );
 }
 
-async function runQueries(conv: Conversation, queries: Query[], searcher: Searcher, index: BuiltIndex, run: ModeRun, opts: RunOptions): Promise<void> {
+async function runQueries(
+  conv: Conversation,
+  queries: Query[],
+  searcher: Searcher,
+  index: BuiltIndex,
+  run: ModeRun,
+  opts: RunOptions,
+): Promise<void> {
   const started = performance.now();
   for (const q of queries) {
     const t0 = performance.now();
@@ -258,7 +282,11 @@ async function runQueries(conv: Conversation, queries: Query[], searcher: Search
       category: q.category,
       categoryName: q.categoryName,
       evidence: q.evidence,
-      scores: { ...scoreQuery(texts, q.evidence, opts.budgetChars), budgetRecall: recallOf([injected.context], q.evidence), injectedChars: injected.context.length },
+      scores: {
+        ...scoreQuery(texts, q.evidence, opts.budgetChars),
+        budgetRecall: recallOf([injected.context], q.evidence),
+        injectedChars: injected.context.length,
+      },
       latencyMs,
       engineMode: res.mode,
       ...(res.fallback ? { fallback: res.fallback } : {}),
@@ -311,11 +339,16 @@ export async function runLocomo(opts: RunOptions): Promise<RunResult> {
       const run = runs.get(m)!;
       if (!provider) {
         run.status = "skipped";
-        run.reason = sel.status.reason ?? (opts.model ? `model ${opts.model} unavailable` : "built-in model unavailable");
+        run.reason =
+          sel.status.reason ?? (opts.model ? `model ${opts.model} unavailable` : "built-in model unavailable");
       } else if (m === first) run.providerMs = ms;
       else run.sharesIndexWith = first;
     }
-    log(provider ? `model ${provider.modelName} (${provider.dims}d) ready in ${(ms / 1000).toFixed(2)} s` : `vector modes skipped: ${sel.status.reason}`);
+    log(
+      provider
+        ? `model ${provider.modelName} (${provider.dims}d) ready in ${(ms / 1000).toFixed(2)} s`
+        : `vector modes skipped: ${sel.status.reason}`,
+    );
   }
 
   const tmp = mkdtempSync(join(tmpdir(), "cortexd-eval-locomo-"));
@@ -336,9 +369,14 @@ export async function runLocomo(opts: RunOptions): Promise<RunResult> {
         } finally {
           idx.store.close();
         }
-        log(`${conv.id}: keyword index ${idx.info.chunks} chunks in ${idx.info.ms.toFixed(0)} ms; ${queries.length} queries`);
+        log(
+          `${conv.id}: keyword index ${idx.info.chunks} chunks in ${idx.info.ms.toFixed(0)} ms; ${queries.length} queries`,
+        );
       }
-      const vectorRuns = opts.modes.filter((m) => m !== "keyword").map((m) => runs.get(m)!).filter((r) => r.status === "ok");
+      const vectorRuns = opts.modes
+        .filter((m) => m !== "keyword")
+        .map((m) => runs.get(m)!)
+        .filter((r) => r.status === "ok");
       if (provider && vectorRuns.length) {
         const idx = await buildIndex(conv, root, join(cdir, "vector.sqlite"), provider, opts.chunking);
         indexes.push(idx.info);
@@ -351,7 +389,9 @@ export async function runLocomo(opts: RunOptions): Promise<RunResult> {
         } finally {
           idx.store.close();
         }
-        log(`${conv.id}: vector index ${idx.info.chunks} chunks (${idx.info.vectors} vectors) in ${idx.info.ms.toFixed(0)} ms`);
+        log(
+          `${conv.id}: vector index ${idx.info.chunks} chunks (${idx.info.vectors} vectors) in ${idx.info.ms.toFixed(0)} ms`,
+        );
       }
     }
   } finally {

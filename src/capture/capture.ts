@@ -62,7 +62,9 @@ export class Capturer {
 
   private async run(ws: WriteTarget, input: CaptureInput): Promise<CaptureOutcome> {
     const rec = this.state.session(ws.name, input.session_id);
-    const read = input.transcript_path ? await readTranscript(input.transcript_path, rec) : readMessages(input.messages ?? [], rec);
+    const read = input.transcript_path
+      ? await readTranscript(input.transcript_path, rec)
+      : readMessages(input.messages ?? [], rec);
     const { turns, complete } = groupTurns(read.fresh);
     const now = this.clock();
     const entries: TurnEntry[] = [];
@@ -72,17 +74,32 @@ export class Capturer {
       if ("skip" in e) skipped++;
       else entries.push(e);
     }
-    const out: CaptureOutcome = { stored: false, entries: 0, paths: [], absPaths: [], skipped, duplicates: 0, redactions: 0, messages: read.fresh.length };
+    const out: CaptureOutcome = {
+      stored: false,
+      entries: 0,
+      paths: [],
+      absPaths: [],
+      skipped,
+      duplicates: 0,
+      redactions: 0,
+      messages: read.fresh.length,
+    };
     // Group by day (a session may span midnight), one append per file.
     const byDate = new Map<string, TurnEntry[]>();
     for (const e of entries) byDate.set(e.date, [...(byDate.get(e.date) ?? []), e]);
     for (const [date, list] of [...byDate].sort(([a], [b]) => a.localeCompare(b))) {
-      const pending: PendingEntry[] = list.map((e) => ({ lines: e.lines, dedupeText: e.dedupeText, kind: "capture" as const }));
+      const pending: PendingEntry[] = list.map((e) => ({
+        lines: e.lines,
+        dedupeText: e.dedupeText,
+        kind: "capture" as const,
+      }));
       const res = await this.writer.write(ws, "daily", date, pending);
       out.duplicates += res.duplicates.length;
       if (res.written.length === 0) continue;
       out.entries += res.written.length;
-      out.redactions += list.filter((e) => res.written.some((w) => w.entry.dedupeText === e.dedupeText)).reduce((n, e) => n + e.redactions, 0);
+      out.redactions += list
+        .filter((e) => res.written.some((w) => w.entry.dedupeText === e.dedupeText))
+        .reduce((n, e) => n + e.redactions, 0);
       out.path = res.key;
       out.paths.push(res.key);
       out.absPaths.push(res.absPath);
@@ -200,7 +217,7 @@ async function readTranscript(path: string, rec: SessionRecord): Promise<Read> {
     const bodyEnd = Math.max(bodyStart, buf.lastIndexOf(10) + 1);
     const body = buf.subarray(bodyStart, bodyEnd);
     const lineStarts: number[] = [];
-    for (let i = 0; i < body.length; ) {
+    for (let i = 0; i < body.length;) {
       lineStarts.push(i);
       const nl = body.indexOf(10, i);
       if (nl === -1) break;
@@ -222,7 +239,13 @@ async function readTranscript(path: string, rec: SessionRecord): Promise<Read> {
         // The tail must be complete (TAIL_HASH_BYTES, or from the file's start) to be comparable.
         const offset = readStart + inBuf;
         const complete = tail.length === Math.min(TAIL_HASH_BYTES, offset);
-        rec.transcript = { path, offset, line: stopLine - 1, tailHash: complete ? hashBytes(tail) : "", ...(lastHash ? { lastHash } : {}) };
+        rec.transcript = {
+          path,
+          offset,
+          line: stopLine - 1,
+          tailHash: complete ? hashBytes(tail) : "",
+          ...(lastHash ? { lastHash } : {}),
+        };
       },
     };
   } finally {

@@ -92,7 +92,11 @@ export interface TurnEntry {
 }
 
 /** The bullet for a turn, or a reason it is skipped. */
-export function turnEntry(turn: Turn, session: string, now: number): TurnEntry | { skip: "trivial" | "no-user" | "no-assistant" | "short" } {
+export function turnEntry(
+  turn: Turn,
+  session: string,
+  now: number,
+): TurnEntry | { skip: "trivial" | "no-user" | "no-assistant" | "short" } {
   // Slash-command records (<command-name>…) are the harness talking, not the user asking.
   const user = cleanCaptureText(
     turn.user
@@ -116,7 +120,11 @@ export function turnEntry(turn: Turn, session: string, now: number): TurnEntry |
   const assistant = rPrev ? `${cap(rPrev.text, MAX_ASSISTANT_CHARS / 2)} … ${rLast.text}` : rLast.text;
   const ru = { text: cap(rUser.text, MAX_USER_CHARS), count: rUser.count };
   const ra = { text: cap(assistant, MAX_ASSISTANT_CHARS), count: rLast.count + (rPrev?.count ?? 0) };
-  const ts = [...turn.user, ...turn.assistant].reduce<number | undefined>((t, m) => (m.timestamp !== undefined && (t === undefined || m.timestamp > t) ? m.timestamp : t), undefined) ?? now;
+  const ts =
+    [...turn.user, ...turn.assistant].reduce<number | undefined>(
+      (t, m) => (m.timestamp !== undefined && (t === undefined || m.timestamp > t) ? m.timestamp : t),
+      undefined,
+    ) ?? now;
   const text = `[session ${shortSession(session)} ${localTime(ts)}] User: ${ru.text} — Assistant: ${ra.text}`;
   return {
     lines: formatEntry(text),

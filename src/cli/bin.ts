@@ -7,7 +7,13 @@
  * `cortexd hook install`, goes to the full CLI in ./main.js.
  */
 const args = process.argv.slice(2);
-if (args[0] === "hook" && args[1] !== undefined && args[1] !== "install" && args[1] !== "uninstall" && !args[1].startsWith("-")) {
+if (
+  args[0] === "hook" &&
+  args[1] !== undefined &&
+  args[1] !== "install" &&
+  args[1] !== "uninstall" &&
+  !args[1].startsWith("-")
+) {
   const { runHook } = await import("../hooks/run.js");
   await runHook(args.slice(1));
 } else {

@@ -62,7 +62,8 @@ export function commandNamed(args: readonly string[]): string | undefined {
  */
 export async function registerCommands(program: Command, args: readonly string[]): Promise<void> {
   const name = commandNamed(args);
-  if (!name && args.some((a) => a === "-V" || a === "--version") && !args.some((a) => a === "-h" || a === "--help")) return;
+  if (!name && args.some((a) => a === "-V" || a === "--version") && !args.some((a) => a === "-h" || a === "--help"))
+    return;
   const loaders = name ? [COMMANDS.get(name)!] : [...new Set(COMMANDS.values())];
   for (const register of await Promise.all(loaders.map((load) => load()))) register(program);
 }

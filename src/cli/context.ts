@@ -4,7 +4,12 @@ import { expandPath, indexPath } from "../config/paths.js";
 import type { WorkspaceConfig } from "../config/schema.js";
 import type { Engine, OpenEngineOptions } from "../engine/engine.js";
 import { defaultNamespace } from "../workspace/namespace.js";
-import { missingRootProblem, resolveWorkspace, WorkspaceResolutionError, type KnownWorkspace } from "../workspace/resolve.js";
+import {
+  missingRootProblem,
+  resolveWorkspace,
+  WorkspaceResolutionError,
+  type KnownWorkspace,
+} from "../workspace/resolve.js";
 import { CliError } from "./cli-error.js";
 
 // Kept in leaf modules so that commands which only ask the daemon load no config schema.
@@ -42,17 +47,23 @@ export function knownWorkspaces(workspaces: readonly WorkspaceConfig[]): KnownWo
  * For `run`, every --workspace given is resolved and the daemon serves exactly those.
  */
 export function loadForCli(opts: GlobalOptions): CliConfig {
-  const loaded = loadConfig({ ...(opts.config ? { file: opts.config } : {}), ...(opts.dataDir ? { overrides: { dataDir: opts.dataDir } } : {}) });
+  const loaded = loadConfig({
+    ...(opts.config ? { file: opts.config } : {}),
+    ...(opts.dataDir ? { overrides: { dataDir: opts.dataDir } } : {}),
+  });
   if (opts.dataDir) loaded.dataDir = expandPath(opts.dataDir);
   const selectors = opts.workspaces ?? (opts.workspace ? [opts.workspace] : []);
   // No selector: the first personal workspace (a team's shared one is used only when named).
-  if (!selectors.length) return { ...loaded, selected: loaded.config.workspaces.find((w) => !w.shared) ?? loaded.config.workspaces[0]! };
+  if (!selectors.length)
+    return { ...loaded, selected: loaded.config.workspaces.find((w) => !w.shared) ?? loaded.config.workspaces[0]! };
   const configured = loaded.config.workspaces;
   const known = knownWorkspaces(configured);
   const chosen = selectors.map((s): WorkspaceConfig => {
     try {
       const sel = resolveWorkspace(s, known, { allowUnconfigured: true });
-      return sel.kind === "configured" ? configured[sel.index]! : { path: sel.root, transcriptDirs: [], extraPaths: [], projects: [] };
+      return sel.kind === "configured"
+        ? configured[sel.index]!
+        : { path: sel.root, transcriptDirs: [], extraPaths: [], projects: [] };
     } catch (e) {
       if (e instanceof WorkspaceResolutionError) throw new CliError(e.message);
       throw e;
@@ -83,12 +94,17 @@ export async function openCliEngine(opts: GlobalOptions, extra: CliEngineOptions
     const name = loaded.selected.name ?? defaultNamespace(loaded.selected.path);
     if (!existsSync(indexPath(loaded.dataDir, name))) {
       const w = loaded.chosenRoot ? ` -w ${loaded.chosenRoot}` : "";
-      throw new CliError(`workspace ${loaded.selected.path} is not indexed yet: run \`cortexd index${w}\`, or start the daemon (\`cortexd start\`)`);
+      throw new CliError(
+        `workspace ${loaded.selected.path} is not indexed yet: run \`cortexd index${w}\`, or start the daemon (\`cortexd start\`)`,
+      );
     }
   }
   const level = opts.verbose ? "debug" : loaded.config.logLevel;
   // Loaded here, not at the top: commands that only talk to the daemon never load the index code.
-  const [{ openEngine }, { createLogger }] = await Promise.all([import("../engine/engine.js"), import("../util/logger.js")]);
+  const [{ openEngine }, { createLogger }] = await Promise.all([
+    import("../engine/engine.js"),
+    import("../util/logger.js"),
+  ]);
   return openEngine(loaded, { logger: createLogger(level), ...engineOpts });
 }
 

@@ -28,5 +28,8 @@ export function daemonWorkspace(opts: DaemonTargetOptions): string | undefined {
 export function daemonSocket(opts: DaemonTargetOptions, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const explicit = opts.config ?? env.CORTEXD_CONFIG;
   if (explicit && !existsSync(expandPath(explicit, env))) return undefined;
-  return hookSocketPath(env, { ...(opts.config ? { config: opts.config } : {}), ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) });
+  return hookSocketPath(env, {
+    ...(opts.config ? { config: opts.config } : {}),
+    ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+  });
 }

@@ -6,7 +6,6 @@ import { CliError } from "./cli-error.js";
 import { VERSION } from "../version.js";
 import { errorMessage } from "../util/error-message.js";
 
-
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 /** The program with the command that `args` (argv after node and the script) names, or with all of them. */
@@ -16,7 +15,11 @@ export async function buildProgram(args: readonly string[] = process.argv.slice(
     .description("Local memory engine for AI agents: indexes memory files and answers recall.")
     .version(VERSION)
     .option("-c, --config <file>", "config file (default $XDG_CONFIG_HOME/cortexd/config.json)")
-    .option("-w, --workspace <dir|name>", "workspace root or name (an unconfigured dir with memory files is indexed on its own; repeat for `run` only)", collect)
+    .option(
+      "-w, --workspace <dir|name>",
+      "workspace root or name (an unconfigured dir with memory files is indexed on its own; repeat for `run` only)",
+      collect,
+    )
     .option("--data-dir <dir>", "where indexes and models live (default $XDG_DATA_HOME/cortexd)")
     .option("--json", "machine-readable output")
     .option("-v, --verbose", "debug logs on stderr")
@@ -27,7 +30,9 @@ export async function buildProgram(args: readonly string[] = process.argv.slice(
     const list = program.getOptionValue("workspace") as string[] | string | undefined;
     if (!Array.isArray(list)) return;
     if (list.length > 1 && action.name() !== "run") {
-      throw new CliError(`--workspace was given ${list.length} times (${list.join(", ")}): only \`cortexd run\` serves several workspaces; give one`);
+      throw new CliError(
+        `--workspace was given ${list.length} times (${list.join(", ")}): only \`cortexd run\` serves several workspaces; give one`,
+      );
     }
     program.setOptionValue("workspace", list[0]);
     program.setOptionValue("workspaces", list);

@@ -18,7 +18,11 @@ export function syncProgressBar(enabled: boolean): { update: (p: SyncProgress) =
   return {
     update(p) {
       if (p.phase === "scan") return;
-      const payload = { phase: p.phase === "vectors" ? "embedding" : "indexing", chunks: p.chunks, embedded: p.embedded };
+      const payload = {
+        phase: p.phase === "vectors" ? "embedding" : "indexing",
+        chunks: p.chunks,
+        embedded: p.embedded,
+      };
       if (!started) {
         bar.start(Math.max(p.filesTotal, 1), p.filesDone, payload);
         started = true;

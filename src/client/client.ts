@@ -47,9 +47,10 @@ export interface CallOptions {
 }
 
 /** Params may be omitted for methods whose params are all optional. */
-export type CallArgs<M extends MethodName> = Record<never, never> extends ParamsOf<M>
-  ? [params?: ParamsOf<M>, opts?: CallOptions]
-  : [params: ParamsOf<M>, opts?: CallOptions];
+export type CallArgs<M extends MethodName> =
+  Record<never, never> extends ParamsOf<M>
+    ? [params?: ParamsOf<M>, opts?: CallOptions]
+    : [params: ParamsOf<M>, opts?: CallOptions];
 
 /** Marks the error responses json-rpc-2.0 synthesizes for our timeouts. */
 const TIMEOUT_MARK = { cortexdTimeout: true };
@@ -75,7 +76,10 @@ export class CortexClient {
     });
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("error", (err: NodeJS.ErrnoException) => {
-      this.shutdown(this.lastConnectionError ?? new DaemonUnavailableError("closed", `connection to cortexd failed: ${err.message}`, err.code));
+      this.shutdown(
+        this.lastConnectionError ??
+          new DaemonUnavailableError("closed", `connection to cortexd failed: ${err.message}`, err.code),
+      );
     });
     socket.on("close", () => {
       this.shutdown(this.lastConnectionError ?? new DaemonUnavailableError("closed", "cortexd closed the connection"));
@@ -109,7 +113,9 @@ export class CortexClient {
           if (this.closedError) return reject(this.closedError);
           if (!res.error) return resolve(res.result as MethodResults[M]);
           if (res.error.data === TIMEOUT_MARK) {
-            return reject(new DaemonUnavailableError("timeout", `cortexd did not answer ${method} within ${timeoutMs} ms`));
+            return reject(
+              new DaemonUnavailableError("timeout", `cortexd did not answer ${method} within ${timeoutMs} ms`),
+            );
           }
           reject(new RpcCallError(res.error.code, res.error.message, res.error.data));
         }, reject)
@@ -154,7 +160,9 @@ export class CortexClient {
     if (start < chunk.length) {
       this.bufBytes += chunk.length - start;
       if (this.bufBytes > this.maxResponseBytes) {
-        this.shutdown(new DaemonUnavailableError("error", `response from cortexd exceeds ${this.maxResponseBytes} bytes`));
+        this.shutdown(
+          new DaemonUnavailableError("error", `response from cortexd exceeds ${this.maxResponseBytes} bytes`),
+        );
         return;
       }
       this.buf.push(chunk.subarray(start));
@@ -197,8 +205,7 @@ export async function withClient<T>(
 }
 
 export type ProbeResult =
-  | { up: true; ping: MethodResults["daemon.ping"] }
-  | { up: false; reason: UnavailableReason; detail: string };
+  { up: true; ping: MethodResults["daemon.ping"] } | { up: false; reason: UnavailableReason; detail: string };
 
 /** Is the daemon up and answering? Never throws. */
 export async function probeDaemon(socketPath: string, timeoutMs = 2000): Promise<ProbeResult> {
@@ -207,7 +214,8 @@ export async function probeDaemon(socketPath: string, timeoutMs = 2000): Promise
     return { up: true, ping };
   } catch (err) {
     if (err instanceof DaemonUnavailableError) return { up: false, reason: err.reason, detail: err.message };
-    const detail = err instanceof RpcCallError ? `cortexd answered with error ${err.code}: ${err.message}` : String(err);
+    const detail =
+      err instanceof RpcCallError ? `cortexd answered with error ${err.code}: ${err.message}` : String(err);
     return { up: false, reason: "error", detail };
   }
 }

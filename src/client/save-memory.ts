@@ -36,9 +36,13 @@ export async function saveMemory(
   opts: { timeoutMs?: number } = {},
 ): Promise<ClientSave> {
   try {
-    const result = await withClient(socketPathFor(loaded), (c) => c.call("memory.save", { ...params, ...(workspace.daemon ? { workspace: workspace.daemon } : {}) }), {
-      timeoutMs: opts.timeoutMs ?? 10_000,
-    });
+    const result = await withClient(
+      socketPathFor(loaded),
+      (c) => c.call("memory.save", { ...params, ...(workspace.daemon ? { workspace: workspace.daemon } : {}) }),
+      {
+        timeoutMs: opts.timeoutMs ?? 10_000,
+      },
+    );
     return { result, offline: false };
   } catch (e) {
     if (!(e instanceof DaemonUnavailableError) || e.reason === "timeout") throw e;
@@ -47,8 +51,14 @@ export async function saveMemory(
   const problem = missingRootProblem(w.path);
   if (problem) throw new Error(problem);
   // A team's (shared) workspace only when named, as the daemon does.
-  if (w.shared && !workspace.daemon) throw new Error(`every configured workspace is shared (a team's): name the one to write to with --workspace (e.g. ${w.name ?? w.path})`);
+  if (w.shared && !workspace.daemon)
+    throw new Error(
+      `every configured workspace is shared (a team's): name the one to write to with --workspace (e.g. ${w.name ?? w.path})`,
+    );
   const writer = new MemoryWriter(StateStore.forDataDir(loaded.dataDir));
-  const out = await writer.save({ root: w.path, name: w.name ?? defaultNamespace(w.path), ...writeOptions(w, loaded.config) }, params);
+  const out = await writer.save(
+    { root: w.path, name: w.name ?? defaultNamespace(w.path), ...writeOptions(w, loaded.config) },
+    params,
+  );
   return { result: saveResult(out, out.stored ? false : undefined), offline: true };
 }

@@ -3,7 +3,10 @@
  * the CLI checks for it on every command without loading the config schema.
  */
 export class ConfigError extends Error {
-  constructor(message: string, readonly file?: string) {
+  constructor(
+    message: string,
+    readonly file?: string,
+  ) {
     super(file ? `${file}: ${message}` : message);
     this.name = "ConfigError";
   }

@@ -7,7 +7,6 @@ import { ConfigError } from "./config-error.js";
 
 export { ConfigError };
 
-
 export interface LoadedConfig {
   config: Config;
   /** The file it came from, or null when defaults were used (no file). */
@@ -58,7 +57,8 @@ export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.Proc
   if (env.CORTEXD_EMBEDDING_PROVIDER) embedding.provider = env.CORTEXD_EMBEDDING_PROVIDER;
   if (env.CORTEXD_MODEL) embedding.model = env.CORTEXD_MODEL;
   if (Object.keys(embedding).length) out.embedding = embedding;
-  if (env.CORTEXD_SOCKET) out.daemon = { ...((out.daemon as Record<string, unknown> | undefined) ?? {}), socketPath: env.CORTEXD_SOCKET };
+  if (env.CORTEXD_SOCKET)
+    out.daemon = { ...((out.daemon as Record<string, unknown> | undefined) ?? {}), socketPath: env.CORTEXD_SOCKET };
   return out;
 }
 
@@ -80,11 +80,15 @@ export function loadConfig(opts: LoadOptions = {}): LoadedConfig {
   if (existsSync(file)) {
     const value = parseConfigText(readFileSync(file, "utf8"), file);
     if (value === undefined || value === null) raw = {};
-    else if (typeof value !== "object" || Array.isArray(value)) throw new ConfigError("the top level must be an object { ... }", file);
+    else if (typeof value !== "object" || Array.isArray(value))
+      throw new ConfigError("the top level must be an object { ... }", file);
     else raw = value as Record<string, unknown>;
     used = file;
   } else if (explicit) {
-    throw new ConfigError(`config file not found (set CORTEXD_CONFIG or --config to an existing file, or create it)`, file);
+    throw new ConfigError(
+      `config file not found (set CORTEXD_CONFIG or --config to an existing file, or create it)`,
+      file,
+    );
   }
   raw = applyEnvOverrides(raw, env);
   if (opts.overrides) raw = { ...raw, ...opts.overrides };

@@ -38,7 +38,9 @@ export const WorkspaceSyncSchema = z
     git: z
       .string()
       .min(1)
-      .refine((s) => s.trim().split(/\s+/).length >= 5 || s.startsWith("@"), { message: 'expected a cron expression such as "*/10 * * * *"' })
+      .refine((s) => s.trim().split(/\s+/).length >= 5 || s.startsWith("@"), {
+        message: 'expected a cron expression such as "*/10 * * * *"',
+      })
       .optional(),
   })
   .strict();
@@ -66,7 +68,10 @@ export const EmbeddingSchema = z
     /** Remote: the server's base URL. Default https://api.openai.com (openai-compatible), http://127.0.0.1:11434 (ollama). A trailing /v1 is accepted. */
     baseUrl: z.string().url().optional(),
     /** openai-compatible: NAME of the environment variable holding the API key (the key itself never goes in this file). */
-    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name").optional(),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name")
+      .optional(),
     /** Remote: requested output dimension (sent as `dimensions`); default: whatever the first response returns. */
     dimensions: z.number().int().min(1).max(16384).optional(),
     /** openai-compatible: `input_type` sent with search queries, for asymmetric endpoints (e.g. "query"). */
@@ -93,7 +98,10 @@ export const ChunkingSchema = z
     overlapTokens: z.number().int().min(0).max(4096).default(80),
   })
   .strict()
-  .refine((c) => c.overlapTokens < c.maxTokens, { message: "overlapTokens must be smaller than maxTokens", path: ["overlapTokens"] });
+  .refine((c) => c.overlapTokens < c.maxTokens, {
+    message: "overlapTokens must be smaller than maxTokens",
+    path: ["overlapTokens"],
+  });
 
 export const SearchSchema = z
   .object({
@@ -182,13 +190,21 @@ export const DaemonSchema = z
     /** Socket path; default $XDG_RUNTIME_DIR/cortexd/cortexd.sock. */
     socketPath: z.string().min(1).optional(),
     /** Largest JSON-RPC request line accepted (bytes). */
-    maxRequestBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+    maxRequestBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .default(1024 * 1024),
   })
   .strict();
 
-const cron = z.string().min(1).refine((s) => s.trim().split(/\s+/).length >= 5 || s.startsWith("@"), {
-  message: 'expected a cron expression such as "*/5 * * * *"',
-});
+const cron = z
+  .string()
+  .min(1)
+  .refine((s) => s.trim().split(/\s+/).length >= 5 || s.startsWith("@"), {
+    message: 'expected a cron expression such as "*/5 * * * *"',
+  });
 
 export const ScheduleSchema = z
   .object({
@@ -203,7 +219,10 @@ export const ScheduleSchema = z
 
 export const ConfigSchema = z
   .object({
-    workspaces: z.array(WorkspaceSchema).min(1).default([{ path: "~/.openclaw/workspace", transcriptDirs: [], extraPaths: [], projects: [] }]),
+    workspaces: z
+      .array(WorkspaceSchema)
+      .min(1)
+      .default([{ path: "~/.openclaw/workspace", transcriptDirs: [], extraPaths: [], projects: [] }]),
     /** Where indexes, models and state live; default $XDG_DATA_HOME/cortexd. */
     dataDir: z.string().min(1).optional(),
     embedding: EmbeddingSchema.default(EmbeddingSchema.parse({})),

@@ -18,8 +18,15 @@ export type AnnotatedHit = SearchHit & {
  * group size), superseded entries dropped unless `includeHistory` (then kept and marked). Hits
  * need their chunk hash (search with fullText). Order is kept.
  */
-export function applyConsolidation(store: IndexStore, hits: readonly SearchHit[], opts: { includeHistory?: boolean } = {}): AnnotatedHit[] {
-  const marks = marksFor(store, hits.map((h) => h.hash).filter((h): h is string => !!h));
+export function applyConsolidation(
+  store: IndexStore,
+  hits: readonly SearchHit[],
+  opts: { includeHistory?: boolean } = {},
+): AnnotatedHit[] {
+  const marks = marksFor(
+    store,
+    hits.map((h) => h.hash).filter((h): h is string => !!h),
+  );
   if (marks.size === 0) return [...hits];
   const seenGroups = new Set<string>();
   const out: AnnotatedHit[] = [];

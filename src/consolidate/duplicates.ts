@@ -127,7 +127,9 @@ export const DUPLICATE_WORD_OVERLAP = 0.75;
 /** The distinct words of an entry as sorted word ids (interned in `vocab`). */
 function wordIds(text: string, vocab: Map<string, number>): Int32Array {
   const ids = new Set<number>();
-  for (const w of bodyText(text).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+  for (const w of bodyText(text)
+    .toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu) ?? []) {
     let id = vocab.get(w);
     if (id === undefined) vocab.set(w, (id = vocab.size));
     ids.add(id);
@@ -157,7 +159,11 @@ function wordOverlap(a: Int32Array, b: Int32Array): number {
  * ≥ DUPLICATE_WORD_OVERLAP. Star grouping, newest first: the newest entry not yet grouped becomes a
  * canonical and takes every ungrouped entry duplicating *it* (no chaining A≈B≈C → A≈C).
  */
-export async function groupDuplicates(entries: readonly DailyEntry[], pairs: readonly SimilarPair[], threshold = DUPLICATE_COSINE): Promise<DuplicateGroup[]> {
+export async function groupDuplicates(
+  entries: readonly DailyEntry[],
+  pairs: readonly SimilarPair[],
+  threshold = DUPLICATE_COSINE,
+): Promise<DuplicateGroup[]> {
   const adj = new Map<number, number[]>();
   const vocab = new Map<string, number>();
   const words = new Map<number, Int32Array>();
@@ -172,13 +178,18 @@ export async function groupDuplicates(entries: readonly DailyEntry[], pairs: rea
     if (p.cosine < threshold) continue;
     if (entries[p.a]!.path === entries[p.b]!.path) continue; // across daily logs only
     if (wordOverlap(ws(p.a), ws(p.b)) < DUPLICATE_WORD_OVERLAP) continue;
-    for (const [x, y] of [[p.a, p.b], [p.b, p.a]] as const) {
+    for (const [x, y] of [
+      [p.a, p.b],
+      [p.b, p.a],
+    ] as const) {
       let l = adj.get(x);
       if (!l) adj.set(x, (l = []));
       l.push(y);
     }
   }
-  const order = [...adj.keys()].sort((a, b) => (newer(entries[a]!, entries[b]!) ? -1 : newer(entries[b]!, entries[a]!) ? 1 : 0));
+  const order = [...adj.keys()].sort((a, b) =>
+    newer(entries[a]!, entries[b]!) ? -1 : newer(entries[b]!, entries[a]!) ? 1 : 0,
+  );
   const grouped = new Set<number>();
   const out: DuplicateGroup[] = [];
   for (const c of order) {

@@ -26,7 +26,10 @@ function timed<T>(fn: () => T): [T, number] {
 }
 
 /** FTS5 segment merging, embedding-cache pruning to its cap, WAL checkpoint, quick_check, VACUUM when fragmented. */
-export async function maintain(store: IndexStore, opts: { cacheMax: number; dryRun?: boolean }): Promise<MaintenanceReport> {
+export async function maintain(
+  store: IndexStore,
+  opts: { cacheMax: number; dryRun?: boolean },
+): Promise<MaintenanceReport> {
   const ftsOptimizeMs = opts.dryRun ? 0 : await store.upkeep.mergeFtsSegments();
   // The common words' lists: new common words, drifted lengths (see index/term-lists).
   const termListsMs = opts.dryRun ? 0 : (await store.termLists.refresh()).ms;

@@ -33,14 +33,22 @@ export function promotedLines(text: string): string[] {
 }
 
 function normalise(s: string): string {
-  return s.toLowerCase().replace(/^\s*[-*+]\s+/gm, "").replace(/\s+/g, " ").trim();
+  return s
+    .toLowerCase()
+    .replace(/^\s*[-*+]\s+/gm, "")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 /**
  * Entries recalled often enough (see PROMOTION), still indexed in a daily log or note, not superseded,
  * not a non-newest duplicate, not promoted before, and not already written in MEMORY.md.
  */
-export async function promotionCandidates(store: IndexStore, root: string, now = Date.now()): Promise<PromotionCandidate[]> {
+export async function promotionCandidates(
+  store: IndexStore,
+  root: string,
+  now = Date.now(),
+): Promise<PromotionCandidate[]> {
   const since = now - PROMOTION.maxAgeDays * 86_400_000;
   const rows = store.recalls.frequentRecalls(since, PROMOTION.minRecalls, PROMOTION.minQueries);
   if (rows.length === 0) return [];
@@ -54,7 +62,16 @@ export async function promotionCandidates(store: IndexStore, root: string, now =
     const lines = promotedLines(c.text).filter((l) => !existing.includes(normalise(l)));
     if (lines.length === 0 || lines.every((l) => /^\s*$/.test(l))) continue;
     if (!/^\s*[-*+]\s|^\s*\d+[.)]\s/.test(lines[0]!)) lines[0] = `- ${lines[0]!.trim()}`;
-    out.push({ hash: r.hash, path: c.path, startLine: c.startLine, endLine: c.endLine, recalls: r.recalls, queries: r.queries, lastRecall: new Date(r.lastAt).toISOString(), text: lines.join("\n") });
+    out.push({
+      hash: r.hash,
+      path: c.path,
+      startLine: c.startLine,
+      endLine: c.endLine,
+      recalls: r.recalls,
+      queries: r.queries,
+      lastRecall: new Date(r.lastAt).toISOString(),
+      text: lines.join("\n"),
+    });
   }
   return out;
 }
@@ -113,7 +130,11 @@ async function applyLocked(store: IndexStore, root: string, now: number): Promis
   const date = localDate(now);
   const heading = `## Promoted ${date}`;
   const lines = ["", heading, ""];
-  for (const c of candidates) lines.push(...c.text.split("\n"), `  <!-- promoted from ${c.path}:${c.startLine}-${c.endLine} (${c.recalls} recalls, ${c.queries} queries) -->`);
+  for (const c of candidates)
+    lines.push(
+      ...c.text.split("\n"),
+      `  <!-- promoted from ${c.path}:${c.startLine}-${c.endLine} (${c.recalls} recalls, ${c.queries} queries) -->`,
+    );
   await appendLines(memPath, lines, { header: "# MEMORY\n", root });
   store.records.recordPromotions(candidates, now, backup ?? null);
   return { applied: candidates.length, candidates, ...(backup ? { backup } : {}), heading };

@@ -51,13 +51,22 @@ export async function consolidate(ws: ConsolidateTarget, opts: ConsolidateOption
   const tables: ConsolidationTables = { duplicates: [], reinforcement: [], supersessions: [] };
   for (const g of groups) {
     const c = entries[g.canonical]!;
-    const info = { canonicalHash: c.hash, canonicalPath: c.path, canonicalStart: c.startLine, canonicalEnd: c.endLine, size: g.members.length };
+    const info = {
+      canonicalHash: c.hash,
+      canonicalPath: c.path,
+      canonicalStart: c.startLine,
+      canonicalEnd: c.endLine,
+      size: g.members.length,
+    };
     for (const m of g.members) tables.duplicates.push({ hash: entries[m]!.hash, info });
   }
   for (const [i, count] of reinforcement) tables.reinforcement.push({ hash: entries[i]!.hash, count });
   for (const s of sups) {
     const n = entries[s.newer]!;
-    tables.supersessions.push({ hash: entries[s.older]!.hash, info: { byHash: n.hash, byPath: n.path, byStart: n.startLine, validTo: n.date, reason: s.reason } });
+    tables.supersessions.push({
+      hash: entries[s.older]!.hash,
+      info: { byHash: n.hash, byPath: n.path, byStart: n.startLine, validTo: n.date, reason: s.reason },
+    });
   }
   if (!opts.dryRun) writeTables(store, tables);
   mark("write");
@@ -86,7 +95,12 @@ export async function consolidate(ws: ConsolidateTarget, opts: ConsolidateOption
     duplicatesHidden: groups.reduce((n, g) => n + g.members.length - 1, 0),
     reinforced: reinforcement.size,
     superseded: sups.length,
-    supersessionExamples: sups.slice(0, 5).map((s) => `${entries[s.older]!.path}:${entries[s.older]!.startLine} → ${entries[s.newer]!.path}:${entries[s.newer]!.startLine}: ${s.reason}`),
+    supersessionExamples: sups
+      .slice(0, 5)
+      .map(
+        (s) =>
+          `${entries[s.older]!.path}:${entries[s.older]!.startLine} → ${entries[s.newer]!.path}:${entries[s.newer]!.startLine}: ${s.reason}`,
+      ),
     promotionCandidates: candidates,
     promoted,
     ...(backup ? { backup } : {}),

@@ -18,7 +18,9 @@ const MAX_POSTING = 64;
 const STOP = new Set(
   `a an the and or but if then so of in on at to for from by with as is are was were be been being it its this that these those
    we i you he she they our my your their me us them there here not no yes do does did done have has had will would can could should
-   just also now currently today yesterday again still new old instead anymore any all some every each per via into onto over than`.split(/\s+/),
+   just also now currently today yesterday again still new old instead anymore any all some every each per via into onto over than`.split(
+    /\s+/,
+  ),
 );
 /** Words that announce a change but are not the subject. */
 const CHANGE = new Set(
@@ -26,7 +28,20 @@ const CHANGE = new Set(
    set sets became become becomes updated update updates went go goes going is are was were default`.split(/\s+/),
 );
 const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
-const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+const MONTHS = [
+  "january",
+  "february",
+  "march",
+  "april",
+  "may",
+  "june",
+  "july",
+  "august",
+  "september",
+  "october",
+  "november",
+  "december",
+];
 const FLAGS = new Set(["off", "true", "false", "enabled", "disabled"]);
 
 function stem(w: string): string {
@@ -61,7 +76,10 @@ export interface Statement {
 /** Subject and value words of a short statement, or null when the entry is too long to be one fact. */
 export function analyse(text: string): Statement | null {
   if (text.length > MAX_WORDS * 16) return null; // cheap reject: not a one-fact entry
-  const words = bodyText(text).toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}.:_-]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu) ?? [];
+  const words =
+    bodyText(text)
+      .toLowerCase()
+      .match(/[\p{L}\p{N}][\p{L}\p{N}.:_-]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu) ?? [];
   if (words.length === 0 || words.length > MAX_WORDS) return null;
   const subject = new Set<string>();
   const values = new Set<string>();
@@ -140,7 +158,8 @@ export async function findSupersessions(entries: readonly DailyEntry[]): Promise
         const reason = explainSupersession(st[older]!, st[newerIdx]!);
         if (!reason) continue;
         const prev = best.get(older);
-        if (!prev || newer(entries[newerIdx]!, entries[prev.newer]!)) best.set(older, { older, newer: newerIdx, reason });
+        if (!prev || newer(entries[newerIdx]!, entries[prev.newer]!))
+          best.set(older, { older, newer: newerIdx, reason });
       }
     }
   }

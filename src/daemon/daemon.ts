@@ -101,7 +101,10 @@ export class Daemon {
     try {
       const socketDir = prepareSocketDir(socketPath, opts.env);
       if (socketDir.fixedMode !== undefined) {
-        opts.logger.warn({ path: socketDir.dir, from: octal(socketDir.fixedMode), to: "0700" }, "permissions were looser than owner-only; tightened");
+        opts.logger.warn(
+          { path: socketDir.dir, from: octal(socketDir.fixedMode), to: "0700" },
+          "permissions were looser than owner-only; tightened",
+        );
       }
       lock = await acquireInstanceLock(socketPath, { logger: opts.logger });
     } catch (e) {
@@ -174,7 +177,14 @@ export class Daemon {
     this.scheduler.add({ name: "heartbeat", cron: cfg.schedule.heartbeat, run: () => runHeartbeat(this) });
     this.scheduler.add({ name: "consolidation", cron: cfg.schedule.consolidation, run: () => runMaintenance(this) });
     scheduleGitSync(this.gitSync, engine.workspaces, this.scheduler);
-    logger.info({ socket: this.socketPath, workspaces: engine.workspaces.map((w) => w.root), watcher: this.watcher.status().mode }, "cortexd started");
+    logger.info(
+      {
+        socket: this.socketPath,
+        workspaces: engine.workspaces.map((w) => w.root),
+        watcher: this.watcher.status().mode,
+      },
+      "cortexd started",
+    );
   }
 
   /** Loads the embedding model in the background; once ready, vectors are backfilled. */
@@ -188,7 +198,10 @@ export class Daemon {
   }
 
   private async loadModelOnce(): Promise<void> {
-    const selected = await selectProvider(this.engine.config.embedding, { dataDir: this.engine.dataDir, logger: this.logger });
+    const selected = await selectProvider(this.engine.config.embedding, {
+      dataDir: this.engine.dataDir,
+      logger: this.logger,
+    });
     if (this.stopping) {
       await selected.provider?.close();
       return;
@@ -196,7 +209,8 @@ export class Daemon {
     await this.queue.drain();
     await this.engine.setProvider(selected);
     this.compactor.noteWork();
-    if (selected.status.state === "error") this.recordError(new Error(selected.status.reason ?? "embedding model failed"));
+    if (selected.status.state === "error")
+      this.recordError(new Error(selected.status.reason ?? "embedding model failed"));
     if (selected.provider) {
       for (const ws of this.engine.workspaces) {
         void this.queue
@@ -305,7 +319,10 @@ export class Daemon {
 
   /** Re-reads the config (SIGHUP): applies what can change live, reports what needs a restart. */
   reload(): { applied: string[]; restartNeeded: string[] } {
-    const next = loadConfig({ ...(this.opts.configFile ? { file: this.opts.configFile } : {}), ...(this.opts.env ? { env: this.opts.env } : {}) });
+    const next = loadConfig({
+      ...(this.opts.configFile ? { file: this.opts.configFile } : {}),
+      ...(this.opts.env ? { env: this.opts.env } : {}),
+    });
     const applied: string[] = [];
     const restartNeeded: string[] = [];
     const cur = this.engine.config;

@@ -45,12 +45,17 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
       return await fn();
     } catch (e) {
       if (e instanceof CaptureError) throw new RpcError(ErrorCodes.InvalidParams, `invalid params: ${e.message}`);
-      if (e instanceof WritePathRefusedError) throw new RpcError(ErrorCodes.PathRefused, e.message, { path: e.path, link: e.link });
+      if (e instanceof WritePathRefusedError)
+        throw new RpcError(ErrorCodes.PathRefused, e.message, { path: e.path, link: e.link });
       throw e;
     }
   }
 
-  async function captureResult(ws: WorkspaceEngine, c: CaptureOutcome, indexedAlready?: boolean): Promise<CaptureResult> {
+  async function captureResult(
+    ws: WorkspaceEngine,
+    c: CaptureOutcome,
+    indexedAlready?: boolean,
+  ): Promise<CaptureResult> {
     const indexed = indexedAlready ?? (await index(ws, c.absPaths));
     return {
       stored: c.stored,
@@ -133,7 +138,10 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
         const result: SleepResult = { ok: true, endedAt: out.endedAt };
         if (cp) {
           const { captured, ...rest } = cp;
-          result.checkpoint = { ...rest, ...(captured ? { captured: await captureResult(ws, captured, indexed) } : {}) };
+          result.checkpoint = {
+            ...rest,
+            ...(captured ? { captured: await captureResult(ws, captured, indexed) } : {}),
+          };
         }
         if (out.captured) result.captured = await captureResult(ws, out.captured, indexed);
         return result;

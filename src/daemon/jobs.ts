@@ -52,7 +52,8 @@ export async function runHeartbeat(d: Daemon): Promise<string> {
   const w = d.watcherStatus();
   const wanted = d.engine.config.daemon.watch;
   if (wanted !== "off" && w.mode === "off") problems.push(`watcher is off (${w.reason ?? "stopped"})`);
-  if (wanted === "auto" && w.mode === "polling") problems.push(`watcher fell back to polling (${w.reason ?? "no native events"})`);
+  if (wanted === "auto" && w.mode === "polling")
+    problems.push(`watcher fell back to polling (${w.reason ?? "no native events"})`);
   const emb = d.engine.providerStatus;
   const result: HeartbeatResult = {
     at: new Date().toISOString(),
@@ -74,7 +75,10 @@ export async function runHeartbeat(d: Daemon): Promise<string> {
 }
 
 /** Consolidation of the given workspaces (default all): see consolidate/run.ts. */
-export async function runConsolidation(d: Daemon, opts: { workspace?: WorkspaceEngine; dryRun?: boolean } = {}): Promise<ConsolidationReport[]> {
+export async function runConsolidation(
+  d: Daemon,
+  opts: { workspace?: WorkspaceEngine; dryRun?: boolean } = {},
+): Promise<ConsolidationReport[]> {
   const reports: ConsolidationReport[] = [];
   for (const ws of opts.workspace ? [opts.workspace] : d.engine.workspaces) {
     try {

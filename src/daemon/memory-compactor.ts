@@ -53,8 +53,16 @@ export class MemoryCompactor {
     this.opts.gc!();
     const after = process.memoryUsage.rss();
     this.baseline = this.usage();
-    Object.assign(this.stats, { runs: this.stats.runs + 1, lastBeforeBytes: before, lastAfterBytes: after, lastAt: new Date().toISOString() });
-    this.opts.logger.debug({ rssBeforeMb: mb(before), rssAfterMb: mb(after), ms: Math.round(performance.now() - started) }, "memory compacted after idle");
+    Object.assign(this.stats, {
+      runs: this.stats.runs + 1,
+      lastBeforeBytes: before,
+      lastAfterBytes: after,
+      lastAt: new Date().toISOString(),
+    });
+    this.opts.logger.debug(
+      { rssBeforeMb: mb(before), rssAfterMb: mb(after), ms: Math.round(performance.now() - started) },
+      "memory compacted after idle",
+    );
   }
 
   private usage(): number {

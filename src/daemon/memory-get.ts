@@ -15,16 +15,29 @@ export const MAX_GET_CHARS = 12_000;
  * so is a file larger than the indexer reads (it is not indexed either). Only the lines returned are
  * kept in memory (util/read-lines.ts).
  */
-export async function readMemoryLines(ws: WorkspaceEngine, path: string, from = 1, lines = DEFAULT_GET_LINES): Promise<MemoryGetResult> {
+export async function readMemoryLines(
+  ws: WorkspaceEngine,
+  path: string,
+  from = 1,
+  lines = DEFAULT_GET_LINES,
+): Promise<MemoryGetResult> {
   if (path.includes("\0")) throw new RpcError(ErrorCodes.InvalidParams, "invalid params: path: contains a NUL byte");
   const abs = isAbsolute(path) ? normalize(path) : join(ws.root, normalize(path));
   const file = statOne(ws.target, abs);
   if (!file) {
-    throw new RpcError(ErrorCodes.PathRefused, `path refused: ${path} is not a memory file of workspace ${ws.name} (or does not exist)`);
+    throw new RpcError(
+      ErrorCodes.PathRefused,
+      `path refused: ${path} is not a memory file of workspace ${ws.name} (or does not exist)`,
+    );
   }
   let window;
   try {
-    window = await readLineWindow(file.absPath, { maxBytes: ws.indexer.maxFileBytes, from, count: lines, maxChars: MAX_GET_CHARS });
+    window = await readLineWindow(file.absPath, {
+      maxBytes: ws.indexer.maxFileBytes,
+      from,
+      count: lines,
+      maxChars: MAX_GET_CHARS,
+    });
   } catch (e) {
     if (!(e instanceof ReadFileError)) throw e;
     throw new RpcError(ErrorCodes.PathRefused, `path refused: ${path}: ${e.message}`);

@@ -46,7 +46,10 @@ export function pickWorkspace(engine: Engine, selector: string | undefined): Wor
 export function pickWriteWorkspace(engine: Engine, selector: string | undefined): WorkspaceEngine {
   const ws = pickWorkspace(engine, selector);
   if (ws.shared && !selector) {
-    throw new RpcError(ErrorCodes.InvalidParams, `every configured workspace is shared (a team's): name the one to write to with "workspace" (e.g. "${ws.name}")`);
+    throw new RpcError(
+      ErrorCodes.InvalidParams,
+      `every configured workspace is shared (a team's): name the one to write to with "workspace" (e.g. "${ws.name}")`,
+    );
   }
   return ws;
 }
@@ -56,7 +59,11 @@ export function pickWriteWorkspace(engine: Engine, selector: string | undefined)
  * workspaces configured, the one whose root or `projects` contains the session's `cwd`; else the default.
  * A write (`write: true`) goes to a team's (shared) workspace only when it is named.
  */
-export function pickSessionWorkspace(engine: Engine, p: { workspace?: string | undefined; cwd?: string | undefined }, opts: { write?: boolean } = {}): WorkspaceEngine {
+export function pickSessionWorkspace(
+  engine: Engine,
+  p: { workspace?: string | undefined; cwd?: string | undefined },
+  opts: { write?: boolean } = {},
+): WorkspaceEngine {
   if (!p.workspace && p.cwd && engine.workspaces.length > 1) {
     const candidates = engine.workspaces.filter((ws) => !(opts.write && ws.shared));
     const hit = workspaceForCwd(
@@ -74,7 +81,10 @@ async function whileSound<T>(d: MethodDeps, ws: WorkspaceEngine, fn: () => Promi
     return await fn();
   } catch (e) {
     if (!d.queue.damaged(ws, e)) throw e;
-    throw new RpcError(ErrorCodes.InternalError, `the index of workspace ${ws.name} was damaged (${errorMessage(e)}): it was moved aside and is being rebuilt from the memory files; try again shortly`);
+    throw new RpcError(
+      ErrorCodes.InternalError,
+      `the index of workspace ${ws.name} was damaged (${errorMessage(e)}): it was moved aside and is being rebuilt from the memory files; try again shortly`,
+    );
   }
 }
 
@@ -85,13 +95,15 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
     "memory.search": async (p) => {
       const ws = pickWorkspace(d.engine, p.workspace);
       const t0 = performance.now();
-      const res = await whileSound(d, ws, () => ws.searcher.search({
-        query: p.query,
-        ...(p.limit !== undefined ? { limit: p.limit } : {}),
-        ...(p.minScore !== undefined ? { minScore: p.minScore } : {}),
-        explain: p.explain ?? false,
-        ...(p.timings ? { timings: true } : {}),
-      }));
+      const res = await whileSound(d, ws, () =>
+        ws.searcher.search({
+          query: p.query,
+          ...(p.limit !== undefined ? { limit: p.limit } : {}),
+          ...(p.minScore !== undefined ? { minScore: p.minScore } : {}),
+          explain: p.explain ?? false,
+          ...(p.timings ? { timings: true } : {}),
+        }),
+      );
       d.searchLatency.record(performance.now() - t0);
       return res;
     },
@@ -101,21 +113,23 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       const budget = p.budgetTokens ?? DEFAULT_RECALL_BUDGET;
       // A personal workspace's recall also brings in the team's (shared) workspaces, each labelled.
       const shared = d.engine.workspaces.filter((w) => w.shared && w !== ws);
-      const res = await whileSound(d, ws, () => recallWithShared(ws, shared, budget, (w) =>
-        recall(w.searcher, w.store, {
-          query: p.query,
-          budgetTokens: budget,
-          // A team's workspace has nothing private: its MEMORY.md is not private scope.
-          ...(p.scope && !w.shared ? { scope: p.scope } : {}),
-          ...(p.limit !== undefined ? { limit: p.limit } : {}),
-          ...(p.includeHistory ? { includeHistory: true } : {}),
-          ...(p.excludeCurated ? { excludeCurated: true } : {}),
-          ...(p.timings ? { timings: true } : {}),
-          ...(p.explain ? { explain: true } : {}),
-          ...(p.referenceDate ? { referenceDate: p.referenceDate } : {}),
-          config: d.engine.config.recall,
-        }),
-      ));
+      const res = await whileSound(d, ws, () =>
+        recallWithShared(ws, shared, budget, (w) =>
+          recall(w.searcher, w.store, {
+            query: p.query,
+            budgetTokens: budget,
+            // A team's workspace has nothing private: its MEMORY.md is not private scope.
+            ...(p.scope && !w.shared ? { scope: p.scope } : {}),
+            ...(p.limit !== undefined ? { limit: p.limit } : {}),
+            ...(p.includeHistory ? { includeHistory: true } : {}),
+            ...(p.excludeCurated ? { excludeCurated: true } : {}),
+            ...(p.timings ? { timings: true } : {}),
+            ...(p.explain ? { explain: true } : {}),
+            ...(p.referenceDate ? { referenceDate: p.referenceDate } : {}),
+            config: d.engine.config.recall,
+          }),
+        ),
+      );
       d.searchLatency.record(performance.now() - t0);
       return res;
     },
@@ -131,7 +145,8 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
     "promote.list": async (p) => {
       const targets = p.workspace ? [pickWorkspace(d.engine, p.workspace)] : d.engine.workspaces;
       const out = [];
-      for (const ws of targets) out.push({ workspace: ws.name, candidates: await promotionCandidates(ws.store, ws.root) });
+      for (const ws of targets)
+        out.push({ workspace: ws.name, candidates: await promotionCandidates(ws.store, ws.root) });
       return out;
     },
     "promote.apply": async (p) => {
@@ -139,7 +154,8 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       const out = [];
       for (const ws of targets) {
         const r = await applyPromotions(ws.store, ws.root).catch((e: unknown) => {
-          if (e instanceof WritePathRefusedError) throw new RpcError(ErrorCodes.PathRefused, e.message, { path: e.path, link: e.link });
+          if (e instanceof WritePathRefusedError)
+            throw new RpcError(ErrorCodes.PathRefused, e.message, { path: e.path, link: e.link });
           throw e;
         });
         // Index the appended entries now (the watcher would too, later).
@@ -152,12 +168,15 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
     "index.sync": async (p) => {
       const targets = p.workspace || p.path ? [pickWorkspace(d.engine, p.workspace)] : d.engine.workspaces;
       const reports = [];
-      for (const ws of targets) reports.push(await d.queue.sync(ws, { ...(p.path ? { paths: [p.path] } : {}), force: p.force ?? false }));
+      for (const ws of targets)
+        reports.push(await d.queue.sync(ws, { ...(p.path ? { paths: [p.path] } : {}), force: p.force ?? false }));
       return { reports };
     },
     "index.status": (p) => {
       const all = workspaceStatuses(d.engine, d.queue, d.gitSync);
-      return { workspaces: p.workspace ? all.filter((w) => w.name === pickWorkspace(d.engine, p.workspace).name) : all };
+      return {
+        workspaces: p.workspace ? all.filter((w) => w.name === pickWorkspace(d.engine, p.workspace).name) : all,
+      };
     },
     "cortex.status": () => d.status(),
     "daemon.ping": () => ({ pong: true, version: VERSION, pid: process.pid, uptimeMs: Date.now() - d.startedAt }),

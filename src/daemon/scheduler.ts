@@ -32,14 +32,21 @@ interface JobState {
 export class Scheduler {
   private readonly jobs = new Map<string, JobState>();
 
-  constructor(private readonly logger: Logger, private readonly timezone?: string) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly timezone?: string,
+  ) {}
 
   add(spec: JobSpec): void {
     this.remove(spec.name);
     const state: JobState = { spec, lastRun: null, lastResult: null, lastDurationMs: null, running: false } as JobState;
-    state.cron = new Cron(spec.cron, { name: `cortexd-${spec.name}`, protect: true, ...(this.timezone ? { timezone: this.timezone } : {}) }, async () => {
-      await this.runJob(state);
-    });
+    state.cron = new Cron(
+      spec.cron,
+      { name: `cortexd-${spec.name}`, protect: true, ...(this.timezone ? { timezone: this.timezone } : {}) },
+      async () => {
+        await this.runJob(state);
+      },
+    );
     this.jobs.set(spec.name, state);
   }
 

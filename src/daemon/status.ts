@@ -1,7 +1,13 @@
 import type { Engine } from "../engine/engine.js";
 import { missingRootProblem } from "../workspace/resolve.js";
 import { readOnlyMessage } from "../index/open-read-only.js";
-import type { CortexStatus, EndpointHealth, HeartbeatResult, HookFailuresStatus, WorkspaceStatus } from "../rpc/protocol.js";
+import type {
+  CortexStatus,
+  EndpointHealth,
+  HeartbeatResult,
+  HookFailuresStatus,
+  WorkspaceStatus,
+} from "../rpc/protocol.js";
 import type { ConsolidationReport } from "../consolidate/report.js";
 import type { LatencyWindow } from "./latency.js";
 import type { JobStatus } from "./scheduler.js";
@@ -44,7 +50,9 @@ export function workspaceStatuses(engine: Engine, queue: SyncQueue, gitSync?: Gi
       pending: engine.provider ? c.pending : 0,
       noVector: c.noVector,
       dirty: q.dirty,
-      lastSync: q.lastSync ?? (w.store.getMeta("last_sync") ? new Date(Number(w.store.getMeta("last_sync"))).toISOString() : null),
+      lastSync:
+        q.lastSync ??
+        (w.store.getMeta("last_sync") ? new Date(Number(w.store.getMeta("last_sync"))).toISOString() : null),
       lastError: missing ?? q.lastError ?? (w.readOnly ? readOnlyMessage(w.readOnly) : null),
       ...(missing ? { missing: true } : {}),
       ...(w.recovery ? { recovered: w.recovery } : {}),
@@ -112,10 +120,15 @@ export function embeddingStatus(engine: Engine, workspaces: WorkspaceStatus[]): 
   };
   const off = engine.config.embedding.provider === "none";
   // Without a provider the status lists nothing as pending; what waits for it is every unembedded chunk.
-  const pendingVectors = off ? 0 : engine.provider ? workspaces.reduce((n, w) => n + w.pending, 0) : engine.workspaces.reduce((n, w) => n + w.store.counts().pending, 0);
+  const pendingVectors = off
+    ? 0
+    : engine.provider
+      ? workspaces.reduce((n, w) => n + w.pending, 0)
+      : engine.workspaces.reduce((n, w) => n + w.store.counts().pending, 0);
   let vectors: CortexStatus["embedding"]["vectors"];
   if (off) vectors = "off";
-  else if (!engine.provider) vectors = "deferred"; // loading, or failed at start-up (the heartbeat retries it)
+  else if (!engine.provider)
+    vectors = "deferred"; // loading, or failed at start-up (the heartbeat retries it)
   else if (pendingVectors === 0) vectors = "complete";
   else vectors = endpoint && endpoint.state !== "ok" ? "deferred" : "backfilling";
   return {
@@ -136,7 +149,12 @@ export function buildStatus(s: StatusSources): CortexStatus {
   const now = s.now ?? Date.now();
   const workspaces = workspaceStatuses(s.engine, s.queue, s.gitSync);
   const embedding = embeddingStatus(s.engine, workspaces);
-  const healthy = embedding.state !== "error" && !embedding.warning && embedding.endpoint?.state !== "gated" && workspaces.every((w) => !w.lastError) && (s.watcher.mode !== "off" || s.engine.config.daemon.watch === "off") &&
+  const healthy =
+    embedding.state !== "error" &&
+    !embedding.warning &&
+    embedding.endpoint?.state !== "gated" &&
+    workspaces.every((w) => !w.lastError) &&
+    (s.watcher.mode !== "off" || s.engine.config.daemon.watch === "off") &&
     (s.heartbeats?.at(-1)?.db ?? true);
   return {
     version: s.version,
@@ -162,7 +180,13 @@ export function buildStatus(s: StatusSources): CortexStatus {
     workspaces,
     embedding,
     watcher: s.watcher,
-    schedule: s.schedule.map((j) => ({ name: j.name, cron: j.cron, lastRun: j.lastRun, nextRun: j.nextRun, lastResult: j.lastResult })),
+    schedule: s.schedule.map((j) => ({
+      name: j.name,
+      cron: j.cron,
+      lastRun: j.lastRun,
+      nextRun: j.nextRun,
+      lastResult: j.lastResult,
+    })),
     lastHeartbeat: s.lastHeartbeat ? new Date(s.lastHeartbeat).toISOString() : null,
     ...(s.heartbeats ? { heartbeats: s.heartbeats.slice(-20) } : {}),
     ...(s.consolidation ? { consolidation: s.consolidation } : {}),

@@ -43,18 +43,26 @@ export class SyncQueue {
     private readonly logger: Logger,
     private readonly retry: SyncRetryOptions = {},
     private readonly onSynced?: () => void,
-    private readonly access?: Pick<Engine, "ensureWritable" | "noteWriteFailure"> & Partial<Pick<Engine, "recoverCorruption">>,
+    private readonly access?: Pick<Engine, "ensureWritable" | "noteWriteFailure"> &
+      Partial<Pick<Engine, "recoverCorruption">>,
   ) {}
 
   private lane(name: string): Lane {
     let l = this.lanes.get(name);
-    if (!l) this.lanes.set(name, (l = { tail: Promise.resolve(), dirty: new Set(), lastSync: null, lastError: null, failures: 0, retry: null }));
+    if (!l)
+      this.lanes.set(
+        name,
+        (l = { tail: Promise.resolve(), dirty: new Set(), lastSync: null, lastError: null, failures: 0, retry: null }),
+      );
     return l;
   }
 
   private scheduleRetry(ws: WorkspaceEngine, lane: Lane): void {
     if (this.closed || lane.retry) return;
-    const delay = Math.min(this.retry.maxMs ?? 60_000, (this.retry.baseMs ?? 1000) * 2 ** Math.min(lane.failures - 1, 16));
+    const delay = Math.min(
+      this.retry.maxMs ?? 60_000,
+      (this.retry.baseMs ?? 1000) * 2 ** Math.min(lane.failures - 1, 16),
+    );
     lane.retry = setTimeout(() => {
       lane.retry = null;
       void this.sync(ws).catch(() => {});
@@ -91,7 +99,10 @@ export class SyncQueue {
         lane.lastError = null;
         lane.failures = 0;
         this.onSynced?.();
-        this.logger.debug({ workspace: ws.name, added: report.added, changed: report.changed, removed: report.removed, ms: report.ms }, "synced");
+        this.logger.debug(
+          { workspace: ws.name, added: report.added, changed: report.changed, removed: report.removed, ms: report.ms },
+          "synced",
+        );
         return report;
       } catch (e) {
         if (this.damaged(ws, e)) throw e;
@@ -128,7 +139,11 @@ export class SyncQueue {
 
   state(name: string): { dirty: number; lastSync: string | null; lastError: string | null } {
     const l = this.lane(name);
-    return { dirty: l.dirty.size, lastSync: l.lastSync ? new Date(l.lastSync).toISOString() : null, lastError: l.lastError };
+    return {
+      dirty: l.dirty.size,
+      lastSync: l.lastSync ? new Date(l.lastSync).toISOString() : null,
+      lastError: l.lastError,
+    };
   }
 
   /** Makes running and queued syncs stop early (at the next file batch): for shutdown. */

@@ -170,7 +170,9 @@ export class FileWatcher {
     this.debounce = setTimeout(() => {
       this.debounce = null;
       this.waitingSince = null;
-      this.flushing = this.flushing.then(() => this.flush()).catch((e) => this.opts.logger.error({ err: errorMessage(e) }, "indexing changes failed"));
+      this.flushing = this.flushing
+        .then(() => this.flush())
+        .catch((e) => this.opts.logger.error({ err: errorMessage(e) }, "indexing changes failed"));
     }, delay);
   }
 

@@ -44,7 +44,7 @@ export class ModelLoadError extends Error {
 }
 
 const HINT_PATH =
-  "Point the embedding model setting at a GGUF embedding model file, or use the keyword-only provider (\"none\").";
+  'Point the embedding model setting at a GGUF embedding model file, or use the keyword-only provider ("none").';
 
 // ---- shared llama.cpp runtime --------------------------------------------------------
 
@@ -97,8 +97,13 @@ async function resolveHfUri(opts: LocalProviderOptions): Promise<string> {
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       ac.abort();
-      reject(new ModelLoadError(opts.model, `resolving the model timed out after ${timeoutMs} ms`,
-        "Check network access, or download the GGUF file yourself and set the model to its path."));
+      reject(
+        new ModelLoadError(
+          opts.model,
+          `resolving the model timed out after ${timeoutMs} ms`,
+          "Check network access, or download the GGUF file yourself and set the model to its path.",
+        ),
+      );
     }, timeoutMs);
   });
   // resolveModelFile may ignore the signal and hang: race it, and swallow its late outcome.
@@ -114,11 +119,14 @@ async function resolveHfUri(opts: LocalProviderOptions): Promise<string> {
   } catch (err) {
     if (err instanceof ModelLoadError) throw err;
     const reason = err instanceof Error ? err.message.replace(/\.$/, "") : String(err);
-    throw new ModelLoadError(opts.model, reason,
+    throw new ModelLoadError(
+      opts.model,
+      reason,
       allow
         ? "Check network access, or download the GGUF file yourself and set the model to its path."
         : "Downloads are disabled: download the GGUF file yourself and set the model to its path, or allow downloads.",
-      { cause: err });
+      { cause: err },
+    );
   } finally {
     clearTimeout(timer);
   }
@@ -132,18 +140,24 @@ function expandHome(p: string): string {
 async function resolveAndCheck(opts: LocalProviderOptions): Promise<string> {
   const file = opts.model.startsWith("hf:") ? await resolveHfUri(opts) : path.resolve(expandHome(opts.model));
   const st = await stat(file).catch((err: NodeJS.ErrnoException) => {
-    throw new ModelLoadError(opts.model, err.code === "ENOENT" ? `file not found (${file})` : `cannot access ${file} (${err.code ?? err.message})`,
-      HINT_PATH, { cause: err });
+    throw new ModelLoadError(
+      opts.model,
+      err.code === "ENOENT" ? `file not found (${file})` : `cannot access ${file} (${err.code ?? err.message})`,
+      HINT_PATH,
+      { cause: err },
+    );
   });
   if (!st.isFile()) throw new ModelLoadError(opts.model, `${file} is not a regular file`, HINT_PATH);
   let problem: string | undefined;
   try {
     problem = ggufLoadProblem(await readGgufInfo(file));
   } catch (err) {
-    const reason = err instanceof GgufFormatError ? `not a valid GGUF file: ${err.message}` : `cannot read ${file}: ${String(err)}`;
+    const reason =
+      err instanceof GgufFormatError ? `not a valid GGUF file: ${err.message}` : `cannot read ${file}: ${String(err)}`;
     throw new ModelLoadError(opts.model, reason, HINT_PATH, { cause: err });
   }
-  if (problem) throw new ModelLoadError(opts.model, `invalid GGUF model: ${problem}`, "Rebuild or re-download the model file.");
+  if (problem)
+    throw new ModelLoadError(opts.model, `invalid GGUF model: ${problem}`, "Rebuild or re-download the model file.");
   return file;
 }
 
@@ -166,7 +180,8 @@ function normalise(v: readonly number[], dims: number): Float32Array | null {
 
 function intOption(name: string, v: number | undefined, fallback: number, min: number): number {
   const n = v ?? fallback;
-  if (!Number.isInteger(n) || n < min) throw new RangeError(`local provider: ${name} must be an integer ≥ ${min} (got ${v})`);
+  if (!Number.isInteger(n) || n < min)
+    throw new RangeError(`local provider: ${name} must be an integer ≥ ${min} (got ${v})`);
   return n;
 }
 
@@ -181,8 +196,12 @@ export async function createLocalProvider(opts: LocalProviderOptions): Promise<E
   try {
     llama = await sharedLlama();
   } catch (err) {
-    throw new ModelLoadError(opts.model, `node-llama-cpp could not start (${String(err)})`,
-      "Reinstall node-llama-cpp so its prebuilt binary for this platform is present.", { cause: err });
+    throw new ModelLoadError(
+      opts.model,
+      `node-llama-cpp could not start (${String(err)})`,
+      "Reinstall node-llama-cpp so its prebuilt binary for this platform is present.",
+      { cause: err },
+    );
   }
   recentLogs.length = 0;
   let model: LlamaModel;
@@ -190,8 +209,12 @@ export async function createLocalProvider(opts: LocalProviderOptions): Promise<E
     model = await llama.loadModel({ modelPath: file, gpuLayers: 0 });
   } catch (err) {
     const detail = recentLogs.filter((l) => l.startsWith("error")).join("; ");
-    throw new ModelLoadError(opts.model, `llama.cpp failed to load it (${err instanceof Error ? err.message : String(err)}${detail ? `: ${detail}` : ""})`,
-      "The file may be corrupt, incomplete, or not a model llama.cpp supports.", { cause: err });
+    throw new ModelLoadError(
+      opts.model,
+      `llama.cpp failed to load it (${err instanceof Error ? err.message : String(err)}${detail ? `: ${detail}` : ""})`,
+      "The file may be corrupt, incomplete, or not a model llama.cpp supports.",
+      { cause: err },
+    );
   }
   const dims = model.embeddingVectorSize;
   const contextSize = Math.min(requestedCtx, model.trainContextSize > 0 ? model.trainContextSize : requestedCtx);
@@ -202,12 +225,23 @@ export async function createLocalProvider(opts: LocalProviderOptions): Promise<E
     ctx = await model.createEmbeddingContext({ contextSize, batchSize: contextSize, threads });
   } catch (err) {
     await model.dispose().catch(() => undefined);
-    throw new ModelLoadError(opts.model, `cannot create an embedding context (${err instanceof Error ? err.message : String(err)})`,
-      "Try a smaller contextSize, or check that the model is an embedding model.", { cause: err });
+    throw new ModelLoadError(
+      opts.model,
+      `cannot create an embedding context (${err instanceof Error ? err.message : String(err)})`,
+      "Try a smaller contextSize, or check that the model is an embedding model.",
+      { cause: err },
+    );
   }
   // node-llama-cpp adds [CLS]/[SEP] (or BOS/EOS) and rejects inputs with length ≥ contextSize.
   const maxTokens = Math.max(1, contextSize - 3);
-  return new LocalProvider(identity, path.basename(opts.model.startsWith("hf:") ? opts.model : file), dims, model, ctx, maxTokens);
+  return new LocalProvider(
+    identity,
+    path.basename(opts.model.startsWith("hf:") ? opts.model : file),
+    dims,
+    model,
+    ctx,
+    maxTokens,
+  );
 }
 
 class LocalProvider implements EmbeddingProvider {

@@ -40,10 +40,23 @@ export function modelsDir(dataDir: string): string {
   return join(dataDir, "models");
 }
 
-function ready(p: EmbeddingProvider, cfg: EmbeddingConfig, source: "configured" | "builtin", file?: string): SelectedProvider {
+function ready(
+  p: EmbeddingProvider,
+  cfg: EmbeddingConfig,
+  source: "configured" | "builtin",
+  file?: string,
+): SelectedProvider {
   return {
     provider: p,
-    status: { state: "ready", provider: cfg.provider, model: p.modelName, identity: p.identity, dims: p.dims, source, ...(file ? { file } : {}) },
+    status: {
+      state: "ready",
+      provider: cfg.provider,
+      model: p.modelName,
+      identity: p.identity,
+      dims: p.dims,
+      source,
+      ...(file ? { file } : {}),
+    },
   };
 }
 
@@ -66,7 +79,10 @@ async function loadConfigured(cfg: EmbeddingConfig, opts: SelectOptions): Promis
 async function loadBuiltin(cfg: EmbeddingConfig, opts: SelectOptions): Promise<EmbeddingProvider> {
   const { ensureBuiltinModel } = await import("./builtin/ensure.js");
   const { createStaticBertProvider } = await import("./builtin/fast-provider.js");
-  const path = await ensureBuiltinModel(modelsDir(opts.dataDir), opts.onBuildProgress ? { onProgress: opts.onBuildProgress } : {});
+  const path = await ensureBuiltinModel(
+    modelsDir(opts.dataDir),
+    opts.onBuildProgress ? { onProgress: opts.onBuildProgress } : {},
+  );
   return createStaticBertProvider(path);
 }
 
@@ -81,7 +97,10 @@ async function loadBuiltin(cfg: EmbeddingConfig, opts: SelectOptions): Promise<E
  */
 export async function selectProvider(cfg: EmbeddingConfig, opts: SelectOptions): Promise<SelectedProvider> {
   if (cfg.provider === "none") {
-    return { provider: null, status: { state: "keyword-only", provider: "none", reason: 'embedding.provider is "none"' } };
+    return {
+      provider: null,
+      status: { state: "keyword-only", provider: "none", reason: 'embedding.provider is "none"' },
+    };
   }
   if (cfg.provider === "openai-compatible" || cfg.provider === "ollama") return selectRemote(cfg, opts);
   if (cfg.model) {
@@ -89,14 +108,24 @@ export async function selectProvider(cfg: EmbeddingConfig, opts: SelectOptions):
       return ready(await loadConfigured(cfg, opts), cfg, "configured", configuredFile(cfg));
     } catch (e) {
       const reason = `configured model ${cfg.model} failed to load: ${errorMessage(e)}`;
-      opts.logger?.error({ model: cfg.model, err: errorMessage(e) }, "embedding model failed to load; keyword search only");
-      return { provider: null, status: { state: "error", provider: cfg.provider, model: cfg.model, reason, source: "configured" } };
+      opts.logger?.error(
+        { model: cfg.model, err: errorMessage(e) },
+        "embedding model failed to load; keyword search only",
+      );
+      return {
+        provider: null,
+        status: { state: "error", provider: cfg.provider, model: cfg.model, reason, source: "configured" },
+      };
     }
   }
   if (cfg.provider === "local") {
     return {
       provider: null,
-      status: { state: "error", provider: "local", reason: 'embedding.provider is "local" but embedding.model is not set (a GGUF path)' },
+      status: {
+        state: "error",
+        provider: "local",
+        reason: 'embedding.provider is "local" but embedding.model is not set (a GGUF path)',
+      },
     };
   }
   try {
@@ -121,7 +150,19 @@ async function selectRemote(cfg: EmbeddingConfig, opts: SelectOptions): Promise<
   } catch (e) {
     await p?.close();
     const reason = `${where} unavailable: ${errorMessage(e)}`;
-    opts.logger?.error({ provider: cfg.provider, model: cfg.model, err: errorMessage(e) }, "embedding provider unavailable; keyword search only");
-    return { provider: null, status: { state: "error", provider: cfg.provider, ...(cfg.model ? { model: cfg.model } : {}), reason, source: "configured" } };
+    opts.logger?.error(
+      { provider: cfg.provider, model: cfg.model, err: errorMessage(e) },
+      "embedding provider unavailable; keyword search only",
+    );
+    return {
+      provider: null,
+      status: {
+        state: "error",
+        provider: cfg.provider,
+        ...(cfg.model ? { model: cfg.model } : {}),
+        reason,
+        source: "configured",
+      },
+    };
   }
 }

@@ -76,7 +76,10 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
   const logger = opts.logger ?? silentLogger();
   const clock = opts.clock ?? Date.now;
   const selected: SelectedProvider = opts.deferProvider
-    ? { provider: null, status: { state: "keyword-only", provider: config.embedding.provider, reason: "embedding model loading" } }
+    ? {
+        provider: null,
+        status: { state: "keyword-only", provider: config.embedding.provider, reason: "embedding model loading" },
+      }
     : await selectProvider(config.embedding, {
         dataDir,
         logger,
@@ -87,10 +90,15 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
   const names = new Set<string>();
   const workspaces = config.workspaces.map((w): WorkspaceEngine => {
     const name = w.name ?? defaultNamespace(w.path);
-    if (names.has(name)) throw new Error(`two workspaces share the namespace "${name}": give one a different "name" in the config`);
+    if (names.has(name))
+      throw new Error(`two workspaces share the namespace "${name}": give one a different "name" in the config`);
     names.add(name);
     const dbPath = indexPath(dataDir, name);
-    const { opened, recovery, readOnly } = openIndexChecked(dbPath, { quickCheck: opts.verifyIndexes ?? false, logger, clock });
+    const { opened, recovery, readOnly } = openIndexChecked(dbPath, {
+      quickCheck: opts.verifyIndexes ?? false,
+      logger,
+      clock,
+    });
     const store = new IndexStore(opened, name, clock);
     const target: ScanTarget = { root: w.path, transcriptDirs: w.transcriptDirs, extraPaths: w.extraPaths };
     const indexer = new Indexer({

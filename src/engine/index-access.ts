@@ -52,7 +52,11 @@ export function createIndexAccess(opts: { logger: Logger; clock: () => number; q
   }
 
   function reopen(ws: WorkspaceEngine, was: ReadOnlyIndex): void {
-    const { opened, recovery, readOnly } = openIndexChecked(ws.dbPath, { quickCheck: opts.quickCheck, logger: opts.logger, clock: opts.clock });
+    const { opened, recovery, readOnly } = openIndexChecked(ws.dbPath, {
+      quickCheck: opts.quickCheck,
+      logger: opts.logger,
+      clock: opts.clock,
+    });
     if (readOnly) {
       opened.db.close();
       ws.readOnly = { ...readOnly, at: was.at };
@@ -61,7 +65,10 @@ export function createIndexAccess(opts: { logger: Logger; clock: () => number; q
     swapIn(ws, new IndexStore(opened, ws.name, opts.clock));
     if (recovery) ws.recovery = recovery;
     delete ws.readOnly;
-    opts.logger.warn({ workspace: ws.name, index: ws.dbPath, readOnlySince: was.at }, "data dir is writable again: index reopened read-write, indexing what changed");
+    opts.logger.warn(
+      { workspace: ws.name, index: ws.dbPath, readOnlySince: was.at },
+      "data dir is writable again: index reopened read-write, indexing what changed",
+    );
   }
 
   return {

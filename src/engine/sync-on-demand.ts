@@ -36,7 +36,20 @@ function vectorsCurrent(targets: readonly WorkspaceEngine[], identity: string): 
 /** The two passes as one report (the second pass finds the first's files unchanged). */
 function merge(a: SyncReport, b: SyncReport): SyncReport {
   const out: SyncReport = { ...a, ...b, unchanged: a.unchanged };
-  for (const k of ["added", "changed", "removed", "renamed", "appended", "chunksWritten", "chunksRemoved", "embedded", "cacheHits", "noVector", "malformedLines", "ms"] as const) {
+  for (const k of [
+    "added",
+    "changed",
+    "removed",
+    "renamed",
+    "appended",
+    "chunksWritten",
+    "chunksRemoved",
+    "embedded",
+    "cacheHits",
+    "noVector",
+    "malformedLines",
+    "ms",
+  ] as const) {
     out[k] = a[k] + b[k];
   }
   out.skipped = b.skipped.length ? b.skipped : a.skipped;
@@ -51,7 +64,11 @@ function merge(a: SyncReport, b: SyncReport): SyncReport {
  * model is loaded and a second pass embeds what waits (through the vector cache). With nothing
  * changed, `cortexd index` so costs a scan, not a model load.
  */
-export async function syncLoadingModelOnDemand(engine: Engine, targets: readonly WorkspaceEngine[], opts: OnDemandOptions = {}): Promise<{ reports: SyncReport[]; status: ProviderStatus }> {
+export async function syncLoadingModelOnDemand(
+  engine: Engine,
+  targets: readonly WorkspaceEngine[],
+  opts: OnDemandOptions = {},
+): Promise<{ reports: SyncReport[]; status: ProviderStatus }> {
   const run = async (): Promise<SyncReport[]> => {
     const out: SyncReport[] = [];
     for (const ws of targets) {
@@ -66,7 +83,8 @@ export async function syncLoadingModelOnDemand(engine: Engine, targets: readonly
   };
   const reports = await run();
   const cfg = engine.config.embedding;
-  if (cfg.provider === "none") return { reports, status: (await selectProvider(cfg, { dataDir: engine.dataDir })).status };
+  if (cfg.provider === "none")
+    return { reports, status: (await selectProvider(cfg, { dataDir: engine.dataDir })).status };
   const file = modelFile(engine);
   const identity = file && existsSync(file) ? await localModelFileIdentity(file).catch(() => null) : null;
   if (identity && targets.every((w) => w.store.vecAvailable) && vectorsCurrent(targets, identity)) {

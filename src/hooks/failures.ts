@@ -31,11 +31,16 @@ export function recordHookFailure(socketPath: string, f: HookFailure): void {
   try {
     const st = lstatSync(path, { throwIfNoEntry: false });
     if (st && st.isFile() && st.size > MAX_LOG_BYTES && st.uid === uid()) renameSync(path, `${path}.1`);
-    const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+    const fd = openSync(
+      path,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
+      0o600,
+    );
     try {
       const own = fstatSync(fd);
       if (!own.isFile() || (uid() !== undefined && own.uid !== uid())) return;
-      const line = JSON.stringify({ ...f, message: f.message.slice(0, MAX_MESSAGE_CHARS), ms: Math.round(f.ms) }) + "\n";
+      const line =
+        JSON.stringify({ ...f, message: f.message.slice(0, MAX_MESSAGE_CHARS), ms: Math.round(f.ms) }) + "\n";
       writeSync(fd, line);
     } finally {
       closeSync(fd);
@@ -49,7 +54,16 @@ export function recordHookFailure(socketPath: string, f: HookFailure): void {
 export function readHookFailures(socketPath: string, now = Date.now(), recentCount = 5): HookFailuresStatus {
   const log = hookFailureLogPath(socketPath);
   const records = [...readRecords(`${log}.1`), ...readRecords(log)];
-  const out: HookFailuresStatus = { failures: records.length, timeouts: 0, errors: 0, unavailable: 0, last24h: 0, lastAt: null, recent: records.slice(-recentCount), log };
+  const out: HookFailuresStatus = {
+    failures: records.length,
+    timeouts: 0,
+    errors: 0,
+    unavailable: 0,
+    last24h: 0,
+    lastAt: null,
+    recent: records.slice(-recentCount),
+    log,
+  };
   for (const r of records) {
     if (r.kind === "timeout") out.timeouts++;
     else if (r.kind === "error") out.errors++;

@@ -47,7 +47,11 @@ export function claudeContextOutput(hookEventName: "UserPromptSubmit" | "Session
 
 /** The generic Cortex pre-turn shape (empty form when the daemon is down). */
 export function preTurnOutput(r?: { context: string; memory_count: number; tokens_used: number }): string {
-  return JSON.stringify({ context: r?.context ?? "", memory_count: r?.memory_count ?? 0, tokens_used: r?.tokens_used ?? 0 });
+  return JSON.stringify({
+    context: r?.context ?? "",
+    memory_count: r?.memory_count ?? 0,
+    tokens_used: r?.tokens_used ?? 0,
+  });
 }
 
 export function postTurnOutput(stored: boolean): string {

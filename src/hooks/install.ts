@@ -62,7 +62,11 @@ export function shellQuote(s: string): string {
 /** A command cortexd installed (any version, any path). */
 export function isCortexdHook(command: unknown): boolean {
   if (typeof command !== "string") return false;
-  return /cortexd-hook\b/.test(command) || /\/dist\/src\/hooks\/main\.js\b/.test(command) || /\bcortexd\b['"]?\s+hook\s/.test(command);
+  return (
+    /cortexd-hook\b/.test(command) ||
+    /\/dist\/src\/hooks\/main\.js\b/.test(command) ||
+    /\bcortexd\b['"]?\s+hook\s/.test(command)
+  );
 }
 
 export interface InstallResult {
@@ -75,9 +79,15 @@ export interface InstallResult {
 }
 
 /** Adds (install) or removes (uninstall) cortexd's hooks; returns the new settings object. */
-export function mergeClaudeHooks(settings: Record<string, unknown>, command: string | null, extraArgs = ""): Record<string, unknown> {
+export function mergeClaudeHooks(
+  settings: Record<string, unknown>,
+  command: string | null,
+  extraArgs = "",
+): Record<string, unknown> {
   const out: Record<string, unknown> = { ...settings };
-  const hooks: Record<string, unknown> = { ...((isObject(settings.hooks) ? settings.hooks : {}) as Record<string, unknown>) };
+  const hooks: Record<string, unknown> = {
+    ...((isObject(settings.hooks) ? settings.hooks : {}) as Record<string, unknown>),
+  };
   const events = new Set<string>([...Object.keys(hooks), ...CLAUDE_EVENTS]);
   for (const event of events) {
     const groups = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
@@ -94,7 +104,9 @@ export function mergeClaudeHooks(settings: Record<string, unknown>, command: str
     }
     if (command && (CLAUDE_EVENTS as readonly string[]).includes(event)) {
       const e = event as ClaudeEvent;
-      const group: MatcherGroup = { hooks: [{ type: "command", command: `${command} ${e}${extraArgs ? ` ${extraArgs}` : ""}`, ...SPEC[e] }] };
+      const group: MatcherGroup = {
+        hooks: [{ type: "command", command: `${command} ${e}${extraArgs ? ` ${extraArgs}` : ""}`, ...SPEC[e] }],
+      };
       kept.push(group);
     }
     if (kept.length > 0) hooks[event] = kept;
@@ -105,7 +117,14 @@ export function mergeClaudeHooks(settings: Record<string, unknown>, command: str
   return out;
 }
 
-export function installClaudeHooks(opts: { settingsPath?: string; command?: string; extraArgs?: string; dryRun?: boolean; uninstall?: boolean; now?: Date }): InstallResult {
+export function installClaudeHooks(opts: {
+  settingsPath?: string;
+  command?: string;
+  extraArgs?: string;
+  dryRun?: boolean;
+  uninstall?: boolean;
+  now?: Date;
+}): InstallResult {
   const settingsPath = opts.settingsPath ?? defaultClaudeSettingsPath();
   const exists = existsSync(settingsPath);
   const before = exists ? readFileSync(settingsPath, "utf8") : "";
@@ -115,15 +134,26 @@ export function installClaudeHooks(opts: { settingsPath?: string; command?: stri
     try {
       parsed = JSON.parse(stripJsonComments(before));
     } catch (e) {
-      throw new Error(`${settingsPath} is not valid JSON (${errorMessage(e)}); fix it first, nothing was changed`, { cause: e });
+      throw new Error(`${settingsPath} is not valid JSON (${errorMessage(e)}); fix it first, nothing was changed`, {
+        cause: e,
+      });
     }
     if (!isObject(parsed)) throw new Error(`${settingsPath}: the top level must be an object; nothing was changed`);
     current = parsed;
   }
-  const next = mergeClaudeHooks(current, opts.uninstall ? null : (opts.command ?? defaultHookCommand()), opts.extraArgs ?? "");
+  const next = mergeClaudeHooks(
+    current,
+    opts.uninstall ? null : (opts.command ?? defaultHookCommand()),
+    opts.extraArgs ?? "",
+  );
   const text = JSON.stringify(next, null, 2) + "\n";
   const changed = text !== before && JSON.stringify(next) !== JSON.stringify(current);
-  const result: InstallResult = { settingsPath, changed, events: opts.uninstall ? [] : [...CLAUDE_EVENTS], settings: next };
+  const result: InstallResult = {
+    settingsPath,
+    changed,
+    events: opts.uninstall ? [] : [...CLAUDE_EVENTS],
+    settings: next,
+  };
   if (!changed || opts.dryRun) return result;
   mkdirSync(dirname(settingsPath), { recursive: true });
   if (exists) {

@@ -27,7 +27,9 @@ export const CONTEXT_HOOK_BUDGET_MS = 1500;
 export const CAPTURE_HOOK_BUDGET_MS = 8000;
 
 export function hookBudgetMs(event: string | undefined): number {
-  return event === "UserPromptSubmit" || event === "SessionStart" || event === "pre-turn" ? CONTEXT_HOOK_BUDGET_MS : CAPTURE_HOOK_BUDGET_MS;
+  return event === "UserPromptSubmit" || event === "SessionStart" || event === "pre-turn"
+    ? CONTEXT_HOOK_BUDGET_MS
+    : CAPTURE_HOOK_BUDGET_MS;
 }
 
 const MAX_STDIN_BYTES = 16 * 1024 * 1024;
@@ -182,23 +184,40 @@ export async function runHook(args: string[], io: HookIo = processIo()): Promise
     clearTimeout(timer);
     const ms = performance.now() - t0;
     if (failure) {
-      recordHookFailure(socketPath ?? hookSocketPath(io.env, flags), { at: new Date().toISOString(), event: event ?? positional[0] ?? "?", kind: failure, message: why ?? "", ms, budgetMs: budget });
+      recordHookFailure(socketPath ?? hookSocketPath(io.env, flags), {
+        at: new Date().toISOString(),
+        event: event ?? positional[0] ?? "?",
+        kind: failure,
+        message: why ?? "",
+        ms,
+        budgetMs: budget,
+      });
     }
-    if (flags.debug) io.log(`${event ?? positional[0]}: ${why ?? "ok"} in ${ms.toFixed(1)} ms (process ${performance.now().toFixed(0)} ms)`);
+    if (flags.debug)
+      io.log(
+        `${event ?? positional[0]}: ${why ?? "ok"} in ${ms.toFixed(1)} ms (process ${performance.now().toFixed(0)} ms)`,
+      );
     io.write(out, () => {
       wire?.close();
       done();
       io.exit(0);
     });
   };
-  const arm = () => setTimeout(() => finish(emptyOutput(event), `timed out after ${budget} ms`, "timeout"), Math.max(0, budget - (performance.now() - t0)));
+  const arm = () =>
+    setTimeout(
+      () => finish(emptyOutput(event), `timed out after ${budget} ms`, "timeout"),
+      Math.max(0, budget - (performance.now() - t0)),
+    );
   let timer = arm();
   process.on("uncaughtException", (e) => finish(emptyOutput(event), `error: ${errorMessage(e)}`, "error"));
   process.on("unhandledRejection", (e) => finish(emptyOutput(event), `error: ${errorMessage(e)}`, "error"));
 
   try {
     if (!event) {
-      finish("", `unknown event "${positional[0] ?? ""}" (UserPromptSubmit, SessionStart, Stop, PreCompact, SessionEnd, auto, pre-turn, post-turn, checkpoint, sleep)`);
+      finish(
+        "",
+        `unknown event "${positional[0] ?? ""}" (UserPromptSubmit, SessionStart, Stop, PreCompact, SessionEnd, auto, pre-turn, post-turn, checkpoint, sleep)`,
+      );
       return ended;
     }
     const raw = await readStdin(io.stdin);
@@ -232,7 +251,8 @@ export async function runHook(args: string[], io: HookIo = processIo()): Promise
       result = await wire.call(plan.method, plan.params);
     } catch (e) {
       // A daemon older than this hook (running since before an upgrade) refuses the cwd param: ask again without it.
-      if (!(e instanceof WireError && e.code === INVALID_PARAMS && /\bcwd\b/.test(e.message) && "cwd" in plan.params)) throw e;
+      if (!(e instanceof WireError && e.code === INVALID_PARAMS && /\bcwd\b/.test(e.message) && "cwd" in plan.params))
+        throw e;
       const { cwd: _cwd, ...rest } = plan.params;
       result = await wire.call(plan.method, rest);
     }
@@ -271,7 +291,14 @@ function planFor(event: Event, input: Input, raw: string, flags: HookFlags): Pla
     ...ws,
   });
   const touch = (prompt: string) =>
-    session_id ? [{ method: "session.touch", params: { session_id, prompt: prompt.slice(0, MAX_QUERY_CHARS), ...(cwd ? { cwd } : {}), ...ws } }] : [];
+    session_id
+      ? [
+          {
+            method: "session.touch",
+            params: { session_id, prompt: prompt.slice(0, MAX_QUERY_CHARS), ...(cwd ? { cwd } : {}), ...ws },
+          },
+        ]
+      : [];
   switch (event) {
     case "UserPromptSubmit": {
       const prompt = str(input.prompt)?.trim();
@@ -313,14 +340,31 @@ function planFor(event: Event, input: Input, raw: string, flags: HookFlags): Pla
       const reason = str(input.reason);
       return {
         method: "session.sleep",
-        params: { session_id, ...(transcript_path ? { transcript_path } : {}), ...(reason ? { reason: reason.slice(0, 64) } : {}), ...ws },
+        params: {
+          session_id,
+          ...(transcript_path ? { transcript_path } : {}),
+          ...(reason ? { reason: reason.slice(0, 64) } : {}),
+          ...ws,
+        },
         output: () => "",
       };
     }
     case "pre-turn": {
-      const prompt = (str(input.prompt) ?? str(input.message) ?? str(input.query) ?? str(input.user_message) ?? str(input.input) ?? (isJson(raw) ? "" : raw)).trim();
+      const prompt = (
+        str(input.prompt) ??
+        str(input.message) ??
+        str(input.query) ??
+        str(input.user_message) ??
+        str(input.input) ??
+        (isJson(raw) ? "" : raw)
+      ).trim();
       if (!prompt) return null;
-      const budget = typeof input.token_budget === "number" ? input.token_budget : typeof input.budget === "number" ? input.budget : undefined;
+      const budget =
+        typeof input.token_budget === "number"
+          ? input.token_budget
+          : typeof input.budget === "number"
+            ? input.budget
+            : undefined;
       return {
         method: "memory.recall",
         params: { ...recallParams(prompt), ...(budget && budget > 0 ? { budgetTokens: Math.floor(budget) } : {}) },
@@ -335,12 +379,24 @@ function planFor(event: Event, input: Input, raw: string, flags: HookFlags): Pla
       const sid = session_id ?? "generic";
       if (event === "post-turn") {
         if (!source) return null;
-        return { method: "memory.capture", params: { session_id: sid, ...source, ...ws }, output: (r) => postTurnOutput((r as { stored?: boolean }).stored === true) };
+        return {
+          method: "memory.capture",
+          params: { session_id: sid, ...source, ...ws },
+          output: (r) => postTurnOutput((r as { stored?: boolean }).stored === true),
+        };
       }
       if (event === "checkpoint") {
-        return { method: "session.checkpoint", params: { session_id: sid, ...(source ?? {}), ...ws }, output: (r) => postTurnOutput((r as { stored?: boolean }).stored === true) };
+        return {
+          method: "session.checkpoint",
+          params: { session_id: sid, ...(source ?? {}), ...ws },
+          output: (r) => postTurnOutput((r as { stored?: boolean }).stored === true),
+        };
       }
-      return { method: "session.sleep", params: { session_id: sid, ...(source ?? {}), ...ws }, output: (r) => JSON.stringify({ ok: (r as { ok?: boolean }).ok === true }) };
+      return {
+        method: "session.sleep",
+        params: { session_id: sid, ...(source ?? {}), ...ws },
+        output: (r) => JSON.stringify({ ok: (r as { ok?: boolean }).ok === true }),
+      };
     }
     default:
       return null;
@@ -348,13 +404,26 @@ function planFor(event: Event, input: Input, raw: string, flags: HookFlags): Pla
 }
 
 /** messages / transcript_path, or a {user_message, assistant_message} pair, as capture params. */
-function messagesOf(input: Input, transcript_path: string | undefined): { messages: unknown[] } | { transcript_path: string } | null {
+function messagesOf(
+  input: Input,
+  transcript_path: string | undefined,
+): { messages: unknown[] } | { transcript_path: string } | null {
   if (Array.isArray(input.messages)) return { messages: input.messages };
   if (transcript_path) return { transcript_path };
   const user = str(input.user_message) ?? str(input.prompt) ?? str(input.user) ?? str(input.input);
-  const assistant = str(input.assistant_message) ?? str(input.response) ?? str(input.assistant) ?? str(input.output) ?? str(input.last_assistant_message);
+  const assistant =
+    str(input.assistant_message) ??
+    str(input.response) ??
+    str(input.assistant) ??
+    str(input.output) ??
+    str(input.last_assistant_message);
   if (!user || !assistant) return null;
-  return { messages: [{ role: "user", content: user }, { role: "assistant", content: assistant }] };
+  return {
+    messages: [
+      { role: "user", content: user },
+      { role: "assistant", content: assistant },
+    ],
+  };
 }
 
 function isJson(raw: string): boolean {

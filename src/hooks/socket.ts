@@ -7,7 +7,10 @@ import { placeSocket, resolveSocketPath } from "../rpc/socket-path.js";
  * loading the zod config schema: --socket, $CORTEXD_SOCKET, the config file's daemon.socketPath,
  * then the platform default under $XDG_RUNTIME_DIR or the data dir.
  */
-export function hookSocketPath(env: NodeJS.ProcessEnv, flags: { socket?: string; config?: string; dataDir?: string } = {}): string {
+export function hookSocketPath(
+  env: NodeJS.ProcessEnv,
+  flags: { socket?: string; config?: string; dataDir?: string } = {},
+): string {
   if (flags.socket) return placeSocket(expandPath(flags.socket, env));
   if (env.CORTEXD_SOCKET?.trim()) return resolveSocketPath({ env });
   const file = flags.config ?? env.CORTEXD_CONFIG ?? defaultConfigPath(env);

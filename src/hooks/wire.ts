@@ -37,7 +37,11 @@ export function connectWire(socketPath: string): Promise<Wire> {
     };
     socket.setEncoding("utf8");
     socket.on("error", (err: NodeJS.ErrnoException) => {
-      const e = new WireError(connected ? "closed" : "unavailable", `cortexd unreachable at ${socketPath}: ${err.code ?? err.message}`, err.code);
+      const e = new WireError(
+        connected ? "closed" : "unavailable",
+        `cortexd unreachable at ${socketPath}: ${err.code ?? err.message}`,
+        err.code,
+      );
       if (!connected) reject(e);
       failAll(e);
     });

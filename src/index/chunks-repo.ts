@@ -76,7 +76,8 @@ export class ChunksRepo {
   chunkTexts(ids: readonly number[]): Map<number, string> {
     const out = new Map<number, string>();
     if (ids.length === 0) return out;
-    for (const [id, text] of this.stmts.chunkTexts.raw().all(JSON.stringify(ids)) as [number, string][]) out.set(id, text);
+    for (const [id, text] of this.stmts.chunkTexts.raw().all(JSON.stringify(ids)) as [number, string][])
+      out.set(id, text);
     return out;
   }
 
@@ -117,6 +118,7 @@ export class ChunksRepo {
 
   /** The newest chunk of a daily log or note with this text (a promotion's source), if any. */
   promotableChunk(hash: string): { path: string; startLine: number; endLine: number; text: string } | undefined {
-    return this.stmts.promotableChunk.get(hexToBlob(hash)) as { path: string; startLine: number; endLine: number; text: string } | undefined;
+    return this.stmts.promotableChunk.get(hexToBlob(hash)) as
+      { path: string; startLine: number; endLine: number; text: string } | undefined;
   }
 }

@@ -72,10 +72,30 @@ export class ConsolidationRecords {
       if (!m) out.set(h, (m = {}));
       return m;
     };
-    for (const r of this.stmts.dupsOf.all(json) as { h: string; ch: string; p: string; s: number; e: number; size: number }[]) {
-      get(r.h).duplicate = { canonicalHash: r.ch, canonicalPath: r.p, canonicalStart: r.s, canonicalEnd: r.e, size: r.size };
+    for (const r of this.stmts.dupsOf.all(json) as {
+      h: string;
+      ch: string;
+      p: string;
+      s: number;
+      e: number;
+      size: number;
+    }[]) {
+      get(r.h).duplicate = {
+        canonicalHash: r.ch,
+        canonicalPath: r.p,
+        canonicalStart: r.s,
+        canonicalEnd: r.e,
+        size: r.size,
+      };
     }
-    for (const r of this.stmts.supersessionsOf.all(json) as { h: string; bh: string; p: string; s: number; v: string; reason: string }[]) {
+    for (const r of this.stmts.supersessionsOf.all(json) as {
+      h: string;
+      bh: string;
+      p: string;
+      s: number;
+      v: string;
+      reason: string;
+    }[]) {
       get(r.h).superseded = { byHash: r.bh, byPath: r.p, byStart: r.s, validTo: r.v, reason: r.reason };
     }
     for (const r of this.stmts.reinforcementsOf.all(json) as { h: string; count: number }[]) {
@@ -97,9 +117,25 @@ export class ConsolidationRecords {
       this.stmts.clearDups.run();
       this.stmts.clearReinforcement.run();
       this.stmts.clearSupersessions.run();
-      for (const d of t.duplicates) dup.run(hexToBlob(d.hash), hexToBlob(d.info.canonicalHash), d.info.canonicalPath, d.info.canonicalStart, d.info.canonicalEnd, d.info.size);
+      for (const d of t.duplicates)
+        dup.run(
+          hexToBlob(d.hash),
+          hexToBlob(d.info.canonicalHash),
+          d.info.canonicalPath,
+          d.info.canonicalStart,
+          d.info.canonicalEnd,
+          d.info.size,
+        );
       for (const r of t.reinforcement) rein.run(hexToBlob(r.hash), r.count);
-      for (const s of t.supersessions) sup.run(hexToBlob(s.hash), hexToBlob(s.info.byHash), s.info.byPath, s.info.byStart, s.info.validTo, s.info.reason);
+      for (const s of t.supersessions)
+        sup.run(
+          hexToBlob(s.hash),
+          hexToBlob(s.info.byHash),
+          s.info.byPath,
+          s.info.byStart,
+          s.info.validTo,
+          s.info.reason,
+        );
     })();
   }
 

@@ -31,7 +31,9 @@ export function openDatabase(path: string, opts: OpenDatabaseOptions = {}): Open
     // Created owner-only; SQLite gives the -wal and -shm files the database file's mode.
     closeSync(openSync(path, "a", 0o600));
   }
-  const db = opts.image ? new Database(opts.image, { readonly: true }) : new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+  const db = opts.image
+    ? new Database(opts.image, { readonly: true })
+    : new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
   db.pragma("busy_timeout = 5000");
   if (opts.verify) {
     try {
@@ -44,7 +46,10 @@ export function openDatabase(path: string, opts: OpenDatabaseOptions = {}): Open
   if (!opts.readonly) {
     // 16 KiB pages pack ~1.5 KB chunk rows with little waste; incremental auto-vacuum lets a merge
     // of FTS segments give its freed pages back (see fts-merge.ts). Both only settable before the first write.
-    if ((db.pragma("user_version", { simple: true }) as number) === 0 && (db.pragma("page_count", { simple: true }) as number) === 0) {
+    if (
+      (db.pragma("user_version", { simple: true }) as number) === 0 &&
+      (db.pragma("page_count", { simple: true }) as number) === 0
+    ) {
       db.pragma("page_size = 16384");
       db.pragma("auto_vacuum = INCREMENTAL");
     }

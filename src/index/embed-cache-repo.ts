@@ -39,7 +39,8 @@ export class EmbedCacheRepo {
   cachePut(identity: string, entries: readonly { hash: string; vector: Float32Array | null }[]): void {
     const now = this.clock();
     this.db.transaction(() => {
-      for (const e of entries) this.stmts.cachePut.run(identity, hexToBlob(e.hash), e.vector ? toBlob(e.vector) : null, now);
+      for (const e of entries)
+        this.stmts.cachePut.run(identity, hexToBlob(e.hash), e.vector ? toBlob(e.vector) : null, now);
     })();
   }
 

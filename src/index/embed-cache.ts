@@ -23,7 +23,10 @@ export async function embedThroughCache(
   items: readonly { hash: string; text: string }[],
   batchSize: number,
 ): Promise<EmbedOutcome> {
-  const vectors = store.cacheGet(provider.identity, items.map((i) => i.hash));
+  const vectors = store.cacheGet(
+    provider.identity,
+    items.map((i) => i.hash),
+  );
   const cacheHits = vectors.size;
   const misses: { hash: string; text: string }[] = [];
   const queued = new Set<string>();
@@ -46,7 +49,9 @@ export async function embedThroughCache(
     const entries = batch.map((b, j) => ({ hash: b.hash, vector: out[j] ?? null }));
     for (const e of entries) {
       if (e.vector && e.vector.length !== provider.dims) {
-        throw new Error(`embedding provider ${provider.modelName} returned ${e.vector.length} dims, expected ${provider.dims}`);
+        throw new Error(
+          `embedding provider ${provider.modelName} returned ${e.vector.length} dims, expected ${provider.dims}`,
+        );
       }
       vectors.set(e.hash, e.vector);
     }

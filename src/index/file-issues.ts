@@ -47,18 +47,24 @@ export class FileIssues {
       const stamp = u.stamps.get(s.path);
       skipped.set(s.path, { ...s, ...(stamp ? { stamp } : {}) });
       const before = this.skipped.get(s.path);
-      if (before?.kind !== s.kind) this.logger?.warn({ path: s.path, kind: s.kind, reason: s.reason }, "file skipped, not indexed");
+      if (before?.kind !== s.kind)
+        this.logger?.warn({ path: s.path, kind: s.kind, reason: s.reason }, "file skipped, not indexed");
     }
     for (const r of u.repaired) {
       repaired.set(r.path, r);
-      if (this.repaired.get(r.path)?.kind !== r.kind) this.logger?.warn({ path: r.path, kind: r.kind, reason: r.reason }, "file indexed with a loss");
+      if (this.repaired.get(r.path)?.kind !== r.kind)
+        this.logger?.warn({ path: r.path, kind: r.kind, reason: r.reason }, "file indexed with a loss");
     }
-    for (const p of this.skipped.keys()) if (!skipped.has(p) && (u.full || u.paths.includes(p))) this.logger?.info({ path: p }, "file no longer skipped");
+    for (const p of this.skipped.keys())
+      if (!skipped.has(p) && (u.full || u.paths.includes(p))) this.logger?.info({ path: p }, "file no longer skipped");
     this.skipped = skipped;
     this.repaired = repaired;
   }
 
   summary(): { skipped: IssueSummary; repaired: IssueSummary } {
-    return { skipped: summarizeIssues([...this.skipped.values()]), repaired: summarizeIssues([...this.repaired.values()]) };
+    return {
+      skipped: summarizeIssues([...this.skipped.values()]),
+      repaired: summarizeIssues([...this.repaired.values()]),
+    };
   }
 }

@@ -118,7 +118,13 @@ export class FilesRepo {
   /** Just what a sync compares, for every indexed file (fast: no objects beyond these fields). */
   fileStamps(): Map<string, FileStamp> {
     const out = new Map<string, FileStamp>();
-    for (const [id, path, size, mtimeMs, sha256] of this.stmts.stamps.raw().all() as [number, string, number, number, string][]) {
+    for (const [id, path, size, mtimeMs, sha256] of this.stmts.stamps.raw().all() as [
+      number,
+      string,
+      number,
+      number,
+      string,
+    ][]) {
       out.set(path, { id, path, size, mtimeMs, sha256 });
     }
     return out;
@@ -151,7 +157,11 @@ export class FilesRepo {
    * Replaces the chunks of a file from sequence number `fromSeq` on (used for appended transcripts:
    * the chunks before fromSeq are unchanged) and updates the file row, in one transaction.
    */
-  replaceTail(meta: FileMeta, fromSeq: number, chunks: readonly StoredChunkInput[]): { added: number; removed: number } {
+  replaceTail(
+    meta: FileMeta,
+    fromSeq: number,
+    chunks: readonly StoredChunkInput[],
+  ): { added: number; removed: number } {
     return this.db.transaction(() => {
       const existing = this.getFile(meta.path);
       if (!existing) throw new Error(`replaceTail: ${meta.path} is not indexed`);
@@ -184,7 +194,12 @@ export class FilesRepo {
           resume:
             existing.resumeOffset === null
               ? null
-              : { offset: existing.resumeOffset, line: existing.resumeLine!, seq: existing.resumeSeq!, malformed: existing.resumeMalformed ?? 0 },
+              : {
+                  offset: existing.resumeOffset,
+                  line: existing.resumeLine!,
+                  seq: existing.resumeSeq!,
+                  malformed: existing.resumeMalformed ?? 0,
+                },
         }),
         id: existing.id,
       });
@@ -240,9 +255,23 @@ export class FilesRepo {
   private insertChunks(fileId: number, fromSeq: number, chunks: readonly StoredChunkInput[]): void {
     const lists = chunks.length > 0 && this.termLists.active();
     chunks.forEach((c, i) => {
-      const state = c.vector === undefined || this.vectors.vectorDims === null ? VEC_PENDING : c.vector === null ? VEC_NONE : VEC_STORED;
+      const state =
+        c.vector === undefined || this.vectors.vectorDims === null
+          ? VEC_PENDING
+          : c.vector === null
+            ? VEC_NONE
+            : VEC_STORED;
       const id = Number(
-        this.stmts.insertChunk.run(fileId, fromSeq + i, c.startLine, c.endLine, c.text, hexToBlob(c.hash), c.timestamp ?? null, state).lastInsertRowid,
+        this.stmts.insertChunk.run(
+          fileId,
+          fromSeq + i,
+          c.startLine,
+          c.endLine,
+          c.text,
+          hexToBlob(c.hash),
+          c.timestamp ?? null,
+          state,
+        ).lastInsertRowid,
       );
       this.stmts.ftsInsert.run(id, prepareFtsText(c.text));
       this.termLists.chunkInserted(id, lists);

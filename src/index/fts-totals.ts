@@ -5,7 +5,10 @@ import type Database from "better-sqlite3";
  * FTS5 updates in the same transaction as every insert and delete: an exact count without a scan.
  * For an external-content table kept in step with its content table, rows = the content's rows.
  */
-export function ftsTotalsReader(db: Database.Database, table: "chunks_fts" | "files_fts"): () => { rows: number; tokens: number } {
+export function ftsTotalsReader(
+  db: Database.Database,
+  table: "chunks_fts" | "files_fts",
+): () => { rows: number; tokens: number } {
   const averages = db.prepare(`SELECT block FROM ${table}_data WHERE id = 1`).pluck();
   return () => {
     const b = averages.get() as Buffer | undefined;

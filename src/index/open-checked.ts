@@ -67,7 +67,15 @@ export function openIndexChecked(path: string, opts: OpenCheckedOptions = {}): O
       ...(opts.quickCheck ? { quickCheck: true } : {}),
       ...(opts.loadVec === false ? { loadVec: false } : {}),
     });
-    opts.logger?.warn({ index: path, dir: readOnly.dir, reason: readOnly.reason, ...(readOnly.unreadable ? { unreadable: readOnly.unreadable } : {}) }, readOnlyMessage(readOnly));
+    opts.logger?.warn(
+      {
+        index: path,
+        dir: readOnly.dir,
+        reason: readOnly.reason,
+        ...(readOnly.unreadable ? { unreadable: readOnly.unreadable } : {}),
+      },
+      readOnlyMessage(readOnly),
+    );
     return { opened, readOnly };
   }
 }
@@ -105,7 +113,12 @@ function openChecked(path: string, opts: OpenCheckedOptions): OpenedChecked {
 }
 
 /** Moves a damaged index (with its -wal and -shm) to `<db>.corrupt-<time>`; the caller opens a fresh one. */
-export function moveAsideDamaged(path: string, reason: string, clock: () => number = Date.now, logger?: Logger): IndexRecovery {
+export function moveAsideDamaged(
+  path: string,
+  reason: string,
+  clock: () => number = Date.now,
+  logger?: Logger,
+): IndexRecovery {
   const at = clock();
   const movedTo = `${path}.corrupt-${stamp(at)}`;
   renameSync(path, movedTo);

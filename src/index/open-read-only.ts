@@ -43,11 +43,16 @@ export class ReadOnlyIndexError extends Error {
 function checkReadable(opened: OpenedDb, quickCheck: boolean): void {
   const version = opened.db.pragma("user_version", { simple: true }) as number;
   if (version !== SCHEMA_VERSION) {
-    throw new Error(`it has schema version ${version} and this cortexd uses ${SCHEMA_VERSION}; it is upgraded once the directory is writable`);
+    throw new Error(
+      `it has schema version ${version} and this cortexd uses ${SCHEMA_VERSION}; it is upgraded once the directory is writable`,
+    );
   }
   if (quickCheck) {
     const rows = opened.db.pragma("quick_check(1)") as { quick_check: string }[];
-    if (rows[0]?.quick_check !== "ok") throw new Error(`it is damaged (quick_check: ${rows[0]?.quick_check ?? "no answer"}); it is rebuilt once the directory is writable`);
+    if (rows[0]?.quick_check !== "ok")
+      throw new Error(
+        `it is damaged (quick_check: ${rows[0]?.quick_check ?? "no answer"}); it is rebuilt once the directory is writable`,
+      );
   }
 }
 
@@ -85,12 +90,17 @@ export function openIndexReadOnly(
   const loadVec = opts.loadVec !== false;
   const quick = opts.quickCheck ?? false;
   const base: ReadOnlyIndex = { at: opts.at, dir: probe.dir, reason: probe.message };
-  if (!existsSync(path)) return { opened: emptyReadOnly(loadVec), readOnly: { ...base, unreadable: `there is no index at ${path} yet` } };
+  if (!existsSync(path))
+    return { opened: emptyReadOnly(loadVec), readOnly: { ...base, unreadable: `there is no index at ${path} yet` } };
   const inPlace = openOrNull(() => openDatabase(path, { readonly: true, loadVec }), quick);
   if ("opened" in inPlace) return { opened: inPlace.opened, readOnly: base };
   let error = inPlace.error;
   const size = statSync(path).size;
-  if ((error as { code?: string }).code === "SQLITE_CANTOPEN" && !existsSync(`${path}-wal`) && size <= MAX_INDEX_COPY_BYTES) {
+  if (
+    (error as { code?: string }).code === "SQLITE_CANTOPEN" &&
+    !existsSync(`${path}-wal`) &&
+    size <= MAX_INDEX_COPY_BYTES
+  ) {
     const image = readFileSync(path);
     // A WAL-mode header cannot be opened from memory; without a -wal file the main file is the whole database.
     if (image.length > 19 && image[18] === 2 && image[19] === 2) image[18] = image[19] = 1;
@@ -98,7 +108,9 @@ export function openIndexReadOnly(
     if ("opened" in copy) return { opened: copy.opened, readOnly: { ...base, copy: true } };
     error = copy.error;
   } else if ((error as { code?: string }).code === "SQLITE_CANTOPEN") {
-    error = new Error(`it is in WAL mode and its -wal/-shm files cannot be created here${size > MAX_INDEX_COPY_BYTES ? ` (and at ${Math.round(size / 2 ** 20)} MiB it is too large to copy into memory)` : ""}`);
+    error = new Error(
+      `it is in WAL mode and its -wal/-shm files cannot be created here${size > MAX_INDEX_COPY_BYTES ? ` (and at ${Math.round(size / 2 ** 20)} MiB it is too large to copy into memory)` : ""}`,
+    );
   }
   return { opened: emptyReadOnly(loadVec), readOnly: { ...base, unreadable: error.message } };
 }

@@ -3,7 +3,8 @@ import { dirname } from "node:path";
 import { fsWriteFault } from "../util/write-fault.js";
 
 /** Can files be created and written in a directory right now? */
-export type WritableProbe = { writable: true; dir: string } | { writable: false; dir: string; code: string; message: string };
+export type WritableProbe =
+  { writable: true; dir: string } | { writable: false; dir: string; code: string; message: string };
 
 /** Errors that mean "this place is not writable" (as opposed to full, or broken). */
 export function isReadOnlyCode(code: string): boolean {

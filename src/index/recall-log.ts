@@ -23,7 +23,10 @@ export class RecallLog {
   }
 
   /** Records that these chunks were recalled for a query (one transaction). */
-  recordRecalls(queryHash: string, hits: readonly { hash: string; path: string; startLine: number; endLine: number }[]): void {
+  recordRecalls(
+    queryHash: string,
+    hits: readonly { hash: string; path: string; startLine: number; endLine: number }[],
+  ): void {
     if (hits.length === 0) return;
     const now = this.clock();
     const stmt = this.stmts.insertRecall;
@@ -34,7 +37,11 @@ export class RecallLog {
 
   /** Recall counts per chunk text: total recalls, distinct queries, last time. */
   recallStats(hash: string): { recalls: number; queries: number; lastAt: number | null } {
-    const r = this.stmts.recallStats.get(hexToBlob(hash)) as { recalls: number; queries: number; lastAt: number | null };
+    const r = this.stmts.recallStats.get(hexToBlob(hash)) as {
+      recalls: number;
+      queries: number;
+      lastAt: number | null;
+    };
     return r;
   }
 
@@ -42,7 +49,16 @@ export class RecallLog {
    * Chunk texts recalled at least `minRecalls` times from `minQueries` distinct queries since
    * `since`, not promoted before, not superseded and not a non-canonical duplicate; most recalled first.
    */
-  frequentRecalls(since: number, minRecalls: number, minQueries: number): { hash: string; recalls: number; queries: number; lastAt: number }[] {
-    return this.stmts.frequentRecalls.all(since, minRecalls, minQueries) as { hash: string; recalls: number; queries: number; lastAt: number }[];
+  frequentRecalls(
+    since: number,
+    minRecalls: number,
+    minQueries: number,
+  ): { hash: string; recalls: number; queries: number; lastAt: number }[] {
+    return this.stmts.frequentRecalls.all(since, minRecalls, minQueries) as {
+      hash: string;
+      recalls: number;
+      queries: number;
+      lastAt: number;
+    }[];
   }
 }

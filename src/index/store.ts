@@ -16,7 +16,14 @@ import { VectorRepo, type VectorIdentity, type VectorSearchOptions } from "./vec
 
 export type { ChunkRow } from "./chunks-repo.js";
 export type { FileMeta, FileRow, FileStamp, ResumePoint, StoredChunkInput } from "./files-repo.js";
-export { QUANTIZED_COARSE, QUANTIZED_MIN_VECTORS, QUANTIZED_OVERSAMPLE, VEC_NONE, VEC_PENDING, VEC_STORED } from "./vector-repo.js";
+export {
+  QUANTIZED_COARSE,
+  QUANTIZED_MIN_VECTORS,
+  QUANTIZED_OVERSAMPLE,
+  VEC_NONE,
+  VEC_PENDING,
+  VEC_STORED,
+} from "./vector-repo.js";
 export type { VectorIdentity, VectorSearchOptions } from "./vector-repo.js";
 
 /**
@@ -40,7 +47,11 @@ export class IndexStore {
   readonly upkeep: DbUpkeep;
   private fileTotals: (() => { rows: number; tokens: number }) | undefined;
 
-  constructor(opened: OpenedDb, readonly namespace: string, clock: () => number = Date.now) {
+  constructor(
+    opened: OpenedDb,
+    readonly namespace: string,
+    clock: () => number = Date.now,
+  ) {
     this.db = opened.db;
     this.vecAvailable = opened.vecAvailable;
     this.vecError = opened.vecError;
@@ -106,7 +117,11 @@ export class IndexStore {
   replaceFile(meta: FileMeta, chunks: readonly StoredChunkInput[]): { added: number; removed: number } {
     return this.files.replaceFile(meta, chunks);
   }
-  replaceTail(meta: FileMeta, fromSeq: number, chunks: readonly StoredChunkInput[]): { added: number; removed: number } {
+  replaceTail(
+    meta: FileMeta,
+    fromSeq: number,
+    chunks: readonly StoredChunkInput[],
+  ): { added: number; removed: number } {
     return this.files.replaceTail(meta, fromSeq, chunks);
   }
   touchFile(id: number, size: number, mtimeMs: number): void {
@@ -181,7 +196,10 @@ export class IndexStore {
   }
 
   // ---- recall log (RecallLog) ----
-  recordRecalls(queryHash: string, hits: readonly { hash: string; path: string; startLine: number; endLine: number }[]): void {
+  recordRecalls(
+    queryHash: string,
+    hits: readonly { hash: string; path: string; startLine: number; endLine: number }[],
+  ): void {
     this.recalls.recordRecalls(queryHash, hits);
   }
   recallStats(hash: string): { recalls: number; queries: number; lastAt: number | null } {

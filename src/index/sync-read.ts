@@ -22,9 +22,21 @@ export interface Loaded {
 }
 
 /** Reads a file (async, in parallel with others) and hashes it. */
-export async function loadFile(file: WorkspaceFile, row: FileRow | undefined, force: boolean, max: number): Promise<Loaded> {
+export async function loadFile(
+  file: WorkspaceFile,
+  row: FileRow | undefined,
+  force: boolean,
+  max: number,
+): Promise<Loaded> {
   if (file.size > max) return { file, skip: { kind: "too-large", reason: `larger than ${max} bytes (${file.size})` } };
-  if (!force && file.class === "transcript" && row && file.size > row.size && row.resumeOffset !== null && row.hashState) {
+  if (
+    !force &&
+    file.class === "transcript" &&
+    row &&
+    file.size > row.size &&
+    row.resumeOffset !== null &&
+    row.hashState
+  ) {
     const appended = await loadAppend(file, row).catch(() => null);
     if (appended) return withText(appended, appended.buf!, false);
   }
@@ -57,7 +69,12 @@ async function loadAppend(file: WorkspaceFile, row: FileRow): Promise<Loaded | n
   const from = { offset: row.hashOffset, state: row.hashState! };
   const oldPart = bytes.subarray(row.hashOffset - start, row.size - start);
   if (oldPart.length !== row.size - row.hashOffset || chainedHash(oldPart, from).hash !== row.sha256) return null;
-  const base: TranscriptBase = { offset: row.resumeOffset!, line: row.resumeLine!, seq: row.resumeSeq!, malformed: row.resumeMalformed ?? 0 };
+  const base: TranscriptBase = {
+    offset: row.resumeOffset!,
+    line: row.resumeLine!,
+    seq: row.resumeSeq!,
+    malformed: row.resumeMalformed ?? 0,
+  };
   return {
     file: { ...file, size: start + bytes.length },
     buf: bytes.subarray(row.resumeOffset! - start),
@@ -73,6 +90,8 @@ function withText(loaded: Loaded, bytes: Buffer, decode: boolean): Loaded {
   return {
     ...loaded,
     ...(decode ? { text: t.text } : {}),
-    ...(t.replaced > 0 ? { repaired: `${t.replaced} invalid UTF-8 sequence${t.replaced > 1 ? "s" : ""} replaced by U+FFFD` } : {}),
+    ...(t.replaced > 0
+      ? { repaired: `${t.replaced} invalid UTF-8 sequence${t.replaced > 1 ? "s" : ""} replaced by U+FFFD` }
+      : {}),
   };
 }

@@ -134,33 +134,70 @@ export class Indexer {
     const work = this.changedFiles(disk, indexed, force, report, skipStamps);
     // Counts known before any file is read (and a hook for tests: files may vanish from here on).
     progress({ phase: "files", filesDone: report.unchanged, filesTotal: disk.length });
-    const written = await this.writeChanged({ work, indexed, goneBySha, force, useVectors, report, skipStamps, progress, filesTotal: disk.length, signal: opts.signal });
+    const written = await this.writeChanged({
+      work,
+      indexed,
+      goneBySha,
+      force,
+      useVectors,
+      report,
+      skipStamps,
+      progress,
+      filesTotal: disk.length,
+      signal: opts.signal,
+    });
     if (written.aborted) {
       report.aborted = true;
       report.ms = clock() - started;
-      this.deps.logger?.info({ filesDone: written.done, filesTotal: work.length }, "sync stopped early (shutting down); the next sync continues");
+      this.deps.logger?.info(
+        { filesDone: written.done, filesTotal: work.length },
+        "sync stopped early (shutting down); the next sync continues",
+      );
       return report;
     }
     progress({ phase: "files", filesDone: disk.length, filesTotal: disk.length });
-    this.removeGone(gone.filter((g) => !written.renamedFrom.has(g.path)), report);
+    this.removeGone(
+      gone.filter((g) => !written.renamedFrom.has(g.path)),
+      report,
+    );
     // After a provider failure in this sync, do not call it again: the next sync backfills.
-    if (useVectors && !report.vectorError) await this.backfillVectors(report, (n) => progress({ phase: "vectors", filesDone: n, filesTotal: disk.length }), opts.signal);
+    if (useVectors && !report.vectorError)
+      await this.backfillVectors(
+        report,
+        (n) => progress({ phase: "vectors", filesDone: n, filesTotal: disk.length }),
+        opts.signal,
+      );
     if (report.vectorError) {
       report.vectorsDeferred = store.counts().pending;
-      this.deps.logger?.warn({ deferred: report.vectorsDeferred, err: report.vectorError }, "embedding provider failed: chunks stay keyword-only until a later sync");
+      this.deps.logger?.warn(
+        { deferred: report.vectorsDeferred, err: report.vectorError },
+        "embedding provider failed: chunks stay keyword-only until a later sync",
+      );
     }
-    this.issues.update({ full: !opts.paths, paths: looked, skipped: report.skipped, repaired: report.repaired, stamps: skipStamps });
+    this.issues.update({
+      full: !opts.paths,
+      paths: looked,
+      skipped: report.skipped,
+      repaired: report.repaired,
+      stamps: skipStamps,
+    });
     if (!opts.paths) store.setMeta("chunking", this.chunkingKey());
     await this.tidyKeywordIndex(report, opts.signal);
     store.setMeta("last_sync", String(clock()));
     report.ms = clock() - started;
     progress({ phase: "done", filesDone: disk.length, filesTotal: disk.length });
-    this.deps.logger?.debug({ report: { ...report, skipped: report.skipped.length, repaired: report.repaired.length } }, "sync finished");
+    this.deps.logger?.debug(
+      { report: { ...report, skipped: report.skipped.length, repaired: report.repaired.length } },
+      "sync finished",
+    );
     return report;
   }
 
   /** Phase 1: the files on disk (a scan, or just the given paths) and what the index has for them. */
-  private async findFiles(opts: SyncOptions, report: SyncReport): Promise<{ disk: WorkspaceFile[]; indexed: Map<string, FileStamp>; looked: string[] }> {
+  private async findFiles(
+    opts: SyncOptions,
+    report: SyncReport,
+  ): Promise<{ disk: WorkspaceFile[]; indexed: Map<string, FileStamp>; looked: string[] }> {
     const { store } = this.deps;
     let disk: WorkspaceFile[];
     let indexed: Map<string, FileStamp>;
@@ -191,7 +228,13 @@ export class Indexer {
   }
 
   /** Phase 2: the files whose size or mtime changed (or all, when forced), less those known to be skipped. */
-  private changedFiles(disk: WorkspaceFile[], indexed: Map<string, FileStamp>, force: boolean, report: SyncReport, skipStamps: Map<string, Stamp>): WorkspaceFile[] {
+  private changedFiles(
+    disk: WorkspaceFile[],
+    indexed: Map<string, FileStamp>,
+    force: boolean,
+    report: SyncReport,
+    skipStamps: Map<string, Stamp>,
+  ): WorkspaceFile[] {
     return disk.filter((file) => {
       const row = indexed.get(file.path);
       const same = row && !force && row.size === file.size && row.mtimeMs === file.mtimeMs;
@@ -230,7 +273,10 @@ export class Indexer {
     const readAhead = (i: number) => {
       if (i < work.length && !reads.has(i)) {
         const f = work[i]!;
-        reads.set(i, loadFile(f, indexed.has(f.path) ? store.getFile(f.path) : undefined, force, this.deps.maxFileBytes));
+        reads.set(
+          i,
+          loadFile(f, indexed.has(f.path) ? store.getFile(f.path) : undefined, force, this.deps.maxFileBytes),
+        );
       }
     };
     let batch: PreparedFile[] = [];
@@ -240,7 +286,16 @@ export class Indexer {
       const loaded = await reads.get(i)!;
       reads.delete(i);
       if (loaded.skip) skipStamps.set(loaded.file.path, stampOf(loaded.file));
-      const prepared = prepareFile(store, this.deps.chunking, loaded, indexed.has(loaded.file.path) ? store.getFile(loaded.file.path) : undefined, goneBySha, force, report, (path, blocks) => this.conflicts.mark(path, blocks));
+      const prepared = prepareFile(
+        store,
+        this.deps.chunking,
+        loaded,
+        indexed.has(loaded.file.path) ? store.getFile(loaded.file.path) : undefined,
+        goneBySha,
+        force,
+        report,
+        (path, blocks) => this.conflicts.mark(path, blocks),
+      );
       if (prepared?.kind === "rename") batchRenames.push(prepared.from);
       if (prepared) {
         batch.push(prepared);
@@ -286,7 +341,10 @@ export class Indexer {
     // maintenance refreshes too). Otherwise the new chunks are folded in.
     const lists = store.termLists;
     const large = report.chunksWritten + report.chunksRemoved >= MERGE_AFTER_CHUNKS;
-    if ((!lists.active() && (large || !this.listsChecked)) || (large && report.chunksWritten >= store.ftsTotals().rows / 20)) {
+    if (
+      (!lists.active() && (large || !this.listsChecked)) ||
+      (large && report.chunksWritten >= store.ftsTotals().rows / 20)
+    ) {
       this.listsChecked = true;
       const r = await lists.refresh({ signal });
       if (r.built || r.dropped) this.deps.logger?.info({ lists: r }, "keyword lists of common words refreshed");
@@ -306,10 +364,17 @@ export class Indexer {
       report.vectorsUnavailable = store.vecError ?? "sqlite-vec unavailable";
       return false;
     }
-    const { changed, previous } = store.useVectorIdentity({ identity: provider.identity, dims: provider.dims, model: provider.modelName });
+    const { changed, previous } = store.useVectorIdentity({
+      identity: provider.identity,
+      dims: provider.dims,
+      model: provider.modelName,
+    });
     if (changed && previous) {
       report.modelChanged = { from: previous.identity, to: provider.identity };
-      this.deps.logger?.warn({ from: previous.identity, to: provider.identity }, "embedding model changed: vectors will be re-embedded");
+      this.deps.logger?.warn(
+        { from: previous.identity, to: provider.identity },
+        "embedding model changed: vectors will be re-embedded",
+      );
     }
     return true;
   }

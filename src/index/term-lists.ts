@@ -31,8 +31,35 @@ const FOLD_STEP = 500;
 /** List heads kept in memory (24 KB each: at most 24 MB). */
 const HEADS_CACHED = 1_024;
 /** Vocabulary ranges scanned per step (fts5vocab reads every posting list of the range). */
-const VOCAB_RANGES = ["", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z", "\u0080"];
-
+const VOCAB_RANGES = [
+  "",
+  "b",
+  "c",
+  "d",
+  "e",
+  "f",
+  "g",
+  "h",
+  "i",
+  "j",
+  "k",
+  "l",
+  "m",
+  "n",
+  "o",
+  "p",
+  "q",
+  "r",
+  "s",
+  "t",
+  "u",
+  "v",
+  "w",
+  "x",
+  "y",
+  "z",
+  "\u0080",
+];
 
 export interface TermListHead {
   /** Best chunks first (ids[i] has g gs[i]). */
@@ -67,7 +94,9 @@ export class TermLists {
       list: db.prepare(`SELECT size, g_min AS gMin, complete FROM term_lists WHERE stem = ?`),
       df: db.prepare(`SELECT df FROM term_lists WHERE stem = ?`).pluck(),
       addDf: db.prepare(`UPDATE term_lists SET df = df + ? WHERE stem = ?`),
-      head: db.prepare(`SELECT chunk_id, g FROM term_list_entries WHERE stem = ? ORDER BY g DESC, chunk_id LIMIT ?`).raw(),
+      head: db
+        .prepare(`SELECT chunk_id, g FROM term_list_entries WHERE stem = ? ORDER BY g DESC, chunk_id LIMIT ?`)
+        .raw(),
       queue: db.prepare(`INSERT OR IGNORE INTO term_list_pending (chunk_id) VALUES (?)`),
       unqueue: db.prepare(`DELETE FROM term_list_pending WHERE chunk_id = ?`),
       dropChunk: db.prepare(`DELETE FROM term_list_entries WHERE chunk_id = ?`),
@@ -151,7 +180,9 @@ export class TermLists {
    * FOLD_STEP chunks), yielding to the event loop between them. Below 2 × minDf chunks nothing is
    * built (no useful stem can be that common). minDf and size: LIST_MIN_DF and LIST_SIZE (tests use less).
    */
-  async refresh(opts: { force?: boolean; signal?: AbortSignal; minDf?: number; size?: number } = {}): Promise<RefreshReport> {
+  async refresh(
+    opts: { force?: boolean; signal?: AbortSignal; minDf?: number; size?: number } = {},
+  ): Promise<RefreshReport> {
     const minDf = opts.minDf ?? LIST_MIN_DF;
     const size = opts.size ?? LIST_SIZE;
     const t0 = performance.now();
@@ -166,7 +197,9 @@ export class TermLists {
     this.ensureTemp();
     // Common stems now (one vocabulary range per step).
     const common = new Map<string, number>();
-    const vocab = this.db.prepare(`SELECT term, doc FROM temp.term_lists_vocab WHERE term >= ? AND term < ? AND doc > ?`).raw();
+    const vocab = this.db
+      .prepare(`SELECT term, doc FROM temp.term_lists_vocab WHERE term >= ? AND term < ? AND doc > ?`)
+      .raw();
     const vocabTail = this.db.prepare(`SELECT term, doc FROM temp.term_lists_vocab WHERE term >= ? AND doc > ?`).raw();
     for (let i = 0; i < VOCAB_RANGES.length; i++) {
       if (opts.signal?.aborted) return { ...report, ms: Math.round(performance.now() - t0) };
@@ -177,7 +210,10 @@ export class TermLists {
       await yieldNow();
     }
     const existing = new Map(
-      (this.db.prepare(`SELECT stem, avg_tokens FROM term_lists`).raw().all() as [string, number][]).map(([s, a]) => [s, a]),
+      (this.db.prepare(`SELECT stem, avg_tokens FROM term_lists`).raw().all() as [string, number][]).map(([s, a]) => [
+        s,
+        a,
+      ]),
     );
     const drop = this.db.prepare(`DELETE FROM term_list_entries WHERE stem = ?`);
     const dropList = this.db.prepare(`DELETE FROM term_lists WHERE stem = ?`);
@@ -239,9 +275,15 @@ export class TermLists {
     if (!this.active()) return 0;
     this.ensureTemp();
     const lists = new Map(
-      (this.db.prepare(`SELECT stem, g_min, complete FROM term_lists`).raw().all() as [string, number, number][]).map(([s, g, c]) => [s, c ? 0 : g]),
+      (this.db.prepare(`SELECT stem, g_min, complete FROM term_lists`).raw().all() as [string, number, number][]).map(
+        ([s, g, c]) => [s, c ? 0 : g],
+      ),
     );
-    const batch = this.db.prepare(`SELECT p.chunk_id, c.text FROM term_list_pending p LEFT JOIN chunks c ON c.id = p.chunk_id ORDER BY p.chunk_id LIMIT ?`).raw();
+    const batch = this.db
+      .prepare(
+        `SELECT p.chunk_id, c.text FROM term_list_pending p LEFT JOIN chunks c ON c.id = p.chunk_id ORDER BY p.chunk_id LIMIT ?`,
+      )
+      .raw();
     const scratchPut = this.db.prepare(`INSERT INTO temp.term_lists_scratch (rowid, t) VALUES (?, ?)`);
     const scratchRead = this.db.prepare(`SELECT doc, term FROM temp.term_lists_scratch_v`).raw();
     const put = this.db.prepare(`INSERT OR REPLACE INTO term_list_entries (stem, g, chunk_id) VALUES (?, ?, ?)`);
@@ -285,7 +327,8 @@ export class TermLists {
     this.ensureTemp();
     return this.db.transaction(() => {
       this.db.prepare(`INSERT INTO temp.term_lists_scratch (rowid, t) VALUES (1, ?)`).run(word);
-      const t = this.db.prepare(`SELECT term FROM temp.term_lists_scratch_v WHERE doc = 1 LIMIT 1`).pluck().get() as string | undefined;
+      const t = this.db.prepare(`SELECT term FROM temp.term_lists_scratch_v WHERE doc = 1 LIMIT 1`).pluck().get() as
+        string | undefined;
       this.db.exec(`DELETE FROM temp.term_lists_scratch`);
       return t;
     })();

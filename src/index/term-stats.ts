@@ -87,7 +87,11 @@ export class TermStats {
       if (stems.length === 0) return { term, stems, df: 0, exact: true };
       // A counted df beats the estimate (a common word's is off by up to a quarter at 1M chunks).
       const counted = stems.length === 1 && countedDf ? countedDf(stems[0]!) : null;
-      return { term, stems, ...(counted !== null ? { df: counted, exact: true } : this.docFrequency(term, stems, totals.rows)) };
+      return {
+        term,
+        stems,
+        ...(counted !== null ? { df: counted, exact: true } : this.docFrequency(term, stems, totals.rows)),
+      };
     });
     return { stats, chunks: totals.rows, avgTokens: totals.rows > 0 ? totals.tokens / totals.rows : 0 };
   }

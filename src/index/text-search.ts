@@ -59,7 +59,10 @@ export class TextSearch {
 
   /** True when at most `limit` files' paths match (bounded: stops after limit + 1). */
   pathMatchesAtMost(match: string, limit: number): boolean {
-    return this.counts.memo(`paths ${limit} ${match}`, () => (this.stmts.pathMatches.get(match, limit + 1) as { n: number }).n <= limit);
+    return this.counts.memo(
+      `paths ${limit} ${match}`,
+      () => (this.stmts.pathMatches.get(match, limit + 1) as { n: number }).n <= limit,
+    );
   }
 
   /** Rows and tokens in the chunk FTS index, from FTS5's averages record (no table scan). */

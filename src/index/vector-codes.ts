@@ -40,7 +40,8 @@ function normalised(v: Float32Array): Float32Array {
 export function quantize(v: Float32Array, q: Quantizer): Int8Array {
   const u = normalised(v);
   const out = new Int8Array(u.length);
-  for (let j = 0; j < u.length; j++) out[j] = Math.max(-127, Math.min(127, Math.round((u[j]! - q.mean[j]!) * q.scale[j]!)));
+  for (let j = 0; j < u.length; j++)
+    out[j] = Math.max(-127, Math.min(127, Math.round((u[j]! - q.mean[j]!) * q.scale[j]!)));
   return out;
 }
 
@@ -170,7 +171,10 @@ export class QuantizedVectors {
     this.i8 = new Int8Array(cap * this.dims);
     this.n = 0;
     this.dead = 0;
-    const entries: [number, Int8Array][] = live.map((i) => [old.ids[i]!, old.i8.subarray(i * this.dims, (i + 1) * this.dims)]);
+    const entries: [number, Int8Array][] = live.map((i) => [
+      old.ids[i]!,
+      old.i8.subarray(i * this.dims, (i + 1) * this.dims),
+    ]);
     entries.push(...side);
     entries.sort((a, b) => a[0] - b[0]);
     for (const [id, code] of entries) {

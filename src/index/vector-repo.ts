@@ -156,7 +156,8 @@ export class VectorRepo {
   /** Remembers a written vector id for the loaded codes (none loaded: the first use loads them all). */
   private touchVector(id: number): void {
     if (!this.codes) return;
-    if (this.touchedVectors.size > TOUCHED_RELOAD) this.codes = null; // cheaper to reload than to patch
+    if (this.touchedVectors.size > TOUCHED_RELOAD)
+      this.codes = null; // cheaper to reload than to patch
     else this.touchedVectors.add(id);
   }
 
@@ -223,7 +224,8 @@ export class VectorRepo {
       } catch {
         q = null; // unreadable: the codes are rebuilt
       }
-      this.quantizer = q && q.format === "c8-v1" && q.mean?.length === this.vecDims && q.scale?.length === this.vecDims ? q : null;
+      this.quantizer =
+        q && q.format === "c8-v1" && q.mean?.length === this.vecDims && q.scale?.length === this.vecDims ? q : null;
     }
     return this.quantizer;
   }

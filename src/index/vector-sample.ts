@@ -6,7 +6,10 @@ import { fromBlob } from "./blobs.js";
  * as how similar a query is to memories at random. Bounded: at most n point lookups.
  */
 export function sampleVectors(db: Database.Database, n: number): Float32Array[] {
-  const { total, maxId } = db.prepare(`SELECT count(*) AS total, coalesce(max(id), 0) AS maxId FROM chunks`).get() as { total: number; maxId: number };
+  const { total, maxId } = db.prepare(`SELECT count(*) AS total, coalesce(max(id), 0) AS maxId FROM chunks`).get() as {
+    total: number;
+    maxId: number;
+  };
   if (total === 0 || n <= 0) return [];
   const step = Math.max(1, Math.floor(maxId / n));
   const ids = db.prepare(`SELECT id FROM chunks WHERE id % ? = 0 LIMIT ?`).pluck().all(step, n) as number[];

@@ -19,7 +19,11 @@ export function chunkFile(cls: FileClass, text: string, opts: ChunkingOptions): 
     const { messages, stats } = parseTranscript(text);
     return { chunks: chunkTranscript(messages, opts), malformed: stats.malformed, lines: countLines(text) };
   }
-  return { chunks: chunkMarkdown(text, { ...opts, perEntry: cls === "curated" }), malformed: 0, lines: countLines(text) };
+  return {
+    chunks: chunkMarkdown(text, { ...opts, perEntry: cls === "curated" }),
+    malformed: 0,
+    lines: countLines(text),
+  };
 }
 
 function countLines(text: string): number {

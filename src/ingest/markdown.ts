@@ -18,10 +18,7 @@ import { countTokensRange, sliceByTokens } from "./tokens.js";
  *
  * Linear time: per-line token costs are ≥ 1, so a chunk never scans more than maxTokens lines.
  */
-export function chunkMarkdown(
-  text: string,
-  opts: ChunkingOptions & { perEntry?: boolean },
-): Chunk[] {
+export function chunkMarkdown(text: string, opts: ChunkingOptions & { perEntry?: boolean }): Chunk[] {
   if (text.length === 0) return [];
   const doc = analyze(text, opts.maxTokens);
   const out: Chunk[] = [];

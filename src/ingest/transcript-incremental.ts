@@ -54,7 +54,14 @@ export function chunkTranscriptFrom(buf: Uint8Array, base: TranscriptBase, opts:
   if (!last) return { chunks, malformed, lines, resume: base };
   const line = last.startLine;
   const rel = lineOffset(buf, line - base.line);
-  const tail = parseTranscript(Buffer.from(buf.buffer, buf.byteOffset + rel, buf.byteLength - rel).toString("utf8"), { firstLine: line });
+  const tail = parseTranscript(Buffer.from(buf.buffer, buf.byteOffset + rel, buf.byteLength - rel).toString("utf8"), {
+    firstLine: line,
+  });
   const seq = base.seq + chunks.findIndex((c) => c.startLine >= line);
-  return { chunks, malformed, lines, resume: { offset: base.offset + rel, line, seq, malformed: malformed - tail.stats.malformed } };
+  return {
+    chunks,
+    malformed,
+    lines,
+    resume: { offset: base.offset + rel, line, seq, malformed: malformed - tail.stats.malformed },
+  };
 }

@@ -160,7 +160,10 @@ function isCronPrompt(text: string): boolean {
  */
 function isAck(text: string, token: string): boolean {
   if (!text.includes(token)) return false;
-  const bare = text.replace(/[*`"']/g, "").trim().replace(/[.!]+$/, "");
+  const bare = text
+    .replace(/[*`"']/g, "")
+    .trim()
+    .replace(/[.!]+$/, "");
   if (bare === token) return true;
   if (!bare.startsWith(token) && !bare.endsWith(token)) return false;
   return bare.split(token).join("").trim().length <= ACK_MAX_CHARS;

@@ -14,7 +14,14 @@ export interface Detected {
   /** ~/.openclaw/workspace, when it is a directory; its agents' session dirs (~/.openclaw/agents/<id>/sessions). */
   openclaw: { workspace: string | null; sessionDirs: string[] };
   /** ~/.claude/projects, when it holds transcripts (*.jsonl): how many projects and transcripts. */
-  claudeCode: { present: boolean; projectsDir: string | null; projects: number; transcripts: number; settings: string; hooksInstalled: boolean };
+  claudeCode: {
+    present: boolean;
+    projectsDir: string | null;
+    projects: number;
+    transcripts: number;
+    settings: string;
+    hooksInstalled: boolean;
+  };
 }
 
 const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;

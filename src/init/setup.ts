@@ -34,7 +34,11 @@ export function defaultNewWorkspace(home: string): string {
 
 /** The proposal from what was found: --workspace, else an existing configured one, else OpenClaw's, else a new one. */
 export function propose(d: Detected, opts: { workspace?: string; transcripts: boolean }): InitChoices {
-  const workspace = opts.workspace ?? d.config.workspaces.find((w) => w.exists)?.path ?? d.openclaw.workspace ?? defaultNewWorkspace(d.home);
+  const workspace =
+    opts.workspace ??
+    d.config.workspaces.find((w) => w.exists)?.path ??
+    d.openclaw.workspace ??
+    defaultNewWorkspace(d.home);
   const transcriptDirs: string[] = [];
   if (opts.transcripts) {
     if (d.openclaw.workspace && workspace === d.openclaw.workspace) transcriptDirs.push(...d.openclaw.sessionDirs);
@@ -71,14 +75,23 @@ interface RawWorkspace {
 }
 
 /** The config's workspaces with the chosen one in it (first when new; its transcript dirs merged). */
-export function mergeWorkspaces(raw: readonly RawWorkspace[], choices: InitChoices, env: NodeJS.ProcessEnv): RawWorkspace[] {
+export function mergeWorkspaces(
+  raw: readonly RawWorkspace[],
+  choices: InitChoices,
+  env: NodeJS.ProcessEnv,
+): RawWorkspace[] {
   const out = raw.map((w) => ({ ...w }));
   const at = out.findIndex((w) => typeof w.path === "string" && expandPath(w.path, env) === choices.workspace);
   if (at < 0) {
-    return [{ path: choices.workspace, ...(choices.transcriptDirs.length ? { transcriptDirs: choices.transcriptDirs } : {}) }, ...out];
+    return [
+      { path: choices.workspace, ...(choices.transcriptDirs.length ? { transcriptDirs: choices.transcriptDirs } : {}) },
+      ...out,
+    ];
   }
   const entry = out[at]!;
-  const have = Array.isArray(entry.transcriptDirs) ? entry.transcriptDirs.filter((d): d is string => typeof d === "string") : [];
+  const have = Array.isArray(entry.transcriptDirs)
+    ? entry.transcriptDirs.filter((d): d is string => typeof d === "string")
+    : [];
   const haveAbs = new Set(have.map((d) => expandPath(d, env)));
   const add = choices.transcriptDirs.filter((d) => !haveAbs.has(d));
   if (add.length) entry.transcriptDirs = [...have, ...add];
@@ -90,9 +103,18 @@ export function applySetup(d: Detected, choices: InitChoices, env: NodeJS.Proces
   const created = ensureWorkspace(choices.workspace);
   const file = d.config.file;
   const raw = existsSync(file) ? parseConfigText(readFileSync(file, "utf8"), file) : undefined;
-  const rawWorkspaces = raw && typeof raw === "object" && Array.isArray((raw as { workspaces?: unknown }).workspaces) ? ((raw as { workspaces: RawWorkspace[] }).workspaces) : [];
+  const rawWorkspaces =
+    raw && typeof raw === "object" && Array.isArray((raw as { workspaces?: unknown }).workspaces)
+      ? (raw as { workspaces: RawWorkspace[] }).workspaces
+      : [];
   const next = mergeWorkspaces(rawWorkspaces, choices, env);
   const configChanged = !existsSync(file) || JSON.stringify(next) !== JSON.stringify(rawWorkspaces);
   if (configChanged) editConfigFile(file, [{ path: ["workspaces"], value: next }]);
-  return { workspace: choices.workspace, created, transcriptDirs: choices.transcriptDirs, configFile: file, configChanged };
+  return {
+    workspace: choices.workspace,
+    created,
+    transcriptDirs: choices.transcriptDirs,
+    configFile: file,
+    configChanged,
+  };
 }

@@ -45,7 +45,10 @@ export function createMcpServer(opts: McpOptions): McpServer {
   }
 
   /** Runs a tool: its structured result and text, or an isError result saying what to do. */
-  async function tool<T extends ToolName>(_name: T, fn: () => Promise<{ data: ToolOutput<T>; text: string }>): Promise<CallToolResult> {
+  async function tool<T extends ToolName>(
+    _name: T,
+    fn: () => Promise<{ data: ToolOutput<T>; text: string }>,
+  ): Promise<CallToolResult> {
     try {
       const { data, text } = await fn();
       return { content: [{ type: "text", text }], structuredContent: data as Record<string, unknown> };
@@ -75,7 +78,12 @@ export function createMcpServer(opts: McpOptions): McpServer {
     },
     ({ query, limit, minScore }) =>
       tool("memory_search", async () => {
-        const r = await call("memory.search", { query, ...(limit !== undefined ? { limit } : {}), ...(minScore !== undefined ? { minScore } : {}), ...ws });
+        const r = await call("memory.search", {
+          query,
+          ...(limit !== undefined ? { limit } : {}),
+          ...(minScore !== undefined ? { minScore } : {}),
+          ...ws,
+        });
         const results = r.results.map((h) => ({
           path: h.path,
           startLine: h.startLine,
@@ -86,7 +94,10 @@ export function createMcpServer(opts: McpOptions): McpServer {
           snippet: h.snippet,
         }));
         const data = { results, mode: r.mode };
-        return { data, text: results.length === 0 ? `No memories found for "${query}".` : JSON.stringify(data, null, 2) };
+        return {
+          data,
+          text: results.length === 0 ? `No memories found for "${query}".` : JSON.stringify(data, null, 2),
+        };
       }),
   );
 
@@ -94,16 +105,32 @@ export function createMcpServer(opts: McpOptions): McpServer {
     "memory_get",
     {
       title: "Read a memory file",
-      description: "Read lines of a memory file (an index path from memory_search such as memory/2026-11-28.md, or MEMORY.md).",
+      description:
+        "Read lines of a memory file (an index path from memory_search such as memory/2026-11-28.md, or MEMORY.md).",
       inputSchema: toolInputs.memory_get,
       outputSchema: toolOutputs.memory_get,
       annotations: { readOnlyHint: true },
     },
     ({ path, from, lines }) =>
       tool("memory_get", async () => {
-        const r = await call("memory.get", { path, ...(from !== undefined ? { from } : {}), ...(lines !== undefined ? { lines } : {}), ...ws });
-        const more = r.nextFrom ? `\n\n[truncated: ${r.totalLines} lines in all; continue with from=${r.nextFrom}]` : "";
-        const data = { path: r.path, text: r.text, from: r.from, to: r.to, totalLines: r.totalLines, truncated: r.truncated, ...(r.nextFrom ? { nextFrom: r.nextFrom } : {}) };
+        const r = await call("memory.get", {
+          path,
+          ...(from !== undefined ? { from } : {}),
+          ...(lines !== undefined ? { lines } : {}),
+          ...ws,
+        });
+        const more = r.nextFrom
+          ? `\n\n[truncated: ${r.totalLines} lines in all; continue with from=${r.nextFrom}]`
+          : "";
+        const data = {
+          path: r.path,
+          text: r.text,
+          from: r.from,
+          to: r.to,
+          totalLines: r.totalLines,
+          truncated: r.truncated,
+          ...(r.nextFrom ? { nextFrom: r.nextFrom } : {}),
+        };
         return { data, text: `${r.path} lines ${r.from}-${r.to} of ${r.totalLines}:\n\n${r.text}${more}` };
       }),
   );
@@ -122,7 +149,12 @@ export function createMcpServer(opts: McpOptions): McpServer {
     },
     ({ text, target, importance, tags }) =>
       tool("memory_save", async () => {
-        const { result: r, offline } = await opts.save({ text, ...(target ? { target } : {}), ...(importance !== undefined ? { importance } : {}), ...(tags ? { tags } : {}) });
+        const { result: r, offline } = await opts.save({
+          text,
+          ...(target ? { target } : {}),
+          ...(importance !== undefined ? { importance } : {}),
+          ...(tags ? { tags } : {}),
+        });
         const data = {
           stored: r.stored,
           path: r.path,
@@ -132,8 +164,15 @@ export function createMcpServer(opts: McpOptions): McpServer {
           ...(r.indexed !== undefined ? { indexed: r.indexed } : {}),
           offline,
         };
-        if (!r.stored) return { data, text: `Not saved: a memory saved in the last 30 minutes says the same (${r.duplicateOf ?? r.path}).` };
-        const where = r.startLine !== undefined ? `${r.path}#L${r.startLine}${r.endLine !== r.startLine ? `-L${r.endLine}` : ""}` : r.path;
+        if (!r.stored)
+          return {
+            data,
+            text: `Not saved: a memory saved in the last 30 minutes says the same (${r.duplicateOf ?? r.path}).`,
+          };
+        const where =
+          r.startLine !== undefined
+            ? `${r.path}#L${r.startLine}${r.endLine !== r.startLine ? `-L${r.endLine}` : ""}`
+            : r.path;
         const notes = `${r.redactions ? ` ${r.redactions} secret(s) were redacted.` : ""}${offline ? " cortexd is not running: it is indexed when the daemon starts." : ""}`;
         return { data, text: `Saved to ${where}.${notes}` };
       }),
@@ -143,7 +182,8 @@ export function createMcpServer(opts: McpOptions): McpServer {
     "memory_status",
     {
       title: "Memory status",
-      description: "Is the memory daemon healthy, what is indexed (files, chunks, vectors), which embedding model is used.",
+      description:
+        "Is the memory daemon healthy, what is indexed (files, chunks, vectors), which embedding model is used.",
       inputSchema: toolInputs.memory_status,
       outputSchema: toolOutputs.memory_status,
       annotations: { readOnlyHint: true },
@@ -155,7 +195,15 @@ export function createMcpServer(opts: McpOptions): McpServer {
           healthy: s.healthy,
           version: s.version,
           knowledgeState: s.knowledgeState,
-          workspaces: s.workspaces.map((w) => ({ name: w.name, root: w.root, files: w.files, chunks: w.chunks, vectors: w.vectors, lastSync: w.lastSync, lastError: w.lastError })),
+          workspaces: s.workspaces.map((w) => ({
+            name: w.name,
+            root: w.root,
+            files: w.files,
+            chunks: w.chunks,
+            vectors: w.vectors,
+            lastSync: w.lastSync,
+            lastError: w.lastError,
+          })),
           embedding: s.embedding,
           watcher: { mode: s.watcher.mode, ...(s.watcher.reason ? { reason: s.watcher.reason } : {}) },
           recallMetrics: s.recallMetrics,

@@ -25,7 +25,9 @@ export const toolInputs = {
   }),
   memory_save: save.extend({
     text: save.shape.text.describe("the memory, one self-contained statement"),
-    target: save.shape.target.describe("daily (default: today's memory/YYYY-MM-DD.md) or memory (MEMORY.md, for lasting facts)"),
+    target: save.shape.target.describe(
+      "daily (default: today's memory/YYYY-MM-DD.md) or memory (MEMORY.md, for lasting facts)",
+    ),
     importance: save.shape.importance.describe("1..10"),
     tags: save.shape.tags.describe('tags, e.g. ["deploy"]'),
   }),
@@ -77,7 +79,9 @@ export const toolOutputs = {
   memory_status: z.object({
     healthy: z.boolean(),
     version: z.string(),
-    knowledgeState: z.object({ hasMemories: z.boolean(), totalSessions: z.number(), maturity: z.string(), tier: z.number() }).passthrough(),
+    knowledgeState: z
+      .object({ hasMemories: z.boolean(), totalSessions: z.number(), maturity: z.string(), tier: z.number() })
+      .passthrough(),
     workspaces: z.array(workspace),
     embedding: z.object({ state: z.string(), provider: z.string() }).passthrough(),
     watcher: z.object({ mode: z.string(), reason: z.string().optional() }),

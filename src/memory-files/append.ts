@@ -67,7 +67,11 @@ export class AppendError extends Error {
   ) {
     const fault = fsWriteFault(cause.code);
     const why =
-      fault === "disk-full" ? "the disk is full (free some space and save again)" : fault === "read-only" ? "the file or its directory is not writable" : cause.message;
+      fault === "disk-full"
+        ? "the disk is full (free some space and save again)"
+        : fault === "read-only"
+          ? "the file or its directory is not writable"
+          : cause.message;
     super(`could not append to ${path}: ${why} [${cause.code ?? "error"}]; nothing was written`, { cause });
     this.code = cause.code;
   }
@@ -87,7 +91,11 @@ async function undoPartialAppend(fh: FileHandle, sizeBefore: number, written: nu
 }
 
 /** Appends lines (without trailing newlines) as one write; see the module comment. */
-export async function appendLines(absPath: string, lines: readonly string[], opts: AppendOptions = {}): Promise<AppendResult> {
+export async function appendLines(
+  absPath: string,
+  lines: readonly string[],
+  opts: AppendOptions = {},
+): Promise<AppendResult> {
   let path = absPath;
   if (opts.root) path = await resolveWritePath(opts.root, absPath);
   else await mkdir(dirname(absPath), { recursive: true });
@@ -132,7 +140,14 @@ export async function appendLines(absPath: string, lines: readonly string[], opt
     } catch (e) {
       if (off > 0) await undoPartialAppend(fh, sizeBefore, off);
       // A file this call created and could not fill is removed again (it is empty).
-      if (created && (await fh.stat().then((st) => st.size === 0, () => false))) await unlink(path).catch(() => undefined);
+      if (
+        created &&
+        (await fh.stat().then(
+          (st) => st.size === 0,
+          () => false,
+        ))
+      )
+        await unlink(path).catch(() => undefined);
       throw new AppendError(absPath, e as NodeJS.ErrnoException);
     }
   } finally {

@@ -92,7 +92,8 @@ const RULES: Rule[] = [
 ];
 
 /** Words that follow "password:" / "token:" in prose and are not secrets. */
-const NOT_A_VALUE = /^(?:true|false|null|none|undefined|required|optional|redacted|hidden|string|number|enabled|disabled|\d{1,9}(?:\.\d+)?[a-z%]{0,3}|\*+|x+|\.\.\.+|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?)$/i;
+const NOT_A_VALUE =
+  /^(?:true|false|null|none|undefined|required|optional|redacted|hidden|string|number|enabled|disabled|\d{1,9}(?:\.\d+)?[a-z%]{0,3}|\*+|x+|\.\.\.+|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?)$/i;
 
 export function redactSecrets(input: string): Redaction {
   let text = input;
@@ -108,7 +109,13 @@ export function redactSecrets(input: string): Redaction {
         if (value.startsWith("[REDACTED")) return match;
         if (NOT_A_VALUE.test(value)) return match;
         const key = (groups[1] ?? "").toLowerCase();
-        kind = /pass|pwd/.test(key) ? "password" : /token/.test(key) ? "token" : /secret/.test(key) ? "secret" : "api-key";
+        kind = /pass|pwd/.test(key)
+          ? "password"
+          : /token/.test(key)
+            ? "token"
+            : /secret/.test(key)
+              ? "secret"
+              : "api-key";
       }
       count++;
       if (!kinds.includes(kind)) kinds.push(kind);

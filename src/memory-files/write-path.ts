@@ -16,7 +16,9 @@ export class WritePathRefusedError extends Error {
     readonly link: string,
     why: string,
   ) {
-    super(`write refused: ${link} ${why}; memory files are only written inside the workspace (replace the symlink with a real file or directory)`);
+    super(
+      `write refused: ${link} ${why}; memory files are only written inside the workspace (replace the symlink with a real file or directory)`,
+    );
   }
 }
 
@@ -32,7 +34,8 @@ function inside(dir: string, p: string): boolean {
 export async function resolveWritePath(root: string, absPath: string): Promise<string> {
   const realRoot = await realpath(root);
   const rel = relative(root, absPath);
-  if (rel.startsWith("..") || isAbsolute(rel)) throw new WritePathRefusedError(absPath, absPath, "is outside the workspace");
+  if (rel.startsWith("..") || isAbsolute(rel))
+    throw new WritePathRefusedError(absPath, absPath, "is outside the workspace");
   // Walk the directories below the root: each that exists must resolve inside it.
   const parts = rel.split("/").slice(0, -1);
   let dir = root;
@@ -49,11 +52,13 @@ export async function resolveWritePath(root: string, absPath: string): Promise<s
     if (st.isSymbolicLink()) {
       const real = await realpath(dir).catch(() => null);
       if (!real) throw new WritePathRefusedError(absPath, dir, "is a dangling symlink");
-      if (!inside(realRoot, real)) throw new WritePathRefusedError(absPath, dir, `is a symlink to ${real}, outside the workspace`);
+      if (!inside(realRoot, real))
+        throw new WritePathRefusedError(absPath, dir, `is a symlink to ${real}, outside the workspace`);
     }
   }
   const realDir = await realpath(dirname(absPath));
-  if (!inside(realRoot, realDir)) throw new WritePathRefusedError(absPath, dirname(absPath), `leads to ${realDir}, outside the workspace`);
+  if (!inside(realRoot, realDir))
+    throw new WritePathRefusedError(absPath, dirname(absPath), `leads to ${realDir}, outside the workspace`);
   const target = join(realDir, basename(absPath));
   const st = await lstat(target).catch((e: NodeJS.ErrnoException) => {
     if (e.code === "ENOENT") return null;
@@ -62,7 +67,8 @@ export async function resolveWritePath(root: string, absPath: string): Promise<s
   if (!st || !st.isSymbolicLink()) return target;
   const real = await realpath(target).catch(() => null);
   if (!real) throw new WritePathRefusedError(absPath, absPath, "is a dangling symlink");
-  if (!inside(realRoot, real)) throw new WritePathRefusedError(absPath, absPath, `is a symlink to ${real}, outside the workspace`);
+  if (!inside(realRoot, real))
+    throw new WritePathRefusedError(absPath, absPath, `is a symlink to ${real}, outside the workspace`);
   return real;
 }
 

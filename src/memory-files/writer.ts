@@ -102,24 +102,49 @@ export class MemoryWriter {
     const target = p.target ?? "daily";
     const red = redactSecrets(p.text.trim());
     const tags = ws.authorTag ? [...(p.tags ?? []), ws.authorTag] : p.tags;
-    const lines = formatEntry(red.text, { ...(p.importance !== undefined ? { importance: p.importance } : {}), ...(tags ? { tags } : {}) });
+    const lines = formatEntry(red.text, {
+      ...(p.importance !== undefined ? { importance: p.importance } : {}),
+      ...(tags ? { tags } : {}),
+    });
     const out = await this.write(ws, target, localDate(this.clock()), [{ lines, dedupeText: red.text }]);
-    const base = { path: out.key, absPath: out.absPath, redactions: red.count, redactedKinds: red.kinds, ...(out.conflicted ? { conflicted: out.conflicted } : {}) };
+    const base = {
+      path: out.key,
+      absPath: out.absPath,
+      redactions: red.count,
+      redactedKinds: red.kinds,
+      ...(out.conflicted ? { conflicted: out.conflicted } : {}),
+    };
     const dup = out.duplicates[0];
     if (dup) return { ...base, stored: false, duplicateOf: dup.of };
     const w = out.written[0]!;
-    return { ...base, stored: true, ...(w.startLine !== undefined ? { startLine: w.startLine, endLine: w.endLine! } : {}) };
+    return {
+      ...base,
+      stored: true,
+      ...(w.startLine !== undefined ? { startLine: w.startLine, endLine: w.endLine! } : {}),
+    };
   }
 
   /**
    * Writes entries to one file in one append. Dedupe is decided synchronously before the first
    * await (a reservation is recorded at once), so concurrent identical writes cannot both pass.
    */
-  async write(ws: WriteTarget, target: SaveTarget, date: string, entries: readonly PendingEntry[]): Promise<WriteOutcome> {
-    return this.hooks ? this.hooks.around(ws, () => this.writeNow(ws, target, date, entries)) : this.writeNow(ws, target, date, entries);
+  async write(
+    ws: WriteTarget,
+    target: SaveTarget,
+    date: string,
+    entries: readonly PendingEntry[],
+  ): Promise<WriteOutcome> {
+    return this.hooks
+      ? this.hooks.around(ws, () => this.writeNow(ws, target, date, entries))
+      : this.writeNow(ws, target, date, entries);
   }
 
-  private async writeNow(ws: WriteTarget, target: SaveTarget, date: string, entries: readonly PendingEntry[]): Promise<WriteOutcome> {
+  private async writeNow(
+    ws: WriteTarget,
+    target: SaveTarget,
+    date: string,
+    entries: readonly PendingEntry[],
+  ): Promise<WriteOutcome> {
     // A file with git conflict markers is never appended to: the entry goes to its sidecar.
     const { key, absPath, conflicted } = divertFromConflict(ws.root, targetKey(target, date, ws.device));
     const st = this.state.get(ws.name);
@@ -132,7 +157,12 @@ export class MemoryWriter {
         duplicates.push({ entry, rec: dup });
         continue;
       }
-      const rec: RecentSave = { at: now, text: entry.dedupeText.slice(0, MAX_RECENT_TEXT), where: key, ...(entry.kind && entry.kind !== "save" ? { kind: entry.kind } : {}) };
+      const rec: RecentSave = {
+        at: now,
+        text: entry.dedupeText.slice(0, MAX_RECENT_TEXT),
+        where: key,
+        ...(entry.kind && entry.kind !== "save" ? { kind: entry.kind } : {}),
+      };
       st.recentSaves.push(rec);
       reserved.push({ entry, rec });
     }

@@ -28,7 +28,10 @@ export type SocketLiveness = "up" | "dead" | "unknown";
  * Does something accept connections on this path? "dead" for ENOENT/ECONNREFUSED/ENOTSOCK (nothing
  * listening: a stale socket or a plain file), "unknown" for anything else (e.g. a timeout: busy, not dead).
  */
-export async function socketLiveness(socketPath: string, timeoutMs = 1000): Promise<{ state: SocketLiveness; code?: string }> {
+export async function socketLiveness(
+  socketPath: string,
+  timeoutMs = 1000,
+): Promise<{ state: SocketLiveness; code?: string }> {
   try {
     const s = await connectUnix(socketPath, timeoutMs);
     s.destroy();

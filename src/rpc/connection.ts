@@ -172,7 +172,8 @@ export class Connection {
     const { counters, limits, logger } = this.host;
     counters.requests++;
     counters.errors++;
-    if (!why) logger?.warn({ conn: this.id, bytes, limit: limits.maxLineBytes }, "rpc request too large, closing connection");
+    if (!why)
+      logger?.warn({ conn: this.id, bytes, limit: limits.maxLineBytes }, "rpc request too large, closing connection");
     this.done = true;
     this.framer.clear();
     clearTimeout(this.lineTimer);
@@ -186,12 +187,21 @@ export class Connection {
     const { counters, limits } = this.host;
     const parsed = parseLine(text, limits.maxBatch);
     if (parsed.kind === "reply") {
-      if (parsed.reply.error?.code !== ErrorCodes.InvalidRequest || parsed.reply.error.message.includes("batch too large")) counters.requests++;
+      if (
+        parsed.reply.error?.code !== ErrorCodes.InvalidRequest ||
+        parsed.reply.error.message.includes("batch too large")
+      )
+        counters.requests++;
       counters.errors++;
       this.send(JSON.stringify(parsed.reply));
       return;
     }
-    const job: Job = { batch: parsed.batch, answers: new Array<string | null>(parsed.items.length).fill(null), left: parsed.items.length, bytes: 0 };
+    const job: Job = {
+      batch: parsed.batch,
+      answers: new Array<string | null>(parsed.items.length).fill(null),
+      left: parsed.items.length,
+      bytes: 0,
+    };
     parsed.items.forEach((item, i) => this.submit(job, i, item));
   }
 
@@ -221,7 +231,17 @@ export class Connection {
             this.host.logger?.debug({ conn: this.id, ms: Math.round(performance.now() - started) }, "rpc request done");
           } catch (err) {
             this.host.logger?.error({ conn: this.id, err: errorMessage(err, "internal error") }, "rpc dispatch failed");
-            this.answer(job, i, item.notification ? null : createJSONRPCErrorResponse(item.request?.id ?? null, ErrorCodes.InternalError, errorMessage(err, "internal error")));
+            this.answer(
+              job,
+              i,
+              item.notification
+                ? null
+                : createJSONRPCErrorResponse(
+                    item.request?.id ?? null,
+                    ErrorCodes.InternalError,
+                    errorMessage(err, "internal error"),
+                  ),
+            );
           } finally {
             finish();
           }

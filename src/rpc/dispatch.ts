@@ -1,4 +1,10 @@
-import { JSONRPCServer, createJSONRPCErrorResponse, type JSONRPCID, type JSONRPCRequest, type JSONRPCResponse } from "json-rpc-2.0";
+import {
+  JSONRPCServer,
+  createJSONRPCErrorResponse,
+  type JSONRPCID,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+} from "json-rpc-2.0";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { ErrorCodes, MethodParams, type MethodName, type MethodResults } from "./protocol.js";
@@ -48,8 +54,7 @@ export interface WorkItem {
 }
 
 export type ParsedLine =
-  | { kind: "reply"; reply: JSONRPCResponse }
-  | { kind: "work"; batch: boolean; items: WorkItem[] };
+  { kind: "reply"; reply: JSONRPCResponse } | { kind: "work"; batch: boolean; items: WorkItem[] };
 
 /** Parses one request line (JSON text) into work items, or the error that answers the whole line. */
 export function parseLine(text: string, maxBatch: number): ParsedLine {
@@ -57,10 +62,17 @@ export function parseLine(text: string, maxBatch: number): ParsedLine {
   try {
     parsed = JSON.parse(text);
   } catch {
-    return { kind: "reply", reply: createJSONRPCErrorResponse(null, ErrorCodes.ParseError, "parse error: invalid JSON") };
+    return {
+      kind: "reply",
+      reply: createJSONRPCErrorResponse(null, ErrorCodes.ParseError, "parse error: invalid JSON"),
+    };
   }
   if (!Array.isArray(parsed)) return { kind: "work", batch: false, items: [checkEnvelope(parsed)] };
-  if (parsed.length === 0) return { kind: "reply", reply: createJSONRPCErrorResponse(null, ErrorCodes.InvalidRequest, "invalid request: empty batch") };
+  if (parsed.length === 0)
+    return {
+      kind: "reply",
+      reply: createJSONRPCErrorResponse(null, ErrorCodes.InvalidRequest, "invalid request: empty batch"),
+    };
   if (parsed.length > maxBatch) {
     return {
       kind: "reply",
@@ -87,7 +99,11 @@ function checkEnvelope(req: unknown): WorkItem {
   if (r.jsonrpc !== "2.0") return invalid(id, 'jsonrpc must be "2.0"');
   if (typeof r.method !== "string") return invalid(id, "method must be a string");
   if ("result" in r || "error" in r) return invalid(id, "a request has no result or error");
-  return { request: r as unknown as JSONRPCRequest, notification: r.id === undefined, light: LIGHT_METHODS.has(r.method) };
+  return {
+    request: r as unknown as JSONRPCRequest,
+    notification: r.id === undefined,
+    light: LIGHT_METHODS.has(r.method),
+  };
 }
 
 /** The answer to a request that arrives (or would start) while the server shuts down. */
@@ -118,7 +134,10 @@ export function createDispatcher(handlers: MethodHandlers, logger: Logger | unde
   }
   rpc.mapErrorToJSONRPCErrorResponse = (id, err: unknown) => {
     if (err instanceof RpcError) return createJSONRPCErrorResponse(id, err.code, err.message, err.data);
-    logger?.error({ err: errorMessage(err, "internal error"), stack: err instanceof Error ? err.stack : undefined }, "rpc handler failed");
+    logger?.error(
+      { err: errorMessage(err, "internal error"), stack: err instanceof Error ? err.stack : undefined },
+      "rpc handler failed",
+    );
     return createJSONRPCErrorResponse(id, ErrorCodes.InternalError, errorMessage(err, "internal error"));
   };
   return rpc;
@@ -141,7 +160,11 @@ export function serializeCapped(res: JSONRPCResponse, maxBytes: number, budget =
     text = JSON.stringify(res);
   } catch (err) {
     return JSON.stringify(
-      createJSONRPCErrorResponse(res.id, ErrorCodes.InternalError, `result is not serializable: ${errorMessage(err, "internal error")}`),
+      createJSONRPCErrorResponse(
+        res.id,
+        ErrorCodes.InternalError,
+        `result is not serializable: ${errorMessage(err, "internal error")}`,
+      ),
     );
   }
   // Characters ≤ bytes ≤ 3 × characters (UTF-16 → UTF-8): count bytes only when it could matter.

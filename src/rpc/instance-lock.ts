@@ -107,11 +107,18 @@ export async function acquireInstanceLock(socketPath: string, opts: AcquireLockO
     }
     const removed = removeIfUnchanged(lockPath, cur.raw);
     if (removed === "busy") await sleep(POLL_MS / 5);
-    else if (removed === "removed") logger?.warn({ lockPath, pid: cur.info?.pid }, "removed stale cortexd instance lock");
+    else if (removed === "removed")
+      logger?.warn({ lockPath, pid: cur.info?.pid }, "removed stale cortexd instance lock");
   }
 }
 
-function makeLock(lockPath: string, socketPath: string, info: LockInfo, logger: Logger | undefined, ownsSocket: boolean): InstanceLock {
+function makeLock(
+  lockPath: string,
+  socketPath: string,
+  info: LockInfo,
+  logger: Logger | undefined,
+  ownsSocket: boolean,
+): InstanceLock {
   let released = false;
   return {
     lockPath,
@@ -135,7 +142,13 @@ function makeLock(lockPath: string, socketPath: string, info: LockInfo, logger: 
 
 type Verdict = "running" | "starting" | "stale";
 
-async function judge(cur: ReadLock, lockPath: string, socketPath: string, grace: number, probeTimeout: number): Promise<Verdict> {
+async function judge(
+  cur: ReadLock,
+  lockPath: string,
+  socketPath: string,
+  grace: number,
+  probeTimeout: number,
+): Promise<Verdict> {
   const age = Date.now() - (cur.info?.startedAt ?? cur.mtimeMs);
   const young = age >= 0 && age < grace;
   if (!cur.info) return Date.now() - cur.mtimeMs < MUTEX_STALE_MS ? "starting" : "stale"; // being written, or garbage
@@ -156,11 +169,14 @@ async function clearStaleSocket(socketPath: string, probeTimeout: number, logger
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
     throw err;
   }
-  if (!st.isSocket() && !st.isFile()) throw new Error(`${socketPath} exists and is not a socket; remove it or set CORTEXD_SOCKET`);
+  if (!st.isSocket() && !st.isFile())
+    throw new Error(`${socketPath} exists and is not a socket; remove it or set CORTEXD_SOCKET`);
   const live = await socketLiveness(socketPath, probeTimeout);
   if (live.state === "up") throw new AlreadyRunningError(undefined, socketPath);
   if (live.state === "unknown") {
-    throw new Error(`cannot tell whether ${socketPath} is in use (${live.code ?? "no answer"}); remove it if no cortexd is running`);
+    throw new Error(
+      `cannot tell whether ${socketPath} is in use (${live.code ?? "no answer"}); remove it if no cortexd is running`,
+    );
   }
   unlinkQuiet(socketPath);
   logger?.warn({ socketPath }, "removed stale cortexd socket");
@@ -187,7 +203,12 @@ function readLock(lockPath: string): ReadLock | null {
 function parseInfo(raw: string): LockInfo | undefined {
   try {
     const v = JSON.parse(raw) as Partial<LockInfo>;
-    if (Number.isSafeInteger(v.pid) && (v.pid as number) > 0 && typeof v.startedAt === "number" && typeof v.token === "string") {
+    if (
+      Number.isSafeInteger(v.pid) &&
+      (v.pid as number) > 0 &&
+      typeof v.startedAt === "number" &&
+      typeof v.token === "string"
+    ) {
       return v as LockInfo;
     }
   } catch {

@@ -65,9 +65,12 @@ export const MethodParams = {
       referenceDate: z
         .string()
         .max(64)
-        .refine((s) => /^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s.length === 10 ? `${s}T00:00:00Z` : s)), {
-          message: "expected YYYY-MM-DD or an ISO 8601 date-time",
-        })
+        .refine(
+          (s) => /^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s.length === 10 ? `${s}T00:00:00Z` : s)),
+          {
+            message: "expected YYYY-MM-DD or an ISO 8601 date-time",
+          },
+        )
         .optional(),
     })
     .strict(),
@@ -89,7 +92,9 @@ export const MethodParams = {
       cwd,
     })
     .strict()
-    .refine((p) => p.messages !== undefined || p.transcript_path !== undefined, { message: "give messages or transcript_path" }),
+    .refine((p) => p.messages !== undefined || p.transcript_path !== undefined, {
+      message: "give messages or transcript_path",
+    }),
   /** A session starts: recovery note if the previous one ended uncleanly, plus recent memory. */
   "session.start": z
     .object({
@@ -102,14 +107,20 @@ export const MethodParams = {
     })
     .strict(),
   /** Activity (a prompt) in a session; the prompt becomes its latest goal. */
-  "session.touch": z
-    .object({ session_id, prompt: z.string().max(100_000).optional(), cwd, workspace })
-    .strict(),
+  "session.touch": z.object({ session_id, prompt: z.string().max(100_000).optional(), cwd, workspace }).strict(),
   /** Capture what is left (when a transcript/messages are given), then write the session summary. */
   "session.checkpoint": z.object({ session_id, messages, transcript_path, workspace, cwd }).strict(),
   /** A clean end: capture what is left, checkpoint (unless checkpoint: false), mark the session ended. */
   "session.sleep": z
-    .object({ session_id, messages, transcript_path, reason: z.string().max(64).optional(), checkpoint: z.boolean().optional(), workspace, cwd })
+    .object({
+      session_id,
+      messages,
+      transcript_path,
+      reason: z.string().max(64).optional(),
+      checkpoint: z.boolean().optional(),
+      workspace,
+      cwd,
+    })
     .strict(),
   "index.sync": z.object({ path: filePath.optional(), workspace, force: z.boolean().optional() }).strict(),
   "index.status": z.object({ workspace }).strict(),
@@ -444,7 +455,13 @@ export interface MethodResults {
   "consolidate.run": { reports: ConsolidationReport[] };
   "consolidate.report": { reports: ConsolidationReport[] };
   "promote.list": { workspace: string; candidates: PromotionCandidate[] }[];
-  "promote.apply": { workspace: string; applied: number; backup?: string; heading?: string; candidates: PromotionCandidate[] }[];
+  "promote.apply": {
+    workspace: string;
+    applied: number;
+    backup?: string;
+    heading?: string;
+    candidates: PromotionCandidate[];
+  }[];
   "cortex.status": CortexStatus;
   "daemon.ping": { pong: true; version: string; pid: number; uptimeMs: number };
   "daemon.shutdown": { ok: true };

@@ -73,7 +73,8 @@ const MAX_UNSENT_BYTES = 1024 * 1024;
 
 export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer> {
   const { socketPath, logger } = opts;
-  if (Buffer.byteLength(socketPath) > maxSocketPathBytes()) throw new SocketPathTooLongError(socketPath, maxSocketPathBytes());
+  if (Buffer.byteLength(socketPath) > maxSocketPathBytes())
+    throw new SocketPathTooLongError(socketPath, maxSocketPathBytes());
   const maxConnections = opts.maxConnections ?? 256;
   const closeGraceMs = opts.closeGraceMs ?? 3000;
   const conns = new Set<Connection>();
@@ -104,8 +105,14 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
       for (const c of conns) if (!hog || c.heldBytes > hog.heldBytes) hog = c;
       if (!hog) return;
       const { total, max } = host.budget;
-      logger?.warn({ conn: hog.id, bytes: hog.heldBytes, total, limit: max }, "rpc unfinished requests over budget, closing the largest");
-      hog.tooLarge(hog.lineBytes, `unfinished request data over the server's budget (${total} bytes > ${max}); this connection held the most`);
+      logger?.warn(
+        { conn: hog.id, bytes: hog.heldBytes, total, limit: max },
+        "rpc unfinished requests over budget, closing the largest",
+      );
+      hog.tooLarge(
+        hog.lineBytes,
+        `unfinished request data over the server's budget (${total} bytes > ${max}); this connection held the most`,
+      );
     },
     workStarted: () => void inflightTotal++,
     workDone() {
@@ -132,7 +139,10 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
     if (!closing && conns.size >= maxConnections) {
       const idle = longestIdle();
       if (idle) {
-        logger?.debug({ conn: idle.id, connections: conns.size }, "rpc connection limit reached: closing the longest-idle connection");
+        logger?.debug(
+          { conn: idle.id, connections: conns.size },
+          "rpc connection limit reached: closing the longest-idle connection",
+        );
         conns.delete(idle); // room now; its close event follows
         idle.socket.destroy();
       }
@@ -153,7 +163,9 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
     const onError = (err: NodeJS.ErrnoException) => {
       server.off("listening", onListening);
       if (err.code === "EADDRINUSE") {
-        reject(new Error(`socket ${socketPath} already exists (take the instance lock first, which clears a stale one)`));
+        reject(
+          new Error(`socket ${socketPath} already exists (take the instance lock first, which clears a stale one)`),
+        );
       } else reject(err);
     };
     const onListening = () => {

@@ -119,7 +119,9 @@ export function prepareSocketDir(socketPath: string, env: NodeJS.ProcessEnv = pr
   }
   const parent = statSync(dirname(dir), { throwIfNoEntry: false });
   if (parent && isShared(parent.mode) && lstatSync(dir).isSymbolicLink()) {
-    throw new Error(`socket directory ${dir} is a symlink in a directory others can write to; remove it, or set CORTEXD_SOCKET to a path in a directory of your own`);
+    throw new Error(
+      `socket directory ${dir} is a symlink in a directory others can write to; remove it, or set CORTEXD_SOCKET to a path in a directory of your own`,
+    );
   }
   const st = statSync(dir);
   if (!st.isDirectory()) throw new Error(`socket directory ${dir} exists but is not a directory`);

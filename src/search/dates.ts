@@ -26,10 +26,38 @@ export interface DateParseOptions {
 type Day = number;
 const DAY_MS = 86_400_000;
 
-const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+const MONTHS = [
+  "january",
+  "february",
+  "march",
+  "april",
+  "may",
+  "june",
+  "july",
+  "august",
+  "september",
+  "october",
+  "november",
+  "december",
+];
 const WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
 const NUMBER_WORDS: Record<string, number> = Object.assign(Object.create(null) as Record<string, number>, {
-  a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12, couple: 2, few: 3,
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  couple: 2,
+  few: 3,
 });
 
 /** "oct", "october", "sept" → 0-based month, or -1. */
@@ -42,7 +70,9 @@ function monthIndex(word: string): number {
 
 function weekdayIndex(word: string): number {
   const w = word.toLowerCase();
-  return WEEKDAYS.findIndex((d) => d === w || (w.length >= 3 && d.startsWith(w) && /^(sun|mon|tue|tues|wed|thu|thur|thurs|fri|sat)$/.test(w)));
+  return WEEKDAYS.findIndex(
+    (d) => d === w || (w.length >= 3 && d.startsWith(w) && /^(sun|mon|tue|tues|wed|thu|thur|thurs|fri|sat)$/.test(w)),
+  );
 }
 
 function day(y: number, m: number, d: number): Day {
@@ -106,12 +136,18 @@ interface Found {
 }
 
 /** `claims`: text matching the pattern is no date for later rules even when it is no valid date (2023-02-29). */
-type Rule = { re: RegExp; read: (m: RegExpExecArray, ref: Day, opts: DateParseOptions) => [Day, Day][] | null; claims?: boolean };
+type Rule = {
+  re: RegExp;
+  read: (m: RegExpExecArray, ref: Day, opts: DateParseOptions) => [Day, Day][] | null;
+  claims?: boolean;
+};
 
-const MONTH = "(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?";
+const MONTH =
+  "(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?";
 const ORD = "(\\d{1,2})(?:st|nd|rd|th)?";
 const YEAR = "((?:19|20)\\d{2})";
-const NUM = "(\\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple of|couple of|a few|few)";
+const NUM =
+  "(\\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple of|couple of|a few|few)";
 const WEEKDAY = "(sun(?:day)?|mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:r|rs|rsday)?|fri(?:day)?|sat(?:urday)?)";
 
 function amount(s: string): number {
@@ -242,7 +278,10 @@ const RULES: Rule[] = [
   },
   // in/during/since/early/late May · last March · this April (month without a year)
   {
-    re: new RegExp(`\\b(in|during|since|until|by|early|mid|late|last|this|of|throughout)\\s+(?:the\\s+month\\s+of\\s+)?${MONTH}\\b(?!\\s+\\d)`, "gi"),
+    re: new RegExp(
+      `\\b(in|during|since|until|by|early|mid|late|last|this|of|throughout)\\s+(?:the\\s+month\\s+of\\s+)?${MONTH}\\b(?!\\s+\\d)`,
+      "gi",
+    ),
     read: (m, ref) => {
       const word = m[2]!;
       if (word.toLowerCase() === "may" && word !== "May") return null;
@@ -297,7 +336,8 @@ export function parseDates(text: string, ref: Date | string, opts: DateParseOpti
         if (rule.claims) found.push({ start: s, end: e, from: NaN, to: NaN });
         continue;
       }
-      for (const [from, to] of windows) found.push({ start: s, end: e, from: Math.min(from, to), to: Math.max(from, to) });
+      for (const [from, to] of windows)
+        found.push({ start: s, end: e, from: Math.min(from, to), to: Math.max(from, to) });
     }
   }
   found.sort((a, b) => a.start - b.start || a.from - b.from);

@@ -96,7 +96,10 @@ export function excerpt(
   const best = Math.max(...scores);
   const keep = new Set<number>();
   if (best > 0) {
-    const order = scores.map((s, i) => [s, i] as const).filter(([s]) => s >= best * opts.keepRatio).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+    const order = scores
+      .map((s, i) => [s, i] as const)
+      .filter(([s]) => s >= best * opts.keepRatio)
+      .sort((a, b) => b[0] - a[0] || a[1] - b[1]);
     let chars = 0;
     for (const [, i] of order) {
       const add: number[] = [];
@@ -115,7 +118,11 @@ export function excerpt(
   }
   const idx = [...keep].sort((a, b) => a - b);
   const out = render(us, pos, idx);
-  return { ...out, text: out.text.length > opts.maxChars ? `${out.text.slice(0, opts.maxChars)}…` : out.text, matched: best > 0 };
+  return {
+    ...out,
+    text: out.text.length > opts.maxChars ? `${out.text.slice(0, opts.maxChars)}…` : out.text,
+    matched: best > 0,
+  };
 }
 
 /** The whole chunk, less the units already shown elsewhere (null when every unit was). */
@@ -126,7 +133,14 @@ export function whole(text: string, isShown: (u: Unit) => boolean = () => false)
     // Nothing left out: the text as written (blank lines and all).
     return { text, firstLine: 0, lastLine: text.split("\n").length - 1, matched: true, units: us };
   }
-  return { ...render(us, pos, us.map((_, i) => i)), matched: true };
+  return {
+    ...render(
+      us,
+      pos,
+      us.map((_, i) => i),
+    ),
+    matched: true,
+  };
 }
 
 /** The units of a chunk not shown yet, with each one's position among all units (gaps become "…"). */
@@ -149,5 +163,10 @@ function render(us: Unit[], pos: number[], idx: number[]): Omit<Excerpt, "matche
   });
   const first = us[idx[0]!]!;
   const last = us[idx[idx.length - 1]!]!;
-  return { text: parts.join("\n"), firstLine: first.line, lastLine: last.line + last.lines - 1, units: idx.map((j) => us[j]!) };
+  return {
+    text: parts.join("\n"),
+    firstLine: first.line,
+    lastLine: last.line + last.lines - 1,
+    units: idx.map((j) => us[j]!),
+  };
 }

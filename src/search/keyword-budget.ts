@@ -61,7 +61,6 @@ export function planKeyword(stats: readonly TermStat[], chunks: number, budget =
   return { kind: "recent", terms: considered.map((s) => s.term), rescore: considered };
 }
 
-
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
@@ -87,12 +86,22 @@ function countTokens(lower: string): number {
  * (negative: lower is better) so it maps to a score as bm25() does. One regular expression finds
  * the tokens that start like a stem; each distinct token is matched against the stems once.
  */
-export function bm25Ranker(terms: readonly TermStat[], chunks: number, avgTokens: number, stemsOf: (token: string) => string[]): (text: string) => number {
+export function bm25Ranker(
+  terms: readonly TermStat[],
+  chunks: number,
+  avgTokens: number,
+  stemsOf: (token: string) => string[],
+): (text: string) => number {
   const idf = terms.map((t) => fts5Idf(t.df, chunks));
   const prefixes = new Set<string>();
   for (const t of terms) for (const s of t.stems) prefixes.add(s.length > 1 && s.endsWith("i") ? s.slice(0, -1) : s);
-  const alternatives = [...prefixes].filter(Boolean).sort((a, b) => b.length - a.length).map(escapeRegExp);
-  const find = alternatives.length ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join("|")})[\\p{L}\\p{N}]*`, "gu") : null;
+  const alternatives = [...prefixes]
+    .filter(Boolean)
+    .sort((a, b) => b.length - a.length)
+    .map(escapeRegExp);
+  const find = alternatives.length
+    ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join("|")})[\\p{L}\\p{N}]*`, "gu")
+    : null;
   const memo = new Map<string, number>(); // token → bitmask of the terms it stands for
   const maskOf = (tok: string): number => {
     let m = memo.get(tok);

@@ -134,7 +134,11 @@ export function listTopK(deps: ListSearchDeps, q: ListSearchInput): ListSearchRe
   // Scored in order of a guess between the bounds (a chunk missing from a word's head usually
   // holds the word once or not at all, far below the bound); the bounds decide when to stop.
   const alpha = q.optimism ?? OPTIMISM;
-  const order: { id: number; ub: number; guess: number }[] = [...mustScore].map((id) => ({ id, ub: Infinity, guess: Infinity }));
+  const order: { id: number; ub: number; guess: number }[] = [...mustScore].map((id) => ({
+    id,
+    ub: Infinity,
+    guess: Infinity,
+  }));
   for (let c = 0; c < n; c++) {
     if (ubs[c]! < floor || mustScore.has(slotId[c]!)) continue;
     order.push({ id: slotId[c]!, ub: ubs[c]!, guess: lb[c]! + alpha * (ubs[c]! - lb[c]!) });

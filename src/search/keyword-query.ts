@@ -14,7 +14,9 @@ export const STOP_WORDS = new Set(
 
 /** Words of a query: runs of letters, digits, underscore (Unicode-aware), lowercased. */
 export function queryTokens(query: string): string[] {
-  return (query.toLowerCase().match(/[\p{L}\p{N}_]+(?:'[\p{L}]+)?/gu) ?? []).map((t) => t.replace(/'.*$/, "")).filter(Boolean);
+  return (query.toLowerCase().match(/[\p{L}\p{N}_]+(?:'[\p{L}]+)?/gu) ?? [])
+    .map((t) => t.replace(/'.*$/, ""))
+    .filter(Boolean);
 }
 
 function quote(token: string): string {
@@ -35,7 +37,10 @@ export interface KeywordQuery {
  * interpreted, stop words are dropped when topic words remain, CJK runs become character phrases.
  * OR (not AND) so a conversational question still finds the memory that holds some of its words.
  */
-export function buildKeywordQuery(query: string, opts: { keepStopWords?: boolean; maxTerms?: number } = {}): KeywordQuery {
+export function buildKeywordQuery(
+  query: string,
+  opts: { keepStopWords?: boolean; maxTerms?: number } = {},
+): KeywordQuery {
   const all = queryTokens(query);
   const content = all.filter((t) => !STOP_WORDS.has(t));
   const chosen = opts.keepStopWords || content.length === 0 ? all : content;
@@ -56,6 +61,8 @@ export function buildPathQuery(query: string, keep: (quotedTerm: string) => bool
 
 /** Prefix expansion of query terms (≥ 4 letters, non-CJK): `paint` also matches painting, painter. */
 export function buildPrefixQuery(terms: readonly string[]): string | null {
-  const parts = terms.filter((t) => t.length >= 4 && /^[\p{L}\p{N}_]+$/u.test(t) && splitCjk(t).length === 1).map((t) => `${quote(t.slice(0, Math.max(4, t.length - 2)))}*`);
+  const parts = terms
+    .filter((t) => t.length >= 4 && /^[\p{L}\p{N}_]+$/u.test(t) && splitCjk(t).length === 1)
+    .map((t) => `${quote(t.slice(0, Math.max(4, t.length - 2)))}*`);
   return parts.length ? parts.join(" OR ") : null;
 }

@@ -45,7 +45,13 @@ export interface TopKStats {
  * The best `k` chunks for the OR of `terms` by BM25, equal to the plain query's (ties by id).
  * `chunks` is the number of chunks in the index.
  */
-export function topKeywordHits(index: KeywordIndex, terms: readonly WeightedTerm[], chunks: number, k: number, stats?: TopKStats): KeywordHit[] {
+export function topKeywordHits(
+  index: KeywordIndex,
+  terms: readonly WeightedTerm[],
+  chunks: number,
+  k: number,
+  stats?: TopKStats,
+): KeywordHit[] {
   const ordered = [...terms].sort((a, b) => (a.df ?? Infinity) - (b.df ?? Infinity));
   const plain = () => index.keywordSearch(ordered.map((t) => t.phrase).join(" OR "), k);
   const setPlan = (plan: TopKStats["plan"]) => {
@@ -57,7 +63,8 @@ export function topKeywordHits(index: KeywordIndex, terms: readonly WeightedTerm
   // The rarest words, up to RARE_SHARE of the chunks between them; at least one common word left.
   let rareCount = 0;
   let rareDocs = 0;
-  while (rareCount < ordered.length - 1 && rareDocs + ordered[rareCount]!.df! <= chunks * RARE_SHARE) rareDocs += ordered[rareCount++]!.df!;
+  while (rareCount < ordered.length - 1 && rareDocs + ordered[rareCount]!.df! <= chunks * RARE_SHARE)
+    rareDocs += ordered[rareCount++]!.df!;
   if (rareCount === 0) return plain();
   const rare = ordered.slice(0, rareCount).map((t) => t.phrase);
   const common = ordered.slice(rareCount);
@@ -66,7 +73,10 @@ export function topKeywordHits(index: KeywordIndex, terms: readonly WeightedTerm
   // Every chunk with a rare word is scored once: with common words too (AND), or without (NOT).
   const anyRare = rare.join(" OR ");
   const anyCommon = common.map((t) => t.phrase).join(" OR ");
-  const best = [...index.keywordSearch(`(${anyRare}) AND (${anyCommon})`, k), ...index.keywordSearch(`(${anyRare}) NOT (${anyCommon})`, k)];
+  const best = [
+    ...index.keywordSearch(`(${anyRare}) AND (${anyCommon})`, k),
+    ...index.keywordSearch(`(${anyRare}) NOT (${anyCommon})`, k),
+  ];
   if (best.length < k) return fallback();
   best.sort((a, b) => a.rank - b.rank || a.id - b.id);
   const top = best.slice(0, k);

@@ -30,12 +30,14 @@ const INVISIBLE = /[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
  * and no `<` that could start a tag — so nothing can close the block or open another one.
  */
 export function escapeForBlock(s: string): string {
-  return s
-    .replace(INVISIBLE, "")
-    .replace(/\s*(?:\r\n|[\n\r\u2028\u2029\u0085])\s*/g, " ⏎ ")
-    // eslint-disable-next-line no-control-regex -- control characters are what this removes
-    .replace(/[\u0000-\u001f\u007f]/g, " ")
-    .replace(/<(?=[/!?\p{L}]|\s+\/)/gu, "‹")
-    .replace(/\s{2,}/g, " ")
-    .trim();
+  return (
+    s
+      .replace(INVISIBLE, "")
+      .replace(/\s*(?:\r\n|[\n\r\u2028\u2029\u0085])\s*/g, " ⏎ ")
+      // eslint-disable-next-line no-control-regex -- control characters are what this removes
+      .replace(/[\u0000-\u001f\u007f]/g, " ")
+      .replace(/<(?=[/!?\p{L}]|\s+\/)/gu, "‹")
+      .replace(/\s{2,}/g, " ")
+      .trim()
+  );
 }

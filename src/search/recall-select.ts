@@ -34,7 +34,13 @@ const f2 = (x: number | null) => (x === null ? "n/a" : x.toFixed(2));
  * relevant one (neighbours of a match that search ranks as high). A gathering prompt spreads them
  * over days/sessions. With relevance "off", every candidate is kept in rank order.
  */
-export function selectMemories(hits: readonly AnnotatedHit[], profile: PromptProfile, cfg: RecallConfig, query: string, windows: readonly DateWindow[]): Selection {
+export function selectMemories(
+  hits: readonly AnnotatedHit[],
+  profile: PromptProfile,
+  cfg: RecallConfig,
+  query: string,
+  windows: readonly DateWindow[],
+): Selection {
   const judged: Judged[] = hits.map((hit) => {
     const dateMatch = windows.length > 0 && !!hit.date && inWindows(hit.date, windows);
     const evidence = evidenceFor(hit.text ?? hit.snippet, hit.vectorScore, profile, cfg, hit.hash);
@@ -53,12 +59,16 @@ export function selectMemories(hits: readonly AnnotatedHit[], profile: PromptPro
   const relevant = (j: Judged) =>
     j.evidence.keyword ||
     j.evidence.vector ||
-    (j.dateMatch && ((j.evidence.rareWords.length > 0 && j.evidence.coverage >= cfg.minCoverage / 2) || (j.evidence.vectorZ ?? 0) >= cfg.vectorZ / 2));
+    (j.dateMatch &&
+      ((j.evidence.rareWords.length > 0 && j.evidence.coverage >= cfg.minCoverage / 2) ||
+        (j.evidence.vectorZ ?? 0) >= cfg.vectorZ / 2));
   // A prompt naming one of the memory's subjects is about it: the ranking then decides.
   const best = judged.find(relevant) ?? (profile.subjects.length > 0 ? judged[0] : undefined);
   if (!best) {
     const cov = Math.max(0, ...judged.map((j) => j.evidence.coverage));
-    const z = judged.some((j) => j.evidence.vectorZ !== null) ? Math.max(...judged.map((j) => j.evidence.vectorZ ?? -Infinity)) : null;
+    const z = judged.some((j) => j.evidence.vectorZ !== null)
+      ? Math.max(...judged.map((j) => j.evidence.vectorZ ?? -Infinity))
+      : null;
     const empty =
       judged.length === 0
         ? "no candidate memories"
@@ -75,9 +85,18 @@ export function selectMemories(hits: readonly AnnotatedHit[], profile: PromptPro
     } else if (j.score >= floor) {
       j.kept = true;
       j.reason = `${describe(j, cfg, "kept")}; score ${f2(j.score)} ≥ ${cfg.keepRatio} × best ${f2(best.score)}${relevant(best) ? "" : ` (the prompt names the memory's subject: ${profile.subjects.join(", ")})`}`;
-    } else j.reason = `${describe(j, cfg, "dropped")}; score ${f2(j.score)} < ${cfg.keepRatio} × best ${f2(best.score)}`;
+    } else
+      j.reason = `${describe(j, cfg, "dropped")}; score ${f2(j.score)} < ${cfg.keepRatio} × best ${f2(best.score)}`;
   }
-  return { kept: order(judged.filter((j) => j.kept), gathering, cfg), all: judged, gathering };
+  return {
+    kept: order(
+      judged.filter((j) => j.kept),
+      gathering,
+      cfg,
+    ),
+    all: judged,
+    gathering,
+  };
 }
 
 function order(kept: Judged[], gathering: boolean, cfg: RecallConfig): Judged[] {

@@ -71,7 +71,12 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
   const budget = req.budgetTokens ?? DEFAULT_RECALL_BUDGET;
   const cfg = req.config ?? DEFAULT_RECALL_CONFIG;
   const timer = new StageTimer();
-  const res = await searcher.search({ query: req.query, limit: req.limit ?? 30, fullText: true, ...(req.timings ? { timings: true } : {}) });
+  const res = await searcher.search({
+    query: req.query,
+    limit: req.limit ?? 30,
+    fullText: true,
+    ...(req.timings ? { timings: true } : {}),
+  });
   timer.lap("search");
   let hits: AnnotatedHit[] = res.results;
   if (req.scope === "group" || req.excludeCurated) hits = hits.filter((h) => h.source !== "curated");
@@ -101,7 +106,12 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
     try {
       store.recordRecalls(
         sha256(req.query.trim().toLowerCase()),
-        packed.map(({ judged: { hit } }) => ({ hash: hit.hash ?? chunkHash(hit.text ?? ""), path: hit.path, startLine: hit.startLine, endLine: hit.endLine })),
+        packed.map(({ judged: { hit } }) => ({
+          hash: hit.hash ?? chunkHash(hit.text ?? ""),
+          path: hit.path,
+          startLine: hit.startLine,
+          endLine: hit.endLine,
+        })),
       );
     } catch {
       // The access log only feeds promotion: a full or read-only disk must not cost the agent its recall.
@@ -110,20 +120,37 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
   timer.lap("record");
   const overhead = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
   const used = packed.reduce((n, k) => n + countTokens(k.line) + 1, overhead);
-  const out: RecallResult = { context: formatRecallBlock(packed.map((k) => k.line)), memories, memory_count: memories.length, tokens_used: packed.length ? used : 0 };
+  const out: RecallResult = {
+    context: formatRecallBlock(packed.map((k) => k.line)),
+    memories,
+    memory_count: memories.length,
+    tokens_used: packed.length ? used : 0,
+  };
   if (req.explain) out.explain = explainOf(selection, packed, cfg, windows, profile);
   if (req.timings && res.timings) out.timings = { ...res.timings, ...timer.result() };
   return out;
 }
 
-function explainOf(selection: ReturnType<typeof selectMemories>, packed: Packed[], cfg: RecallConfig, windows: RecallExplain["dates"], profile: PromptProfile): RecallExplain {
+function explainOf(
+  selection: ReturnType<typeof selectMemories>,
+  packed: Packed[],
+  cfg: RecallConfig,
+  windows: RecallExplain["dates"],
+  profile: PromptProfile,
+): RecallExplain {
   const injected = new Set(packed.map((p) => p.judged));
   return {
     relevance: cfg.relevance,
     ...(selection.empty ? { empty: selection.empty } : {}),
     dates: windows.map((w) => ({ from: w.from, to: w.to, text: w.text })),
     gathering: selection.gathering,
-    words: profile.words.map((w) => ({ word: w.word, df: w.df, idf: Math.round(w.idf * 1e3) / 1e3, rare: w.rare, subject: w.subject })),
+    words: profile.words.map((w) => ({
+      word: w.word,
+      df: w.df,
+      idf: Math.round(w.idf * 1e3) / 1e3,
+      rare: w.rare,
+      subject: w.subject,
+    })),
     chunks: profile.chunks,
     nullSimilarity: profile.nullSim,
     candidates: selection.all.map((j) => ({
@@ -133,7 +160,10 @@ function explainOf(selection: ReturnType<typeof selectMemories>, packed: Packed[
       score: Math.round(j.score * 1e4) / 1e4,
       kept: j.kept,
       injected: injected.has(j),
-      reason: j.kept && !injected.has(j) ? `${j.reason}; not injected (budget spent, or it repeats an injected memory)` : j.reason,
+      reason:
+        j.kept && !injected.has(j)
+          ? `${j.reason}; not injected (budget spent, or it repeats an injected memory)`
+          : j.reason,
       coverage: Math.round(j.evidence.coverage * 1e3) / 1e3,
       words: j.evidence.words,
       rareWords: j.evidence.rareWords,
@@ -175,7 +205,8 @@ function pack(kept: readonly Judged[], query: string, budget: number, wholeTop: 
     const endLine = hit.source === "transcript" ? hit.endLine : Math.min(hit.endLine, hit.startLine + ex.lastLine);
     const w = wordSet(text);
     if (out.some((k) => overlap(k.words, w) >= 0.75)) continue;
-    const lineOf = (t: string) => formatMemoryLine({ path: hit.path, startLine, endLine, ...(hit.date ? { date: hit.date } : {}), text: t });
+    const lineOf = (t: string) =>
+      formatMemoryLine({ path: hit.path, startLine, endLine, ...(hit.date ? { date: hit.date } : {}), text: t });
     let line = lineOf(text);
     let cost = countTokens(line) + 1;
     let finalText = text;

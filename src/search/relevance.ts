@@ -97,7 +97,11 @@ function namedWords(text: string): Set<string> {
 }
 
 /** The prompt's content words with their weight in this index (one entry per stem). */
-export function promptWords(query: string, store: IndexStore, cfg: Pick<RecallConfig, "rareShare" | "subjectShare">): { words: PromptWord[]; chunks: number } {
+export function promptWords(
+  query: string,
+  store: IndexStore,
+  cfg: Pick<RecallConfig, "rareShare" | "subjectShare">,
+): { words: PromptWord[]; chunks: number } {
   const seen = new Set<string>();
   const raw: { word: string; stem: string }[] = [];
   for (const w of (query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 64)) {
@@ -113,7 +117,13 @@ export function promptWords(query: string, store: IndexStore, cfg: Pick<RecallCo
   const words = raw.map((r, i) => {
     const df = Math.min(chunks, stats[i]?.df ?? 0);
     const idf = Math.log(1 + (chunks - df + 0.5) / (df + 0.5));
-    return { ...r, df, idf, rare: df > 0 && df <= Math.max(2, cfg.rareShare * chunks), subject: named.has(r.word) && chunks > 0 && df >= cfg.subjectShare * chunks };
+    return {
+      ...r,
+      df,
+      idf,
+      rare: df > 0 && df <= Math.max(2, cfg.rareShare * chunks),
+      subject: named.has(r.word) && chunks > 0 && df >= cfg.subjectShare * chunks,
+    };
   });
   return { words, chunks };
 }

@@ -180,10 +180,18 @@ export class Searcher {
           if (plan.kind === "rare") found = store.keywordSearch(match, Math.max(4 * k, 100));
           else {
             // The newest chunks holding all the words first, then the newest holding any.
-            found = plan.terms.length > 1 ? store.keywordSearch(match.split(" OR ").join(" AND "), RECENT_WINDOW, "recent") : [];
+            found =
+              plan.terms.length > 1
+                ? store.keywordSearch(match.split(" OR ").join(" AND "), RECENT_WINDOW, "recent")
+                : [];
             if (found.length < RECENT_WINDOW) {
               const seen = new Set(found.map((h) => h.id));
-              found.push(...store.keywordSearch(match, RECENT_WINDOW, "recent").filter((h) => !seen.has(h.id)).slice(0, RECENT_WINDOW - found.length));
+              found.push(
+                ...store
+                  .keywordSearch(match, RECENT_WINDOW, "recent")
+                  .filter((h) => !seen.has(h.id))
+                  .slice(0, RECENT_WINDOW - found.length),
+              );
             }
           }
           const texts = store.chunkTexts(found.map((h) => h.id));
@@ -206,9 +214,17 @@ export class Searcher {
       used = plan.terms;
       if (used.length > 1) {
         const byTerm = new Map(stats.map((s, i) => [s.term, { phrase: q.phrases[i]!, df: s.exact ? s.df : null }]));
-        hits = topKeywordHits(store, used.map((t) => byTerm.get(t)!), chunks, k);
+        hits = topKeywordHits(
+          store,
+          used.map((t) => byTerm.get(t)!),
+          chunks,
+          k,
+        );
       } else {
-        hits = store.keywordSearch(used.length < q.terms.length ? buildKeywordQuery(used.join(" "), { keepStopWords: true }).match! : q.match, k);
+        hits = store.keywordSearch(
+          used.length < q.terms.length ? buildKeywordQuery(used.join(" "), { keepStopWords: true }).match! : q.match,
+          k,
+        );
       }
     }
     // FTS5 floors the IDF of words found in most chunks at 1e-6, so in a small workspace every raw
@@ -238,9 +254,14 @@ export class Searcher {
   }
 
   /** Stage "vector": KNN over chunk vectors with the embedded query (returned for the passage stage). */
-  private async vectorStage(query: string, k: number, get: (id: number) => Candidate): Promise<{ ran: boolean; fallback?: string; query?: Float32Array }> {
+  private async vectorStage(
+    query: string,
+    k: number,
+    get: (id: number) => Candidate,
+  ): Promise<{ ran: boolean; fallback?: string; query?: Float32Array }> {
     const { provider, store } = this.deps;
-    if (!provider) return { ran: false, fallback: this.deps.providerUnavailable ?? "no embedding provider (keyword-only)" };
+    if (!provider)
+      return { ran: false, fallback: this.deps.providerUnavailable ?? "no embedding provider (keyword-only)" };
     if (store.vectorDims === null) return { ran: false, fallback: store.vecError ?? "no vectors indexed yet" };
     if (query.trim() === "") return { ran: false };
     let vec: Float32Array | null;
@@ -270,7 +291,10 @@ export class Searcher {
       .filter((c) => rows.has(c.id))
       .sort((a, b) => b.score - a.score || a.id - b.id)
       .slice(0, passageCandidates);
-    const best = await this.passages.best(query, head.map((c) => rows.get(c.id)!));
+    const best = await this.passages.best(
+      query,
+      head.map((c) => rows.get(c.id)!),
+    );
     head.forEach((c, i) => {
       const add = passageWeight * best[i]!;
       c.score += add;

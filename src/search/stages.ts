@@ -132,7 +132,13 @@ function jaccard(a: Int32Array, b: Int32Array): number {
  * five near-identical daily-log lines no longer fill the top, while memories that merely share a
  * topic keep their order. Only the first `window` candidates are re-ordered.
  */
-export function mmr(ranked: Candidate[], rows: Map<number, ChunkRow>, lambda: number, window: number, threshold = 0.5): Candidate[] {
+export function mmr(
+  ranked: Candidate[],
+  rows: Map<number, ChunkRow>,
+  lambda: number,
+  window: number,
+  threshold = 0.5,
+): Candidate[] {
   if (lambda >= 1 || ranked.length < 3) return ranked;
   const head = ranked.slice(0, window);
   const tail = ranked.slice(window);

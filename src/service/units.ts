@@ -32,7 +32,9 @@ function systemdQuote(arg: string): string {
 /** A systemd user unit: started at login, restarted on failure, logs to the journal. */
 export function systemdUnit(spec: ServiceSpec): string {
   const exec = [spec.node, spec.main, "run", ...(spec.args ?? [])].map(systemdQuote).join(" ");
-  const env = Object.entries({ NODE_OPTIONS: DAEMON_NODE_OPTIONS, ...spec.env }).map(([k, v]) => `Environment=${systemdQuote(`${k}=${v}`)}`);
+  const env = Object.entries({ NODE_OPTIONS: DAEMON_NODE_OPTIONS, ...spec.env }).map(
+    ([k, v]) => `Environment=${systemdQuote(`${k}=${v}`)}`,
+  );
   return [
     "[Unit]",
     "Description=cortexd: local memory engine for AI agents",
@@ -77,7 +79,12 @@ export function launchdPlist(spec: ServiceSpec): string {
     ...args.map((a) => `    <string>${xml(a)}</string>`),
     `  </array>`,
     ...(env.length
-      ? [`  <key>EnvironmentVariables</key>`, `  <dict>`, ...env.flatMap(([k, v]) => [`    <key>${xml(k)}</key>`, `    <string>${xml(v)}</string>`]), `  </dict>`]
+      ? [
+          `  <key>EnvironmentVariables</key>`,
+          `  <dict>`,
+          ...env.flatMap(([k, v]) => [`    <key>${xml(k)}</key>`, `    <string>${xml(v)}</string>`]),
+          `  </dict>`,
+        ]
       : []),
     `  <key>RunAtLoad</key>`,
     `  <true/>`,
@@ -114,4 +121,8 @@ export function serviceFilePath(platform: NodeJS.Platform, env: NodeJS.ProcessEn
  * The spec of the reference files shipped in systemd/ and launchd/: `cortexd` found on PATH (npm i -g).
  * `cortexd service install` writes the same files with this machine's absolute paths instead.
  */
-export const REFERENCE_SPEC: ServiceSpec = { node: "/usr/bin/env", main: "cortexd", env: { PATH: "/usr/local/bin:/usr/bin:/bin" } };
+export const REFERENCE_SPEC: ServiceSpec = {
+  node: "/usr/bin/env",
+  main: "cortexd",
+  env: { PATH: "/usr/local/bin:/usr/bin:/bin" },
+};

@@ -137,18 +137,27 @@ export class Sessions {
     const now = this.clock();
     const parts = [rec.goal ? `Goal: ${rec.goal}` : "", rec.focus ? `last focus: ${rec.focus}` : ""].filter(Boolean);
     const text = `[checkpoint session ${shortSession(input.session_id)} ${localTime(now)}] ${parts.join("; ")}`;
-    const res = await this.writer.write(ws, "daily", localDate(now), [{ lines: formatEntry(text), dedupeText: parts.join(" "), kind: "checkpoint" }]);
+    const res = await this.writer.write(ws, "daily", localDate(now), [
+      { lines: formatEntry(text), dedupeText: parts.join(" "), kind: "checkpoint" },
+    ]);
     out.path = res.key;
     const dup = res.duplicates[0];
     if (dup) return { ...out, duplicateOf: dup.of };
     const w = res.written[0]!;
     rec.checkpointAt = now;
     this.state.save(ws.name);
-    return { ...out, stored: true, ...(w.startLine !== undefined ? { startLine: w.startLine, endLine: w.endLine! } : {}) };
+    return {
+      ...out,
+      stored: true,
+      ...(w.startLine !== undefined ? { startLine: w.startLine, endLine: w.endLine! } : {}),
+    };
   }
 
   /** A clean end: capture the rest, checkpoint (default), mark the session ended. */
-  async sleep(ws: WriteTarget, input: { session_id: string; reason?: string; checkpoint?: boolean } & TranscriptSource): Promise<SleepOutcome> {
+  async sleep(
+    ws: WriteTarget,
+    input: { session_id: string; reason?: string; checkpoint?: boolean } & TranscriptSource,
+  ): Promise<SleepOutcome> {
     let checkpoint: CheckpointOutcome | undefined;
     let captured: CaptureOutcome | undefined;
     const source = {
@@ -156,14 +165,20 @@ export class Sessions {
       ...(input.messages ? { messages: input.messages } : {}),
     };
     if (input.checkpoint !== false) checkpoint = await this.checkpoint(ws, { session_id: input.session_id, ...source });
-    else if (source.transcript_path || source.messages) captured = await this.capturer.capture(ws, { session_id: input.session_id, ...source });
+    else if (source.transcript_path || source.messages)
+      captured = await this.capturer.capture(ws, { session_id: input.session_id, ...source });
     const rec = this.state.session(ws.name, input.session_id);
     const now = this.clock();
     rec.endedAt = now;
     rec.lastActivity = Math.max(rec.lastActivity, now);
     if (input.reason) rec.endReason = input.reason;
     this.state.save(ws.name);
-    return { ok: true, endedAt: new Date(now).toISOString(), ...(checkpoint ? { checkpoint } : {}), ...(captured ? { captured } : {}) };
+    return {
+      ok: true,
+      endedAt: new Date(now).toISOString(),
+      ...(checkpoint ? { checkpoint } : {}),
+      ...(captured ? { captured } : {}),
+    };
   }
 }
 

@@ -122,7 +122,13 @@ export function isOwnEntry(text: string, sessionId: string): boolean {
 }
 
 /** The recent-memory block for a start of the given source, and the keys it holds. */
-export async function startContext(root: string, rec: SessionRecord, source: string | undefined, maxChars: number, now: number): Promise<{ block: string; keys: string[] }> {
+export async function startContext(
+  root: string,
+  rec: SessionRecord,
+  source: string | undefined,
+  maxChars: number,
+  now: number,
+): Promise<{ block: string; keys: string[] }> {
   if (maxChars <= 0) return { block: "", keys: [] };
   let items = await recentEntries(root, now);
   if (source === "resume" || source === "compact") items = items.filter((e) => !isOwnEntry(e.text, rec.id));
@@ -147,7 +153,10 @@ export function checkpointBlock(rec: SessionRecord): string {
   const lines = [CHECKPOINT_OPEN, CHECKPOINT_NOTE];
   if (rec.goal) lines.push(`Goal: ${escapeMemoryText(rec.goal)}`);
   if (rec.focus) lines.push(`Last known focus: ${escapeMemoryText(rec.focus)}`);
-  if (rec.checkpointAt) lines.push(`Checkpoint written to memory/${localDate(rec.checkpointAt)}.md at ${localTime(rec.checkpointAt)} (local time)`);
+  if (rec.checkpointAt)
+    lines.push(
+      `Checkpoint written to memory/${localDate(rec.checkpointAt)}.md at ${localTime(rec.checkpointAt)} (local time)`,
+    );
   lines.push(CHECKPOINT_CLOSE);
   return lines.join("\n");
 }

@@ -152,7 +152,8 @@ export class StateStore {
     const now = this.clock();
     st.recentSaves = st.recentSaves.filter((r) => now - r.at < RECENT_WINDOW_MS).slice(-MAX_RECENT);
     let sessions = Object.values(st.sessions).filter((s) => now - s.lastActivity < SESSION_TTL_MS);
-    if (sessions.length > MAX_SESSIONS) sessions = sessions.sort((a, b) => b.lastActivity - a.lastActivity).slice(0, MAX_SESSIONS);
+    if (sessions.length > MAX_SESSIONS)
+      sessions = sessions.sort((a, b) => b.lastActivity - a.lastActivity).slice(0, MAX_SESSIONS);
     if (sessions.length !== Object.keys(st.sessions).length) st.sessions = sessionMap(sessions.map((s) => [s.id, s]));
   }
 
@@ -167,8 +168,16 @@ export class StateStore {
     }
     try {
       const raw = JSON.parse(text) as Partial<NamespaceState>;
-      if (typeof raw !== "object" || raw === null || typeof raw.sessions !== "object" || !Array.isArray(raw.recentSaves)) throw new Error("bad shape");
-      const sessions = sessionMap(Object.entries(raw.sessions ?? {}).filter(([id, rec]) => isRecord(rec) && rec.id === id));
+      if (
+        typeof raw !== "object" ||
+        raw === null ||
+        typeof raw.sessions !== "object" ||
+        !Array.isArray(raw.recentSaves)
+      )
+        throw new Error("bad shape");
+      const sessions = sessionMap(
+        Object.entries(raw.sessions ?? {}).filter(([id, rec]) => isRecord(rec) && rec.id === id),
+      );
       return { version: STATE_VERSION, sessions, recentSaves: raw.recentSaves.filter(isRecord) as RecentSave[] };
     } catch {
       // Keep the damaged file for inspection and start over (worst case: something is captured twice).

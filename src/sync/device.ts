@@ -9,7 +9,10 @@ export interface DeviceIdentity {
 }
 
 function clean(s: string, fallback: string): string {
-  const v = s.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 64);
+  const v = s
+    .replace(/[^A-Za-z0-9_-]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 64);
   return v || fallback;
 }
 

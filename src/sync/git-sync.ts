@@ -77,7 +77,12 @@ export class GitSync implements WriteHooks {
 
   /** One sync run; returns a one-line summary (also kept for status). */
   async run(ws: GitSyncTarget): Promise<string> {
-    const st = this.state.get(ws.name) ?? { schedule: "manual", state: "idle" as const, lastRun: null, lastResult: null };
+    const st = this.state.get(ws.name) ?? {
+      schedule: "manual",
+      state: "idle" as const,
+      lastRun: null,
+      lastResult: null,
+    };
     this.state.set(ws.name, st);
     const clock = this.deps.clock ?? Date.now;
     let outcome: Omit<GitSyncStatus, "schedule" | "lastRun">;
@@ -93,35 +98,54 @@ export class GitSync implements WriteHooks {
   }
 
   private git(ws: GitSyncTarget, ...args: string[]): Promise<GitResult> {
-    return runGit(ws.root, args, { ...(this.deps.env ? { env: this.deps.env } : {}), ...(this.deps.timeoutMs ? { timeoutMs: this.deps.timeoutMs } : {}) });
+    return runGit(ws.root, args, {
+      ...(this.deps.env ? { env: this.deps.env } : {}),
+      ...(this.deps.timeoutMs ? { timeoutMs: this.deps.timeoutMs } : {}),
+    });
   }
 
   private async runSteps(ws: GitSyncTarget): Promise<Omit<GitSyncStatus, "schedule" | "lastRun">> {
     const top = await this.git(ws, "rev-parse", "--show-toplevel");
-    if (top.code !== 0) return { state: "error", lastResult: `not a git repository: ${gitMessage(top)}`, fix: `make ${ws.root} a git clone (git clone <remote> ${ws.root}), or remove "sync.git" from this workspace's config` };
+    if (top.code !== 0)
+      return {
+        state: "error",
+        lastResult: `not a git repository: ${gitMessage(top)}`,
+        fix: `make ${ws.root} a git clone (git clone <remote> ${ws.root}), or remove "sync.git" from this workspace's config`,
+      };
     const realRoot = realpathSync(ws.root);
     if (realpathSync(top.stdout.trim()) !== realRoot) {
       return {
         state: "error",
         lastResult: `the workspace is inside the larger repository ${top.stdout.trim()}: a pull there would change files outside the workspace`,
-        fix: "make the workspace a repository of its own, or remove \"sync.git\" from its config",
+        fix: 'make the workspace a repository of its own, or remove "sync.git" from its config',
       };
     }
     // An unfinished merge (ours or one the user started): do not commit, pull or push until it is resolved.
     const unmerged = await this.unmerged(ws);
-    const mergeHead = (await this.git(ws, "rev-parse", "--path-format=absolute", "--git-path", "MERGE_HEAD")).stdout.trim();
+    const mergeHead = (
+      await this.git(ws, "rev-parse", "--path-format=absolute", "--git-path", "MERGE_HEAD")
+    ).stdout.trim();
     if (unmerged.length > 0 || (mergeHead && existsSync(mergeHead))) return stopped(unmerged);
     const upstream = await this.git(ws, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}");
     if (upstream.code !== 0) {
       const branch = (await this.git(ws, "rev-parse", "--abbrev-ref", "HEAD")).stdout.trim() || "main";
-      return { state: "error", lastResult: "the branch has no upstream to pull from and push to", fix: `set one once: git -C ${ws.root} push -u origin ${branch}` };
+      return {
+        state: "error",
+        lastResult: "the branch has no upstream to pull from and push to",
+        fix: `set one once: git -C ${ws.root} push -u origin ${branch}`,
+      };
     }
     const [remote, ...rest] = upstream.stdout.trim().split("/");
     const branch = rest.join("/");
     // Fetch first (the slow, network part), then commit and merge while cortexd's writes wait: a merge
     // replaces the files it changes, and an append landing in between would be lost.
     const fetch = await this.git(ws, "fetch", "--no-write-fetch-head", remote!, branch);
-    if (fetch.code !== 0) return { state: "error", lastResult: `fetch failed: ${gitMessage(fetch)}`, fix: "check the remote and your credentials; the next scheduled run tries again" };
+    if (fetch.code !== 0)
+      return {
+        state: "error",
+        lastResult: `fetch failed: ${gitMessage(fetch)}`,
+        fix: "check the remote and your credentials; the next scheduled run tries again",
+      };
     const merged = await this.gate.run(ws.name, async () => {
       const committed = await this.commitOwnAppends(ws);
       if (typeof committed === "string") return { committed };
@@ -150,10 +174,19 @@ export class GitSync implements WriteHooks {
     let pushed = "nothing to push";
     if (ahead.code === 0 && Number(ahead.stdout.trim()) > 0) {
       const push = await this.git(ws, "push", remote!, `HEAD:${branch}`);
-      if (push.code !== 0) return { state: "error", lastResult: `push failed: ${gitMessage(push)}`, fix: "the next scheduled run pulls first and pushes again" };
+      if (push.code !== 0)
+        return {
+          state: "error",
+          lastResult: `push failed: ${gitMessage(push)}`,
+          fix: "the next scheduled run pulls first and pushes again",
+        };
       pushed = "pushed";
     }
-    const parts = [committed ? `committed ${committed} file${committed > 1 ? "s" : ""}` : "nothing to commit", after !== before ? "pulled changes" : "up to date", pushed];
+    const parts = [
+      committed ? `committed ${committed} file${committed > 1 ? "s" : ""}` : "nothing to commit",
+      after !== before ? "pulled changes" : "up to date",
+      pushed,
+    ];
     return { state: "ok", lastResult: parts.join(", ") };
   }
 
@@ -174,7 +207,9 @@ export class GitSync implements WriteHooks {
       this.pendingFiles.delete(ws.name);
       return 0;
     }
-    const identity = (await this.git(ws, "config", "user.email")).stdout.trim() ? [] : ["-c", "user.name=cortexd", "-c", `user.email=cortexd@${this.deps.device}.invalid`];
+    const identity = (await this.git(ws, "config", "user.email")).stdout.trim()
+      ? []
+      : ["-c", "user.name=cortexd", "-c", `user.email=cortexd@${this.deps.device}.invalid`];
     const msg = `cortexd: memory saved on ${this.deps.device} (${files.length} file${files.length > 1 ? "s" : ""})\n\n${files.join("\n")}\n`;
     const commit = await this.git(ws, ...identity, "commit", "--no-verify", "-q", "-m", msg, "--", ...files);
     if (commit.code !== 0) return `git commit failed: ${gitMessage(commit)}`;

@@ -16,7 +16,17 @@ export interface GitResult {
  * GIT_DIR / GIT_WORK_TREE inherited from whoever started the daemon, stable English messages.
  */
 export function gitEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const keep = ["PATH", "HOME", "USER", "LOGNAME", "XDG_CONFIG_HOME", "SSH_AUTH_SOCK", "GIT_SSH_COMMAND", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL"];
+  const keep = [
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "XDG_CONFIG_HOME",
+    "SSH_AUTH_SOCK",
+    "GIT_SSH_COMMAND",
+    "GIT_CONFIG_NOSYSTEM",
+    "GIT_CONFIG_GLOBAL",
+  ];
   const out: NodeJS.ProcessEnv = {};
   for (const k of keep) if (env[k] !== undefined) out[k] = env[k];
   out.GIT_TERMINAL_PROMPT = "0";
@@ -28,17 +38,33 @@ export function gitEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv 
 }
 
 /** Runs the system git in `cwd`, no shell, bounded time and output; resolves with its exit code (never rejects on one). */
-export function runGit(cwd: string, args: readonly string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<GitResult> {
+export function runGit(
+  cwd: string,
+  args: readonly string[],
+  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<GitResult> {
   return new Promise((resolve) => {
     execFile(
       "git",
       [...args],
-      { cwd, env: gitEnv(opts.env), timeout: opts.timeoutMs ?? GIT_TIMEOUT_MS, killSignal: "SIGKILL", maxBuffer: MAX_OUTPUT, windowsHide: true, shell: false },
+      {
+        cwd,
+        env: gitEnv(opts.env),
+        timeout: opts.timeoutMs ?? GIT_TIMEOUT_MS,
+        killSignal: "SIGKILL",
+        maxBuffer: MAX_OUTPUT,
+        windowsHide: true,
+        shell: false,
+      },
       (err, stdout, stderr) => {
         const e = err as (NodeJS.ErrnoException & { code?: number | string; killed?: boolean }) | null;
         let code = 0;
         if (e) code = typeof e.code === "number" ? e.code : -1;
-        const why = e?.killed ? `\ngit ${args[0]} was stopped after ${Math.round((opts.timeoutMs ?? GIT_TIMEOUT_MS) / 1000)} s` : e && code === -1 ? `\n${e.message}` : "";
+        const why = e?.killed
+          ? `\ngit ${args[0]} was stopped after ${Math.round((opts.timeoutMs ?? GIT_TIMEOUT_MS) / 1000)} s`
+          : e && code === -1
+            ? `\n${e.message}`
+            : "";
         resolve({ code, stdout: String(stdout), stderr: String(stderr) + why });
       },
     );

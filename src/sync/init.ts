@@ -9,7 +9,8 @@ import { dirname, join, resolve } from "node:path";
  * delimited block of the workspace's .gitattributes, so the user's own lines are kept and a second
  * run changes nothing.
  */
-export const BLOCK_START = "# cortexd: append-only memory files merge by union (both sides' lines kept); MEMORY.md and USER.md merge normally";
+export const BLOCK_START =
+  "# cortexd: append-only memory files merge by union (both sides' lines kept); MEMORY.md and USER.md merge normally";
 export const BLOCK_END = "# cortexd: end";
 export const UNION_RULES = [
   "memory/**/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*.md merge=union",
@@ -47,7 +48,8 @@ function block(): string {
 /** Writes or updates the cortexd block in `<root>/.gitattributes` (a git-backed workspace only). */
 export function syncInit(root: string): SyncInitResult {
   const abs = resolve(root);
-  if (!statSync(abs, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`workspace ${abs} does not exist or is not a directory`);
+  if (!statSync(abs, { throwIfNoEntry: false })?.isDirectory())
+    throw new Error(`workspace ${abs} does not exist or is not a directory`);
   const file = join(abs, ".gitattributes");
   const base = { root: abs, gitattributes: file, rules: [...UNION_RULES] };
   if (!gitWorkTree(abs)) {

@@ -11,7 +11,14 @@ const BY_TAG = /#by\/([A-Za-z0-9_-]{1,64})\/([A-Za-z0-9_-]{1,64})/;
 export function labelSources(ws: { name: string; shared?: boolean }, res: RecallResult): RecallResult {
   const memories: RecalledMemory[] = res.memories.map((m) => {
     const by = ws.shared ? BY_TAG.exec(m.text) : null;
-    return { ...m, source: { workspace: ws.name, ...(ws.shared ? { shared: true as const } : {}), ...(by ? { by: `${by[1]}@${by[2]}` } : {}) } };
+    return {
+      ...m,
+      source: {
+        workspace: ws.name,
+        ...(ws.shared ? { shared: true as const } : {}),
+        ...(by ? { by: `${by[1]}@${by[2]}` } : {}),
+      },
+    };
   });
   if (!ws.shared || !res.context) return { ...res, memories };
   // "- [2026-11-30] memory/x.md:3-4: …" → "- [2026-11-30] team:memory/x.md:3-4: …" (the date is optional:

@@ -14,5 +14,6 @@ export function registerGitSync(git: GitSync, workspaces: readonly WorkspaceEngi
 
 /** One scheduled job per such workspace. */
 export function scheduleGitSync(git: GitSync, workspaces: readonly WorkspaceEngine[], scheduler: Scheduler): void {
-  for (const { ws, cron } of syncing(workspaces)) scheduler.add({ name: `git-sync:${ws.name}`, cron, run: () => git.run(ws) });
+  for (const { ws, cron } of syncing(workspaces))
+    scheduler.add({ name: `git-sync:${ws.name}`, cron, run: () => git.run(ws) });
 }

@@ -4,7 +4,8 @@ import { conflictCopyKey } from "./conflict-copies.js";
 import type { GitSync } from "./git-sync.js";
 import { conflictFix, SIDECAR_TAG, sidecarKey } from "./save-sidecar.js";
 
-const COPIES_FIX = "merge each copy's lines into the file it is a copy of (recall shows their shared lines once meanwhile), then delete the copy";
+const COPIES_FIX =
+  "merge each copy's lines into the file it is a copy of (recall shows their shared lines once meanwhile), then delete the copy";
 /** At most this many conflict copies are listed. */
 const MAX_COPIES = 50;
 

@@ -30,7 +30,10 @@ export function chainedHash(data: Uint8Array, from: HashState = INITIAL_HASH_STA
   let state = from.state;
   let pos = 0;
   while (data.length - pos >= HASH_BLOCK) {
-    state = createHash("sha256").update(state).update(data.subarray(pos, pos + HASH_BLOCK)).digest();
+    state = createHash("sha256")
+      .update(state)
+      .update(data.subarray(pos, pos + HASH_BLOCK))
+      .digest();
     pos += HASH_BLOCK;
   }
   const hash = createHash("sha256").update(state).update(data.subarray(pos)).digest("hex");

@@ -16,6 +16,7 @@ export function chunkHash(text: string): string {
 /** sha256 of a file, streamed. */
 export async function sha256File(path: string): Promise<string> {
   const h = createHash("sha256");
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) h.update(chunk);
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>)
+    h.update(chunk);
   return h.digest("hex");
 }

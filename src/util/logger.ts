@@ -15,7 +15,13 @@ export function logFormat(env: NodeJS.ProcessEnv = process.env, isTTY = !!proces
 function prettyStderr(): DestinationStream {
   // Loaded only for a terminal (pino-pretty is CommonJS: a synchronous require keeps createLogger synchronous).
   const pretty = createRequire(import.meta.url)("pino-pretty") as (o: Record<string, unknown>) => DestinationStream;
-  return pretty({ destination: 2, sync: true, colorize: !!process.stderr.isTTY, translateTime: "HH:MM:ss", ignore: "pid,hostname,name" });
+  return pretty({
+    destination: 2,
+    sync: true,
+    colorize: !!process.stderr.isTTY,
+    translateTime: "HH:MM:ss",
+    ignore: "pid,hostname,name",
+  });
 }
 
 /** Logs to stderr (journald/launchd capture them); quiet ("warn") by default. */

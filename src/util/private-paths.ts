@@ -55,7 +55,10 @@ function checkOwner(path: string, ownerUid: number): void {
  * A directory that exists (created 0700, with its parents, when missing), is a directory, is ours and
  * is 0700. Refuses to chmod the home directory. Returns the fix made, if any.
  */
-export function ensurePrivateDir(dir: string, env: NodeJS.ProcessEnv = process.env): { created: boolean; fix?: ModeFix } {
+export function ensurePrivateDir(
+  dir: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { created: boolean; fix?: ModeFix } {
   let created = false;
   if (!statSync(dir, { throwIfNoEntry: false })) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -67,7 +70,9 @@ export function ensurePrivateDir(dir: string, env: NodeJS.ProcessEnv = process.e
   const mode = st.mode & 0o777;
   if (mode === 0o700) return { created };
   if (!created && resolve(dir) === resolve(env.HOME || homedir())) {
-    throw new Error(`refusing to chmod your home directory ${dir} to 0700; use a dedicated directory for cortexd's data and socket`);
+    throw new Error(
+      `refusing to chmod your home directory ${dir} to 0700; use a dedicated directory for cortexd's data and socket`,
+    );
   }
   const failed = chmodUnlessReadOnly(dir, 0o700);
   return created ? { created } : { created, fix: { path: dir, from: mode, to: 0o700, ...(failed ? { failed } : {}) } };
@@ -110,8 +115,16 @@ export function securePrivateData(dataDir: string, logger?: Logger, env: NodeJS.
     }
   }
   for (const f of fixes) {
-    if (f.failed) logger?.warn({ path: f.path, mode: octal(f.from), err: f.failed }, "permissions are looser than owner-only and cannot be tightened on a read-only filesystem");
-    else logger?.warn({ path: f.path, from: octal(f.from), to: octal(f.to) }, "permissions were looser than owner-only; tightened");
+    if (f.failed)
+      logger?.warn(
+        { path: f.path, mode: octal(f.from), err: f.failed },
+        "permissions are looser than owner-only and cannot be tightened on a read-only filesystem",
+      );
+    else
+      logger?.warn(
+        { path: f.path, from: octal(f.from), to: octal(f.to) },
+        "permissions were looser than owner-only; tightened",
+      );
   }
   return fixes;
 }

@@ -53,7 +53,8 @@ export async function readLineWindow(
   try {
     const st = await fh.stat();
     if (!st.isFile()) throw new ReadFileError("vanished", "no longer a regular file");
-    if (st.size > opts.maxBytes) throw new ReadFileError("too-large", `larger than ${opts.maxBytes} bytes (${st.size})`);
+    if (st.size > opts.maxBytes)
+      throw new ReadFileError("too-large", `larger than ${opts.maxBytes} bytes (${st.size})`);
     const decoder = new StringDecoder("utf8");
     const buf = Buffer.allocUnsafe(CHUNK);
     let pos = 0;
@@ -80,7 +81,8 @@ export async function readLineWindow(
         const stop = nl === -1 ? piece.length : nl;
         if (stop > at) segChars = true;
         const wanted = collecting && lineNo >= first && lineNo < end;
-        if (wanted && cur.length < lineCap && stop > at) cur += piece.slice(at, Math.min(stop, at + lineCap - cur.length));
+        if (wanted && cur.length < lineCap && stop > at)
+          cur += piece.slice(at, Math.min(stop, at + lineCap - cur.length));
         if (nl === -1) break;
         newlines++;
         segChars = false;

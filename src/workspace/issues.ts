@@ -45,7 +45,10 @@ export interface IssueSummary {
   examples: { path: string; reason: string }[];
 }
 
-export function summarizeIssues(list: readonly { path: string; kind: string; reason: string }[], max = 10): IssueSummary {
+export function summarizeIssues(
+  list: readonly { path: string; kind: string; reason: string }[],
+  max = 10,
+): IssueSummary {
   const byReason: Record<string, number> = {};
   for (const i of list) byReason[i.kind] = (byReason[i.kind] ?? 0) + 1;
   const examples = [...list]

@@ -23,7 +23,10 @@ export type WorkspaceSelection =
   | { kind: "directory"; root: string };
 
 export class WorkspaceResolutionError extends Error {
-  constructor(message: string, readonly selector: string) {
+  constructor(
+    message: string,
+    readonly selector: string,
+  ) {
     super(message);
     this.name = "WorkspaceResolutionError";
   }
@@ -54,14 +57,23 @@ export function absoluteSelector(selector: string, cwd: string, home: string): s
  * The daemon's rule: a configured name, or a configured root given as an absolute path. A relative
  * path is refused (the daemon's cwd is not the caller's: clients send absolute paths).
  */
-export function findConfiguredWorkspace(selector: string, known: readonly KnownWorkspace[]): KnownWorkspace & { index: number } {
+export function findConfiguredWorkspace(
+  selector: string,
+  known: readonly KnownWorkspace[],
+): KnownWorkspace & { index: number } {
   const byName = known.findIndex((w) => w.name === selector);
   if (byName >= 0) return { ...known[byName]!, index: byName };
   const trimmed = selector.length > 1 ? selector.replace(/\/+$/, "") : selector;
   const byRoot = known.findIndex((w) => w.root === trimmed);
   if (byRoot >= 0) return { ...known[byRoot]!, index: byRoot };
-  const why = isAbsolute(selector) || !/[/\\]/.test(selector) ? "" : " (a relative path: give an absolute path or a workspace name)";
-  throw new WorkspaceResolutionError(`no workspace "${selector}"${why}; known workspaces: ${describeKnown(known)}`, selector);
+  const why =
+    isAbsolute(selector) || !/[/\\]/.test(selector)
+      ? ""
+      : " (a relative path: give an absolute path or a workspace name)";
+  throw new WorkspaceResolutionError(
+    `no workspace "${selector}"${why}; known workspaces: ${describeKnown(known)}`,
+    selector,
+  );
 }
 
 export interface ResolveOptions {
@@ -72,7 +84,11 @@ export interface ResolveOptions {
 }
 
 /** The CLI's rule: a configured name or root, or (allowUnconfigured) an existing memory directory. */
-export function resolveWorkspace(selector: string, known: readonly KnownWorkspace[], opts: ResolveOptions = {}): WorkspaceSelection {
+export function resolveWorkspace(
+  selector: string,
+  known: readonly KnownWorkspace[],
+  opts: ResolveOptions = {},
+): WorkspaceSelection {
   const byName = known.findIndex((w) => w.name === selector);
   if (byName >= 0) return { kind: "configured", index: byName, ...known[byName]! };
   const abs = absoluteSelector(selector, opts.cwd ?? process.cwd(), opts.home ?? (process.env.HOME || homedir()));
@@ -89,8 +105,10 @@ export function resolveWorkspace(selector: string, known: readonly KnownWorkspac
       selector,
     );
   }
-  if (!st.isDirectory()) throw new WorkspaceResolutionError(`workspace root ${abs} is not a directory; ${knownText}`, selector);
-  if (!opts.allowUnconfigured) throw new WorkspaceResolutionError(`${abs} is not a configured workspace; ${knownText}`, selector);
+  if (!st.isDirectory())
+    throw new WorkspaceResolutionError(`workspace root ${abs} is not a directory; ${knownText}`, selector);
+  if (!opts.allowUnconfigured)
+    throw new WorkspaceResolutionError(`${abs} is not a configured workspace; ${knownText}`, selector);
   if (!looksLikeWorkspace(abs)) {
     throw new WorkspaceResolutionError(
       `${abs} holds no memory files (${WORKSPACE_MARKERS.join(", ")}): not a workspace; ${knownText}; ` +

@@ -88,7 +88,11 @@ async function walk(dir: string, ctx: WalkContext): Promise<void> {
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch (e) {
-    ctx.out.skipped.push({ path: dir, kind: "unreadable", reason: `directory unreadable: ${(e as NodeJS.ErrnoException).code ?? e}` });
+    ctx.out.skipped.push({
+      path: dir,
+      kind: "unreadable",
+      reason: `directory unreadable: ${(e as NodeJS.ErrnoException).code ?? e}`,
+    });
     return;
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -98,7 +102,11 @@ async function walk(dir: string, ctx: WalkContext): Promise<void> {
     if (ent.isSymbolicLink()) {
       const target = tryRealpath(abs);
       if (target === null) {
-        ctx.out.skipped.push({ path: abs, kind: "broken-symlink", reason: "broken symlink (target missing, or a symlink loop)" });
+        ctx.out.skipped.push({
+          path: abs,
+          kind: "broken-symlink",
+          reason: "broken symlink (target missing, or a symlink loop)",
+        });
         continue;
       }
       if (!isInside(ctx.realRoot, target)) {
@@ -144,7 +152,9 @@ export async function scanWorkspace(target: ScanTarget): Promise<ScanResult> {
   const root = target.root;
   const rootStat = tryStat(root);
   if (!rootStat?.isDirectory()) {
-    throw new Error(`workspace root ${root} does not exist or is not a directory (create it, or fix "workspaces" in the config)`);
+    throw new Error(
+      `workspace root ${root} does not exist or is not a directory (create it, or fix "workspaces" in the config)`,
+    );
   }
   const realRoot = realpathSync(root);
   const visited = new Set<string>();
@@ -172,7 +182,14 @@ export async function scanWorkspace(target: ScanTarget): Promise<ScanResult> {
     addFile(abs, { realRoot, visited, out, classify: () => ({ class: "curated" }), keyOf });
   }
   const pace = { sinceYield: 0 };
-  const rootCtx: WalkContext = { realRoot, visited, out, keyOf, pace, classify: (abs) => classifyWorkspacePath(keyOf(abs)) };
+  const rootCtx: WalkContext = {
+    realRoot,
+    visited,
+    out,
+    keyOf,
+    pace,
+    classify: (abs) => classifyWorkspacePath(keyOf(abs)),
+  };
   for (const sub of ["memory", "sessions"]) {
     const abs = join(root, sub);
     if (usable(abs)) await walk(abs, rootCtx);
@@ -231,7 +248,14 @@ export function statOne(target: ScanTarget, absPath: string): WorkspaceFile | nu
     if (!realBase || !real || !isInside(realBase, real)) return null;
     const rootRel = relative(target.root, absPath);
     const key = rootRel.startsWith("..") || rootRel === "" ? absPath : toPosix(rootRel);
-    return { path: key, absPath, class: cls.class, ...(cls.date ? { date: cls.date } : {}), size: st.size, mtimeMs: Math.floor(st.mtimeMs) };
+    return {
+      path: key,
+      absPath,
+      class: cls.class,
+      ...(cls.date ? { date: cls.date } : {}),
+      size: st.size,
+      mtimeMs: Math.floor(st.mtimeMs),
+    };
   }
   return null;
 }

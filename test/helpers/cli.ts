@@ -16,7 +16,12 @@ export interface CliResult {
 }
 
 /** Runs `cortexd …` as a real child process with an isolated environment. */
-export function runCli(args: string[], env: Record<string, string> = {}, input?: string, opts: { cwd?: string } = {}): CliResult {
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  input?: string,
+  opts: { cwd?: string } = {},
+): CliResult {
   assertBuilt();
   const r = spawnSync(process.execPath, [CLI, ...args], {
     ...(opts.cwd ? { cwd: opts.cwd } : {}),
@@ -30,7 +35,10 @@ export function runCli(args: string[], env: Record<string, string> = {}, input?:
 
 export function spawnCli(args: string[], env: Record<string, string> = {}): ChildProcess {
   assertBuilt();
-  return spawn(process.execPath, [CLI, ...args], { env: { ...process.env, CORTEXD_LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  return spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, CORTEXD_LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }
 
 /** An environment that keeps config, data and runtime files inside `home`. */

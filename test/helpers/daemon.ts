@@ -19,7 +19,11 @@ export interface TestDaemon {
   stop(): Promise<void>;
 }
 
-export async function waitUntil(cond: () => Promise<boolean> | boolean, timeoutMs = 10_000, stepMs = 25): Promise<void> {
+export async function waitUntil(
+  cond: () => Promise<boolean> | boolean,
+  timeoutMs = 10_000,
+  stepMs = 25,
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     if (await cond()) return;
@@ -62,14 +66,20 @@ export function daemonsPerTest(): {
         }),
       );
       // The socket answers before the startup sync has indexed the workspace; tests start from an index.
-      await waitUntil(async () => (await d.call("cortex.status", {})).workspaces.every((w) => w.lastSync !== null || w.lastError !== null), 30_000);
+      await waitUntil(
+        async () =>
+          (await d.call("cortex.status", {})).workspaces.every((w) => w.lastSync !== null || w.lastError !== null),
+        30_000,
+      );
       return d;
     },
   };
 }
 
 /** Starts `cortexd run` as a real child process on a temp home; resolves once the socket answers. */
-export async function startDaemon(opts: { home?: string; config?: unknown; env?: Record<string, string>; args?: string[]; socket?: string } = {}): Promise<TestDaemon> {
+export async function startDaemon(
+  opts: { home?: string; config?: unknown; env?: Record<string, string>; args?: string[]; socket?: string } = {},
+): Promise<TestDaemon> {
   const home = opts.home ?? tempDir("cortexd-home-");
   if (opts.config) writeConfig(home, opts.config);
   const env = isolatedEnv(home, { CORTEXD_EMBEDDING_PROVIDER: "none", ...opts.env });
@@ -113,15 +123,28 @@ export async function startDaemon(opts: { home?: string; config?: unknown; env?:
  * file) and a heartbeat every second; resolves once status shows the embedding error, `files`
  * files indexed keyword-only and at least `heartbeats` heartbeats run (the provider retries).
  */
-export async function startBrokenModelDaemon(opts: { root: string; model: string; files: number; heartbeats: number }): Promise<TestDaemon> {
+export async function startBrokenModelDaemon(opts: {
+  root: string;
+  model: string;
+  files: number;
+  heartbeats: number;
+}): Promise<TestDaemon> {
   const d = await startDaemon({
-    config: { workspaces: [{ path: opts.root }], embedding: { provider: "local", model: opts.model }, schedule: { heartbeat: "* * * * * *" } },
+    config: {
+      workspaces: [{ path: opts.root }],
+      embedding: { provider: "local", model: opts.model },
+      schedule: { heartbeat: "* * * * * *" },
+    },
     env: { CORTEXD_EMBEDDING_PROVIDER: "local" },
   });
   try {
     await waitUntil(async () => {
       const st = await d.call("cortex.status", {});
-      return st.embedding.state === "error" && st.workspaces[0]!.files === opts.files && (st.heartbeats?.length ?? 0) >= opts.heartbeats;
+      return (
+        st.embedding.state === "error" &&
+        st.workspaces[0]!.files === opts.files &&
+        (st.heartbeats?.length ?? 0) >= opts.heartbeats
+      );
     }, 20_000);
   } catch (e) {
     await d.stop();

@@ -6,12 +6,22 @@ import { tempDir } from "./workspace.js";
 /** A home for git with an identity and no system config: tests never read the machine's git setup. */
 export function gitHome(name: string): string {
   const home = tempDir(`cortexd-git-${name}-`);
-  writeFileSync(join(home, ".gitconfig"), `[user]\n\tname = ${name}\n\temail = ${name}@example.test\n[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n`);
+  writeFileSync(
+    join(home, ".gitconfig"),
+    `[user]\n\tname = ${name}\n\temail = ${name}@example.test\n[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n`,
+  );
   return home;
 }
 
 export function gitEnv(home: string): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), GIT_CONFIG_NOSYSTEM: "1", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_TERMINAL_PROMPT: "0",
+    LC_ALL: "C",
+  };
 }
 
 /** Runs the real system git; returns code and output (never throws on a non-zero exit). */
@@ -37,7 +47,9 @@ export interface TwoClones {
  * A bare remote with one commit (MEMORY.md, memory/) and two clones of it, "desktop" and "laptop",
  * each with its own git identity (its own HOME).
  */
-export function bareRemoteAndTwoClones(files: Record<string, string> = { "MEMORY.md": "# Memory\n\n- The team ships on Fridays.\n" }): TwoClones {
+export function bareRemoteAndTwoClones(
+  files: Record<string, string> = { "MEMORY.md": "# Memory\n\n- The team ships on Fridays.\n" },
+): TwoClones {
   const base = tempDir("cortexd-remote-");
   const remote = join(base, "memory.git");
   const seedHome = gitHome("seed");
@@ -61,7 +73,10 @@ export function bareRemoteAndTwoClones(files: Record<string, string> = { "MEMORY
 }
 
 /** commit -a (plus new files under memory/), pull (merge), push: what a person does by hand. */
-export function commitPullPush(c: { root: string; home: string }, message: string): { pull: { code: number | null; out: string } } {
+export function commitPullPush(
+  c: { root: string; home: string },
+  message: string,
+): { pull: { code: number | null; out: string } } {
   gitOk(c.root, c.home, "add", "-A");
   const st = gitOk(c.root, c.home, "status", "--porcelain");
   if (st.trim()) gitOk(c.root, c.home, "commit", "-q", "-m", message);

@@ -31,7 +31,8 @@ export async function otherModelPath(dir: string): Promise<string> {
   const { words, vectors } = tinyModelData();
   const dims = 16;
   const out = new Float32Array(words.length * dims);
-  for (let w = 0; w < words.length; w++) for (let d = 0; d < dims; d++) out[w * dims + d] = vectors[w * 32 + d]! - vectors[w * 32 + d + 16]!;
+  for (let w = 0; w < words.length; w++)
+    for (let d = 0; d < dims; d++) out[w * dims + d] = vectors[w * 32 + d]! - vectors[w * 32 + d + 16]!;
   const path = join(dir, "other-model.gguf");
   await writeStaticBertGguf(path, { name: "other", words, dims, vectors: out, tensorType: "f32" });
   return path;

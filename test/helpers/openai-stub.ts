@@ -31,7 +31,8 @@ export interface OpenAiStub {
 export function messageText(m: ChatMessage | undefined): string {
   if (!m) return "";
   if (typeof m.content === "string") return m.content;
-  if (Array.isArray(m.content)) return m.content.map((p: { text?: unknown }) => (typeof p?.text === "string" ? p.text : "")).join("\n");
+  if (Array.isArray(m.content))
+    return m.content.map((p: { text?: unknown }) => (typeof p?.text === "string" ? p.text : "")).join("\n");
   return "";
 }
 
@@ -66,18 +67,43 @@ export async function startOpenAiStub(reply: (body: ChatRequest) => StubAnswer):
       const answer = reply(body);
       const id = `chatcmpl-${++n}`;
       const created = Math.floor(Date.now() / 1000);
-      const toolCall = "toolCall" in answer ? { index: 0, id: `call_${n}`, type: "function", function: { name: answer.toolCall.name, arguments: JSON.stringify(answer.toolCall.arguments) } } : null;
+      const toolCall =
+        "toolCall" in answer
+          ? {
+              index: 0,
+              id: `call_${n}`,
+              type: "function",
+              function: { name: answer.toolCall.name, arguments: JSON.stringify(answer.toolCall.arguments) },
+            }
+          : null;
       const finish = toolCall ? "tool_calls" : "stop";
       const usage = { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 };
       if (!body.stream) {
         res.writeHead(200, { "content-type": "application/json" });
-        const message = toolCall ? { role: "assistant", content: null, tool_calls: [toolCall] } : { role: "assistant", content: (answer as { text: string }).text };
-        res.end(JSON.stringify({ id, object: "chat.completion", created, model: body.model, choices: [{ index: 0, message, finish_reason: finish }], usage }));
+        const message = toolCall
+          ? { role: "assistant", content: null, tool_calls: [toolCall] }
+          : { role: "assistant", content: (answer as { text: string }).text };
+        res.end(
+          JSON.stringify({
+            id,
+            object: "chat.completion",
+            created,
+            model: body.model,
+            choices: [{ index: 0, message, finish_reason: finish }],
+            usage,
+          }),
+        );
         return;
       }
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+      res.writeHead(200, {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache",
+        connection: "keep-alive",
+      });
       const chunk = (delta: unknown, finish_reason: string | null, extra: object = {}) =>
-        res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`,
+        );
       chunk({ role: "assistant", content: "" }, null);
       if (toolCall) chunk({ tool_calls: [toolCall] }, null);
       else chunk({ content: (answer as { text: string }).text }, null);

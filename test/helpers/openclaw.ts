@@ -31,9 +31,19 @@ export interface RunResult {
 }
 
 /** Runs `openclaw …` with the host's Node in its own process group; killed (the group) at the timeout. */
-export function runOpenClaw(host: OpenClawHost, args: string[], env: Record<string, string>, opts: { cwd: string; timeoutMs?: number }): Promise<RunResult> {
+export function runOpenClaw(
+  host: OpenClawHost,
+  args: string[],
+  env: Record<string, string>,
+  opts: { cwd: string; timeoutMs?: number },
+): Promise<RunResult> {
   return new Promise((done, fail) => {
-    const child = spawn(host.node, [host.mjs, ...args], { env, cwd: opts.cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn(host.node, [host.mjs, ...args], {
+      env,
+      cwd: opts.cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -63,13 +73,24 @@ export interface Gateway {
 }
 
 /** `openclaw gateway run` on loopback; resolves once its port accepts connections. */
-export async function startGateway(host: OpenClawHost, port: number, token: string, env: Record<string, string>, cwd: string, timeoutMs = 180_000): Promise<Gateway> {
-  const child = spawn(host.node, [host.mjs, "gateway", "run", "--bind", "loopback", "--port", String(port), "--auth", "token", "--token", token], {
-    env,
-    cwd,
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+export async function startGateway(
+  host: OpenClawHost,
+  port: number,
+  token: string,
+  env: Record<string, string>,
+  cwd: string,
+  timeoutMs = 180_000,
+): Promise<Gateway> {
+  const child = spawn(
+    host.node,
+    [host.mjs, "gateway", "run", "--bind", "loopback", "--port", String(port), "--auth", "token", "--token", token],
+    {
+      env,
+      cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    },
+  );
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));

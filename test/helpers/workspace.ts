@@ -40,7 +40,11 @@ export interface TestIndex {
 }
 
 /** A real index (SQLite file in a temp dir) over a workspace root. */
-export function openTestIndex(root: string, provider: EmbeddingProvider | null, dbPath = join(tempDir("cortexd-db-"), "index.sqlite")): TestIndex {
+export function openTestIndex(
+  root: string,
+  provider: EmbeddingProvider | null,
+  dbPath = join(tempDir("cortexd-db-"), "index.sqlite"),
+): TestIndex {
   const store = new IndexStore(openDatabase(dbPath), "test");
   const indexer = new Indexer({ store, target: { root }, provider, chunking: { maxTokens: 400, overlapTokens: 80 } });
   const searcher = new Searcher({ store, provider, config: SearchSchema.parse({}) });

@@ -3,7 +3,15 @@ import { DaemonUnavailableError, withClient } from "../../client/client.js";
 import { consolidate } from "../../consolidate/run.js";
 import { summarize, type ConsolidationReport } from "../../consolidate/report.js";
 import { socketPathFor } from "../../daemon/socket.js";
-import { CliError, daemonWorkspace, loadForCli, openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
+import {
+  CliError,
+  daemonWorkspace,
+  loadForCli,
+  openCliEngine,
+  printJson,
+  selectWorkspace,
+  type GlobalOptions,
+} from "../context.js";
 
 interface ConsolidateOptions extends GlobalOptions {
   dryRun?: boolean;
@@ -29,7 +37,11 @@ export async function runConsolidateCli(opts: ConsolidateOptions): Promise<Conso
     const reports: ConsolidationReport[] = [];
     for (const ws of targets) {
       reports.push(
-        await consolidate(ws, { dryRun: opts.dryRun ?? false, cacheMax: engine.config.cache.maxEntries, autoPromote: engine.config.schedule.autoPromote }),
+        await consolidate(ws, {
+          dryRun: opts.dryRun ?? false,
+          cacheMax: engine.config.cache.maxEntries,
+          autoPromote: engine.config.schedule.autoPromote,
+        }),
       );
     }
     return reports;

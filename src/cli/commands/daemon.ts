@@ -110,7 +110,9 @@ async function startBackground(opts: GlobalOptions): Promise<void> {
   const up = await waitFor(async () => exited !== null || (await probeDaemon(socket, 500)).up, 30_000);
   if (!up || exited !== null) {
     const tail = readFileSync(log, "utf8").split("\n").slice(-15).join("\n");
-    throw new CliError(`cortexd did not start${exited !== null ? ` (exit code ${exited})` : " within 30 s"}; last log lines from ${log}:\n${tail}`);
+    throw new CliError(
+      `cortexd did not start${exited !== null ? ` (exit code ${exited})` : " within 30 s"}; last log lines from ${log}:\n${tail}`,
+    );
   }
   console.log(`cortexd started (pid ${child.pid}), socket ${socket}, logs ${log}`);
 }
@@ -131,10 +133,15 @@ async function stopDaemon(opts: GlobalOptions): Promise<boolean> {
   } else if (pid !== undefined && pidAlive(pid)) {
     process.kill(pid, "SIGTERM"); // not answering on the socket: ask the process directly
   } else {
-    console.log(probe.detail.startsWith("cortexd is not running") ? probe.detail : `cortexd is not running (${probe.detail})`);
+    console.log(
+      probe.detail.startsWith("cortexd is not running") ? probe.detail : `cortexd is not running (${probe.detail})`,
+    );
     return false;
   }
-  const gone = await waitFor(async () => !(pid !== undefined && pidAlive(pid)) && !(await probeDaemon(socket, 300)).up, 15_000);
+  const gone = await waitFor(
+    async () => !(pid !== undefined && pidAlive(pid)) && !(await probeDaemon(socket, 300)).up,
+    15_000,
+  );
   if (!gone) throw new CliError(`cortexd (pid ${pid}) did not stop within 15 s; try \`kill ${pid}\``);
   console.log(`cortexd stopped (pid ${pid})`);
   return true;

@@ -27,8 +27,14 @@ export function registerHook(program: Command): void {
     .argument("[args...]", "for install/uninstall: claude-code")
     .option("--settings <path>", "install: Claude Code settings file (default ~/.claude/settings.json)")
     .option("--dry-run", "install: print the merged settings instead of writing them")
-    .option("--command <cmd>", "install: hook command prefix (default: cortexd's launcher and this node, absolute paths)")
-    .option("--timeout-ms <ms>", "run: the hook's budget for connect + call, then it answers empty (default 80, or CORTEXD_HOOK_TIMEOUT_MS)")
+    .option(
+      "--command <cmd>",
+      "install: hook command prefix (default: cortexd's launcher and this node, absolute paths)",
+    )
+    .option(
+      "--timeout-ms <ms>",
+      "run: the hook's budget for connect + call, then it answers empty (default 80, or CORTEXD_HOOK_TIMEOUT_MS)",
+    )
     .option("--budget <tokens>", "run: token budget of the recalled memories (default 2000, or CORTEXD_HOOK_BUDGET)")
     .option("--scope <scope>", "run: private (default) or group (never MEMORY.md/USER.md), or CORTEXD_HOOK_SCOPE")
     .option("--socket <path>", "run: the daemon's socket (default: as the config says)")
@@ -38,7 +44,10 @@ export function registerHook(program: Command): void {
       const opts = cmd.optsWithGlobals<HookOptions>();
       if (event === "install" || event === "uninstall") {
         const agent = rest[0] ?? "claude-code";
-        if (agent !== "claude-code") throw new CliError(`unknown agent "${agent}": only claude-code is supported (OpenClaw: see integrations/openclaw, MCP: cortexd mcp)`);
+        if (agent !== "claude-code")
+          throw new CliError(
+            `unknown agent "${agent}": only claude-code is supported (OpenClaw: see integrations/openclaw, MCP: cortexd mcp)`,
+          );
         const { installClaudeHooks, shellQuote } = await import("../../hooks/install.js");
         // Absolute paths only: Claude Code runs hooks from the session's directory, not from here.
         const workspace = daemonWorkspace(opts);
@@ -58,21 +67,40 @@ export function registerHook(program: Command): void {
         } catch (e) {
           throw new CliError(errorMessage(e));
         }
-        if (opts.json) return printJson({ settingsPath: r.settingsPath, changed: r.changed, backupPath: r.backupPath ?? null, events: r.events, ...(opts.dryRun ? { settings: r.settings } : {}) });
+        if (opts.json)
+          return printJson({
+            settingsPath: r.settingsPath,
+            changed: r.changed,
+            backupPath: r.backupPath ?? null,
+            events: r.events,
+            ...(opts.dryRun ? { settings: r.settings } : {}),
+          });
         if (opts.dryRun) {
           console.log(`# ${r.settingsPath} would become${r.changed ? "" : " (unchanged)"}:`);
           console.log(JSON.stringify(r.settings, null, 2));
           return;
         }
-        if (!r.changed) console.log(`${r.settingsPath}: cortexd hooks already ${event === "install" ? "installed" : "absent"} (unchanged)`);
-        else console.log(`${r.settingsPath}: cortexd hooks ${event === "install" ? `installed (${r.events.join(", ")})` : "removed"}${r.backupPath ? `; backup at ${r.backupPath}` : ""}`);
+        if (!r.changed)
+          console.log(
+            `${r.settingsPath}: cortexd hooks already ${event === "install" ? "installed" : "absent"} (unchanged)`,
+          );
+        else
+          console.log(
+            `${r.settingsPath}: cortexd hooks ${event === "install" ? `installed (${r.events.join(", ")})` : "removed"}${r.backupPath ? `; backup at ${r.backupPath}` : ""}`,
+          );
         return;
       }
       const { runHook } = await import("../../hooks/run.js");
       // The raw words after "hook" (hook flags such as --timeout-ms are the hook's own).
       const at = process.argv.indexOf("hook");
       const args = at >= 0 ? process.argv.slice(at + 1) : [event, ...rest];
-      if (opts.workspace) args.push("--workspace", /[/~.]/.test(opts.workspace) ? absoluteSelector(opts.workspace, process.cwd(), process.env.HOME || homedir()) : opts.workspace);
+      if (opts.workspace)
+        args.push(
+          "--workspace",
+          /[/~.]/.test(opts.workspace)
+            ? absoluteSelector(opts.workspace, process.cwd(), process.env.HOME || homedir())
+            : opts.workspace,
+        );
       if (opts.config) args.push("--config", resolve(opts.config));
       if (opts.dataDir) args.push("--data-dir", resolve(opts.dataDir));
       await runHook(args);

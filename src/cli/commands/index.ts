@@ -17,10 +17,12 @@ function describe(r: SyncReport, root: string): string {
     `  chunks: ${r.chunksWritten} written, ${r.chunksRemoved} removed`,
     `  embeddings: ${r.embedded} computed, ${r.cacheHits} from cache${r.noVector ? `, ${r.noVector} chunks with nothing embeddable` : ""}`,
   ];
-  if (r.modelChanged) lines.push(`  model changed (${r.modelChanged.from} → ${r.modelChanged.to}): vectors re-embedded`);
+  if (r.modelChanged)
+    lines.push(`  model changed (${r.modelChanged.from} → ${r.modelChanged.to}): vectors re-embedded`);
   if (r.vectorsUnavailable) lines.push(`  vectors unavailable: ${r.vectorsUnavailable}`);
   if (r.malformedLines) lines.push(`  transcripts: ${r.malformedLines} malformed lines skipped`);
-  if (r.skipped.length) lines.push(`  not indexed: ${r.skipped.length} (${formatByReason(summarizeIssues(r.skipped).byReason)})`);
+  if (r.skipped.length)
+    lines.push(`  not indexed: ${r.skipped.length} (${formatByReason(summarizeIssues(r.skipped).byReason)})`);
   for (const s of r.skipped.slice(0, 10)) lines.push(`    ${s.path}: ${s.reason}`);
   if (r.skipped.length > 10) lines.push(`    … and ${r.skipped.length - 10} more`);
   for (const x of (r.repaired ?? []).slice(0, 10)) lines.push(`  indexed with a loss ${x.path}: ${x.reason}`);
@@ -40,8 +42,13 @@ export function registerIndex(program: Command): void {
       try {
         const targets = opts.all ? engine.workspaces : [selectWorkspace(engine, opts)];
         const recovered = engine.workspaces.flatMap((w) => (w.recovery ? [{ workspace: w.name, ...w.recovery }] : []));
-        if (!opts.json) for (const r of recovered) console.error(`index of ${r.workspace} was damaged (${r.reason}): moved to ${r.movedTo}; rebuilding it from the files`);
-        for (const ws of targets) if (ws.readOnly) throw new CliError(`cannot index ${ws.root}: ${readOnlyMessage(ws.readOnly)}`);
+        if (!opts.json)
+          for (const r of recovered)
+            console.error(
+              `index of ${r.workspace} was damaged (${r.reason}): moved to ${r.movedTo}; rebuilding it from the files`,
+            );
+        for (const ws of targets)
+          if (ws.readOnly) throw new CliError(`cannot index ${ws.root}: ${readOnlyMessage(ws.readOnly)}`);
         const { syncLoadingModelOnDemand } = await import("../../engine/sync-on-demand.js");
         const { reports, status } = await syncLoadingModelOnDemand(engine, targets, {
           sync: { force: !!opts.force },
@@ -53,7 +60,8 @@ export function registerIndex(program: Command): void {
           return;
         }
         reports.forEach((r, i) => console.log(describe(r, targets[i]!.root)));
-        if (status.state === "ready") console.log(`  model: ${status.model}${status.source === "builtin" ? " (built-in)" : ""}`);
+        if (status.state === "ready")
+          console.log(`  model: ${status.model}${status.source === "builtin" ? " (built-in)" : ""}`);
         else console.log(`  keyword-only: ${status.reason}`);
         if (status.state === "error") process.exitCode = 2;
       } finally {

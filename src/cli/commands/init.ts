@@ -22,7 +22,8 @@ interface InitReport extends SetupOutcome {
   next: string[];
 }
 
-const tilde = (p: string, home: string) => (p === home ? "~" : p.startsWith(`${home}/`) ? `~${p.slice(home.length)}` : p);
+const tilde = (p: string, home: string) =>
+  p === home ? "~" : p.startsWith(`${home}/`) ? `~${p.slice(home.length)}` : p;
 
 function describeDetected(d: Detected): string[] {
   const h = (p: string) => tilde(p, d.home);
@@ -34,7 +35,11 @@ function describeDetected(d: Detected): string[] {
 }
 
 /** Questions on a terminal (node:readline: three questions do not need a prompt library). */
-async function ask(d: Detected, choices: InitChoices, opts: InitOptions): Promise<{ choices: InitChoices; hooks: boolean; service: boolean }> {
+async function ask(
+  d: Detected,
+  choices: InitChoices,
+  opts: InitOptions,
+): Promise<{ choices: InitChoices; hooks: boolean; service: boolean }> {
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: false });
   // Lines are read from a buffered iterator: answers typed (or pasted) ahead are not lost; end of input takes the defaults.
   const lines = rl[Symbol.asyncIterator]();
@@ -50,11 +55,18 @@ async function ask(d: Detected, choices: InitChoices, opts: InitOptions): Promis
     };
     const answer = await question(`memory workspace [${tilde(choices.workspace, d.home)}]: `);
     const workspace = answer ? absoluteSelector(answer, process.cwd(), d.home) : choices.workspace;
-    const next = workspace === choices.workspace ? choices : propose(d, { workspace, transcripts: opts.transcripts !== false });
+    const next =
+      workspace === choices.workspace ? choices : propose(d, { workspace, transcripts: opts.transcripts !== false });
     let transcriptDirs = next.transcriptDirs;
-    if (transcriptDirs.length && !(await yes(`also index ${transcriptDirs.map((t) => tilde(t, d.home)).join(", ")}?`, true))) transcriptDirs = [];
+    if (
+      transcriptDirs.length &&
+      !(await yes(`also index ${transcriptDirs.map((t) => tilde(t, d.home)).join(", ")}?`, true))
+    )
+      transcriptDirs = [];
     const offerHooks = d.claudeCode.present && !d.claudeCode.hooksInstalled;
-    const hooks = opts.hooks === "claude-code" || (offerHooks && (await yes("install the Claude Code hooks (memories recalled into each prompt)?", true)));
+    const hooks =
+      opts.hooks === "claude-code" ||
+      (offerHooks && (await yes("install the Claude Code hooks (memories recalled into each prompt)?", true)));
     const service = opts.service === true || (await yes("start cortexd at login (systemd/launchd service)?", false));
     return { choices: { workspace, transcriptDirs }, hooks, service };
   } finally {
@@ -65,7 +77,9 @@ async function ask(d: Detected, choices: InitChoices, opts: InitOptions): Promis
 export function registerInit(program: Command): void {
   program
     .command("init")
-    .description("set up cortexd: find OpenClaw / Claude Code memory, create a memory workspace, write the config (idempotent)")
+    .description(
+      "set up cortexd: find OpenClaw / Claude Code memory, create a memory workspace, write the config (idempotent)",
+    )
     .option("-y, --yes", "accept the proposal without asking (the default when not on a terminal)")
     .option("--dry-run", "say what would be done, change nothing")
     .option("--no-transcripts", "do not index agent transcripts (OpenClaw sessions, ~/.claude/projects)")
@@ -73,8 +87,13 @@ export function registerInit(program: Command): void {
     .option("--service", "also install and start the login service (cortexd service install)")
     .action(async (_o, cmd: Command) => {
       const opts = cmd.optsWithGlobals<InitOptions>();
-      if (opts.hooks && opts.hooks !== "claude-code") throw new CliError(`--hooks: only claude-code is supported, got "${opts.hooks}" (OpenClaw: see integrations/openclaw, MCP: cortexd mcp)`);
-      const d = detect(opts.config ? { configFile: absoluteSelector(opts.config, process.cwd(), process.env.HOME || homedir()) } : {});
+      if (opts.hooks && opts.hooks !== "claude-code")
+        throw new CliError(
+          `--hooks: only claude-code is supported, got "${opts.hooks}" (OpenClaw: see integrations/openclaw, MCP: cortexd mcp)`,
+        );
+      const d = detect(
+        opts.config ? { configFile: absoluteSelector(opts.config, process.cwd(), process.env.HOME || homedir()) } : {},
+      );
       if (d.config.error) throw new CliError(`the config is not valid, so init leaves it alone: ${d.config.error}`, 78);
       const flagged = opts.workspace ? absoluteSelector(opts.workspace, process.cwd(), d.home) : undefined;
       let choices = propose(d, { ...(flagged ? { workspace: flagged } : {}), transcripts: opts.transcripts !== false });
@@ -86,7 +105,9 @@ export function registerInit(program: Command): void {
       if (opts.dryRun) {
         const plan = { dryRun: true, detected: d, ...choices, hooks, service };
         if (opts.json) return printJson(plan);
-        console.log(`would use the workspace ${choices.workspace}${choices.transcriptDirs.length ? ` with transcripts from ${choices.transcriptDirs.join(", ")}` : ""}, and write ${d.config.file}`);
+        console.log(
+          `would use the workspace ${choices.workspace}${choices.transcriptDirs.length ? ` with transcripts from ${choices.transcriptDirs.join(", ")}` : ""}, and write ${d.config.file}`,
+        );
         return;
       }
       const outcome = applySetup(d, choices);
@@ -95,7 +116,10 @@ export function registerInit(program: Command): void {
       if (hooks) {
         try {
           const { installClaudeHooks, shellQuote } = await import("../../hooks/install.js");
-          const r = installClaudeHooks({ dryRun: false, ...(opts.config ? { extraArgs: `--config ${shellQuote(d.config.file)}` } : {}) });
+          const r = installClaudeHooks({
+            dryRun: false,
+            ...(opts.config ? { extraArgs: `--config ${shellQuote(d.config.file)}` } : {}),
+          });
           report.hooks = { settingsPath: r.settingsPath, changed: r.changed, events: r.events };
         } catch (e) {
           report.hooks = { error: errorMessage(e) };
@@ -104,28 +128,51 @@ export function registerInit(program: Command): void {
       if (service) {
         try {
           const { installService } = await import("./service.js");
-          const r = installService({ ...(opts.config ? { config: d.config.file } : {}), ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) });
-          report.service = { path: r.path, written: r.written, ...(r.enabled ? { enabled: r.enabled } : {}), ...(r.problem ? { problem: r.problem } : {}) };
+          const r = installService({
+            ...(opts.config ? { config: d.config.file } : {}),
+            ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+          });
+          report.service = {
+            path: r.path,
+            written: r.written,
+            ...(r.enabled ? { enabled: r.enabled } : {}),
+            ...(r.problem ? { problem: r.problem } : {}),
+          };
         } catch (e) {
           report.service = { error: errorMessage(e) };
         }
       }
       // Later: a git-backed workspace also gets `cortexd sync init` (.gitattributes for memory files) here.
       const serviceRunning = !!report.service && "enabled" in report.service && !!report.service.enabled;
-      report.next = serviceRunning ? [`cortexd${configArg} status`] : [`cortexd${configArg} start`, `cortexd${configArg} status`];
-      if (!report.hooks && d.claudeCode.present && !d.claudeCode.hooksInstalled) report.next.push(`cortexd${configArg} hook install claude-code   # recall in Claude Code (or: cortexd mcp)`);
-      if (d.openclaw.workspace) report.next.push("OpenClaw: install the plugin in integrations/openclaw (see its README)");
+      report.next = serviceRunning
+        ? [`cortexd${configArg} status`]
+        : [`cortexd${configArg} start`, `cortexd${configArg} status`];
+      if (!report.hooks && d.claudeCode.present && !d.claudeCode.hooksInstalled)
+        report.next.push(`cortexd${configArg} hook install claude-code   # recall in Claude Code (or: cortexd mcp)`);
+      if (d.openclaw.workspace)
+        report.next.push("OpenClaw: install the plugin in integrations/openclaw (see its README)");
       if (opts.json) return printJson(report);
       const h = (p: string) => tilde(p, d.home);
-      console.log(`workspace:   ${outcome.workspace}${outcome.created.length ? ` (created ${outcome.created.join(", ")})` : " (already a workspace, left as it is)"}`);
+      console.log(
+        `workspace:   ${outcome.workspace}${outcome.created.length ? ` (created ${outcome.created.join(", ")})` : " (already a workspace, left as it is)"}`,
+      );
       if (outcome.transcriptDirs.length) console.log(`transcripts: ${outcome.transcriptDirs.map(h).join(", ")}`);
       console.log(`config:      ${outcome.configChanged ? "wrote" : "unchanged"} ${outcome.configFile}`);
-      if (report.hooks) console.log(`hooks:       ${"error" in report.hooks ? `NOT installed: ${report.hooks.error}` : `${report.hooks.changed ? "installed in" : "already in"} ${report.hooks.settingsPath}`}`);
+      if (report.hooks)
+        console.log(
+          `hooks:       ${"error" in report.hooks ? `NOT installed: ${report.hooks.error}` : `${report.hooks.changed ? "installed in" : "already in"} ${report.hooks.settingsPath}`}`,
+        );
       if (report.service) {
         const s = report.service;
-        console.log(`service:     ${"error" in s ? `NOT installed: ${s.error}` : `${s.path}${s.enabled ? `, ${s.enabled}` : ""}${s.problem ? `; ${s.problem}` : ""}`}`);
+        console.log(
+          `service:     ${"error" in s ? `NOT installed: ${s.error}` : `${s.path}${s.enabled ? `, ${s.enabled}` : ""}${s.problem ? `; ${s.problem}` : ""}`}`,
+        );
       }
       console.log(`next:        ${report.next.join("\n             ")}`);
-      if ((report.hooks && "error" in report.hooks) || (report.service && ("error" in report.service || report.service.problem))) process.exitCode = 1;
+      if (
+        (report.hooks && "error" in report.hooks) ||
+        (report.service && ("error" in report.service || report.service.problem))
+      )
+        process.exitCode = 1;
     });
 }

@@ -6,7 +6,9 @@ import { daemonWorkspace, loadForCli, type GlobalOptions } from "../context.js";
 export function registerMcp(program: Command): void {
   program
     .command("mcp")
-    .description("MCP server on stdio (tools memory_search, memory_get, memory_save, memory_status) proxying to the daemon")
+    .description(
+      "MCP server on stdio (tools memory_search, memory_get, memory_save, memory_status) proxying to the daemon",
+    )
     .option("--timeout-ms <ms>", "per-call timeout talking to the daemon", "15000")
     .action(async (_o, cmd: Command) => {
       const opts = cmd.optsWithGlobals<GlobalOptions & { timeoutMs?: string }>();

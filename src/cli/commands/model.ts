@@ -80,7 +80,9 @@ async function reloadDaemon(opts: GlobalOptions): Promise<boolean> {
 }
 
 export function registerModel(program: Command): void {
-  const model = program.command("model").description("the embedding model: build the built-in one, list, inspect, switch");
+  const model = program
+    .command("model")
+    .description("the embedding model: build the built-in one, list, inspect, switch");
   model
     .command("build")
     .description("build the built-in offline model (GloVe 100d, SIF-weighted) into the data dir")
@@ -105,19 +107,34 @@ export function registerModel(program: Command): void {
       const opts = cmd.optsWithGlobals<GlobalOptions>();
       const loaded = loadForCli(opts);
       const dir = modelsDir(loaded.dataDir);
-      const configured = loaded.config.embedding.model && !loaded.config.embedding.model.startsWith("hf:") ? expandPath(loaded.config.embedding.model) : null;
+      const configured =
+        loaded.config.embedding.model && !loaded.config.embedding.model.startsWith("hf:")
+          ? expandPath(loaded.config.embedding.model)
+          : null;
       const paths = new Set<string>();
       if (existsSync(dir)) for (const f of readdirSync(dir)) if (f.endsWith(".gguf")) paths.add(join(dir, f));
       if (configured && existsSync(configured)) paths.add(configured);
       const infos: ModelInfo[] = [];
-      for (const p of [...paths].sort()) infos.push(await modelInfo(p).catch(() => ({ path: p, name: "(unreadable GGUF)", bytes: statSync(p).size } as ModelInfo)));
+      for (const p of [...paths].sort())
+        infos.push(
+          await modelInfo(p).catch(
+            () => ({ path: p, name: "(unreadable GGUF)", bytes: statSync(p).size }) as ModelInfo,
+          ),
+        );
       const activePath = loaded.config.embedding.provider === "none" ? null : (configured ?? builtinModelPath(dir));
       if (opts.json) {
-        printJson({ provider: loaded.config.embedding.provider, configured: loaded.config.embedding.model ?? null, models: infos.map((m) => ({ ...m, active: m.path === activePath })) });
+        printJson({
+          provider: loaded.config.embedding.provider,
+          configured: loaded.config.embedding.model ?? null,
+          models: infos.map((m) => ({ ...m, active: m.path === activePath })),
+        });
         return;
       }
-      console.log(`provider: ${loaded.config.embedding.provider}${loaded.config.embedding.model ? `, model ${loaded.config.embedding.model}` : " (built-in model unless one is configured)"}`);
-      if (infos.length === 0) console.log(`no models in ${dir} yet: \`cortexd model build\` (or the first index) builds the built-in one`);
+      console.log(
+        `provider: ${loaded.config.embedding.provider}${loaded.config.embedding.model ? `, model ${loaded.config.embedding.model}` : " (built-in model unless one is configured)"}`,
+      );
+      if (infos.length === 0)
+        console.log(`no models in ${dir} yet: \`cortexd model build\` (or the first index) builds the built-in one`);
       for (const m of infos) console.log(describe(m, m.path === activePath));
     });
   model
@@ -127,7 +144,11 @@ export function registerModel(program: Command): void {
     .action(async (path: string | undefined, _o, cmd: Command) => {
       const opts = cmd.optsWithGlobals<GlobalOptions>();
       const loaded = loadForCli(opts);
-      const target = path ? expandPath(path) : loaded.config.embedding.model ? expandPath(loaded.config.embedding.model) : builtinModelPath(modelsDir(loaded.dataDir));
+      const target = path
+        ? expandPath(path)
+        : loaded.config.embedding.model
+          ? expandPath(loaded.config.embedding.model)
+          : builtinModelPath(modelsDir(loaded.dataDir));
       if (!existsSync(target)) throw new CliError(`no model at ${target}${path ? "" : " (run `cortexd model build`)"}`);
       const info = await modelInfo(target, true);
       if (opts.json) printJson(info);
@@ -143,10 +164,16 @@ export function registerModel(program: Command): void {
       const t0 = performance.now();
       const sel = await selectProvider(emb, { dataDir: loaded.dataDir });
       const loadMs = performance.now() - t0;
-      if (!sel.provider) throw new CliError(`embedding provider ${emb.provider}: ${sel.status.state}${sel.status.reason ? `: ${sel.status.reason}` : ""}`);
+      if (!sel.provider)
+        throw new CliError(
+          `embedding provider ${emb.provider}: ${sel.status.state}${sel.status.reason ? `: ${sel.status.reason}` : ""}`,
+        );
       const p = sel.provider;
       try {
-        const probes = ["The deploy failed on the build server last night.", "Our CI pipeline broke during the release."];
+        const probes = [
+          "The deploy failed on the build server last night.",
+          "Our CI pipeline broke during the release.",
+        ];
         const t1 = performance.now();
         const [a, b] = await p.embedBatch(probes);
         const latencyMs = performance.now() - t1;
@@ -175,7 +202,9 @@ export function registerModel(program: Command): void {
           console.log(`  ready in ${out.loadMs} ms (includes one probe embed for remote providers)`);
           console.log(`  dimension: ${out.dims}`);
           console.log(`  latency:   ${out.latencyMs} ms for 2 texts, ${out.singleLatencyMs} ms for 1`);
-          console.log(`  cosine similarity of the two probe sentences: ${out.similarity ?? "n/a (a probe had no vector)"}`);
+          console.log(
+            `  cosine similarity of the two probe sentences: ${out.similarity ?? "n/a (a probe had no vector)"}`,
+          );
         }
       } finally {
         await p.close();
@@ -183,7 +212,9 @@ export function registerModel(program: Command): void {
     });
   model
     .command("use")
-    .description("switch models: a GGUF path, an hf: URI, `builtin`, or `none` (keyword-only); vectors are re-embedded in the background")
+    .description(
+      "switch models: a GGUF path, an hf: URI, `builtin`, or `none` (keyword-only); vectors are re-embedded in the background",
+    )
     .argument("<model>", "path | hf:<uri> | builtin | none")
     .option("--no-check", "do not load the model before switching")
     .action(async (spec: string, _o, cmd: Command) => {
@@ -191,22 +222,35 @@ export function registerModel(program: Command): void {
       const loaded = loadForCli(opts);
       const file = loaded.file ?? opts.config ?? process.env.CORTEXD_CONFIG ?? defaultConfigPath();
       let changes: { path: string[]; value: unknown }[];
-      if (spec === "builtin") changes = [{ path: ["embedding", "provider"], value: "auto" }, { path: ["embedding", "model"], value: undefined }];
+      if (spec === "builtin")
+        changes = [
+          { path: ["embedding", "provider"], value: "auto" },
+          { path: ["embedding", "model"], value: undefined },
+        ];
       else if (spec === "none") changes = [{ path: ["embedding", "provider"], value: "none" }];
       else {
         const model = spec.startsWith("hf:") ? spec : expandPath(spec);
         if (!spec.startsWith("hf:") && !existsSync(model)) throw new CliError(`no file at ${model}`);
         if (opts.check !== false) {
-          const sel = await selectProvider({ ...loaded.config.embedding, provider: "local", model }, { dataDir: loaded.dataDir });
+          const sel = await selectProvider(
+            { ...loaded.config.embedding, provider: "local", model },
+            { dataDir: loaded.dataDir },
+          );
           if (!sel.provider) throw new CliError(`not switching: ${sel.status.reason}`);
           console.log(`loaded ${sel.provider.modelName}: ${sel.provider.dims} dims`);
           await sel.provider.close();
         }
-        changes = [{ path: ["embedding", "provider"], value: "local" }, { path: ["embedding", "model"], value: model }];
+        changes = [
+          { path: ["embedding", "provider"], value: "local" },
+          { path: ["embedding", "model"], value: model },
+        ];
       }
       editConfigFile(file, changes);
       console.log(`${file}: embedding set to ${spec}`);
-      if (await reloadDaemon(opts)) console.log("the running daemon switched; vectors are re-embedded in the background (keyword search keeps answering)");
+      if (await reloadDaemon(opts))
+        console.log(
+          "the running daemon switched; vectors are re-embedded in the background (keyword search keeps answering)",
+        );
       else console.log("the daemon is not running; the next start or `cortexd index` uses the new model");
     });
 }

@@ -2,21 +2,40 @@ import type { Command } from "commander";
 import { DaemonUnavailableError, withClient } from "../../client/client.js";
 import { applyPromotions, promotionCandidates, type PromotionCandidate } from "../../consolidate/promotion.js";
 import { socketPathFor } from "../../daemon/socket.js";
-import { CliError, daemonWorkspace, loadForCli, openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
+import {
+  CliError,
+  daemonWorkspace,
+  loadForCli,
+  openCliEngine,
+  printJson,
+  selectWorkspace,
+  type GlobalOptions,
+} from "../context.js";
 
 interface PromoteOptions extends GlobalOptions {
   list?: boolean;
   apply?: boolean;
 }
 
-type Outcome = { workspace: string; candidates: PromotionCandidate[]; applied?: number; backup?: string; heading?: string };
+type Outcome = {
+  workspace: string;
+  candidates: PromotionCandidate[];
+  applied?: number;
+  backup?: string;
+  heading?: string;
+};
 
 export function registerPromote(program: Command): void {
   program
     .command("promote")
-    .description("memories recalled often (≥ 3 recalls from ≥ 3 queries, last 30 days): list them, or append them to MEMORY.md (after a backup)")
+    .description(
+      "memories recalled often (≥ 3 recalls from ≥ 3 queries, last 30 days): list them, or append them to MEMORY.md (after a backup)",
+    )
     .option("--list", "list the candidates (default)")
-    .option("--apply", "append the candidates to MEMORY.md under a dated heading; MEMORY.md is copied to MEMORY.md.bak-<time> first")
+    .option(
+      "--apply",
+      "append the candidates to MEMORY.md under a dated heading; MEMORY.md is copied to MEMORY.md.bak-<time> first",
+    )
     .action(async (_o, cmd: Command) => {
       const opts = cmd.optsWithGlobals<PromoteOptions>();
       if (opts.list && opts.apply) throw new CliError("give --list or --apply, not both");
@@ -26,7 +45,11 @@ export function registerPromote(program: Command): void {
       try {
         const root = daemonWorkspace(opts);
         const ws = root ? { workspace: root } : {};
-        out = await withClient(socketPathFor(loaded), (c) => (apply ? c.call("promote.apply", ws) : c.call("promote.list", ws)), { timeoutMs: 60_000 });
+        out = await withClient(
+          socketPathFor(loaded),
+          (c) => (apply ? c.call("promote.apply", ws) : c.call("promote.list", ws)),
+          { timeoutMs: 60_000 },
+        );
       } catch (e) {
         if (!(e instanceof DaemonUnavailableError)) throw e;
       }
@@ -51,8 +74,15 @@ export function registerPromote(program: Command): void {
           console.log(`${o.workspace}: no promotion candidates`);
           continue;
         }
-        console.log(apply ? `${o.workspace}: appended ${o.applied} entries to MEMORY.md under "${o.heading}"` : `${o.workspace}: ${o.candidates.length} candidates`);
-        for (const c of o.candidates) console.log(`  ${c.path}:${c.startLine}-${c.endLine} (${c.recalls} recalls, ${c.queries} queries)  ${c.text.split("\n")[0]}`);
+        console.log(
+          apply
+            ? `${o.workspace}: appended ${o.applied} entries to MEMORY.md under "${o.heading}"`
+            : `${o.workspace}: ${o.candidates.length} candidates`,
+        );
+        for (const c of o.candidates)
+          console.log(
+            `  ${c.path}:${c.startLine}-${c.endLine} (${c.recalls} recalls, ${c.queries} queries)  ${c.text.split("\n")[0]}`,
+          );
         if (o.backup) console.log(`  backup: ${o.backup} (undo: copy it back over MEMORY.md)`);
       }
     });

@@ -28,8 +28,10 @@ export function registerRecall(program: Command): void {
     .action(async (words: string[], _o, cmd: Command) => {
       const opts = cmd.optsWithGlobals<RecallOptions>();
       const budgetTokens = opts.budget === undefined ? undefined : Number(opts.budget);
-      if (budgetTokens !== undefined && !(Number.isInteger(budgetTokens) && budgetTokens > 0)) throw new CliError(`--budget must be a positive integer, got "${opts.budget}"`);
-      if (opts.scope && opts.scope !== "private" && opts.scope !== "group") throw new CliError(`--scope must be "private" or "group", got "${opts.scope}"`);
+      if (budgetTokens !== undefined && !(Number.isInteger(budgetTokens) && budgetTokens > 0))
+        throw new CliError(`--budget must be a positive integer, got "${opts.budget}"`);
+      if (opts.scope && opts.scope !== "private" && opts.scope !== "group")
+        throw new CliError(`--scope must be "private" or "group", got "${opts.scope}"`);
       const params = {
         query: words.join(" "),
         ...(budgetTokens ? { budgetTokens } : {}),
@@ -38,14 +40,24 @@ export function registerRecall(program: Command): void {
         ...(opts.explain ? { explain: true } : {}),
         ...(opts.referenceDate ? { referenceDate: opts.referenceDate } : {}),
       };
-      if (opts.referenceDate && !/^\d{4}-\d{2}-\d{2}/.test(opts.referenceDate)) throw new CliError(`--reference-date must be YYYY-MM-DD, got "${opts.referenceDate}"`);
+      if (opts.referenceDate && !/^\d{4}-\d{2}-\d{2}/.test(opts.referenceDate))
+        throw new CliError(`--reference-date must be YYYY-MM-DD, got "${opts.referenceDate}"`);
       let res: RecallResult | null = null;
       const socket = daemonSocket(opts);
       try {
         const ws = daemonWorkspace(opts);
-        if (socket) res = await withClient(socket, (c) => c.call("memory.recall", { ...params, ...(ws ? { workspace: ws } : {}) }), { timeoutMs: 10_000 });
+        if (socket)
+          res = await withClient(
+            socket,
+            (c) => c.call("memory.recall", { ...params, ...(ws ? { workspace: ws } : {}) }),
+            { timeoutMs: 10_000 },
+          );
       } catch (e) {
-        if (!(e instanceof DaemonUnavailableError) && !(e instanceof RpcCallError && e.code === ErrorCodes.UnknownWorkspace)) throw e;
+        if (
+          !(e instanceof DaemonUnavailableError) &&
+          !(e instanceof RpcCallError && e.code === ErrorCodes.UnknownWorkspace)
+        )
+          throw e;
       }
       if (!res) {
         // No daemon: search in-process (only now load the index code).
@@ -69,9 +81,17 @@ export function registerRecall(program: Command): void {
 /** The explanation as text: the decision, the prompt's words, each candidate's verdict. */
 function formatExplain(e: RecallExplain): string {
   const out = [`relevance ${e.relevance}${e.empty ? `: ${e.empty}` : ""}`];
-  if (e.dates.length) out.push(`dates: ${e.dates.map((d) => `"${d.text}" → ${d.from === d.to ? d.from : `${d.from}..${d.to}`}`).join(", ")}`);
+  if (e.dates.length)
+    out.push(
+      `dates: ${e.dates.map((d) => `"${d.text}" → ${d.from === d.to ? d.from : `${d.from}..${d.to}`}`).join(", ")}`,
+    );
   if (e.gathering) out.push("gathering question: spread over days/sessions");
-  out.push(`prompt words (of ${e.chunks} chunks): ${e.words.map((w) => `${w.word} df ${w.df}${w.rare ? " topical" : ""}`).join(", ") || "none"}`);
-  for (const c of e.candidates) out.push(`${c.injected ? "+" : c.kept ? "~" : "-"} ${c.path}:${c.startLine}-${c.endLine} [${c.score.toFixed(2)}] ${c.reason}`);
+  out.push(
+    `prompt words (of ${e.chunks} chunks): ${e.words.map((w) => `${w.word} df ${w.df}${w.rare ? " topical" : ""}`).join(", ") || "none"}`,
+  );
+  for (const c of e.candidates)
+    out.push(
+      `${c.injected ? "+" : c.kept ? "~" : "-"} ${c.path}:${c.startLine}-${c.endLine} [${c.score.toFixed(2)}] ${c.reason}`,
+    );
   return out.join("\n");
 }

@@ -51,7 +51,8 @@ export function registerSearch(program: Command): void {
       const opts = cmd.optsWithGlobals<SearchOptions>();
       const limit = positiveInt(opts.limit, "--limit");
       const minScore = opts.minScore === undefined ? undefined : Number(opts.minScore);
-      if (minScore !== undefined && !(minScore >= 0 && minScore <= 1)) throw new CliError(`--min-score must be between 0 and 1, got "${opts.minScore}"`);
+      if (minScore !== undefined && !(minScore >= 0 && minScore <= 1))
+        throw new CliError(`--min-score must be between 0 and 1, got "${opts.minScore}"`);
       const request = {
         query: words.join(" "),
         ...(limit ? { limit } : {}),
@@ -71,12 +72,22 @@ export function registerSearch(program: Command): void {
         if (res.results.length === 0) console.log("no results");
         for (const r of res.results) {
           console.log(`${r.score.toFixed(3)} ${r.path}:${r.startLine}-${r.endLine}`);
-          if (r.explain) console.log(`  ${Object.entries(r.explain).map(([k, v]) => `${k}=${v}`).join(" ")}`);
+          if (r.explain)
+            console.log(
+              `  ${Object.entries(r.explain)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(" ")}`,
+            );
           console.log(r.snippet.replace(/^/gm, "  "));
           console.log();
         }
         if (res.fallback) console.error(`(${res.mode} search: ${res.fallback})`);
-        if (res.timings) console.log(`timings (ms): ${Object.entries(res.timings).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+        if (res.timings)
+          console.log(
+            `timings (ms): ${Object.entries(res.timings)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(", ")}`,
+          );
       } finally {
         await engine?.close();
       }

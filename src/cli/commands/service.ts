@@ -3,7 +3,14 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:f
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
-import { LAUNCHD_LABEL, SYSTEMD_UNIT, launchdPlist, serviceFilePath, systemdUnit, type ServiceSpec } from "../../service/units.js";
+import {
+  LAUNCHD_LABEL,
+  SYSTEMD_UNIT,
+  launchdPlist,
+  serviceFilePath,
+  systemdUnit,
+  type ServiceSpec,
+} from "../../service/units.js";
 import { missingRootProblem } from "../../workspace/resolve.js";
 import { CliError, loadForCli, printJson, type GlobalOptions } from "../context.js";
 
@@ -21,7 +28,8 @@ function spec(opts: GlobalOptions): ServiceSpec {
   const args: string[] = [];
   if (opts.config) args.push("--config", resolve(opts.config));
   if (opts.dataDir) args.push("--data-dir", resolve(opts.dataDir));
-  for (const w of opts.workspaces ?? []) args.push("--workspace", loadForCli({ ...opts, workspaces: [w], workspace: w }).selected.path);
+  for (const w of opts.workspaces ?? [])
+    args.push("--workspace", loadForCli({ ...opts, workspaces: [w], workspace: w }).selected.path);
   return {
     node: process.execPath,
     main: fileURLToPath(new URL("../main.js", import.meta.url)),
@@ -48,7 +56,8 @@ export interface ServiceInstallResult {
 /** Writes the service file (unless dryRun) and enables it (unless enable is false); refuses a missing workspace. */
 export function installService(opts: ServiceOptions): ServiceInstallResult {
   const platform = process.platform;
-  if (platform !== "linux" && platform !== "darwin") throw new CliError(`service install supports Linux (systemd) and macOS (launchd), not ${platform}`);
+  if (platform !== "linux" && platform !== "darwin")
+    throw new CliError(`service install supports Linux (systemd) and macOS (launchd), not ${platform}`);
   // A service on a workspace that is not there would index nothing, at every login: say so now.
   const loaded = loadForCli(opts);
   const missing = loaded.config.workspaces.flatMap((w) => missingRootProblem(w.path) ?? []);
@@ -70,13 +79,26 @@ export function installService(opts: ServiceOptions): ServiceInstallResult {
         ];
   for (const [c, a] of steps) {
     const r = run(c, a);
-    if (!r.ok) return { path, content, written: true, problem: `could not run \`${c} ${a.join(" ")}\`: ${r.out}; the file is in place: enable it by hand when the service manager is available` };
+    if (!r.ok)
+      return {
+        path,
+        content,
+        written: true,
+        problem: `could not run \`${c} ${a.join(" ")}\`: ${r.out}; the file is in place: enable it by hand when the service manager is available`,
+      };
   }
-  return { path, content, written: true, enabled: platform === "darwin" ? `loaded ${LAUNCHD_LABEL}` : `enabled and started ${SYSTEMD_UNIT}` };
+  return {
+    path,
+    content,
+    written: true,
+    enabled: platform === "darwin" ? `loaded ${LAUNCHD_LABEL}` : `enabled and started ${SYSTEMD_UNIT}`,
+  };
 }
 
 export function registerService(program: Command): void {
-  const service = program.command("service").description("run cortexd at login (systemd user unit on Linux, launchd agent on macOS)");
+  const service = program
+    .command("service")
+    .description("run cortexd at login (systemd user unit on Linux, launchd agent on macOS)");
   service
     .command("install")
     .description("write the service file and enable it")

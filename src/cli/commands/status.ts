@@ -34,7 +34,9 @@ export function fmtDuration(ms: number): string {
 
 function describeRunning(st: CortexStatus): string {
   const lines: string[] = [];
-  lines.push(`cortexd ${st.version}: running (pid ${st.pid}, up ${fmtDuration(st.uptimeMs)}, ${Math.round(st.rssBytes / 1e6)} MB RSS)`);
+  lines.push(
+    `cortexd ${st.version}: running (pid ${st.pid}, up ${fmtDuration(st.uptimeMs)}, ${Math.round(st.rssBytes / 1e6)} MB RSS)`,
+  );
   lines.push(`socket:    ${st.socketPath}`);
   lines.push(`health:    ${st.healthy ? "ok" : "DEGRADED (see below)"}`);
   const e = st.embedding;
@@ -47,8 +49,14 @@ function describeRunning(st: CortexStatus): string {
   const ep = e.endpoint;
   if (ep) {
     const state =
-      ep.state === "ok" ? "ok" : ep.state === "gated" ? `DOWN (${ep.consecutiveFailures} failures in a row; next call ${ago(ep.gatedUntil)})` : `FAILING (${ep.consecutiveFailures} failure${ep.consecutiveFailures === 1 ? "" : "s"} in a row)`;
-    lines.push(`endpoint:  ${state}, last success ${ago(ep.lastSuccessAt)}${ep.lastError ? `, last error ${ago(ep.lastErrorAt)}: ${ep.lastError}` : ""} (${ep.calls} calls, ${ep.retries} retries)`);
+      ep.state === "ok"
+        ? "ok"
+        : ep.state === "gated"
+          ? `DOWN (${ep.consecutiveFailures} failures in a row; next call ${ago(ep.gatedUntil)})`
+          : `FAILING (${ep.consecutiveFailures} failure${ep.consecutiveFailures === 1 ? "" : "s"} in a row)`;
+    lines.push(
+      `endpoint:  ${state}, last success ${ago(ep.lastSuccessAt)}${ep.lastError ? `, last error ${ago(ep.lastErrorAt)}: ${ep.lastError}` : ""} (${ep.calls} calls, ${ep.retries} retries)`,
+    );
   }
   const chunks = `${e.pendingVectors} chunk${e.pendingVectors === 1 ? "" : "s"}`;
   const vectors = {
@@ -58,8 +66,12 @@ function describeRunning(st: CortexStatus): string {
     off: "off (keyword search only)",
   };
   lines.push(`vectors:   ${vectors[e.vectors] ?? e.vectors}`);
-  lines.push(`watcher:   ${st.watcher.mode}${st.watcher.reason ? ` (${st.watcher.reason})` : ""}, ${st.watcher.events} events, last ${ago(st.watcher.lastEventAt)}`);
-  lines.push(`knowledge: ${st.knowledgeState.maturity} (tier ${st.knowledgeState.tier}), ${st.knowledgeState.totalSessions} sessions`);
+  lines.push(
+    `watcher:   ${st.watcher.mode}${st.watcher.reason ? ` (${st.watcher.reason})` : ""}, ${st.watcher.events} events, last ${ago(st.watcher.lastEventAt)}`,
+  );
+  lines.push(
+    `knowledge: ${st.knowledgeState.maturity} (tier ${st.knowledgeState.tier}), ${st.knowledgeState.totalSessions} sessions`,
+  );
   lines.push("workspaces:");
   for (const w of st.workspaces) {
     lines.push(`  ${w.name}  ${w.root}`);
@@ -67,20 +79,36 @@ function describeRunning(st: CortexStatus): string {
       `    ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors, ${w.pending} pending, ${w.dirty} dirty; last sync ${ago(w.lastSync)}${w.lastError && !w.missing ? `; LAST ERROR: ${w.lastError}` : ""}`,
     );
     if (w.missing) lines.push(`    MISSING: ${w.lastError}`);
-    if (w.recovered) lines.push(`    INDEX REBUILT: it was damaged at start (${w.recovered.reason}); moved to ${w.recovered.movedTo} ${ago(w.recovered.at)}`);
+    if (w.recovered)
+      lines.push(
+        `    INDEX REBUILT: it was damaged at start (${w.recovered.reason}); moved to ${w.recovered.movedTo} ${ago(w.recovered.at)}`,
+      );
     const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`;
-    if (w.skipped?.total) lines.push(`    not indexed: ${files(w.skipped.total)} (${formatByReason(w.skipped.byReason)}), e.g. ${w.skipped.examples[0]!.path}`);
-    if (w.repaired?.total) lines.push(`    indexed with a loss: ${files(w.repaired.total)} (${formatByReason(w.repaired.byReason)}), e.g. ${w.repaired.examples[0]!.path}`);
+    if (w.skipped?.total)
+      lines.push(
+        `    not indexed: ${files(w.skipped.total)} (${formatByReason(w.skipped.byReason)}), e.g. ${w.skipped.examples[0]!.path}`,
+      );
+    if (w.repaired?.total)
+      lines.push(
+        `    indexed with a loss: ${files(w.repaired.total)} (${formatByReason(w.repaired.byReason)}), e.g. ${w.repaired.examples[0]!.path}`,
+      );
     lines.push(...syncStatusLines(w, ago));
   }
   lines.push("schedule:");
   for (const j of st.schedule) {
-    lines.push(`  ${j.name.padEnd(14)} ${j.cron.padEnd(14)} last ${ago(j.lastRun)}${j.lastResult ? ` (${j.lastResult})` : ""}, next ${ago(j.nextRun)}`);
+    lines.push(
+      `  ${j.name.padEnd(14)} ${j.cron.padEnd(14)} last ${ago(j.lastRun)}${j.lastResult ? ` (${j.lastResult})` : ""}, next ${ago(j.nextRun)}`,
+    );
   }
   const hb = st.heartbeats?.at(-1);
-  if (hb) lines.push(`heartbeat: ${hb.ok ? "ok" : "PROBLEMS"} ${ago(hb.at)}: drift ${hb.drift}, embedding ${hb.embedding}, watcher ${hb.watcher}${hb.problems.length ? `; ${hb.problems.join("; ")}` : ""}`);
+  if (hb)
+    lines.push(
+      `heartbeat: ${hb.ok ? "ok" : "PROBLEMS"} ${ago(hb.at)}: drift ${hb.drift}, embedding ${hb.embedding}, watcher ${hb.watcher}${hb.problems.length ? `; ${hb.problems.join("; ")}` : ""}`,
+    );
   for (const c of st.consolidation ?? []) {
-    lines.push(`consolidation (${ago(c.at)}): ${c.error ? `error: ${c.error}` : `${c.duplicateGroups} duplicate groups, ${c.reinforced} reinforced, ${c.superseded} superseded, ${c.promotionCandidates} promotion candidates${c.promoted ? `, ${c.promoted} promoted` : ""}, check ${c.maintenance?.quickCheck ?? "-"}, ${c.ms} ms`}`);
+    lines.push(
+      `consolidation (${ago(c.at)}): ${c.error ? `error: ${c.error}` : `${c.duplicateGroups} duplicate groups, ${c.reinforced} reinforced, ${c.superseded} superseded, ${c.promotionCandidates} promotion candidates${c.promoted ? `, ${c.promoted} promoted` : ""}, check ${c.maintenance?.quickCheck ?? "-"}, ${c.ms} ms`}`,
+    );
   }
   const r = st.recallMetrics;
   lines.push(`searches:  ${r.count} (p50 ${r.p50} ms, p95 ${r.p95} ms, p99 ${r.p99} ms over the last 100)`);
@@ -95,9 +123,18 @@ function describeRunning(st: CortexStatus): string {
 /** Hook failures, in one line when there are none. */
 export function describeHookFailures(h: HookFailuresStatus, now = Date.now()): string[] {
   if (h.failures === 0) return ["hooks:     no failures"];
-  const kinds = [h.timeouts ? `${h.timeouts} timed out` : "", h.errors ? `${h.errors} failed` : "", h.unavailable ? `${h.unavailable} found no live daemon` : ""].filter(Boolean).join(", ");
-  const lines = [`hooks:     ${h.failures} FAILED (${kinds}), ${h.last24h} in the last 24 h, last ${ago(h.lastAt, now)}; log ${h.log}`];
-  for (const f of h.recent.slice(-3)) lines.push(`  ${f.at} ${f.event}: ${f.message} (${Math.round(f.ms)} ms, budget ${f.budgetMs} ms)`);
+  const kinds = [
+    h.timeouts ? `${h.timeouts} timed out` : "",
+    h.errors ? `${h.errors} failed` : "",
+    h.unavailable ? `${h.unavailable} found no live daemon` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
+  const lines = [
+    `hooks:     ${h.failures} FAILED (${kinds}), ${h.last24h} in the last 24 h, last ${ago(h.lastAt, now)}; log ${h.log}`,
+  ];
+  for (const f of h.recent.slice(-3))
+    lines.push(`  ${f.at} ${f.event}: ${f.message} (${Math.round(f.ms)} ms, budget ${f.budgetMs} ms)`);
   return lines;
 }
 
@@ -116,7 +153,9 @@ interface OfflineWorkspace {
 }
 
 /** What can be said without the daemon: the config and the indexes on disk. */
-async function offlineWorkspaces(opts: GlobalOptions): Promise<{ workspaces: OfflineWorkspace[]; configFile: string | null }> {
+async function offlineWorkspaces(
+  opts: GlobalOptions,
+): Promise<{ workspaces: OfflineWorkspace[]; configFile: string | null }> {
   // Only without a daemon: the config schema and SQLite are loaded here, not at start-up.
   const [{ loadForCli }, { indexPath }, { openDatabase }, { IndexStore }] = await Promise.all([
     import("../context.js"),
@@ -135,7 +174,15 @@ async function offlineWorkspaces(opts: GlobalOptions): Promise<{ workspaces: Off
     try {
       store = new IndexStore(openDatabase(db, { readonly: true }), name);
       const c = store.counts();
-      return { name, root: w.path, indexed: true, files: c.files, chunks: c.chunks, vectors: c.vectors, model: store.getVectorIdentity()?.model ?? null };
+      return {
+        name,
+        root: w.path,
+        indexed: true,
+        files: c.files,
+        chunks: c.chunks,
+        vectors: c.vectors,
+        model: store.getVectorIdentity()?.model ?? null,
+      };
     } catch (e) {
       return { name, root: w.path, indexed: true, error: `index unreadable: ${errorMessage(e)}` };
     } finally {
@@ -151,7 +198,9 @@ export function registerStatus(program: Command): void {
     .description("is the daemon running and healthy? (exit 0 healthy, 1 degraded, 3 not running, 4 unknown)")
     .action(async (_o, cmd: Command) => {
       const opts = cmd.optsWithGlobals<GlobalOptions>();
-      const socket = daemonSocket(opts) ?? (await import("../../daemon/socket.js")).socketPathFor((await import("../context.js")).loadForCli(opts));
+      const socket =
+        daemonSocket(opts) ??
+        (await import("../../daemon/socket.js")).socketPathFor((await import("../context.js")).loadForCli(opts));
       const probe = await probeDaemon(socket, 2000);
       if (probe.up) {
         const st = await withClient(socket, (c) => c.call("cortex.status", {}), { timeoutMs: 5000 });
@@ -161,9 +210,18 @@ export function registerStatus(program: Command): void {
         return;
       }
       const offline = await offlineWorkspaces(opts);
-      const code = probe.reason === "permission" || probe.reason === "error" ? STATUS_EXIT.unknown : STATUS_EXIT.notRunning;
+      const code =
+        probe.reason === "permission" || probe.reason === "error" ? STATUS_EXIT.unknown : STATUS_EXIT.notRunning;
       if (opts.json) {
-        printJson({ running: false, version: VERSION, reason: probe.reason, detail: probe.detail, socketPath: socket, ...offline, hooks: readHookFailures(socket) });
+        printJson({
+          running: false,
+          version: VERSION,
+          reason: probe.reason,
+          detail: probe.detail,
+          socketPath: socket,
+          ...offline,
+          hooks: readHookFailures(socket),
+        });
       } else {
         const hint =
           probe.reason === "stale-socket"
@@ -171,14 +229,23 @@ export function registerStatus(program: Command): void {
             : probe.reason === "permission"
               ? " (the socket belongs to another user or has the wrong mode)"
               : "";
-        console.log(`cortexd ${VERSION}: ${probe.detail.startsWith("cortexd is not running") ? probe.detail.slice("cortexd is ".length) : `not running: ${probe.detail}`}${hint}`);
+        console.log(
+          `cortexd ${VERSION}: ${probe.detail.startsWith("cortexd is not running") ? probe.detail.slice("cortexd is ".length) : `not running: ${probe.detail}`}${hint}`,
+        );
         console.log(`start it with \`cortexd start\`, or at login with \`cortexd service install\``);
         console.log(`config:    ${offline.configFile ?? "none (defaults)"}`);
         console.log("workspaces (from the indexes on disk):");
         for (const w of offline.workspaces) {
           console.log(`  ${w.name}  ${w.root}`);
           if (w.missing) console.log(`    MISSING: ${w.missing}`);
-          else console.log(w.error ? `    ${w.error} (the daemon moves a damaged index aside and rebuilds it when it starts)` : w.indexed ? `    ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors${w.model ? ` (${w.model})` : ""}` : "    not indexed yet");
+          else
+            console.log(
+              w.error
+                ? `    ${w.error} (the daemon moves a damaged index aside and rebuilds it when it starts)`
+                : w.indexed
+                  ? `    ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors${w.model ? ` (${w.model})` : ""}`
+                  : "    not indexed yet",
+            );
         }
         for (const line of describeHookFailures(readHookFailures(socket))) console.log(line);
       }

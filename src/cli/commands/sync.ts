@@ -5,14 +5,23 @@ import { loadForCli, printJson, type GlobalOptions } from "../context.js";
 
 /** `cortexd sync init`: memory on several machines (see docs/multi-device.md). */
 export function registerSync(program: Command): void {
-  const sync = program.command("sync").description("memory on several machines: git merge rules (see docs/multi-device.md)");
+  const sync = program
+    .command("sync")
+    .description("memory on several machines: git merge rules (see docs/multi-device.md)");
   sync
     .command("init")
-    .description("in a git-backed workspace, write .gitattributes so daily logs and transcripts merge without conflicts (idempotent)")
+    .description(
+      "in a git-backed workspace, write .gitattributes so daily logs and transcripts merge without conflicts (idempotent)",
+    )
     .argument("[dir]", "the workspace root (default: --workspace, else the configured workspace)")
     .action((dir: string | undefined, _o, cmd: Command) => {
       const opts = cmd.optsWithGlobals<GlobalOptions>();
-      const root = dir ? expandPath(dir) : opts.workspace ? loadForCli(opts).config.workspaces.find((w) => w.name === opts.workspace)?.path ?? expandPath(opts.workspace) : firstWorkspace(opts);
+      const root = dir
+        ? expandPath(dir)
+        : opts.workspace
+          ? (loadForCli(opts).config.workspaces.find((w) => w.name === opts.workspace)?.path ??
+            expandPath(opts.workspace))
+          : firstWorkspace(opts);
       const r = syncInit(root);
       if (opts.json) return printJson(r);
       console.log(r.summary);

@@ -137,7 +137,8 @@ export function builtinMetadata(vocabSize: number, sourceVocabSize: number): Rec
 export async function buildBuiltinModel(outPath: string, opts: BuildOptions = {}): Promise<BuiltinModelInfo> {
   const t0 = performance.now();
   const vocabSize = opts.vocabSize ?? BUILTIN_DEFAULT_VOCAB_SIZE;
-  if (!Number.isInteger(vocabSize) || vocabSize < 1) throw new RangeError(`vocabSize must be a positive integer, got ${vocabSize}`);
+  if (!Number.isInteger(vocabSize) || vocabSize < 1)
+    throw new RangeError(`vocabSize must be a positive integer, got ${vocabSize}`);
   const progress = opts.onProgress;
   const outDir = path.dirname(path.resolve(outPath));
   await mkdir(outDir, { recursive: true, mode: 0o700 });
@@ -170,6 +171,12 @@ export async function buildBuiltinModel(outPath: string, opts: BuildOptions = {}
   progress?.({ phase: "write", done: 1, total: 1 });
 
   if ((src.origin === "fetched" || src.origin === "cache") && !keepFetched) await removeCachedSource(cacheDir);
-  return { path: path.resolve(outPath), bytes, sha256, vocabSize: wv.words.length, dims: wv.dims, buildMs: Math.round(performance.now() - t0) };
+  return {
+    path: path.resolve(outPath),
+    bytes,
+    sha256,
+    vocabSize: wv.words.length,
+    dims: wv.dims,
+    buildMs: Math.round(performance.now() - t0),
+  };
 }
-

@@ -44,7 +44,10 @@ export function builtinModelPath(modelsDir: string): string {
 export async function isCurrentBuiltinModel(file: string): Promise<boolean> {
   try {
     const info = await readGgufInfo(file);
-    return ggufValue(info, BUILTIN_VERSION_KEY) === BUILTIN_BUILDER_VERSION && ggufValue(info, "general.name") === BUILTIN_MODEL_NAME;
+    return (
+      ggufValue(info, BUILTIN_VERSION_KEY) === BUILTIN_BUILDER_VERSION &&
+      ggufValue(info, "general.name") === BUILTIN_MODEL_NAME
+    );
   } catch {
     return false; // missing, truncated or not a GGUF
   }
@@ -79,7 +82,8 @@ async function ensure(target: string, opts: EnsureOptions): Promise<string> {
     }
     // Someone else is building: wait for their lock to go away, then re-check.
     while (await lockIsLive(lockPath)) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for another process to build ${target} (lock ${lockPath})`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for another process to build ${target} (lock ${lockPath})`);
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
     if (await isCurrentBuiltinModel(target)) return target;

@@ -23,7 +23,14 @@ import { open } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { f16BitsToF32 } from "../gguf/f16.js";
-import { readGgufInfo, readGgufTensor, ggufValue, tensorDataSize, type GgufInfo, type GgufTensorInfo } from "../gguf/reader.js";
+import {
+  readGgufInfo,
+  readGgufTensor,
+  ggufValue,
+  tensorDataSize,
+  type GgufInfo,
+  type GgufTensorInfo,
+} from "../gguf/reader.js";
 import type { EmbeddingProvider, EmbedStats } from "../provider.js";
 import { DEFAULT_CONTEXT } from "../defaults.js";
 import { sha256File } from "../../util/hash.js";
@@ -211,7 +218,7 @@ export class WordPieceTokenizer {
   private split(w1: string, out: number[]): void {
     const start = out.length;
     const n = w1.length;
-    for (let i = 0; i < n; ) {
+    for (let i = 0; i < n;) {
       let next = -1;
       for (let j = Math.min(n, i + this.maxLen); j > i; j--) {
         const id = this.vocab.get(w1.slice(i, j));
@@ -380,7 +387,6 @@ async function readTensorStored(file: string, info: GgufInfo, t: GgufTensorInfo)
   return t.ggmlType === 0 ? new Float32Array(raw.buffer, 0, n) : new Uint16Array(raw.buffer, 0, n);
 }
 
-
 /**
  * Load a static-bert GGUF. Throws NotStaticBertError
  * unless the file provably reduces to mean pooling of layer-normed token embeddings.
@@ -394,7 +400,8 @@ export async function loadStaticBertModel(file: string): Promise<StaticBertModel
   if (ggufValue(info, "general.architecture") !== "bert") refuse("general.architecture is not bert");
   const marker = ggufValue(info, "cortexd.static_bert");
   if (marker !== undefined && marker !== "true") refuse(`cortexd.static_bert is ${JSON.stringify(marker)}`);
-  if (ggufValue(info, "tokenizer.ggml.model") !== "bert") refuse("tokenizer is not WordPiece (tokenizer.ggml.model ≠ bert)");
+  if (ggufValue(info, "tokenizer.ggml.model") !== "bert")
+    refuse("tokenizer is not WordPiece (tokenizer.ggml.model ≠ bert)");
   if (num(info, "bert.pooling_type") !== 1) refuse("pooling is not mean (bert.pooling_type ≠ 1)");
   if (ggufValue(info, "bert.attention.causal") === true) refuse("attention is causal");
   const dims = num(info, "bert.embedding_length");
@@ -411,16 +418,41 @@ export async function loadStaticBertModel(file: string): Promise<StaticBertModel
   const clsId = num(info, "tokenizer.ggml.bos_token_id");
   const sepId = num(info, "tokenizer.ggml.seperator_token_id");
   const nVocab = (tokens as string[]).length;
-  for (const [k, v] of [["unknown", unkId], ["bos", clsId], ["seperator", sepId]] as const)
+  for (const [k, v] of [
+    ["unknown", unkId],
+    ["bos", clsId],
+    ["seperator", sepId],
+  ] as const)
     if (v === undefined || v < 0 || v >= nVocab) refuse(`tokenizer.ggml.${k}_token_id missing or out of range`);
 
   // Tensors: exactly the static-bert set, with every path other than LN(token_embd) zeroed.
   const byName = new Map<string, GgufTensorInfo>(info.tensors.map((t) => [t.name, t]));
-  const allowed = new Set(["token_embd.weight", "position_embd.weight", "token_types.weight", "token_embd_norm.weight", "token_embd_norm.bias"]);
+  const allowed = new Set([
+    "token_embd.weight",
+    "position_embd.weight",
+    "token_types.weight",
+    "token_embd_norm.weight",
+    "token_embd_norm.bias",
+  ]);
   const blockParts = [
-    "attn_qkv.weight", "attn_qkv.bias", "attn_q.weight", "attn_q.bias", "attn_k.weight", "attn_k.bias", "attn_v.weight", "attn_v.bias",
-    "attn_output.weight", "attn_output.bias", "attn_output_norm.weight", "attn_output_norm.bias",
-    "ffn_up.weight", "ffn_up.bias", "ffn_down.weight", "ffn_down.bias", "layer_output_norm.weight", "layer_output_norm.bias",
+    "attn_qkv.weight",
+    "attn_qkv.bias",
+    "attn_q.weight",
+    "attn_q.bias",
+    "attn_k.weight",
+    "attn_k.bias",
+    "attn_v.weight",
+    "attn_v.bias",
+    "attn_output.weight",
+    "attn_output.bias",
+    "attn_output_norm.weight",
+    "attn_output_norm.bias",
+    "ffn_up.weight",
+    "ffn_up.bias",
+    "ffn_down.weight",
+    "ffn_down.bias",
+    "layer_output_norm.weight",
+    "layer_output_norm.bias",
   ];
   for (let b = 0; b < blocks!; b++) for (const p of blockParts) allowed.add(`blk.${b}.${p}`);
   for (const t of info.tensors) if (!allowed.has(t.name)) refuse(`unexpected tensor ${t.name}`);
@@ -432,10 +464,12 @@ export async function loadStaticBertModel(file: string): Promise<StaticBertModel
   };
   const mustBeZero = async (name: string, required: boolean, rows?: number): Promise<void> => {
     const data = await read(name, required);
-    if (data && !allZero(rows === undefined ? data : data.subarray(0, rows * dims!))) refuse(`tensor ${name} is not zero`);
+    if (data && !allZero(rows === undefined ? data : data.subarray(0, rows * dims!)))
+      refuse(`tensor ${name} is not zero`);
   };
   const embT = byName.get("token_embd.weight");
-  if (!embT || embT.dims[0] !== dims || embT.dims[1] !== nVocab) refuse("token_embd.weight is missing or not n_embd × n_vocab");
+  if (!embT || embT.dims[0] !== dims || embT.dims[1] !== nVocab)
+    refuse("token_embd.weight is missing or not n_embd × n_vocab");
   await mustBeZero("position_embd.weight", true);
   await mustBeZero("token_types.weight", false, 1); // only type 0 is ever added
   const norms: LayerNormParams[] = [];
@@ -457,7 +491,8 @@ export async function loadStaticBertModel(file: string): Promise<StaticBertModel
   }
 
   // Each token's output row is the LN chain of its embedding (positions/types are zero), on first use.
-  if (embT!.ggmlType !== 0 && embT!.ggmlType !== 1) refuse(`tensor token_embd.weight is quantized (ggml type ${embT!.ggmlType})`);
+  if (embT!.ggmlType !== 0 && embT!.ggmlType !== 1)
+    refuse(`tensor token_embd.weight is quantized (ggml type ${embT!.ggmlType})`);
   const rows = new TokenRows(await readTensorStored(abs, info, embT!), dims!, eps as number, norms);
 
   const lowercase = ggufValue(info, "tokenizer.ggml.normalizer.lowercase");
@@ -486,7 +521,11 @@ export async function loadStaticBertModel(file: string): Promise<StaticBertModel
  * Pooled, L2-normalised embedding of text token ids (without [CLS]/[SEP]; they are added here),
  * or null when it is zero (only unknown words). `ids` must already be truncated.
  */
-export function embedTokenIds(model: StaticBertModel, ids: readonly number[], sum: Float64Array = new Float64Array(model.dims)): Float32Array | null {
+export function embedTokenIds(
+  model: StaticBertModel,
+  ids: readonly number[],
+  sum: Float64Array = new Float64Array(model.dims),
+): Float32Array | null {
   const { dims, rows } = model;
   // Row offsets first (computing a row may replace rows.table), then one tight loop per row.
   const count = ids.length + 2;
@@ -595,7 +634,8 @@ export async function createStaticBertProvider(
 ): Promise<StaticBertProvider> {
   const model = await loadStaticBertModel(file);
   const requested = opts.contextSize ?? LOCAL_PROVIDER_DEFAULT_CONTEXT;
-  if (!Number.isInteger(requested) || requested < 8) throw new RangeError(`contextSize must be an integer ≥ 8 (got ${requested})`);
+  if (!Number.isInteger(requested) || requested < 8)
+    throw new RangeError(`contextSize must be an integer ≥ 8 (got ${requested})`);
   const contextSize = Math.min(requested, model.contextLength);
   return new StaticBertProvider(model, Math.max(1, contextSize - 3));
 }

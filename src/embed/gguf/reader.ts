@@ -46,7 +46,17 @@ const TYPE_BY_ID = new Map<number, GgufScalarType | "array">(
   Object.entries(GGUF_VALUE_TYPE).map(([k, v]) => [v, k as GgufScalarType | "array"]),
 );
 const SCALAR_SIZE: Record<Exclude<GgufScalarType, "string">, number> = {
-  u8: 1, i8: 1, u16: 2, i16: 2, u32: 4, i32: 4, f32: 4, bool: 1, u64: 8, i64: 8, f64: 8,
+  u8: 1,
+  i8: 1,
+  u16: 2,
+  i16: 2,
+  u32: 4,
+  i32: 4,
+  f32: 4,
+  bool: 1,
+  u64: 8,
+  i64: 8,
+  f64: 8,
 };
 /** Byte sizes of non-quantized ggml types we can bound-check exactly. */
 const GGML_ELEMENT_SIZE: Record<number, number> = { 0: 4, 1: 2, 24: 1, 25: 2, 26: 4, 27: 8, 28: 8, 30: 2 };
@@ -56,7 +66,10 @@ class Cursor {
   private buf = Buffer.alloc(0);
   private start = 0; // file offset of buf[0]
   private pos = 0; // index into buf
-  constructor(private readonly fh: FileHandle, readonly fileSize: number) {}
+  constructor(
+    private readonly fh: FileHandle,
+    readonly fileSize: number,
+  ) {}
 
   get offset(): number {
     return this.start + this.pos;
@@ -64,7 +77,8 @@ class Cursor {
   private async need(n: number): Promise<void> {
     if (this.pos + n <= this.buf.length) return;
     const at = this.offset;
-    if (at + n > this.fileSize) throw new GgufFormatError(`unexpected end of file at byte ${at} (needs ${n} more bytes)`);
+    if (at + n > this.fileSize)
+      throw new GgufFormatError(`unexpected end of file at byte ${at} (needs ${n} more bytes)`);
     const size = Math.min(Math.max(n, 1 << 20), this.fileSize - at);
     const next = Buffer.alloc(size);
     let got = 0;
@@ -83,8 +97,12 @@ class Cursor {
     this.pos += n;
     return b;
   }
-  async u32(): Promise<number> { return (await this.take(4)).readUInt32LE(0); }
-  async u64(): Promise<bigint> { return (await this.take(8)).readBigUInt64LE(0); }
+  async u32(): Promise<number> {
+    return (await this.take(4)).readUInt32LE(0);
+  }
+  async u64(): Promise<bigint> {
+    return (await this.take(8)).readBigUInt64LE(0);
+  }
   /** u64 that must fit a safe integer (lengths, counts, offsets). */
   async size(what: string, max = Number.MAX_SAFE_INTEGER): Promise<number> {
     const v = await this.u64();
@@ -99,17 +117,28 @@ class Cursor {
     if (type === "string") return this.str("string value");
     const b = await this.take(SCALAR_SIZE[type]);
     switch (type) {
-      case "u8": return b.readUInt8(0);
-      case "i8": return b.readInt8(0);
-      case "u16": return b.readUInt16LE(0);
-      case "i16": return b.readInt16LE(0);
-      case "u32": return b.readUInt32LE(0);
-      case "i32": return b.readInt32LE(0);
-      case "f32": return b.readFloatLE(0);
-      case "f64": return b.readDoubleLE(0);
-      case "u64": return b.readBigUInt64LE(0);
-      case "i64": return b.readBigInt64LE(0);
-      case "bool": return b.readUInt8(0) !== 0;
+      case "u8":
+        return b.readUInt8(0);
+      case "i8":
+        return b.readInt8(0);
+      case "u16":
+        return b.readUInt16LE(0);
+      case "i16":
+        return b.readInt16LE(0);
+      case "u32":
+        return b.readUInt32LE(0);
+      case "i32":
+        return b.readInt32LE(0);
+      case "f32":
+        return b.readFloatLE(0);
+      case "f64":
+        return b.readDoubleLE(0);
+      case "u64":
+        return b.readBigUInt64LE(0);
+      case "i64":
+        return b.readBigInt64LE(0);
+      case "bool":
+        return b.readUInt8(0) !== 0;
     }
   }
 }
@@ -153,7 +182,8 @@ export async function readGgufInfo(filePath: string): Promise<GgufInfo> {
     }
     const alignKv = kv.find((e) => e.key === "general.alignment");
     const alignment = alignKv?.type === "u32" ? alignKv.value : GGUF_DEFAULT_ALIGNMENT;
-    if (alignment < 1 || (alignment & (alignment - 1)) !== 0) throw new GgufFormatError(`invalid alignment ${alignment}`);
+    if (alignment < 1 || (alignment & (alignment - 1)) !== 0)
+      throw new GgufFormatError(`invalid alignment ${alignment}`);
     const tensors: GgufTensorInfo[] = [];
     const names = new Set<string>();
     for (let i = 0; i < tensorCount; i++) {

@@ -51,14 +51,17 @@ export function staticBertWordId(i: number): number {
 function validateSpec(spec: StaticBertSpec): void {
   if (!Number.isInteger(spec.dims) || spec.dims < 1) throw new Error(`static-bert: invalid dims ${spec.dims}`);
   if (spec.vectors.length !== spec.words.length * spec.dims)
-    throw new Error(`static-bert: vectors has ${spec.vectors.length} values, expected ${spec.words.length} × ${spec.dims}`);
+    throw new Error(
+      `static-bert: vectors has ${spec.vectors.length} values, expected ${spec.words.length} × ${spec.dims}`,
+    );
   const seen = new Set<string>();
   for (const w of spec.words) {
     if (w.length === 0 || /\s/u.test(w)) throw new Error(`static-bert: invalid word ${JSON.stringify(w)}`);
     if (seen.has(w)) throw new Error(`static-bert: duplicate word ${JSON.stringify(w)}`); // llama.cpp asserts on duplicates
     seen.add(w);
   }
-  for (const v of spec.vectors) if (!Number.isFinite(v)) throw new Error("static-bert: vectors contain a non-finite value");
+  for (const v of spec.vectors)
+    if (!Number.isFinite(v)) throw new Error("static-bert: vectors contain a non-finite value");
 }
 
 function metadataKVs(spec: StaticBertSpec, ctx: number): GgufKV[] {

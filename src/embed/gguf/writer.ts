@@ -56,16 +56,66 @@ class Sink {
     while (off < view.length) off += (await this.fh.write(view, off, view.length - off)).bytesWritten;
     this.pos = 0;
   }
-  async u8(v: number): Promise<void> { await this.room(1); this.buf.writeUInt8(v, this.pos); this.pos += 1; this.written += 1; }
-  async i8(v: number): Promise<void> { await this.room(1); this.buf.writeInt8(v, this.pos); this.pos += 1; this.written += 1; }
-  async u16(v: number): Promise<void> { await this.room(2); this.buf.writeUInt16LE(v, this.pos); this.pos += 2; this.written += 2; }
-  async i16(v: number): Promise<void> { await this.room(2); this.buf.writeInt16LE(v, this.pos); this.pos += 2; this.written += 2; }
-  async u32(v: number): Promise<void> { await this.room(4); this.buf.writeUInt32LE(v, this.pos); this.pos += 4; this.written += 4; }
-  async i32(v: number): Promise<void> { await this.room(4); this.buf.writeInt32LE(v, this.pos); this.pos += 4; this.written += 4; }
-  async f32(v: number): Promise<void> { await this.room(4); this.buf.writeFloatLE(v, this.pos); this.pos += 4; this.written += 4; }
-  async f64(v: number): Promise<void> { await this.room(8); this.buf.writeDoubleLE(v, this.pos); this.pos += 8; this.written += 8; }
-  async u64(v: bigint | number): Promise<void> { await this.room(8); this.buf.writeBigUInt64LE(BigInt(v), this.pos); this.pos += 8; this.written += 8; }
-  async i64(v: bigint | number): Promise<void> { await this.room(8); this.buf.writeBigInt64LE(BigInt(v), this.pos); this.pos += 8; this.written += 8; }
+  async u8(v: number): Promise<void> {
+    await this.room(1);
+    this.buf.writeUInt8(v, this.pos);
+    this.pos += 1;
+    this.written += 1;
+  }
+  async i8(v: number): Promise<void> {
+    await this.room(1);
+    this.buf.writeInt8(v, this.pos);
+    this.pos += 1;
+    this.written += 1;
+  }
+  async u16(v: number): Promise<void> {
+    await this.room(2);
+    this.buf.writeUInt16LE(v, this.pos);
+    this.pos += 2;
+    this.written += 2;
+  }
+  async i16(v: number): Promise<void> {
+    await this.room(2);
+    this.buf.writeInt16LE(v, this.pos);
+    this.pos += 2;
+    this.written += 2;
+  }
+  async u32(v: number): Promise<void> {
+    await this.room(4);
+    this.buf.writeUInt32LE(v, this.pos);
+    this.pos += 4;
+    this.written += 4;
+  }
+  async i32(v: number): Promise<void> {
+    await this.room(4);
+    this.buf.writeInt32LE(v, this.pos);
+    this.pos += 4;
+    this.written += 4;
+  }
+  async f32(v: number): Promise<void> {
+    await this.room(4);
+    this.buf.writeFloatLE(v, this.pos);
+    this.pos += 4;
+    this.written += 4;
+  }
+  async f64(v: number): Promise<void> {
+    await this.room(8);
+    this.buf.writeDoubleLE(v, this.pos);
+    this.pos += 8;
+    this.written += 8;
+  }
+  async u64(v: bigint | number): Promise<void> {
+    await this.room(8);
+    this.buf.writeBigUInt64LE(BigInt(v), this.pos);
+    this.pos += 8;
+    this.written += 8;
+  }
+  async i64(v: bigint | number): Promise<void> {
+    await this.room(8);
+    this.buf.writeBigInt64LE(BigInt(v), this.pos);
+    this.pos += 8;
+    this.written += 8;
+  }
   async bytes(b: Uint8Array): Promise<void> {
     await this.room(Math.min(b.length, CHUNK));
     if (b.length > this.buf.length - this.pos) {
@@ -92,18 +142,30 @@ class Sink {
 
 async function writeScalar(s: Sink, type: GgufScalarType, v: unknown): Promise<void> {
   switch (type) {
-    case "u8": return s.u8(v as number);
-    case "i8": return s.i8(v as number);
-    case "u16": return s.u16(v as number);
-    case "i16": return s.i16(v as number);
-    case "u32": return s.u32(v as number);
-    case "i32": return s.i32(v as number);
-    case "f32": return s.f32(v as number);
-    case "f64": return s.f64(v as number);
-    case "u64": return s.u64(v as bigint);
-    case "i64": return s.i64(v as bigint);
-    case "bool": return s.u8((v as boolean) ? 1 : 0);
-    case "string": return s.str(v as string);
+    case "u8":
+      return s.u8(v as number);
+    case "i8":
+      return s.i8(v as number);
+    case "u16":
+      return s.u16(v as number);
+    case "i16":
+      return s.i16(v as number);
+    case "u32":
+      return s.u32(v as number);
+    case "i32":
+      return s.i32(v as number);
+    case "f32":
+      return s.f32(v as number);
+    case "f64":
+      return s.f64(v as number);
+    case "u64":
+      return s.u64(v as bigint);
+    case "i64":
+      return s.i64(v as bigint);
+    case "bool":
+      return s.u8((v as boolean) ? 1 : 0);
+    case "string":
+      return s.str(v as string);
   }
 }
 

@@ -1,7 +1,15 @@
 import type { Logger } from "pino";
 import type { EmbeddingProvider, EmbedStats } from "../provider.js";
 import { KeepAliveClient } from "./http.js";
-import { BadResponseError, HttpStatusError, ResilientCaller, parseRetryAfter, planBatches, type RemoteHealth, type ResilienceOptions } from "./resilience.js";
+import {
+  BadResponseError,
+  HttpStatusError,
+  ResilientCaller,
+  parseRetryAfter,
+  planBatches,
+  type RemoteHealth,
+  type ResilienceOptions,
+} from "./resilience.js";
 import { errorMessage } from "../../util/error-message.js";
 
 export type InputKind = "query" | "document";
@@ -134,12 +142,15 @@ export abstract class RemoteEmbeddingProvider implements EmbeddingProvider {
     for (const [s, e] of planBatches(send, this.batchSize, this.batchTokens)) {
       const part = send.slice(s, e);
       const raw = await this.caller.call((signal) => this.request(part, kind, signal));
-      if (raw.length !== part.length) throw new BadResponseError(`${this.kind} returned ${raw.length} embeddings for ${part.length} inputs`);
+      if (raw.length !== part.length)
+        throw new BadResponseError(`${this.kind} returned ${raw.length} embeddings for ${part.length} inputs`);
       for (let j = 0; j < raw.length; j++) {
         const r = raw[j]!;
         const want = this.learnedDims ?? this.opts.dimensions;
         if (want !== undefined && r.length !== want) {
-          throw new BadResponseError(`${this.kind} ${this.modelName} returned ${r.length}-dimensional vectors, expected ${want} (model or dimension changed?)`);
+          throw new BadResponseError(
+            `${this.kind} ${this.modelName} returned ${r.length}-dimensional vectors, expected ${want} (model or dimension changed?)`,
+          );
         }
         if (r.length === 0) throw new BadResponseError(`${this.kind} returned an empty vector`);
         this.learnedDims ??= r.length;
@@ -169,18 +180,30 @@ export abstract class RemoteEmbeddingProvider implements EmbeddingProvider {
   }
 
   /** POSTs JSON; maps non-2xx to HttpStatusError (with Retry-After) and scrubs secrets from messages. */
-  protected async postJson(path: string, body: unknown, headers: Record<string, string>, signal: AbortSignal): Promise<unknown> {
+  protected async postJson(
+    path: string,
+    body: unknown,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<unknown> {
     let res;
     try {
       res = await this.http.post(`${this.base.origin}${this.basePath}${path}`, JSON.stringify(body), headers, signal);
     } catch (e) {
       if (signal.aborted) throw e;
-      throw new Error(this.scrub(`${this.kind} ${this.base.host}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`), { cause: e });
+      throw new Error(
+        this.scrub(`${this.kind} ${this.base.host}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`),
+        { cause: e },
+      );
     }
     const text = res.body.toString("utf8");
     if (res.status < 200 || res.status > 299) {
       const detail = text.replace(/\s+/g, " ").slice(0, 200);
-      throw new HttpStatusError(res.status, this.scrub(`${this.kind} ${this.base.host}: HTTP ${res.status}${detail ? `: ${detail}` : ""}`), parseRetryAfter(res.retryAfter, Date.now()));
+      throw new HttpStatusError(
+        res.status,
+        this.scrub(`${this.kind} ${this.base.host}: HTTP ${res.status}${detail ? `: ${detail}` : ""}`),
+        parseRetryAfter(res.retryAfter, Date.now()),
+      );
     }
     try {
       return JSON.parse(text) as unknown;

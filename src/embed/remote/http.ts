@@ -29,7 +29,12 @@ export class KeepAliveClient {
     return new Promise((resolve, reject) => {
       const req = this.transport.request(
         url,
-        { method: "POST", agent: this.agent, signal, headers: { "content-type": "application/json", "content-length": body.length, ...headers } },
+        {
+          method: "POST",
+          agent: this.agent,
+          signal,
+          headers: { "content-type": "application/json", "content-length": body.length, ...headers },
+        },
         (res) => {
           const parts: Buffer[] = [];
           let bytes = 0;
@@ -39,9 +44,14 @@ export class KeepAliveClient {
           });
           res.on("error", reject);
           res.on("end", () => {
-            if (!res.complete) return reject(Object.assign(new Error("connection closed mid-response"), { code: "ECONNRESET" }));
+            if (!res.complete)
+              return reject(Object.assign(new Error("connection closed mid-response"), { code: "ECONNRESET" }));
             const retryAfter = res.headers["retry-after"];
-            resolve({ status: res.statusCode ?? 0, body: parts.length === 1 ? parts[0]! : Buffer.concat(parts, bytes), retryAfter: typeof retryAfter === "string" ? retryAfter : null });
+            resolve({
+              status: res.statusCode ?? 0,
+              body: parts.length === 1 ? parts[0]! : Buffer.concat(parts, bytes),
+              retryAfter: typeof retryAfter === "string" ? retryAfter : null,
+            });
           });
         },
       );

@@ -23,7 +23,10 @@ export function createRemoteProvider(
   opts: { logger?: Logger; env?: NodeJS.ProcessEnv; resilience?: RemoteProviderOptions["resilience"] } = {},
 ): RemoteEmbeddingProvider {
   if (!isRemoteProvider(cfg.provider)) throw new Error(`not a remote provider: ${cfg.provider}`);
-  if (!cfg.model) throw new Error(`embedding.provider is "${cfg.provider}" but embedding.model (the model name on the server) is not set`);
+  if (!cfg.model)
+    throw new Error(
+      `embedding.provider is "${cfg.provider}" but embedding.model (the model name on the server) is not set`,
+    );
   const common: RemoteProviderOptions = {
     baseUrl: cfg.baseUrl ?? (cfg.provider === "ollama" ? OLLAMA_DEFAULT_URL : OPENAI_DEFAULT_URL),
     model: cfg.model,

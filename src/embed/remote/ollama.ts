@@ -10,7 +10,12 @@ export class OllamaProvider extends RemoteEmbeddingProvider {
   }
 
   protected async request(texts: string[], _kind: InputKind, signal: AbortSignal): Promise<ArrayLike<number>[]> {
-    const body = { model: this.modelName, input: texts, truncate: true, ...(this.opts.dimensions ? { dimensions: this.opts.dimensions } : {}) };
+    const body = {
+      model: this.modelName,
+      input: texts,
+      truncate: true,
+      ...(this.opts.dimensions ? { dimensions: this.opts.dimensions } : {}),
+    };
     const json = (await this.postJson("/api/embed", body, {}, signal)) as { embeddings?: unknown };
     if (!json || !Array.isArray(json.embeddings) || !json.embeddings.every((e) => Array.isArray(e))) {
       throw new BadResponseError(`ollama ${this.base.host}: response has no "embeddings" array`);

@@ -52,7 +52,10 @@ export class OpenAICompatibleProvider extends RemoteEmbeddingProvider {
     } catch (e) {
       // A server that rejects the parameter (a 400/422 before base64 ever worked, or one that names
       // it): once more without it, and if that works, never again. Other 400s are the input's fault.
-      const rejected = e instanceof HttpStatusError && (e.status === 400 || e.status === 422) && (this.base64 === "unknown" || /encoding_format|base64/i.test(e.message));
+      const rejected =
+        e instanceof HttpStatusError &&
+        (e.status === 400 || e.status === 422) &&
+        (this.base64 === "unknown" || /encoding_format|base64/i.test(e.message));
       if (!rejected) throw e;
       json = await this.postJson(this.path, body, headers, signal);
       this.base64 = "no";
@@ -68,7 +71,8 @@ export class OpenAICompatibleProvider extends RemoteEmbeddingProvider {
    */
   private vectors(json: unknown, count: number): ArrayLike<number>[] {
     const data = (json as { data?: unknown } | null)?.data;
-    if (!Array.isArray(data)) throw new BadResponseError(`openai-compatible ${this.base.host}: response has no "data" array`);
+    if (!Array.isArray(data))
+      throw new BadResponseError(`openai-compatible ${this.base.host}: response has no "data" array`);
     const out: ArrayLike<number>[] = new Array(data.length);
     const inOrder = data.length === count;
     data.forEach((d: { index?: unknown; embedding?: unknown } | null, pos) => {

@@ -47,7 +47,10 @@ export class HttpStatusError extends Error {
 
 /** The cold-start gate is closed: no call was made. */
 export class GateClosedError extends Error {
-  constructor(message: string, readonly retryAtMs: number) {
+  constructor(
+    message: string,
+    readonly retryAtMs: number,
+  ) {
     super(message);
     this.name = "GateClosedError";
   }
@@ -158,10 +161,14 @@ export class ResilientCaller {
         let delay = Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** attempt) * (0.5 + 0.5 * o.random());
         const retryAfter = e instanceof HttpStatusError ? e.retryAfterMs : undefined;
         if (retryAfter !== undefined) delay = Math.max(delay, retryAfter);
-        const canRetry = isRetryable(e) && attempt < o.maxRetries && delay <= o.maxDelayMs && elapsed + delay <= o.maxTotalMs;
+        const canRetry =
+          isRetryable(e) && attempt < o.maxRetries && delay <= o.maxDelayMs && elapsed + delay <= o.maxTotalMs;
         if (canRetry) {
           this.retries++;
-          o.logger?.debug({ provider: o.name, attempt: attempt + 1, delayMs: Math.round(delay), err: msg }, "embedding request failed; retrying");
+          o.logger?.debug(
+            { provider: o.name, attempt: attempt + 1, delayMs: Math.round(delay), err: msg },
+            "embedding request failed; retrying",
+          );
           await o.sleep(delay);
           continue;
         }
@@ -184,7 +191,10 @@ export class ResilientCaller {
 
   private async attempt<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(new Error(`${this.o.name}: request timed out after ${this.o.timeoutMs} ms`)), this.o.timeoutMs);
+    const timer = setTimeout(
+      () => ac.abort(new Error(`${this.o.name}: request timed out after ${this.o.timeoutMs} ms`)),
+      this.o.timeoutMs,
+    );
     try {
       return await fn(ac.signal);
     } catch (e) {
