@@ -1,4 +1,5 @@
 import { bodyText, newer, type DailyEntry } from "./entries.js";
+import { MONTH_NAMES, WEEKDAY_NAMES } from "../util/calendar-names.js";
 
 /**
  * Supersession, deliberately simple and explainable: a newer daily-log entry supersedes an older
@@ -27,21 +28,8 @@ const CHANGE = new Set(
   `moved move moves changed change changes switched switch switches now run runs running ran happen happens happened use uses used using
    set sets became become becomes updated update updates went go goes going is are was were default`.split(/\s+/),
 );
-const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
-const MONTHS = [
-  "january",
-  "february",
-  "march",
-  "april",
-  "may",
-  "june",
-  "july",
-  "august",
-  "september",
-  "october",
-  "november",
-  "december",
-];
+const WEEKDAYS = WEEKDAY_NAMES;
+const MONTHS = MONTH_NAMES;
 const FLAGS = new Set(["off", "true", "false", "enabled", "disabled"]);
 
 function stem(w: string): string {

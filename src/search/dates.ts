@@ -8,6 +8,7 @@
  * An ambiguous numeric date (03/04/2023: March 4 or April 3) yields both days unless the order is
  * known (`dayFirst`, e.g. from the locale).
  */
+import { MONTH_NAMES, WEEKDAY_NAMES } from "../util/calendar-names.js";
 
 export interface DateWindow {
   /** First and last day, inclusive, YYYY-MM-DD. */
@@ -26,21 +27,8 @@ export interface DateParseOptions {
 type Day = number;
 const DAY_MS = 86_400_000;
 
-const MONTHS = [
-  "january",
-  "february",
-  "march",
-  "april",
-  "may",
-  "june",
-  "july",
-  "august",
-  "september",
-  "october",
-  "november",
-  "december",
-];
-const WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
+const MONTHS = MONTH_NAMES;
+const WEEKDAYS = WEEKDAY_NAMES;
 const NUMBER_WORDS: Record<string, number> = Object.assign(Object.create(null) as Record<string, number>, {
   a: 1,
   an: 1,

@@ -4,19 +4,10 @@ import { KeyedLock } from "../memory-files/append.js";
 import type { WriteHooks } from "../memory-files/writer.js";
 import { errorMessage } from "../util/error-message.js";
 import { gitMessage, runGit, type GitResult } from "./git.js";
+import type { WorkspaceStatus } from "../rpc/protocol.js";
 
-/** What status shows for a workspace's scheduled git sync. */
-export interface GitSyncStatus {
-  schedule: string;
-  /** ok: the last run worked; stopped: a merge conflict waits for the user (no syncing until resolved); error: the last run failed (retried next time). */
-  state: "idle" | "ok" | "stopped" | "error";
-  lastRun: string | null;
-  lastResult: string | null;
-  /** stopped / error: what to do. */
-  fix?: string;
-  /** stopped: the conflicted files. */
-  conflicted?: string[];
-}
+/** What status shows for a workspace's scheduled git sync (the wire type's shape). */
+export type GitSyncStatus = NonNullable<WorkspaceStatus["gitSync"]>;
 
 export interface GitSyncTarget {
   name: string;
