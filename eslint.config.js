@@ -36,6 +36,7 @@ const aboveIndex = [
   "capture",
   "memory-files",
   "service",
+  "sync",
 ];
 
 export default tseslint.config(

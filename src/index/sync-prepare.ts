@@ -1,5 +1,5 @@
 import { chunkFile } from "../ingest/chunk-file.js";
-import { scanConflicts } from "../sync/conflict-markers.js";
+import { scanConflicts } from "../ingest/conflict-markers.js";
 import type { Chunk, ChunkingOptions } from "../ingest/types.js";
 import { TRANSCRIPT_START, chunkTranscriptFrom } from "../ingest/transcript-incremental.js";
 import { chunkHash } from "../util/hash.js";
@@ -74,7 +74,7 @@ export function prepareFile(
     chunks = t.chunks;
     full = { ...meta, indexedLines: t.lines, malformed: t.malformed, resume: t.resume };
   } else {
-    // An unfinished git merge: index what the file says, not the markers (see sync/conflict-markers).
+    // An unfinished git merge: index what the file says, not the markers (see ingest/conflict-markers).
     const conflicts = scanConflicts(loaded.text ?? buf.toString("utf8"));
     markConflicts(file.path, conflicts.blocks);
     const chunked = chunkFile(file.class, conflicts.text, chunking);

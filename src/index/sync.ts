@@ -10,7 +10,7 @@ import { loadFile, type Loaded } from "./sync-read.js";
 import type { SyncOptions, SyncProgress, SyncReport } from "./sync-report.js";
 import { FileIssues, stampOf, type Stamp } from "./file-issues.js";
 import type { FileStamp, IndexStore } from "./store.js";
-import { ConflictRegistry } from "../sync/conflict-registry.js";
+import { ConflictRegistry } from "./conflict-registry.js";
 
 /** Chunks written or removed by one sync from which its FTS segments are merged at the end. */
 const MERGE_AFTER_CHUNKS = 1000;

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { join, posix } from "node:path";
-import { hasConflictMarkers } from "./conflict-markers.js";
+import { hasConflictMarkers } from "../ingest/conflict-markers.js";
 
 /**
  * Saves while a memory file is in a git conflict. Appending into the conflicted file would put the

@@ -1,4 +1,4 @@
-import type { IndexStore } from "../index/store.js";
+import type { IndexStore } from "./store.js";
 
 const META_KEY = "conflicted_files";
 /** At most this many paths are remembered (a workspace with more has a bigger problem than a list). */
