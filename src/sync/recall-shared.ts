@@ -43,6 +43,9 @@ export async function recallWithShared<W extends RecallSource>(
     memories: kept.map((k) => k.memory),
     memory_count: kept.length,
     tokens_used: kept.length ? used : 0,
+    // The personal workspace's explanation and stage timings (the team's recalls are extra).
+    ...(own.explain ? { explain: own.explain } : {}),
+    ...(own.timings ? { timings: own.timings } : {}),
   };
 }
 
