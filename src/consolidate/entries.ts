@@ -1,22 +1,12 @@
+import { fromBlob } from "../index/blobs.js";
+import type { DailyChunkRow } from "../index/chunks-repo.js";
 import { VEC_STORED, type IndexStore } from "../index/store.js";
 
 /** A daily-log chunk as consolidation sees it (vector: unit-normalised, or null when not embedded). */
-export interface DailyEntry {
-  id: number;
-  hash: string;
-  path: string;
-  date: string;
-  startLine: number;
-  endLine: number;
-  ts: number | null;
-  text: string;
-  vector: Float32Array | null;
-}
+export type DailyEntry = Omit<DailyChunkRow, "vecState"> & { vector: Float32Array | null };
 
 function unit(b: Buffer): Float32Array {
-  const copy = new Uint8Array(b.byteLength);
-  copy.set(b);
-  const v = new Float32Array(copy.buffer);
+  const v = fromBlob(b);
   let n = 0;
   for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
   n = Math.sqrt(n);

@@ -1,7 +1,5 @@
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
-import { ReadFileError } from "./read-regular.js";
+import { checkRegular, openNonBlocking, ReadFileError } from "./read-regular.js";
 
 /**
  * Lines `from`…`from + count - 1` (1-based) of a regular file, read in small chunks: only the lines
@@ -22,14 +20,7 @@ export async function readLineWindow(
   absPath: string,
   opts: { maxBytes: number; from: number; count: number; maxChars: number },
 ): Promise<LineWindow> {
-  let fh;
-  try {
-    fh = await open(absPath, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? String(e);
-    if (code === "ENOENT" || code === "ENOTDIR") throw new ReadFileError("vanished", "vanished before it was read");
-    throw new ReadFileError("unreadable", `unreadable: ${code}`);
-  }
+  const fh = await openNonBlocking(absPath);
   const first = opts.from - 1;
   const end = first + opts.count;
   const lineCap = opts.maxChars + 2;
@@ -51,10 +42,7 @@ export async function readLineWindow(
     lineNo++;
   };
   try {
-    const st = await fh.stat();
-    if (!st.isFile()) throw new ReadFileError("vanished", "no longer a regular file");
-    if (st.size > opts.maxBytes)
-      throw new ReadFileError("too-large", `larger than ${opts.maxBytes} bytes (${st.size})`);
+    const st = await checkRegular(fh, opts.maxBytes);
     const decoder = new StringDecoder("utf8");
     const buf = Buffer.allocUnsafe(CHUNK);
     let pos = 0;

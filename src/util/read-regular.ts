@@ -1,5 +1,5 @@
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
+import { constants, type Stats } from "node:fs";
+import { open, type FileHandle } from "node:fs/promises";
 
 /** Why a file could not be read: gone (or no longer a regular file), too large, or an I/O error. */
 export class ReadFileError extends Error {
@@ -12,24 +12,34 @@ export class ReadFileError extends Error {
   }
 }
 
+/** Opens a file for reading without blocking (a FIFO never blocks); open failures as ReadFileError. */
+export async function openNonBlocking(absPath: string): Promise<FileHandle> {
+  try {
+    return await open(absPath, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? String(e);
+    if (code === "ENOENT" || code === "ENOTDIR") throw new ReadFileError("vanished", "vanished before it was read");
+    throw new ReadFileError("unreadable", `unreadable: ${code}`);
+  }
+}
+
+/** fstat of an open file: refused unless it is a regular file of at most maxBytes. */
+export async function checkRegular(fh: FileHandle, maxBytes: number): Promise<Stats> {
+  const st = await fh.stat();
+  if (!st.isFile()) throw new ReadFileError("vanished", "no longer a regular file");
+  if (st.size > maxBytes) throw new ReadFileError("too-large", `larger than ${maxBytes} bytes (${st.size})`);
+  return st;
+}
+
 /**
  * Reads a regular file whole, at most maxBytes. Opened non-blocking and checked with fstat first, so
  * a path swapped for a FIFO or a device after it was listed is refused instead of blocking forever,
  * and a file that grew past the limit is not read.
  */
 export async function readRegularFile(absPath: string, maxBytes: number): Promise<Buffer> {
-  let fh;
+  const fh = await openNonBlocking(absPath);
   try {
-    fh = await open(absPath, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? String(e);
-    if (code === "ENOENT" || code === "ENOTDIR") throw new ReadFileError("vanished", "vanished before it was read");
-    throw new ReadFileError("unreadable", `unreadable: ${code}`);
-  }
-  try {
-    const st = await fh.stat();
-    if (!st.isFile()) throw new ReadFileError("vanished", "no longer a regular file");
-    if (st.size > maxBytes) throw new ReadFileError("too-large", `larger than ${maxBytes} bytes (${st.size})`);
+    const st = await checkRegular(fh, maxBytes);
     const buf = Buffer.allocUnsafe(st.size);
     let n = 0;
     while (n < buf.length) {
