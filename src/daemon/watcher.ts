@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import type { ScanTarget } from "../workspace/scan.js";
 import { DirWatcher } from "./dir-watch.js";
 import { errorMessage } from "../util/error-message.js";
+import { isIgnoredSegment, isMemoryDir, isMemoryRootEntry } from "../workspace/layout.js";
 
 export interface WatchedWorkspace {
   name: string;
@@ -31,8 +32,6 @@ export interface WatcherStatus {
   lastEventAt: string | null;
 }
 
-const CURATED = new Set(["MEMORY.md", "USER.md", "memory.md"]);
-
 /** What to ignore under a workspace root: only curated files, memory/ and sessions/ matter. */
 function rootFilter(root: string): (path: string) => boolean {
   return (path: string) => {
@@ -40,9 +39,8 @@ function rootFilter(root: string): (path: string) => boolean {
     if (rel === "") return false;
     if (rel.startsWith("..")) return true;
     const parts = rel.split(sep);
-    if (parts.some((p) => p.startsWith(".") || p === "node_modules")) return true;
-    if (parts.length === 1) return !(CURATED.has(parts[0]!) || parts[0] === "memory" || parts[0] === "sessions");
-    return parts[0] !== "memory" && parts[0] !== "sessions";
+    if (parts.some(isIgnoredSegment)) return true;
+    return parts.length === 1 ? !isMemoryRootEntry(parts[0]!) : !isMemoryDir(parts[0]!);
   };
 }
 
@@ -50,7 +48,7 @@ function treeFilter(base: string): (path: string) => boolean {
   return (path: string) => {
     const rel = relative(base, path);
     if (rel === "" || rel.startsWith("..")) return false;
-    return rel.split(sep).some((p) => p.startsWith(".") || p === "node_modules");
+    return rel.split(sep).some(isIgnoredSegment);
   };
 }
 

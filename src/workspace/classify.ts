@@ -1,4 +1,5 @@
 import type { FileClass } from "../ingest/types.js";
+import { MEMORY_DIRS, isCuratedName, isMemoryDir } from "./layout.js";
 
 export interface Classification {
   class: FileClass;
@@ -6,7 +7,6 @@ export interface Classification {
   date?: string;
 }
 
-const CURATED = new Set(["MEMORY.md", "USER.md", "memory.md"]);
 const DATED = /^(\d{4})-(\d{2})-(\d{2})(?:[^0-9].*)?\.md$/i;
 
 /**
@@ -37,10 +37,10 @@ export function classifyNote(basename: string): Classification {
 export function classifyWorkspacePath(rel: string): Classification | null {
   const parts = rel.split("/");
   const base = parts[parts.length - 1]!;
-  if (parts.length === 1) return CURATED.has(base) ? { class: "curated" } : null;
-  if (parts[0] === "memory" && base.toLowerCase().endsWith(".md")) return classifyNote(base);
-  if (parts[0] === "sessions" && base.toLowerCase().endsWith(".jsonl")) return { class: "transcript" };
-  return null;
+  if (parts.length === 1) return isCuratedName(base) ? { class: "curated" } : null;
+  const dir = parts[0]!;
+  if (!isMemoryDir(dir) || !base.toLowerCase().endsWith(MEMORY_DIRS[dir])) return null;
+  return dir === "memory" ? classifyNote(base) : { class: "transcript" };
 }
 
 /** Classifies a file found under a configured extra path or transcript dir. */

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { WORKSPACE_MARKERS } from "./layout.js";
 
 /**
  * One workspace resolution for every command (CLI, the daemon's `workspace` param, MCP, hooks):
@@ -31,9 +32,6 @@ export class WorkspaceResolutionError extends Error {
     this.name = "WorkspaceResolutionError";
   }
 }
-
-/** The entries whose presence makes a directory a memory workspace. */
-export const WORKSPACE_MARKERS = ["MEMORY.md", "USER.md", "memory", "sessions"] as const;
 
 export function looksLikeWorkspace(dir: string): boolean {
   return WORKSPACE_MARKERS.some((m) => existsSync(join(dir, m)));

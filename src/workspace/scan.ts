@@ -3,6 +3,7 @@ import { join, relative, sep } from "node:path";
 import type { FileClass } from "../ingest/types.js";
 import { classifyExtraPath, classifyWorkspacePath, type Classification } from "./classify.js";
 import type { SkippedFile } from "./issues.js";
+import { CURATED_FILES, MEMORY_DIRS, isIgnoredSegment } from "./layout.js";
 
 /** A memory file found on disk. */
 export interface WorkspaceFile {
@@ -26,8 +27,6 @@ export interface ScanResult {
   /** Things passed over with a reason (symlink out of root, unreadable dir, ...). */
   skipped: SkippedFile[];
 }
-
-const IGNORED_DIRS = new Set(["node_modules"]);
 
 // The scan uses sync fs calls: for thousands of small stats they are several times faster than the
 // promise API, and a scan of 2,000 files blocks for only ~10 ms.
@@ -97,7 +96,7 @@ async function walk(dir: string, ctx: WalkContext): Promise<void> {
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const ent of entries) {
-    if (ent.name.startsWith(".") || IGNORED_DIRS.has(ent.name)) continue;
+    if (isIgnoredSegment(ent.name)) continue;
     const abs = join(dir, ent.name);
     if (ent.isSymbolicLink()) {
       const target = tryRealpath(abs);
@@ -176,7 +175,7 @@ export async function scanWorkspace(target: ScanTarget): Promise<ScanResult> {
     }
     return true;
   };
-  for (const name of ["MEMORY.md", "USER.md", "memory.md"]) {
+  for (const name of CURATED_FILES) {
     const abs = join(root, name);
     if (!usable(abs)) continue;
     addFile(abs, { realRoot, visited, out, classify: () => ({ class: "curated" }), keyOf });
@@ -190,7 +189,7 @@ export async function scanWorkspace(target: ScanTarget): Promise<ScanResult> {
     pace,
     classify: (abs) => classifyWorkspacePath(keyOf(abs)),
   };
-  for (const sub of ["memory", "sessions"]) {
+  for (const sub of Object.keys(MEMORY_DIRS)) {
     const abs = join(root, sub);
     if (usable(abs)) await walk(abs, rootCtx);
   }
@@ -221,7 +220,7 @@ export async function scanWorkspace(target: ScanTarget): Promise<ScanResult> {
 
 /** True when any segment of a relative path is a dot-dir/file or node_modules. */
 function hasIgnoredSegment(rel: string): boolean {
-  return rel.split("/").some((seg) => seg.startsWith(".") || IGNORED_DIRS.has(seg));
+  return rel.split("/").some(isIgnoredSegment);
 }
 
 /**

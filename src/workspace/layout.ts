@@ -1,0 +1,42 @@
+/**
+ * The workspace layout: which paths under a workspace root are memory. The one home of this fact;
+ * classification (workspace/classify), the scan (workspace/scan), the watcher's filter
+ * (daemon/watcher) and workspace detection (workspace/resolve) all read it from here.
+ *
+ *   MEMORY.md, USER.md (and a lowercase memory.md)   curated files, in the root only
+ *   memory/**\/*.md                                   daily logs (dated names) and notes
+ *   sessions/**\/*.jsonl                              transcripts
+ *
+ * Nothing else in the root is memory. Below the root, dot-files, dot-dirs and node_modules are skipped.
+ */
+
+/** Curated files: only in the workspace root. */
+export const CURATED_FILES = ["MEMORY.md", "USER.md", "memory.md"] as const;
+
+/** The folders of the root that hold memory, and the file suffix (lowercased) each indexes. */
+export const MEMORY_DIRS = { memory: ".md", sessions: ".jsonl" } as const;
+
+export type MemoryDir = keyof typeof MEMORY_DIRS;
+
+const curated = new Set<string>(CURATED_FILES);
+
+export function isCuratedName(name: string): boolean {
+  return curated.has(name);
+}
+
+export function isMemoryDir(name: string): name is MemoryDir {
+  return Object.hasOwn(MEMORY_DIRS, name);
+}
+
+/** A root entry that can be or hold memory (a curated file, memory/, sessions/). */
+export function isMemoryRootEntry(name: string): boolean {
+  return isCuratedName(name) || isMemoryDir(name);
+}
+
+/** The entries whose presence makes a directory a memory workspace. */
+export const WORKSPACE_MARKERS: readonly string[] = ["MEMORY.md", "USER.md", ...Object.keys(MEMORY_DIRS)];
+
+/** A path segment the scan and the watcher skip: dot-files, dot-dirs and node_modules. */
+export function isIgnoredSegment(segment: string): boolean {
+  return segment.startsWith(".") || segment === "node_modules";
+}
