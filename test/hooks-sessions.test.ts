@@ -156,6 +156,8 @@ describe("hooks: SessionStart by source", () => {
     expect(startup).toMatch(
       /^<cortex_memories>\n[\s\S]*Switched the nightly build to the arm64 runners\.[\s\S]*<\/cortex_memories>$/,
     );
+    // The same line shape as a prompt's recall: `- [date] path:from-to: text`.
+    expect(startup).toContain(`\n- [${day}] memory/${day}.md:3-3: Switched the nightly build to the arm64 runners.\n`);
     // The conversation comes back with that context in it: nothing to add.
     expect(await start("resume")).toBe("");
     // A prompt gives the session a goal; PreCompact checkpoints it.

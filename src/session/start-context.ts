@@ -2,7 +2,7 @@ import { readdir, readFile, realpath } from "node:fs/promises";
 import { isAbsolute, join, relative } from "node:path";
 import { shortSession } from "../capture/turns.js";
 import { localDate, localTime } from "../memory-files/entry.js";
-import { escapeMemoryText, formatRecallBlock } from "../search/recall-format.js";
+import { escapeMemoryText, formatMemoryLine, formatRecallBlock } from "../search/recall-format.js";
 import { chunkHash } from "../util/hash.js";
 import type { SessionRecord } from "./state.js";
 import { dateFromName } from "../workspace/classify.js";
@@ -44,9 +44,16 @@ export function entryKey(e: RecentEntry): string {
   return chunkHash(e.text).slice(0, 16);
 }
 
-/** `- (memory/<day>.md:<line>) <text>`, escaped. */
+/** The entry as a recall line (`- [day] memory/<file>:<line>-<line>: <text>`, escaped). */
 function entryLine(e: RecentEntry): string {
-  return `- (memory/${e.file}:${e.lineNo}) ${escapeMemoryText(e.text)}`;
+  const date = dateFromName(e.file);
+  return formatMemoryLine({
+    path: `memory/${e.file}`,
+    startLine: e.lineNo,
+    endLine: e.lineNo,
+    ...(date ? { date } : {}),
+    text: e.text,
+  });
 }
 
 function isInsideDir(dir: string, p: string): boolean {
