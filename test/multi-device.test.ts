@@ -150,7 +150,10 @@ describe("conflict copies of file-sync tools", () => {
     const root = tempDir("cortexd-copies-");
     const original = "# 2026-11-30\n\n- The VPN gateway moved to gw2.example.net\n- Standup is at 9:30 in room Ada\n";
     writeFiles(root, {
-      "MEMORY.md": "# Memory\n",
+      "MEMORY.md": "# Memory\n\n- The staging database is pg-staging-3\n",
+      "MEMORY 2.md": "# Memory\n\n- The staging database is pg-staging-3\n- The staging database backs up at 02:00\n",
+      "USER.md": "- Prefers short answers\n",
+      "USER.sync-conflict-20261130-101500-ABCDEFG.md": "- Prefers short answers\n- Works from Lisbon\n",
       "memory/2026-11-30.md": original,
       "memory/2026-11-30.sync-conflict-20261130-101500-ABCDEFG.md": `${original}- The VPN gateway password rotates monthly\n`,
       "memory/2026-11-29 (conflicted copy 2026-11-29).md": "# 2026-11-29\n\n- Lunch order goes out at noon\n",
@@ -162,6 +165,9 @@ describe("conflict copies of file-sync tools", () => {
     const d = await daemonFor(root, home);
     const st = (await d.call("cortex.status", {})).workspaces[0]!;
     expect(st.conflicts?.copies).toEqual([
+      // Copies of the curated files in the root are indexed and listed too.
+      { path: "MEMORY 2.md", of: "MEMORY.md" },
+      { path: "USER.sync-conflict-20261130-101500-ABCDEFG.md", of: "USER.md" },
       { path: "memory/2026-11-29 (conflicted copy 2026-11-29).md", of: "memory/2026-11-29.md" },
       { path: "memory/2026-11-30.sync-conflict-20261130-101500-ABCDEFG.md", of: "memory/2026-11-30.md" },
       { path: "memory/notes 2.md", of: "memory/notes.md" },
@@ -170,6 +176,15 @@ describe("conflict copies of file-sync tools", () => {
     const got = await d.call("memory.recall", { query: "VPN gateway" });
     expect(got.context.match(/gw2\.example\.net/g)?.length).toBe(1);
     expect(got.context).toContain("rotates monthly"); // the copy's own line is kept
+    const staging = await d.call("memory.recall", { query: "When does the staging database pg-staging-3 back up?" });
+    expect(staging.context).toContain("backs up at 02:00"); // found only in the copy of MEMORY.md
+    expect(staging.context.match(/pg-staging-3/g)?.length).toBe(1);
+    expect((await d.call("memory.search", { query: "Lisbon" })).results[0]?.path).toBe(
+      "USER.sync-conflict-20261130-101500-ABCDEFG.md",
+    );
+    // A copy that appears while the daemon runs is picked up by the watcher.
+    writeFiles(root, { "MEMORY (Ann's conflicted copy 2026-12-01).md": "- The office wifi is named Heron\n" });
+    await waitUntil(async () => (await d.call("memory.search", { query: "Heron wifi" })).results.length > 0, 15_000);
   });
 });
 

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { conflictCopyKey, conflictCopyOf } from "../src/sync/conflict-copies.js";
+import { conflictCopyKey, conflictCopyOf } from "../src/workspace/conflict-copies.js";
 import { hasConflictMarkers, scanConflicts } from "../src/ingest/conflict-markers.js";
 import { syncInit, BLOCK_START } from "../src/sync/init.js";
 import { collapseConflictCopies } from "../src/sync/recall-copies.js";

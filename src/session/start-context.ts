@@ -6,7 +6,7 @@ import { escapeMemoryText, formatMemoryLine, formatRecallBlock } from "../search
 import { chunkHash } from "../util/hash.js";
 import type { SessionRecord } from "./state.js";
 import { dateFromName } from "../workspace/classify.js";
-import { conflictCopyOf } from "../sync/conflict-copies.js";
+import { conflictCopyOf } from "../workspace/conflict-copies.js";
 
 /**
  * What a session is told when it starts, by Claude Code's SessionStart `source`:

@@ -1,4 +1,4 @@
-import { conflictCopyKey } from "./conflict-copies.js";
+import { conflictCopyKey } from "../workspace/conflict-copies.js";
 import { SIDECAR_TAG } from "./save-sidecar.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { WorkspaceEngine } from "../engine/engine.js";
 import type { WorkspaceSyncStatus } from "../rpc/protocol.js";
-import { conflictCopyKey } from "./conflict-copies.js";
+import { conflictCopyKey } from "../workspace/conflict-copies.js";
 import type { GitSync } from "./git-sync.js";
 import { conflictFix, SIDECAR_TAG, sidecarKey } from "./save-sidecar.js";
 

@@ -1,5 +1,5 @@
 import type { FileClass } from "../ingest/types.js";
-import { MEMORY_DIRS, isCuratedName, isMemoryDir } from "./layout.js";
+import { MEMORY_DIRS, isCuratedFile, isMemoryDir } from "./layout.js";
 
 export interface Classification {
   class: FileClass;
@@ -37,7 +37,7 @@ export function classifyNote(basename: string): Classification {
 export function classifyWorkspacePath(rel: string): Classification | null {
   const parts = rel.split("/");
   const base = parts[parts.length - 1]!;
-  if (parts.length === 1) return isCuratedName(base) ? { class: "curated" } : null;
+  if (parts.length === 1) return isCuratedFile(base) ? { class: "curated" } : null;
   const dir = parts[0]!;
   if (!isMemoryDir(dir) || !base.toLowerCase().endsWith(MEMORY_DIRS[dir])) return null;
   return dir === "memory" ? classifyNote(base) : { class: "transcript" };

@@ -3,12 +3,16 @@
  * classification (workspace/classify), the scan (workspace/scan), the watcher's filter
  * (daemon/watcher) and workspace detection (workspace/resolve) all read it from here.
  *
- *   MEMORY.md, USER.md (and a lowercase memory.md)   curated files, in the root only
+ *   MEMORY.md, USER.md (and a lowercase memory.md)   curated files, in the root only, and the
+ *                                                    conflict copies a file-sync tool leaves of them
+ *                                                    (`MEMORY 2.md`, `USER.sync-conflict-….md`)
  *   memory/**\/*.md                                   daily logs (dated names) and notes
  *   sessions/**\/*.jsonl                              transcripts
  *
  * Nothing else in the root is memory. Below the root, dot-files, dot-dirs and node_modules are skipped.
  */
+
+import { conflictCopyOf } from "./conflict-copies.js";
 
 /** Curated files: only in the workspace root. */
 export const CURATED_FILES = ["MEMORY.md", "USER.md", "memory.md"] as const;
@@ -20,17 +24,25 @@ export type MemoryDir = keyof typeof MEMORY_DIRS;
 
 const curated = new Set<string>(CURATED_FILES);
 
+/** One of the curated file names exactly (the files cortexd writes). */
 export function isCuratedName(name: string): boolean {
   return curated.has(name);
+}
+
+/** A curated file of the root, or a file-sync tool's conflict copy of one (indexed as curated too). */
+export function isCuratedFile(name: string): boolean {
+  if (curated.has(name)) return true;
+  const of = conflictCopyOf(name);
+  return of !== undefined && curated.has(of);
 }
 
 export function isMemoryDir(name: string): name is MemoryDir {
   return Object.hasOwn(MEMORY_DIRS, name);
 }
 
-/** A root entry that can be or hold memory (a curated file, memory/, sessions/). */
+/** A root entry that can be or hold memory (a curated file or a copy of one, memory/, sessions/). */
 export function isMemoryRootEntry(name: string): boolean {
-  return isCuratedName(name) || isMemoryDir(name);
+  return isCuratedFile(name) || isMemoryDir(name);
 }
 
 /** The entries whose presence makes a directory a memory workspace. */

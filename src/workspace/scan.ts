@@ -3,7 +3,8 @@ import { join, relative, sep } from "node:path";
 import type { FileClass } from "../ingest/types.js";
 import { classifyExtraPath, classifyWorkspacePath, type Classification } from "./classify.js";
 import type { SkippedFile } from "./issues.js";
-import { CURATED_FILES, MEMORY_DIRS, isIgnoredSegment } from "./layout.js";
+import { MEMORY_DIRS, isCuratedFile, isIgnoredSegment } from "./layout.js";
+import { errorMessage } from "../util/error-message.js";
 
 /** A memory file found on disk. */
 export interface WorkspaceFile {
@@ -175,7 +176,14 @@ export async function scanWorkspace(target: ScanTarget): Promise<ScanResult> {
     }
     return true;
   };
-  for (const name of CURATED_FILES) {
+  let rootNames: string[];
+  try {
+    rootNames = readdirSync(root).filter(isCuratedFile).sort();
+  } catch (e) {
+    out.skipped.push({ path: root, kind: "unreadable", reason: `cannot list the workspace root: ${errorMessage(e)}` });
+    rootNames = [];
+  }
+  for (const name of rootNames) {
     const abs = join(root, name);
     if (!usable(abs)) continue;
     addFile(abs, { realRoot, visited, out, classify: () => ({ class: "curated" }), keyOf });
