@@ -8,7 +8,8 @@ import { collapseConflictCopies } from "../src/sync/recall-copies.js";
 import { sidecarKey } from "../src/sync/save-sidecar.js";
 import { classifyWorkspacePath } from "../src/workspace/classify.js";
 import { gitHome, gitOk } from "./helpers/git.js";
-import { tempDir } from "./helpers/workspace.js";
+import { isolatedEnv, runCli } from "./helpers/cli.js";
+import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 describe("git conflict markers", () => {
   const conflicted = [
@@ -96,6 +97,21 @@ describe("conflict copies of file-sync tools", () => {
 });
 
 describe("cortexd sync init (the function `cortexd init` calls too)", () => {
+  it("-w takes the workspace the way every command does: a relative path from the cwd, an unknown one named", () => {
+    const home = tempDir("cortexd-home-");
+    const parent = tempDir("cortexd-parent-");
+    const root = join(parent, "notes");
+    writeFiles(root, { "MEMORY.md": "- x\n" });
+    gitOk(root, gitHome("sync-w"), "init", "-q");
+    const env = isolatedEnv(home);
+    const r = runCli(["sync", "init", "--json", "-w", "notes"], env, undefined, { cwd: parent });
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(root, ".gitattributes"), "utf8")).toContain(BLOCK_START);
+    const bad = runCli(["sync", "init", "-w", "nosuchname"], env, undefined, { cwd: parent });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/no workspace named "nosuchname"/);
+  });
+
   it("adds its block beside the user's own attributes, idempotently, and git applies it", () => {
     const home = gitHome("init");
     const root = tempDir("cortexd-init-");

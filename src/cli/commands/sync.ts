@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import { expandPath } from "../../config/paths.js";
 import { syncInit } from "../../sync/init.js";
@@ -16,20 +17,11 @@ export function registerSync(program: Command): void {
     .argument("[dir]", "the workspace root (default: --workspace, else the configured workspace)")
     .action((dir: string | undefined, _o, cmd: Command) => {
       const opts = cmd.optsWithGlobals<GlobalOptions>();
-      const root = dir
-        ? expandPath(dir)
-        : opts.workspace
-          ? (loadForCli(opts).config.workspaces.find((w) => w.name === opts.workspace)?.path ??
-            expandPath(opts.workspace))
-          : firstWorkspace(opts);
+      // A directory given here is taken as is (it may not hold memory yet); else the one workspace resolution.
+      const root = dir ? resolve(expandPath(dir)) : loadForCli(opts).selected.path;
       const r = syncInit(root);
       if (opts.json) return printJson(r);
       console.log(r.summary);
       for (const n of r.next) console.log(`next: ${n}`);
     });
-}
-
-function firstWorkspace(opts: GlobalOptions): string {
-  const ws = loadForCli(opts).config.workspaces;
-  return (ws.find((w) => !w.shared) ?? ws[0]!).path;
 }
