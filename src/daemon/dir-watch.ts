@@ -7,7 +7,7 @@ export type DirEvent = "add" | "change" | "unlink" | "addDir" | "unlinkDir";
 /**
  * Watches a directory tree with one native watch per directory (inotify, FSEvents, …), never one
  * per file: 100,000 memory files in a handful of directories cost a handful of watches and almost
- * no memory (chokidar keeps a watcher object per file: ~600 MB for 100k files). A directory watch
+ * no memory (a per-file watcher keeps an object per file; docs/performance.md, "Watching"). A directory watch
  * reports its files' changes; new subdirectories are watched as they appear (and their files
  * reported), removed ones are dropped. Emits "all" (event, absolute path), "error" and "ready".
  * Events are hints: the indexer stats each reported path, so add and change need not be told apart.

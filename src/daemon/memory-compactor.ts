@@ -6,7 +6,7 @@ import type { Logger } from "pino";
  * little for V8 to collect it on its own, so the daemon would sit at its peak for hours. Each
  * piece of work re-arms an idle timer; when the daemon has been quiet for `idleMs` and its heap
  * (+ external buffers) has grown by `growthBytes` since the last collection, one full collection
- * runs (≈ 30–100 ms, while nothing else is happening).
+ * runs (tens of milliseconds, while nothing else is happening).
  *
  * The collector is `globalThis.gc`, present when Node runs with --expose-gc (the service files,
  * `cortexd start` and `npm start` pass it, see service/units.ts); without it this does nothing.

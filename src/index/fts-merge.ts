@@ -4,8 +4,8 @@ import type Database from "better-sqlite3";
  * Merges the chunk FTS5 index's segments, a few hundred pages per step, yielding to the event loop
  * between steps so searches are not held up by one long 'optimize'. Stops when a step changes
  * nothing. Every batch of writes adds a segment; a query reads every segment's posting lists, so
- * after a cold index (10 segments on the 2,000-file bench) keyword search is ~1.8× slower until
- * they are merged (64 ms of work there). Returns the time taken in ms.
+ * after a cold index keyword search is markedly slower until they are merged (docs/performance.md).
+ * Returns the time taken in ms.
  */
 export async function mergeFtsSegments(db: Database.Database): Promise<number> {
   const t0 = performance.now();

@@ -131,7 +131,7 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
     `);
   },
   // 6: status at scale: the knowledge summary counts transcripts and memory days on indexes instead
-  // of scanning every file row (~30 ms each at 100k files).
+  // of scanning every file row (slow at 100k files).
   (db) => {
     db.exec(`
       CREATE INDEX files_class ON files(class);

@@ -3,7 +3,7 @@ import { join } from "node:path";
 
 /**
  * Node flags for the long-running daemon: a small young generation keeps the idle footprint
- * ~30 MB lower after a large index (V8 otherwise keeps up to 3×16 MB of semi-spaces) at no
+ * lower after a large index (V8 otherwise keeps up to 3×16 MB of semi-spaces) at no
  * measurable cost in indexing speed; --expose-gc lets the daemon give memory back after a burst
  * of work (daemon/memory-compactor). Passed as NODE_OPTIONS by the service files and `cortexd start`.
  */

@@ -30,7 +30,7 @@ export interface ScanResult {
 }
 
 // The scan uses sync fs calls: for thousands of small stats they are several times faster than the
-// promise API, and a scan of 2,000 files blocks for only ~10 ms.
+// promise API, and a scan of a few thousand files blocks only briefly.
 // Any failure (gone, ENAMETOOLONG, ELOOP, EACCES, a NUL in the path) means "not a usable file".
 // A large tree yields to the event
 // loop every YIELD_EVERY files, so a daemon scanning 100,000 files keeps answering searches.
