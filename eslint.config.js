@@ -88,6 +88,13 @@ export default tseslint.config(
     },
   },
   {
+    // No file in src/ over 400 lines, counted as formatted (docs/architecture.md): split by job.
+    files: ["src/**/*.ts"],
+    // Temporary: these two are being split on another branch (issue #18); drop this line once they are.
+    ignores: ["src/rpc/protocol.ts", "src/hooks/run.ts"],
+    rules: { "max-lines": ["error", { max: 400, skipBlankLines: false, skipComments: false }] },
+  },
+  {
     // Tests poke at raw JSON answers; `any` there is the honest type.
     files: ["test/**/*.ts"],
     rules: { "@typescript-eslint/no-explicit-any": "off" },

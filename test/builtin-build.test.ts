@@ -4,11 +4,11 @@
  * and the TypeScript fast path = node-llama-cpp (tokens and vectors).
  */
 import { mkdir, mkdtemp, rm, stat, truncate, writeFile } from "node:fs/promises";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import type { LlamaModel } from "node-llama-cpp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import {
   BUILTIN_BUILDER_VERSION,
   BUILTIN_CONTEXT_LENGTH,
@@ -322,9 +322,11 @@ describe("ensureBuiltinModel", () => {
     await writeFile(`${target}.lock`, JSON.stringify({ pid: Number(dead), host: os.hostname(), at: Date.now() }));
     await ensureBuiltinModel(models);
     expect(await isCurrentBuiltinModel(target)).toBe(true);
-    // Live (our own pid): ensure waits until the lock goes away, then re-checks.
+    // Live (another process that is running): ensure waits until the lock goes away, then re-checks.
     await rm(target);
-    await writeFile(`${target}.lock`, JSON.stringify({ pid: process.pid, host: os.hostname(), at: Date.now() }));
+    const holder = spawn(process.execPath, ["-e", "setInterval(() => {}, 1e6)"], { stdio: "ignore" });
+    onTestFinished(() => void holder.kill("SIGKILL"));
+    await writeFile(`${target}.lock`, JSON.stringify({ pid: holder.pid, host: os.hostname(), at: Date.now() }));
     let done = false;
     const pending = ensureBuiltinModel(models).then((p) => {
       done = true;

@@ -10,13 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUILTIN_BUILDER_VERSION } from "../src/embed/builtin/build.js";
 import { ensureBuiltinModel } from "../src/embed/builtin/ensure.js";
 import {
-  NotStaticBertError,
-  WordPiecePreTokenizer,
   createStaticBertProvider,
   embedTokenIds,
-  loadStaticBertModel,
   type StaticBertProvider,
 } from "../src/embed/builtin/fast-provider.js";
+import { NotStaticBertError, loadStaticBertModel } from "../src/embed/builtin/static-bert-load.js";
+import { WordPiecePreTokenizer } from "../src/embed/builtin/wordpiece.js";
 import { ggufValue, readGgufInfo, readGgufTensor, type GgufKV } from "../src/embed/gguf/reader.js";
 import { kv, writeGguf, type GgufTensor } from "../src/embed/gguf/writer.js";
 import { createLocalProvider } from "../src/embed/local-provider.js";

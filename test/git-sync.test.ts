@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
 import { daemonsPerTest, startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
-import { bareRemoteAndTwoClones, commitPullPush, gitOk } from "./helpers/git.js";
+import { CONFLICT_MARKERS, bareRemoteAndTwoClones, commitPullPush, gitOk, resolveKeepingBoth } from "./helpers/git.js";
 
 /**
  * The scheduled git sync (workspace config `sync.git`, a cron; here every second) against a bare
@@ -35,7 +35,6 @@ const read = (path: string) => {
   }
 };
 const gitState = async (d: TestDaemon) => (await d.call("cortex.status", {})).workspaces[0]!.gitSync;
-const MARKERS = /^(<{7}|={7}|>{7})/m;
 
 describe("scheduled git sync", () => {
   it("commits each device's saves, pulls with a merge and pushes: both clones converge, both indexes find both", async () => {
@@ -53,7 +52,7 @@ describe("scheduled git sync", () => {
       return t.includes("db2.internal") && t.includes("deploy key every Monday");
     };
     await waitUntil(() => both(desktop.root) && both(laptop.root), 30_000, 200);
-    expect(read(join(desktop.root, day))).not.toMatch(MARKERS);
+    expect(read(join(desktop.root, day))).not.toMatch(CONFLICT_MARKERS);
     for (const d of [a, b]) {
       await waitUntil(async () => {
         const r = await d.call("memory.search", { query: "staging database deploy key", limit: 10 });
@@ -106,7 +105,7 @@ describe("scheduled git sync", () => {
     const remoteHead = gitOk(remote, desktop.home, "rev-parse", "main");
     const laptopHead = gitOk(laptop.root, laptop.home, "rev-parse", "HEAD");
     const conflicted = readFileSync(join(laptop.root, day), "utf8");
-    expect(conflicted).toMatch(MARKERS);
+    expect(conflicted).toMatch(CONFLICT_MARKERS);
     const side = await b.call("memory.save", { text: "The release freeze starts on the 15th" });
     expect(side.conflict?.file).toBe(day);
     const runsBefore = (await gitState(b))!.lastRun;
@@ -123,15 +122,7 @@ describe("scheduled git sync", () => {
     );
 
     // The person resolves it (keeps both sides) and commits: the next run syncs again.
-    writeFileSync(
-      join(laptop.root, day),
-      conflicted
-        .split("\n")
-        .filter((l) => !MARKERS.test(l))
-        .join("\n"),
-    );
-    gitOk(laptop.root, laptop.home, "add", day);
-    gitOk(laptop.root, laptop.home, "commit", "-q", "--no-edit");
+    resolveKeepingBoth(laptop, day, conflicted);
     await waitUntil(async () => (await gitState(b))?.state === "ok", 20_000, 200);
     await waitUntil(
       () => gitOk(remote, desktop.home, "show", "main:" + day).includes("deploy key every Monday"),

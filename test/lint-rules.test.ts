@@ -26,4 +26,15 @@ describe("lint rules", () => {
     const fine = `import { errorMessage } from "./error-message.js";\nexport function f(e: unknown): string {\n  return errorMessage(e);\n}\n`;
     expect(await rulesHit(fine, "src/util/fine.ts")).toEqual([]);
   }, 60_000);
+
+  it("refuses a file in src over 400 lines, blank lines and comments included", async () => {
+    const lines = (n: number) =>
+      Array.from({ length: n }, (_, i) =>
+        i % 3 === 0 ? "" : i % 3 === 1 ? "// note" : `export const v${i} = ${i};`,
+      ).join("\n") + "\n";
+    expect(await rulesHit(lines(401), "src/util/violation.ts")).toContain("max-lines");
+    expect(await rulesHit(lines(400), "src/util/fine.ts")).toEqual([]);
+    // tests and scripts are not held to it
+    expect(await rulesHit(lines(401), "test/fine.test.ts")).toEqual([]);
+  }, 60_000);
 });

@@ -1,9 +1,9 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
 import { daemonsPerTest, startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
-import { bareRemoteAndTwoClones, commitPullPush, gitOk } from "./helpers/git.js";
+import { CONFLICT_MARKERS, bareRemoteAndTwoClones, commitPullPush, gitOk, resolveKeepingBoth } from "./helpers/git.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 /**
@@ -27,8 +27,6 @@ async function finds(d: TestDaemon, query: string, path: string): Promise<boolea
   const r = await d.call("memory.search", { query, limit: 20 });
   return r.results.some((h) => h.path === path && h.snippet.includes(query));
 }
-
-const MARKERS = /^(<{7}|={7}|>{7})/m;
 
 describe("memory on two machines synced by git", () => {
   it("same-day saves on both clones merge without a conflict after `cortexd sync init`, and both indexes hold both", async () => {
@@ -75,7 +73,7 @@ describe("memory on two machines synced by git", () => {
     expect(fa).toBe(fb);
     expect(fa).toContain("staging database moved to db2.internal");
     expect(fa).toContain("deploy key every Monday");
-    expect(fa).not.toMatch(MARKERS);
+    expect(fa).not.toMatch(CONFLICT_MARKERS);
     for (const d of [a, b]) {
       await waitUntil(
         async () => (await finds(d, "staging database moved", day)) && (await finds(d, "deploy key every Monday", day)),
@@ -98,7 +96,7 @@ describe("memory on two machines synced by git", () => {
     const pulled = commitPullPush(laptop, "laptop memory");
     expect(pulled.pull.out).toMatch(/CONFLICT \([a-z/]+\): Merge conflict in memory\//);
     const conflicted = readFileSync(join(laptop.root, day), "utf8");
-    expect(conflicted).toMatch(MARKERS);
+    expect(conflicted).toMatch(CONFLICT_MARKERS);
 
     await waitUntil(
       async () => (await b.call("cortex.status", {})).workspaces[0]!.conflicts?.files.includes(day) ?? false,
@@ -131,15 +129,7 @@ describe("memory on two machines synced by git", () => {
     await waitUntil(() => finds(b, "release freeze starts", saved.path), 15_000);
 
     // Resolved by hand (keep both sides): the flag goes, saves go to the day's log again.
-    writeFileSync(
-      join(laptop.root, day),
-      conflicted
-        .split("\n")
-        .filter((l) => !MARKERS.test(l))
-        .join("\n"),
-    );
-    gitOk(laptop.root, laptop.home, "add", day);
-    gitOk(laptop.root, laptop.home, "commit", "-q", "--no-edit");
+    resolveKeepingBoth(laptop, day, conflicted);
     await waitUntil(async () => (await b.call("cortex.status", {})).workspaces[0]!.conflicts === undefined, 15_000);
     expect((await b.call("memory.save", { text: "Tickets go to the infra board" })).path).toBe(day);
   });

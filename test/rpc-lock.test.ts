@@ -12,17 +12,12 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import ts from "typescript";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { withClient } from "../src/client/client.js";
-import {
-  AlreadyRunningError,
-  acquireInstanceLock,
-  lockPathFor,
-  removeIfUnchanged,
-  type InstanceLock,
-} from "../src/rpc/instance-lock.js";
+import { AlreadyRunningError, acquireInstanceLock, lockPathFor, type InstanceLock } from "../src/rpc/instance-lock.js";
+import { removeIfUnchanged } from "../src/util/lock-file.js";
 import { startRpcServer } from "../src/rpc/server.js";
 import { SocketPathTooLongError, prepareSocketDir, resolveSocketPath } from "../src/rpc/socket-path.js";
 
@@ -312,16 +307,17 @@ describe("instance lock", () => {
   });
 });
 
-/** instance-lock.ts + connect.ts as plain ESM in a temp dir, so child processes can run the real code. */
+/** instance-lock.ts and what it imports as plain ESM in a temp dir, so child processes can run the real code. */
 function transpileLockModules(): string {
   const out = tempDir();
   writeFileSync(join(out, "package.json"), '{"type":"module"}');
-  for (const name of ["instance-lock", "connect"]) {
-    const src = readFileSync(new URL(`../src/rpc/${name}.ts`, import.meta.url), "utf8");
+  for (const name of ["rpc/instance-lock", "rpc/connect", "util/lock-file"]) {
+    const src = readFileSync(new URL(`../src/${name}.ts`, import.meta.url), "utf8");
     const js = ts.transpileModule(src, {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
     }).outputText;
+    mkdirSync(join(out, dirname(name)), { recursive: true });
     writeFileSync(join(out, `${name}.js`), js);
   }
-  return out;
+  return join(out, "rpc");
 }

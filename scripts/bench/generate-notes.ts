@@ -1,7 +1,6 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { mulberry32 } from "../../src/util/prng.js";
 import type { GeneratedWorkspace } from "./generate.js";
+import { WorkspaceWriter } from "./workspace-writer.js";
 
 /**
  * A second corpus generator, shaped unlike generate.ts so that figures do not hinge on one
@@ -95,15 +94,9 @@ function noteFile(r: () => number, title: string, domain: string, target: number
 
 /** Generates the notes-shaped workspace (MEMORY.md, USER.md, notes in topic folders under memory/notes). */
 export function generateNotesWorkspace(root: string, files = 2000, seed = 7, sizeFactor = 1): GeneratedWorkspace {
-  rmSync(root, { recursive: true, force: true });
+  const out = new WorkspaceWriter(root);
+  const write = (rel: string, content: string) => out.write(rel, content);
   const r = mulberry32(seed);
-  let bytes = 0;
-  const write = (rel: string, content: string) => {
-    const p = join(root, rel);
-    mkdirSync(dirname(p), { recursive: true });
-    writeFileSync(p, content);
-    bytes += Buffer.byteLength(content);
-  };
   const domains = Object.keys(DOMAINS);
   write(
     "MEMORY.md",
@@ -118,5 +111,5 @@ export function generateNotesWorkspace(root: string, files = 2000, seed = 7, siz
       noteFile(r, `${pick(r, ws)} ${pick(r, ws)} ${i}`, domain, logNormalBytes(r, sizeFactor)),
     );
   }
-  return { root, files, bytes };
+  return { root, files, bytes: out.bytes };
 }

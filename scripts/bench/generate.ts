@@ -1,6 +1,7 @@
-import { mkdirSync, rmSync, writeFileSync, existsSync, readFileSync } from "node:fs";
-import { join, dirname } from "node:path";
+import { writeFileSync, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { mulberry32 } from "../../src/util/prng.js";
+import { WorkspaceWriter } from "./workspace-writer.js";
 
 /** Seeded PRNG: the same seed gives the same workspace. */
 export const rng = mulberry32;
@@ -180,15 +181,9 @@ export function generateWorkspace(
     const meta = JSON.parse(readFileSync(stamp, "utf8")) as GeneratedWorkspace & { seed: number; sizeFactor?: number };
     if (meta.files === files && meta.seed === seed && (meta.sizeFactor ?? 1) === sizeFactor) return meta;
   }
-  rmSync(root, { recursive: true, force: true });
+  const out = new WorkspaceWriter(root);
+  const write = (rel: string, content: string) => out.write(rel, content);
   const r = rng(seed);
-  let bytes = 0;
-  const write = (rel: string, content: string) => {
-    const p = join(root, rel);
-    mkdirSync(dirname(p), { recursive: true });
-    writeFileSync(p, content);
-    bytes += Buffer.byteLength(content);
-  };
   write(
     "MEMORY.md",
     `# Memory\n\n${Array.from({ length: 40 }, () => `- ${sentence(r, pick(r, Object.keys(TOPICS)))}`).join("\n")}\n`,
@@ -213,7 +208,7 @@ export function generateWorkspace(
       `sessions/session-${i}.jsonl`,
       transcript(r, day0 + i * 3_600_000, Math.round((3000 + Math.floor(r() * 9000)) * sizeFactor)),
     );
-  const meta = { root, files, bytes, seed, ...(sizeFactor !== 1 ? { sizeFactor } : {}) };
+  const meta = { root, files, bytes: out.bytes, seed, ...(sizeFactor !== 1 ? { sizeFactor } : {}) };
   writeFileSync(stamp, JSON.stringify(meta));
   return meta;
 }

@@ -1,14 +1,11 @@
 import type { Logger } from "pino";
-import { loadConfig, type LoadedConfig } from "../config/load.js";
+import type { LoadedConfig } from "../config/load.js";
 import { existsSync } from "node:fs";
 import { modelsDir, selectProvider } from "../embed/select.js";
 import { openEngine, type Engine } from "../engine/engine.js";
-import { isReadOnlyCode } from "../index/probe-writable.js";
-import { AlreadyRunningError, acquireInstanceLock, type InstanceLock } from "../rpc/instance-lock.js";
-import { join } from "node:path";
+import type { InstanceLock } from "../rpc/instance-lock.js";
 import { startRpcServer, type RpcServer } from "../rpc/server.js";
-import { prepareSocketDir } from "../rpc/socket-path.js";
-import { octal, securePrivateData } from "../util/private-paths.js";
+import { securePrivateData } from "../util/private-paths.js";
 import type { CortexStatus, HeartbeatResult } from "../rpc/protocol.js";
 import type { ConsolidationReport } from "../consolidate/report.js";
 import { loadReports } from "../consolidate/report.js";
@@ -16,7 +13,9 @@ import { VERSION } from "../version.js";
 import { HEARTBEAT_HISTORY, runConsolidation, runHeartbeat, runMaintenance } from "./jobs.js";
 import { LatencyWindow } from "./latency.js";
 import { MemoryCompactor } from "./memory-compactor.js";
+import { acquireDaemonLocks } from "./daemon-locks.js";
 import { createHandlers } from "./methods.js";
+import { reloadConfig } from "./reload.js";
 import { Scheduler } from "./scheduler.js";
 import { socketPathFor } from "./socket.js";
 import { buildStatus } from "./status.js";
@@ -96,28 +95,7 @@ export class Daemon {
     const socketPath = socketPathFor(opts.loaded, opts.env);
     // Owner-only data (0700 dirs, 0600 files): looser modes are tightened and logged, others' files refused.
     securePrivateData(opts.loaded.dataDir, opts.logger, opts.env);
-    const dataLock = await acquireDataDirLock(opts.loaded.dataDir, socketPath, opts.logger);
-    let lock: InstanceLock;
-    try {
-      const socketDir = prepareSocketDir(socketPath, opts.env);
-      if (socketDir.fixedMode !== undefined) {
-        opts.logger.warn(
-          { path: socketDir.dir, from: octal(socketDir.fixedMode), to: "0700" },
-          "permissions were looser than owner-only; tightened",
-        );
-      }
-      lock = await acquireInstanceLock(socketPath, { logger: opts.logger });
-    } catch (e) {
-      dataLock?.release();
-      const code = (e as NodeJS.ErrnoException).code;
-      if (!code || !isReadOnlyCode(code)) throw e;
-      // The socket lives in the data dir when there is no XDG_RUNTIME_DIR: a read-only data dir cannot hold it.
-      throw new Error(
-        `cannot create the socket ${socketPath}: its directory is not writable (${errorMessage(e)}); ` +
-          `set CORTEXD_SOCKET (or XDG_RUNTIME_DIR) to a writable directory, e.g. CORTEXD_SOCKET=/tmp/cortexd-$UID/cortexd.sock, and use the same setting for clients`,
-        { cause: e },
-      );
-    }
+    const { lock, dataLock } = await acquireDaemonLocks(opts.loaded.dataDir, socketPath, opts.logger, opts.env);
     let engine: Engine;
     try {
       engine = await openEngine(opts.loaded, { logger: opts.logger, deferProvider: true, verifyIndexes: true });
@@ -319,34 +297,14 @@ export class Daemon {
 
   /** Re-reads the config (SIGHUP): applies what can change live, reports what needs a restart. */
   reload(): { applied: string[]; restartNeeded: string[] } {
-    const next = loadConfig({
+    return reloadConfig({
+      engine: this.engine,
+      logger: this.logger,
       ...(this.opts.configFile ? { file: this.opts.configFile } : {}),
       ...(this.opts.env ? { env: this.opts.env } : {}),
-    });
-    const applied: string[] = [];
-    const restartNeeded: string[] = [];
-    const cur = this.engine.config;
-    if (next.config.logLevel !== cur.logLevel) {
-      this.logger.level = next.config.logLevel;
-      applied.push("logLevel");
-    }
-    if (JSON.stringify(next.config.search) !== JSON.stringify(cur.search)) {
-      for (const w of this.engine.workspaces) w.searcher.setConfig(next.config.search);
-      applied.push("search");
-    }
-    if (JSON.stringify(next.config.recall) !== JSON.stringify(cur.recall)) applied.push("recall");
-    if (JSON.stringify(next.config.embedding) !== JSON.stringify(cur.embedding)) {
       // Switch models live: keyword search keeps answering while vectors are re-embedded through the cache.
-      cur.embedding = next.config.embedding;
-      this.modelLoad = this.modelLoad.then(() => this.loadModel());
-      applied.push("embedding");
-    }
-    for (const key of ["workspaces", "chunking", "daemon", "schedule", "dataDir"] as const) {
-      if (JSON.stringify(next.config[key]) !== JSON.stringify(cur[key])) restartNeeded.push(key);
-    }
-    Object.assign(cur, { logLevel: next.config.logLevel, search: next.config.search, recall: next.config.recall });
-    this.logger.warn({ applied, restartNeeded }, "configuration reloaded");
-    return { applied, restartNeeded };
+      reloadModel: () => (this.modelLoad = this.modelLoad.then(() => this.loadModel())),
+    });
   }
 
   /** Graceful stop: no new work, finish the current transaction, close the DB, remove the socket. */
@@ -374,29 +332,5 @@ export class Daemon {
   /** Resolves when the daemon has stopped. */
   wait(): Promise<void> {
     return this.done;
-  }
-}
-
-/**
- * The single-writer lock on the data dir (`<dataDir>/lock`): a second daemon on the same data dir
- * exits naming the first one's pid, whatever its socket. A read-only data dir cannot hold it (nor
- * be written by two daemons): then there is none.
- */
-async function acquireDataDirLock(dataDir: string, socketPath: string, logger: Logger): Promise<InstanceLock | null> {
-  const lockPath = join(dataDir, "lock");
-  try {
-    return await acquireInstanceLock(socketPath, { logger, lockPath });
-  } catch (e) {
-    if (e instanceof AlreadyRunningError) {
-      const err = new AlreadyRunningError(e.pid, e.socketPath);
-      err.message = `cortexd is already running${e.pid !== undefined ? ` (pid ${e.pid})` : ""} on the data dir ${dataDir} (socket ${e.socketPath}); use \`cortexd stop\` first, or give this one its own data dir`;
-      throw err;
-    }
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code && isReadOnlyCode(code)) {
-      logger.warn({ lockPath, err: errorMessage(e) }, "data dir is read-only: no data-dir lock");
-      return null;
-    }
-    throw e;
   }
 }

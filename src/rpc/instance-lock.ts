@@ -1,18 +1,26 @@
-import { randomUUID } from "node:crypto";
-import { closeSync, lstatSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { Logger } from "pino";
+import {
+  heldHere,
+  holderAlive,
+  takeLock,
+  unlinkQuiet,
+  type HeldLock,
+  type LockRecord,
+  type ReadLock,
+  type Verdict,
+} from "../util/lock-file.js";
 import { socketLiveness } from "./connect.js";
 
 /**
- * Single-instance guard for one socket path: `<dir>/cortexd.lock` (for `cortexd.sock`) created with
- * O_EXCL, holding pid, start time and a random token.
+ * Single-instance guard for one socket path: `<dir>/cortexd.lock` (for `cortexd.sock`), a lock file
+ * (util/lock-file.ts) that also names the socket.
  *
  * An existing lock means "running" when its pid is alive and the socket accepts connections; "starting"
  * when the pid is alive, the socket is not up yet and the lock is younger than startupGraceMs (we wait);
- * otherwise it is stale and taken over. Only the holder of a short-lived `<lock>.takeover` mutex may
- * delete someone else's lock, and only if its content is unchanged since it was judged stale — so when
- * several daemons start at once, exactly one creates the lock.
+ * otherwise it is stale and taken over (under lock-file's takeover mutex, so when several daemons
+ * start at once, exactly one creates the lock).
  *
  * Order at shutdown: close the RPC server, then release() the lock.
  */
@@ -31,13 +39,7 @@ export class AlreadyRunningError extends Error {
   }
 }
 
-export interface LockInfo {
-  pid: number;
-  /** ms since epoch. */
-  startedAt: number;
-  token: string;
-  socketPath: string;
-}
+export type LockInfo = Required<LockRecord> & { socketPath: string };
 
 export interface InstanceLock {
   readonly lockPath: string;
@@ -61,10 +63,9 @@ export interface AcquireLockOptions {
   lockPath?: string;
 }
 
-/** Locks held by this process (lockPath → token). */
-const held = new Map<string, string>();
-const MUTEX_STALE_MS = 2000;
 const POLL_MS = 50;
+/** A lock without a valid record younger than this is still being written. */
+const WRITING_MS = 2000;
 
 export function lockPathFor(socketPath: string): string {
   return join(dirname(socketPath), `${basename(socketPath).replace(/\.sock$/, "")}.lock`);
@@ -77,87 +78,81 @@ export async function acquireInstanceLock(socketPath: string, opts: AcquireLockO
   const probeTimeout = opts.probeTimeoutMs ?? 1000;
   const lockPath = opts.lockPath ?? lockPathFor(socketPath);
   const ownsSocket = opts.lockPath === undefined;
-  const deadline = Date.now() + grace + 5000;
-
-  for (;;) {
-    if (held.has(lockPath)) throw new AlreadyRunningError(process.pid, socketPath);
-    const info: LockInfo = { pid: process.pid, startedAt: Date.now(), token: randomUUID(), socketPath };
-    if (tryCreate(lockPath, JSON.stringify(info) + "\n")) {
-      held.set(lockPath, info.token);
-      try {
-        if (ownsSocket) await clearStaleSocket(socketPath, probeTimeout, logger);
-      } catch (err) {
-        // Give the lock back, but leave the socket: it may be a live daemon's.
-        held.delete(lockPath);
-        unlinkQuiet(lockPath);
-        throw err;
-      }
-      return makeLock(lockPath, socketPath, info, logger, ownsSocket);
-    }
-    if (Date.now() > deadline) throw new Error(`could not acquire the instance lock ${lockPath} (it keeps changing)`);
-
-    const cur = readLock(lockPath);
-    if (!cur) continue; // vanished: retry right away
-    const holderSocket = cur.info?.socketPath || socketPath;
-    const verdict = await judge(cur, lockPath, holderSocket, grace, probeTimeout);
-    if (verdict === "running") throw new AlreadyRunningError(cur.info?.pid, holderSocket);
-    if (verdict === "starting") {
-      await sleep(POLL_MS);
-      continue;
-    }
-    const removed = removeIfUnchanged(lockPath, cur.raw);
-    if (removed === "busy") await sleep(POLL_MS / 5);
-    else if (removed === "removed")
-      logger?.warn({ lockPath, pid: cur.info?.pid }, "removed stale cortexd instance lock");
+  if (heldHere(lockPath)) throw new AlreadyRunningError(process.pid, socketPath);
+  let holderSocket = socketPath;
+  const got = await takeLock<{ socketPath: string }>(
+    lockPath,
+    { socketPath },
+    {
+      judge: (cur) => {
+        holderSocket = cur.record?.socketPath || socketPath;
+        return judge(cur, lockPath, holderSocket, grace, probeTimeout);
+      },
+      deadline: Date.now() + grace + 5000,
+      pollMs: POLL_MS,
+      timeout: () => new Error(`could not acquire the instance lock ${lockPath} (it keeps changing)`),
+      onStale: (cur) => logger?.warn({ lockPath, pid: cur.record?.pid }, "removed stale cortexd instance lock"),
+    },
+  );
+  if ("holder" in got) throw new AlreadyRunningError(got.holder.record?.pid, holderSocket);
+  const fileLock = got.taken;
+  try {
+    if (ownsSocket) await clearStaleSocket(socketPath, probeTimeout, logger);
+  } catch (err) {
+    // Give the lock back, but leave the socket: it may be a live daemon's.
+    fileLock.release();
+    throw err;
   }
+  return makeLock(fileLock, socketPath, logger, ownsSocket);
 }
 
 function makeLock(
-  lockPath: string,
+  fileLock: HeldLock<{ socketPath: string }>,
   socketPath: string,
-  info: LockInfo,
   logger: Logger | undefined,
   ownsSocket: boolean,
 ): InstanceLock {
   let released = false;
   return {
-    lockPath,
+    lockPath: fileLock.path,
     socketPath,
-    info,
+    info: fileLock.record,
     release() {
       if (released) return;
       released = true;
-      held.delete(lockPath);
-      const cur = readLock(lockPath);
-      if (!cur || cur.info?.token !== info.token) {
-        logger?.warn({ lockPath }, "instance lock is no longer ours; leaving it and the socket alone");
+      if (!fileLock.stillOurs()) {
+        fileLock.release();
+        logger?.warn({ lockPath: fileLock.path }, "instance lock is no longer ours; leaving it and the socket alone");
         return;
       }
       // While we hold the lock nobody else may create the socket, so a socket file here is ours.
       if (ownsSocket) unlinkQuiet(socketPath);
-      unlinkQuiet(lockPath);
+      fileLock.release();
     },
   };
 }
 
-type Verdict = "running" | "starting" | "stale";
-
+/**
+ * Running: the holder's pid is alive and its socket is up (or busy). Starting (wait): alive, no
+ * socket yet, and younger than the grace. A lock being written (no record yet) waits briefly.
+ */
 async function judge(
-  cur: ReadLock,
+  cur: ReadLock<{ socketPath: string }>,
   lockPath: string,
   socketPath: string,
   grace: number,
   probeTimeout: number,
 ): Promise<Verdict> {
-  const age = Date.now() - (cur.info?.startedAt ?? cur.mtimeMs);
+  const rec = cur.record;
+  const valid = rec && typeof rec.startedAt === "number" && typeof rec.token === "string";
+  if (!rec || !valid) return Date.now() - cur.mtimeMs < WRITING_MS ? "wait" : "stale"; // being written, or garbage
+  const age = Date.now() - (rec.startedAt ?? cur.mtimeMs);
   const young = age >= 0 && age < grace;
-  if (!cur.info) return Date.now() - cur.mtimeMs < MUTEX_STALE_MS ? "starting" : "stale"; // being written, or garbage
-  const { pid } = cur.info;
-  if (pid === process.pid) return held.has(lockPath) ? "running" : "stale"; // e.g. pid 1 in a restarted container
-  if (!pidAlive(pid)) return "stale";
+  if (!holderAlive(rec, lockPath)) return "stale";
+  if (rec.pid === process.pid) return "held"; // this process holds it
   const live = await socketLiveness(socketPath, probeTimeout);
-  if (live.state !== "dead") return "running"; // up, or busy/unreachable: don't steal it
-  return young ? "starting" : "stale";
+  if (live.state !== "dead") return "held"; // up, or busy/unreachable: don't steal it
+  return young ? "wait" : "stale";
 }
 
 /** After taking the lock: a socket file left behind by a crashed daemon is removed; a live one is refused. */
@@ -181,97 +176,3 @@ async function clearStaleSocket(socketPath: string, probeTimeout: number, logger
   unlinkQuiet(socketPath);
   logger?.warn({ socketPath }, "removed stale cortexd socket");
 }
-
-interface ReadLock {
-  raw: string;
-  info?: LockInfo;
-  mtimeMs: number;
-}
-
-function readLock(lockPath: string): ReadLock | null {
-  try {
-    const mtimeMs = statSync(lockPath).mtimeMs;
-    const raw = readFileSync(lockPath, "utf8");
-    const info = parseInfo(raw);
-    return info ? { raw, info, mtimeMs } : { raw, mtimeMs };
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw err;
-  }
-}
-
-function parseInfo(raw: string): LockInfo | undefined {
-  try {
-    const v = JSON.parse(raw) as Partial<LockInfo>;
-    if (
-      Number.isSafeInteger(v.pid) &&
-      (v.pid as number) > 0 &&
-      typeof v.startedAt === "number" &&
-      typeof v.token === "string"
-    ) {
-      return v as LockInfo;
-    }
-  } catch {
-    // fallthrough
-  }
-  return undefined;
-}
-
-function tryCreate(path: string, content: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(path, "wx", 0o600);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw err;
-  }
-  try {
-    writeSync(fd, content);
-  } catch (err) {
-    unlinkQuiet(path);
-    throw err;
-  } finally {
-    closeSync(fd);
-  }
-  return true;
-}
-
-/** Deletes the lock iff it still holds `raw`, under the takeover mutex. Exported for tests. */
-export function removeIfUnchanged(lockPath: string, raw: string): "removed" | "changed" | "busy" {
-  const mutex = `${lockPath}.takeover`;
-  if (!tryCreate(mutex, String(process.pid))) {
-    try {
-      if (Date.now() - statSync(mutex).mtimeMs > MUTEX_STALE_MS) unlinkQuiet(mutex); // its holder died mid-takeover
-    } catch {
-      // gone already
-    }
-    return "busy";
-  }
-  try {
-    const cur = readLock(lockPath);
-    if (!cur || cur.raw !== raw) return "changed";
-    unlinkSync(lockPath);
-    return "removed";
-  } finally {
-    unlinkQuiet(mutex);
-  }
-}
-
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-function unlinkQuiet(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-  }
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -84,3 +84,19 @@ export function commitPullPush(
   if (pull.code === 0) gitOk(c.root, c.home, "push", "-q", "origin", "HEAD:main");
   return { pull };
 }
+
+/** Git's conflict markers at the start of a line. */
+export const CONFLICT_MARKERS = /^(<{7}|={7}|>{7})/m;
+
+/** What a person does with a conflicted memory file: keep both sides (drop the marker lines), add, commit the merge. */
+export function resolveKeepingBoth(c: { root: string; home: string }, rel: string, conflicted: string): void {
+  writeFileSync(
+    join(c.root, rel),
+    conflicted
+      .split("\n")
+      .filter((l) => !CONFLICT_MARKERS.test(l))
+      .join("\n"),
+  );
+  gitOk(c.root, c.home, "add", rel);
+  gitOk(c.root, c.home, "commit", "-q", "--no-edit");
+}

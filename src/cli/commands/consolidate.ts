@@ -1,17 +1,8 @@
 import type { Command } from "commander";
-import { DaemonUnavailableError, withClient } from "../../client/client.js";
 import { consolidate } from "../../consolidate/run.js";
 import { summarize, type ConsolidationReport } from "../../consolidate/report.js";
-import { socketPathFor } from "../../daemon/socket.js";
-import {
-  CliError,
-  daemonWorkspace,
-  loadForCli,
-  openCliEngine,
-  printJson,
-  selectWorkspace,
-  type GlobalOptions,
-} from "../context.js";
+import { CliError, printJson, type GlobalOptions } from "../context.js";
+import { runInDaemonOrHere } from "../daemon-or-local.js";
 
 interface ConsolidateOptions extends GlobalOptions {
   dryRun?: boolean;
@@ -19,35 +10,20 @@ interface ConsolidateOptions extends GlobalOptions {
 
 /** Runs consolidation through the daemon when it is up (its scheduler's report), else in this process. */
 export async function runConsolidateCli(opts: ConsolidateOptions): Promise<ConsolidationReport[]> {
-  const loaded = loadForCli(opts);
-  const workspace = daemonWorkspace(opts);
-  try {
-    const { reports } = await withClient(
-      socketPathFor(loaded),
-      (c) => c.call("consolidate.run", { dryRun: opts.dryRun ?? false, ...(workspace ? { workspace } : {}) }),
-      { timeoutMs: 600_000 },
-    );
-    return reports;
-  } catch (e) {
-    if (!(e instanceof DaemonUnavailableError)) throw e;
-  }
-  const engine = await openCliEngine(opts, { deferProvider: true });
-  try {
-    const targets = opts.workspace ? [selectWorkspace(engine, opts)] : engine.workspaces;
-    const reports: ConsolidationReport[] = [];
-    for (const ws of targets) {
-      reports.push(
-        await consolidate(ws, {
-          dryRun: opts.dryRun ?? false,
-          cacheMax: engine.config.cache.maxEntries,
-          autoPromote: engine.config.schedule.autoPromote,
-        }),
-      );
-    }
-    return reports;
-  } finally {
-    await engine.close();
-  }
+  const dryRun = opts.dryRun ?? false;
+  return runInDaemonOrHere(
+    opts,
+    {
+      call: async (c, ws) => (await c.call("consolidate.run", { dryRun, ...ws })).reports,
+      timeoutMs: 600_000,
+    },
+    (ws, engine) =>
+      consolidate(ws, {
+        dryRun,
+        cacheMax: engine.config.cache.maxEntries,
+        autoPromote: engine.config.schedule.autoPromote,
+      }),
+  );
 }
 
 export function registerConsolidate(program: Command): void {

@@ -1,16 +1,7 @@
 import type { Command } from "commander";
-import { DaemonUnavailableError, withClient } from "../../client/client.js";
 import { applyPromotions, promotionCandidates, type PromotionCandidate } from "../../consolidate/promotion.js";
-import { socketPathFor } from "../../daemon/socket.js";
-import {
-  CliError,
-  daemonWorkspace,
-  loadForCli,
-  openCliEngine,
-  printJson,
-  selectWorkspace,
-  type GlobalOptions,
-} from "../context.js";
+import { CliError, printJson, type GlobalOptions } from "../context.js";
+import { runInDaemonOrHere } from "../daemon-or-local.js";
 
 interface PromoteOptions extends GlobalOptions {
   list?: boolean;
@@ -40,34 +31,16 @@ export function registerPromote(program: Command): void {
       const opts = cmd.optsWithGlobals<PromoteOptions>();
       if (opts.list && opts.apply) throw new CliError("give --list or --apply, not both");
       const apply = !!opts.apply;
-      const loaded = loadForCli(opts);
-      let out: Outcome[] | null = null;
-      try {
-        const root = daemonWorkspace(opts);
-        const ws = root ? { workspace: root } : {};
-        out = await withClient(
-          socketPathFor(loaded),
-          (c) => (apply ? c.call("promote.apply", ws) : c.call("promote.list", ws)),
-          { timeoutMs: 60_000 },
-        );
-      } catch (e) {
-        if (!(e instanceof DaemonUnavailableError)) throw e;
-      }
-      if (!out) {
-        const engine = await openCliEngine(opts, { deferProvider: true });
-        try {
-          out = [];
-          for (const ws of opts.workspace ? [selectWorkspace(engine, opts)] : engine.workspaces) {
-            if (apply) {
-              const r = await applyPromotions(ws.store, ws.root);
-              if (r.applied) await ws.indexer.sync({ paths: ["MEMORY.md"] });
-              out.push({ workspace: ws.name, ...r });
-            } else out.push({ workspace: ws.name, candidates: await promotionCandidates(ws.store, ws.root) });
-          }
-        } finally {
-          await engine.close();
-        }
-      }
+      const out: Outcome[] = await runInDaemonOrHere<Outcome>(
+        opts,
+        { call: (c, ws) => (apply ? c.call("promote.apply", ws) : c.call("promote.list", ws)), timeoutMs: 60_000 },
+        async (ws) => {
+          if (!apply) return { workspace: ws.name, candidates: await promotionCandidates(ws.store, ws.root) };
+          const r = await applyPromotions(ws.store, ws.root);
+          if (r.applied) await ws.indexer.sync({ paths: ["MEMORY.md"] });
+          return { workspace: ws.name, ...r };
+        },
+      );
       if (opts.json) return printJson(out);
       for (const o of out) {
         if (o.candidates.length === 0) {

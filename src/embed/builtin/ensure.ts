@@ -1,14 +1,13 @@
 /**
  * ensureBuiltinModel: the built-in model's path, built on first use.
  *
- * Safe with several processes (daemon + CLI) starting at once: the builder takes an
- * exclusive lock file (<model>.lock, O_EXCL) and the GGUF writer writes a temp file and
- * renames it, so a reader never sees a partial model. Others wait for the lock to go away;
- * a lock whose process is dead (same host) or older than 15 minutes is taken over.
+ * Safe with several processes (daemon + CLI) starting at once: the builder takes a lock file
+ * (<model>.lock, util/lock-file.ts) and the GGUF writer writes a temp file and renames it, so a
+ * reader never sees a partial model. Others wait for the lock to go away; a lock whose process
+ * is dead (same host) or older than 15 minutes is taken over.
  * A model written by an older builder version (cortexd.builder.version) is rebuilt.
  */
-import { mkdir, open, readFile, stat, unlink } from "node:fs/promises";
-import os from "node:os";
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { readGgufInfo, ggufValue } from "../gguf/reader.js";
 import {
@@ -20,6 +19,7 @@ import {
   type BuildOptions,
   type BuildProgress,
 } from "./build.js";
+import { holderAlive, takeLock, type ReadLock, type Verdict } from "../../util/lock-file.js";
 
 export interface EnsureOptions {
   onProgress?: (p: BuildProgress) => void;
@@ -67,88 +67,33 @@ export function ensureBuiltinModel(modelsDir: string, opts: EnsureOptions = {}):
 async function ensure(target: string, opts: EnsureOptions): Promise<string> {
   if (await isCurrentBuiltinModel(target)) return target;
   const lockPath = `${target}.lock`;
-  const deadline = Date.now() + (opts.waitTimeoutMs ?? STALE_LOCK_MS);
-  for (;;) {
-    const release = await tryLock(lockPath);
-    if (release) {
-      try {
-        // Another process may have finished between our check and taking the lock.
-        if (await isCurrentBuiltinModel(target)) return target;
-        await buildBuiltinModel(target, { ...opts.build, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
-        return target;
-      } finally {
-        await release();
-      }
-    }
-    // Someone else is building: wait for their lock to go away, then re-check.
-    while (await lockIsLive(lockPath)) {
-      if (Date.now() > deadline)
-        throw new Error(`timed out waiting for another process to build ${target} (lock ${lockPath})`);
-      await new Promise((r) => setTimeout(r, POLL_MS));
-    }
-    if (await isCurrentBuiltinModel(target)) return target;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${target}`);
-  }
-}
-
-interface LockInfo {
-  pid: number;
-  host: string;
-  at: number;
-}
-
-async function tryLock(lockPath: string): Promise<(() => Promise<void>) | null> {
-  try {
-    await openExclusive(lockPath);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    if (await lockIsLive(lockPath)) return null;
-    await unlink(lockPath).catch(() => undefined); // stale: take it over (a racing taker loses at O_EXCL)
-    try {
-      await openExclusive(lockPath);
-    } catch (err2) {
-      if ((err2 as NodeJS.ErrnoException).code === "EEXIST") return null;
-      throw err2;
-    }
-  }
-  return async () => {
-    await unlink(lockPath).catch(() => undefined);
-  };
-}
-
-async function openExclusive(lockPath: string): Promise<void> {
   // Owner-only from the start (the daemon's private-data check would otherwise tighten them later).
   await mkdir(path.dirname(lockPath), { recursive: true, mode: 0o700 });
-  const fh = await open(lockPath, "wx", 0o600);
+  // Someone else building: wait for their lock to go away (then the model is usually there).
+  const got = await takeLock(
+    lockPath,
+    {},
+    {
+      judge: (cur) => buildLockVerdict(cur, lockPath),
+      deadline: Date.now() + (opts.waitTimeoutMs ?? STALE_LOCK_MS),
+      pollMs: POLL_MS,
+      timeout: () => new Error(`timed out waiting for another process to build ${target} (lock ${lockPath})`),
+    },
+  );
+  if (!("taken" in got)) throw new Error(`${lockPath} is held`); // buildLockVerdict never says "held"
   try {
-    const info: LockInfo = { pid: process.pid, host: os.hostname(), at: Date.now() };
-    await fh.writeFile(JSON.stringify(info));
+    // Another process may have finished between our check and taking the lock.
+    if (await isCurrentBuiltinModel(target)) return target;
+    await buildBuiltinModel(target, { ...opts.build, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
+    return target;
   } finally {
-    await fh.close();
+    got.taken.release();
   }
 }
 
-/** The lock exists and its holder is (probably) alive. */
-async function lockIsLive(lockPath: string): Promise<boolean> {
-  let mtime: number;
-  try {
-    mtime = (await stat(lockPath)).mtimeMs;
-  } catch {
-    return false;
-  }
-  if (Date.now() - mtime > STALE_LOCK_MS) return false;
-  let info: Partial<LockInfo>;
-  try {
-    info = JSON.parse(await readFile(lockPath, "utf8")) as Partial<LockInfo>;
-  } catch {
-    return true; // being written right now
-  }
-  if (info.host === os.hostname() && typeof info.pid === "number") {
-    try {
-      process.kill(info.pid, 0);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ESRCH") return false; // holder died
-    }
-  }
-  return true;
+/** A build lock is abandoned when its process is gone (same host), or older than any build takes. */
+function buildLockVerdict(cur: ReadLock, lockPath: string): Verdict {
+  if (Date.now() - cur.mtimeMs > STALE_LOCK_MS) return "stale";
+  if (!cur.record) return "wait"; // being written right now
+  return holderAlive(cur.record, lockPath) ? "wait" : "stale";
 }

@@ -18,6 +18,20 @@
  * parsed as one unit (≈1 KB) that is retried when a chunk ends inside it.
  */
 import { createReadStream } from "node:fs";
+import {
+  BS,
+  COLON,
+  COMMA,
+  FormatError,
+  JsonCursor,
+  LBRACE,
+  LBRACK,
+  NEED_MORE,
+  Q,
+  RBRACE,
+  RBRACK,
+} from "./json-cursor.js";
+import { RowStore } from "./vector-rows.js";
 
 export interface ReadVectorsOptions {
   /** How many alphabetic words to keep (default 50,000). */
@@ -53,9 +67,6 @@ export interface WordVectors {
 
 const ALPHA_LOWER = /^[a-z]+$/;
 
-/** Exact doubles 10^0 … 10^22 (for the Clinger fast path of decimal → double). */
-const POW10 = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
-
 const enum St {
   Start,
   TopKey,
@@ -68,74 +79,12 @@ const enum St {
   Done,
 }
 
-const NEED_MORE = -1;
-
-const Q = 0x22, // "
-  BS = 0x5c, // \
-  COLON = 0x3a,
-  COMMA = 0x2c,
-  LBRACK = 0x5b,
-  RBRACK = 0x5d,
-  LBRACE = 0x7b,
-  RBRACE = 0x7d;
-
-function isWs(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
-class FormatError extends Error {
-  override readonly name = "SourceFormatError";
-}
-
-/** Rows grow in blocks of this many words (so an unknown final count costs no big copies). */
-class RowStore {
-  private blocks: Float64Array[] = [];
-  private normBlocks: Float64Array[] = [];
-  count = 0;
-  readonly words: string[] = [];
-  readonly ranks: number[] = [];
-  constructor(
-    private readonly dims: number,
-    private readonly blockRows = 8192,
-  ) {}
-  push(word: string, rank: number, values: Float64Array, norm: number): void {
-    const b = Math.floor(this.count / this.blockRows);
-    const r = this.count % this.blockRows;
-    if (r === 0) {
-      this.blocks.push(new Float64Array(this.blockRows * this.dims));
-      this.normBlocks.push(new Float64Array(this.blockRows));
-    }
-    this.blocks[b]!.set(values.subarray(0, this.dims), r * this.dims);
-    this.normBlocks[b]![r] = norm;
-    this.words.push(word);
-    this.ranks.push(rank);
-    this.count++;
-  }
-  /** Rows in the given order (indices into push order), concatenated. */
-  gather(order: readonly number[]): { vectors: Float64Array; norms: Float64Array } {
-    const vectors = new Float64Array(order.length * this.dims);
-    const norms = new Float64Array(order.length);
-    order.forEach((src, dst) => {
-      const b = this.blocks[Math.floor(src / this.blockRows)]!;
-      const r = src % this.blockRows;
-      vectors.set(b.subarray(r * this.dims, (r + 1) * this.dims), dst * this.dims);
-      norms[dst] = this.normBlocks[Math.floor(src / this.blockRows)]![r]!;
-    });
-    return { vectors, norms };
-  }
-}
-
-class Scanner {
-  buf: Buffer = Buffer.alloc(0);
-  pos = 0;
-  /** File offset of buf[0]. */
-  base = 0;
+class Scanner extends JsonCursor {
   state: St = St.Start;
   // skip state
   depth = 0;
   escape = false;
   // header
-  key = "";
   readonly header: Record<string, number> = Object.create(null) as Record<string, number>;
   // vectors
   dims = -1;
@@ -152,105 +101,8 @@ class Scanner {
   constructor(
     private readonly limit: number,
     private readonly accept: (w: string) => boolean,
-  ) {}
-
-  append(chunk: Buffer): void {
-    if (this.pos >= this.buf.length) {
-      this.base += this.buf.length;
-      this.buf = chunk;
-    } else {
-      this.base += this.pos;
-      this.buf = Buffer.concat([this.buf.subarray(this.pos), chunk]);
-    }
-    this.pos = 0;
-  }
-
-  private fail(msg: string, at = this.pos): never {
-    throw new FormatError(`source JSON, byte ${this.base + at}: ${msg}`);
-  }
-
-  private ws(p: number): number {
-    const b = this.buf;
-    while (p < b.length && isWs(b[p]!)) p++;
-    return p;
-  }
-
-  /** Parses a JSON string at p (must be '"'). Returns end position or NEED_MORE; sets this.key. */
-  private str(p: number, decode: boolean): number {
-    const b = this.buf;
-    if (b[p] !== Q) this.fail(`expected '"', found ${JSON.stringify(String.fromCharCode(b[p]!))}`, p);
-    let i = p + 1;
-    let plain = true;
-    for (;;) {
-      if (i >= b.length) return NEED_MORE;
-      const c = b[i]!;
-      if (c === Q) break;
-      if (c === BS) {
-        plain = false;
-        i += 2;
-        continue;
-      }
-      i++;
-    }
-    if (decode) this.key = plain ? b.toString("utf8", p + 1, i) : (JSON.parse(b.toString("utf8", p, i + 1)) as string);
-    return i + 1;
-  }
-
-  /** Parses a JSON number at p into out[0]. Returns end position or NEED_MORE (number may continue). */
-  private num(p: number, out: Float64Array, k: number): number {
-    const b = this.buf;
-    const start = p;
-    let neg = false;
-    if (b[p] === 0x2d) {
-      neg = true;
-      p++;
-    }
-    let m = 0;
-    let digits = 0;
-    let frac = 0;
-    let c = b[p];
-    while (c !== undefined && c >= 0x30 && c <= 0x39) {
-      m = m * 10 + (c - 0x30);
-      if (m !== 0) digits++;
-      c = b[++p];
-    }
-    const intEnd = p;
-    if (c === 0x2e) {
-      c = b[++p];
-      while (c !== undefined && c >= 0x30 && c <= 0x39) {
-        m = m * 10 + (c - 0x30);
-        if (m !== 0) digits++;
-        frac++;
-        c = b[++p];
-      }
-    }
-    let exp = 0;
-    if (c === 0x65 || c === 0x45) {
-      c = b[++p];
-      let eneg = false;
-      if (c === 0x2d || c === 0x2b) {
-        eneg = c === 0x2d;
-        c = b[++p];
-      }
-      while (c !== undefined && c >= 0x30 && c <= 0x39) {
-        exp = exp * 10 + (c - 0x30);
-        c = b[++p];
-      }
-      if (eneg) exp = -exp;
-    }
-    if (c === undefined) return NEED_MORE; // the number might continue in the next chunk
-    if (intEnd === start + (neg ? 1 : 0)) this.fail("expected a number", start);
-    const e10 = exp - frac;
-    let v: number;
-    if (digits <= 15 && e10 >= -22 && e10 <= 22) {
-      // m and 10^|e10| are exact doubles: one IEEE operation gives the correctly rounded value.
-      v = e10 < 0 ? m / POW10[-e10]! : m * POW10[e10]!;
-      if (neg) v = -v;
-    } else {
-      v = Number(b.toString("latin1", start, p));
-    }
-    out[k] = v;
-    return p;
+  ) {
+    super();
   }
 
   /** Runs until the buffer is exhausted (false) or reading can stop (true). */
