@@ -39,6 +39,10 @@ const aboveIndex = [
   "sync",
 ];
 
+/** The wire protocol is a leaf: zod and its own files only, so no internal type reaches the API by import. */
+const protocolMessage =
+  "src/rpc/protocol is a leaf: it imports zod and its own files only; declare the wire type there (docs/architecture.md).";
+
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "coverage/**", ".bench/**", "integrations/openclaw/node_modules/**"] },
   js.configs.recommended,
@@ -105,6 +109,26 @@ export default tseslint.config(
             },
           ],
         },
+      ],
+    },
+  },
+  {
+    files: ["src/rpc/protocol.ts", "src/rpc/error-codes.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [{ regex: "^(?!zod$|\\./protocol/[\\w-]+\\.js$|\\./error-codes\\.js$)", message: protocolMessage }],
+        },
+      ],
+    },
+  },
+  {
+    files: ["src/rpc/protocol/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "^(?!zod$|\\./[\\w-]+\\.js$)", message: protocolMessage }] },
       ],
     },
   },
