@@ -44,7 +44,16 @@ const protocolMessage =
   "src/rpc/protocol is a leaf: it imports zod and its own files only; declare the wire type there (docs/architecture.md).";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "coverage/**", ".bench/**", "integrations/openclaw/node_modules/**"] },
+  {
+    ignores: [
+      "dist/**",
+      "node_modules/**",
+      "coverage/**",
+      ".bench/**",
+      "integrations/openclaw/node_modules/**",
+      "integrations/openclaw/vendor/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
