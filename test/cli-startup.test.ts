@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { BUILTIN_BUILDER_VERSION } from "../src/embed/builtin/build.js";
 import { builtinModelPath, ensureBuiltinModel } from "../src/embed/builtin/ensure.js";
 import { CLI, assertBuilt, isolatedEnv } from "./helpers/cli.js";
+import { HOOK_MAIN } from "./helpers/hooks.js";
 import { daemonsPerTest } from "./helpers/daemon.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
@@ -27,13 +28,15 @@ const HEAVY = [
 function traced(
   args: string[],
   env: Record<string, string>,
+  opts: { entry?: string; input?: string } = {},
 ): { code: number | null; stdout: string; stderr: string; modules: string[] } {
   assertBuilt();
   const trace = join(tempDir("cortexd-trace-"), "modules.txt");
-  const r = spawnSync(process.execPath, ["--import", TRACE_HOOK, CLI, ...args], {
+  const r = spawnSync(process.execPath, ["--import", TRACE_HOOK, opts.entry ?? CLI, ...args], {
     env: { ...process.env, CORTEXD_LOG_LEVEL: "warn", ...env, CORTEXD_TEST_MODULE_TRACE: trace },
     encoding: "utf8",
     timeout: 120_000,
+    ...(opts.input !== undefined ? { input: opts.input } : {}),
   });
   const modules = existsSync(trace) ? readFileSync(trace, "utf8").split("\n").filter(Boolean) : [];
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, modules };
@@ -69,6 +72,22 @@ describe("CLI start-up loads only what the command needs", () => {
     expect(recall.code).toBe(0);
     expect(recall.stdout).toContain("blue-green");
     expect(heavyIn(recall.modules)).toEqual([]);
+  });
+
+  it("a hook through the daemon loads no config schema, SQLite, JSON-RPC library or JSONC parser", async () => {
+    const root = tempDir("cortexd-ws-");
+    writeFiles(root, { "MEMORY.md": "# Memory\n\n- The deploy pipeline uses blue-green releases.\n" });
+    const d = await daemonOn(root);
+    const hook = traced(["pre-turn"], d.env, { entry: HOOK_MAIN, input: '{"prompt":"how do we deploy"}' });
+    expect(hook.code).toBe(0);
+    expect(JSON.parse(hook.stdout).context).toContain("blue-green");
+    const lean = [
+      ...HEAVY,
+      /node_modules\/json-rpc-2\.0\//,
+      /node_modules\/jsonc-parser\//,
+      /\/src\/config\/(load|schema)\.js$/,
+    ];
+    expect([...new Set(hook.modules.filter((m) => lean.some((re) => re.test(m))))]).toEqual([]);
   });
 
   describe("index with the built-in model", () => {

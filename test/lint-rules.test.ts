@@ -37,4 +37,19 @@ describe("lint rules", () => {
     // tests and scripts are not held to it
     expect(await rulesHit(lines(401), "test/fine.test.ts")).toEqual([]);
   }, 60_000);
+
+  it("the wire protocol imports nothing in the project (zod and its own files only)", async () => {
+    const bad = `import type { SearchResponse } from "../search/types.js";\nexport type R = SearchResponse;\n`;
+    expect(await rulesHit(bad, "src/rpc/protocol.ts")).toContain("no-restricted-imports");
+    const badInner = `import type { SyncReport } from "../../index/sync-report.js";\nexport type R = SyncReport;\n`;
+    expect(await rulesHit(badInner, "src/rpc/protocol/violation.ts")).toContain("no-restricted-imports");
+    const sibling = `import { x } from "../server.js";\nexport const y = x;\n`;
+    expect(await rulesHit(sibling, "src/rpc/protocol/violation.ts")).toContain("no-restricted-imports");
+    const builtin = `import { join } from "node:path";\nexport const j = join;\n`;
+    expect(await rulesHit(builtin, "src/rpc/protocol/violation.ts")).toContain("no-restricted-imports");
+    const fine = `import { z } from "zod";\nimport type { SearchHit } from "./memory.js";\nexport const s = z.string();\nexport type H = SearchHit;\n`;
+    expect(await rulesHit(fine, "src/rpc/protocol/fine.ts")).toEqual([]);
+    // the same import is fine outside the protocol
+    expect(await rulesHit(bad, "src/rpc/fine.ts")).toEqual([]);
+  }, 60_000);
 });

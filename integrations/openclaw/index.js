@@ -14,7 +14,7 @@
  * Memory never breaks a run: the hooks catch, log at debug, and return. Tools throw on failure, as
  * OpenClaw's tool contract asks; the gateway turns that into a tool error for the model.
  */
-import { CortexdError, createClient, SocketPathTooLongError } from "./client.js";
+import { createClient, DaemonUnavailableError, SocketPathTooLongError } from "./client.js";
 import { configSchema, normalizeConfig } from "./config.js";
 import { scopeFor } from "./scope.js";
 
@@ -81,7 +81,7 @@ export function captureWindow(messages) {
 /** A tool failure the model can act on (thrown: OpenClaw reports it as the tool's error). */
 function toolFailure(/** @type {unknown} */ e) {
   return new Error(
-    e instanceof CortexdError && e.kind !== "rpc"
+    e instanceof DaemonUnavailableError
       ? `cortexd is not available (${e.message}); start it with \`cortexd start\`.`
       : `cortexd refused the call: ${why(e)}`,
   );

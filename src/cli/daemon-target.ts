@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { expandPath } from "../config/paths.js";
-import { hookSocketPath } from "../hooks/socket.js";
+import { clientSocketPath } from "../client/socket-target.js";
 
 /** The global options that say which daemon and workspace a command talks to. */
 export interface DaemonTargetOptions {
@@ -28,7 +28,7 @@ export function daemonWorkspace(opts: DaemonTargetOptions): string | undefined {
 export function daemonSocket(opts: DaemonTargetOptions, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const explicit = opts.config ?? env.CORTEXD_CONFIG;
   if (explicit && !existsSync(expandPath(explicit, env))) return undefined;
-  return hookSocketPath(env, {
+  return clientSocketPath(env, {
     ...(opts.config ? { config: opts.config } : {}),
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
   });

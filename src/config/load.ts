@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
-import { parse, printParseErrorCode, type ParseError } from "jsonc-parser";
 import type { z } from "zod";
 import { ConfigSchema, type Config } from "./schema.js";
 import { defaultConfigPath, defaultDataDir, expandPath } from "./paths.js";
 import { ConfigError } from "./config-error.js";
+import { JsoncError, parseJsonc } from "./jsonc.js";
 
 export { ConfigError };
 
@@ -33,14 +33,12 @@ export function validateConfig(raw: unknown, file?: string): Config {
 
 /** Parses JSON-with-comments text; errors name the offset and the problem. */
 export function parseConfigText(text: string, file?: string): unknown {
-  const errors: ParseError[] = [];
-  const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
-  if (errors.length > 0) {
-    const e = errors[0]!;
-    const line = text.slice(0, e.offset).split("\n").length;
-    throw new ConfigError(`not valid JSON (with comments): ${printParseErrorCode(e.error)} at line ${line}`, file);
+  try {
+    return parseJsonc(text);
+  } catch (e) {
+    if (!(e instanceof JsoncError)) throw e;
+    throw new ConfigError(`not valid JSON (with comments): ${e.message}`, file);
   }
-  return value;
 }
 
 /**
@@ -57,8 +55,8 @@ export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.Proc
   if (env.CORTEXD_EMBEDDING_PROVIDER) embedding.provider = env.CORTEXD_EMBEDDING_PROVIDER;
   if (env.CORTEXD_MODEL) embedding.model = env.CORTEXD_MODEL;
   if (Object.keys(embedding).length) out.embedding = embedding;
-  if (env.CORTEXD_SOCKET)
-    out.daemon = { ...((out.daemon as Record<string, unknown> | undefined) ?? {}), socketPath: env.CORTEXD_SOCKET };
+  const socket = env.CORTEXD_SOCKET?.trim(); // blanks are no setting, spaces around a path are not part of it
+  if (socket) out.daemon = { ...((out.daemon as Record<string, unknown> | undefined) ?? {}), socketPath: socket };
   return out;
 }
 

@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { stripJsonComments } from "./socket.js";
+import { parseJsonc } from "../config/jsonc.js";
 import { errorMessage } from "../util/error-message.js";
 
 /**
@@ -28,7 +28,7 @@ interface MatcherGroup {
 
 /**
  * Claude Code's timeout (seconds) is only a backstop: the hook leaves after its own budget
- * (src/hooks/run.ts hookBudgetMs). It leaves room for Node's start on a loaded machine, which can
+ * (src/hooks/events.ts hookBudgetMs). It leaves room for Node's start on a loaded machine, which can
  * take seconds; a hook Claude Code kills cannot record its failure.
  */
 const SPEC: Record<ClaudeEvent, Omit<HookCommand, "type" | "command">> = {
@@ -132,7 +132,7 @@ export function installClaudeHooks(opts: {
   if (before.trim()) {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(stripJsonComments(before));
+      parsed = parseJsonc(before);
     } catch (e) {
       throw new Error(`${settingsPath} is not valid JSON (${errorMessage(e)}); fix it first, nothing was changed`, {
         cause: e,

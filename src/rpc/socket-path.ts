@@ -4,9 +4,12 @@ import { basename, dirname, join, resolve } from "node:path";
 import { defaultDataDir, expandPath } from "../config/paths.js";
 
 /**
- * Where the daemon's Unix socket lives, and making its directory private.
+ * Where the daemon's Unix socket lives (the one resolution order: the daemon, the CLI, the hooks and,
+ * vendored, the OpenClaw plugin use it; bin/cortexd's shell fast path mirrors it and hands every case
+ * it cannot decide to Node), and making its directory private.
  *
- * Order: $CORTEXD_SOCKET; Linux: $XDG_RUNTIME_DIR/cortexd/cortexd.sock, else <dataDir>/run/cortexd.sock;
+ * Order: --socket; $CORTEXD_SOCKET (trimmed; blanks are no setting); the config file's
+ * daemon.socketPath; Linux: $XDG_RUNTIME_DIR/cortexd/cortexd.sock, else <dataDir>/run/cortexd.sock;
  * macOS: ~/Library/Application Support/cortexd/run/cortexd.sock, else $TMPDIR/cortexd-<uid>/cortexd.sock.
  * A socket named directly in a directory others can write to (like /tmp, mode 1777) goes into a
  * subdirectory cortexd creates and owns there instead: /tmp/x.sock → /tmp/cortexd-<uid>/x.sock.
@@ -55,6 +58,10 @@ export class SocketPathTooLongError extends Error {
 
 export interface ResolveSocketPathOptions {
   env?: NodeJS.ProcessEnv;
+  /** An explicit path (the --socket flag): wins over everything. */
+  socket?: string;
+  /** The config file's daemon.socketPath: after $CORTEXD_SOCKET, before the platform default. */
+  configured?: string;
   /** Defaults to $XDG_DATA_HOME/cortexd. */
   dataDir?: string;
   platform?: NodeJS.Platform;
@@ -69,7 +76,7 @@ export function resolveSocketPath(opts: ResolveSocketPathOptions = {}): string {
   const limit = maxSocketPathBytes(platform);
   const fits = (p: string) => Buffer.byteLength(p) <= limit;
 
-  const explicit = env.CORTEXD_SOCKET?.trim();
+  const explicit = opts.socket?.trim() || env.CORTEXD_SOCKET?.trim() || opts.configured?.trim();
   if (explicit) {
     const p = placeSocket(expandPath(explicit, env), opts.uid);
     if (!fits(p)) throw new SocketPathTooLongError(p, limit);

@@ -1,0 +1,107 @@
+/** Wire results of index.sync, consolidate.* and promote.*. */
+
+export type SkipKind =
+  "too-large" | "binary" | "unreadable" | "vanished" | "symlink-outside" | "broken-symlink" | "missing";
+
+export type RepairKind = "invalid-utf8";
+
+/** A file the index passed over, and why. */
+export interface SkippedFile {
+  path: string;
+  kind: SkipKind;
+  /** Human-readable detail ("larger than 67108864 bytes", "unreadable: EACCES"). */
+  reason: string;
+}
+
+/** A file indexed with a loss. */
+export interface RepairedFile {
+  path: string;
+  kind: RepairKind;
+  reason: string;
+}
+
+/** One workspace's sync. */
+export interface SyncReport {
+  namespace: string;
+  added: number;
+  changed: number;
+  removed: number;
+  renamed: number;
+  /** Changed files that were transcripts read incrementally (only their new lines). */
+  appended: number;
+  unchanged: number;
+  chunksWritten: number;
+  chunksRemoved: number;
+  embedded: number;
+  cacheHits: number;
+  /** Chunks with nothing embeddable (e.g. only unknown words). */
+  noVector: number;
+  malformedLines: number;
+  /** Files not indexed, with the reason (binary, too large, unreadable, vanished, symlink out, ...). */
+  skipped: SkippedFile[];
+  /** Files indexed with a loss (invalid UTF-8 replaced by U+FFFD). */
+  repaired: RepairedFile[];
+  /** Set when the embedding model differs from the one the index was built with. */
+  modelChanged?: { from: string; to: string };
+  /** Set when the sync was stopped early (the daemon is shutting down); the next sync finishes the work. */
+  aborted?: true;
+  /** Set when vectors could not be produced (keyword-only). */
+  vectorsUnavailable?: string;
+  /** Chunks left keyword-only (pending) because the provider failed; a later sync backfills them. */
+  vectorsDeferred?: number;
+  /** The provider's error behind vectorsDeferred. */
+  vectorError?: string;
+  ms: number;
+}
+
+/** The index upkeep a consolidation ran (ms per step). */
+export interface MaintenanceReport {
+  ftsOptimizeMs: number;
+  termListsMs: number;
+  cachePruned: number;
+  cachePruneMs: number;
+  walCheckpoint: { busy: number; log: number; checkpointed: number };
+  walCheckpointMs: number;
+  quickCheck: string;
+  quickCheckMs: number;
+  freePages: number;
+  pages: number;
+  vacuumed: boolean;
+  vacuumMs: number;
+}
+
+export interface ConsolidationReport {
+  workspace: string;
+  at: string;
+  dryRun: boolean;
+  ms: number;
+  /** Daily-log entries considered, and how many had a vector. */
+  entries: number;
+  withVectors: number;
+  duplicateGroups: number;
+  /** Entries hidden behind a newer duplicate. */
+  duplicatesHidden: number;
+  reinforced: number;
+  superseded: number;
+  /** A few supersessions with their reason ("older → newer: why"). */
+  supersessionExamples: string[];
+  promotionCandidates: number;
+  promoted: number;
+  backup?: string;
+  maintenance: MaintenanceReport | null;
+  timings: Record<string, number>;
+  error?: string;
+}
+
+/** A memory recalled often enough to be promoted to MEMORY.md. */
+export interface PromotionCandidate {
+  hash: string;
+  path: string;
+  startLine: number;
+  endLine: number;
+  recalls: number;
+  queries: number;
+  lastRecall: string;
+  /** The lines that would be appended to MEMORY.md. */
+  text: string;
+}

@@ -1,0 +1,147 @@
+/** Wire results of the memory.* methods: search, get, recall, save, capture. */
+
+/** The class of a memory file. */
+export type FileClass = "curated" | "daily" | "note" | "transcript";
+
+export interface SearchHit {
+  path: string;
+  startLine: number;
+  endLine: number;
+  score: number;
+  vectorScore: number;
+  textScore: number;
+  snippet: string;
+  /** The file's class: curated, daily, note or transcript. */
+  source: FileClass;
+  explain?: Record<string, number>;
+  /** Full chunk text (with fullText). */
+  text?: string;
+  /** Chunk content hash (with fullText). */
+  hash?: string;
+  /** YYYY-MM-DD of a daily log or a transcript chunk (with fullText). */
+  date?: string;
+}
+
+export interface SearchResponse {
+  results: SearchHit[];
+  /** Which legs ran. */
+  mode: "hybrid" | "keyword" | "vector" | "none";
+  model?: string;
+  /** Why the vector leg did not run, when it did not. */
+  fallback?: string;
+  tookMs: number;
+  /** With `timings` or `explain`: ms per stage (keyword, vector, fusion, rows, passage, path, rank, results) and total. */
+  timings?: Record<string, number>;
+}
+
+export interface MemoryGetResult {
+  path: string;
+  text: string;
+  from: number;
+  to: number;
+  totalLines: number;
+  truncated: boolean;
+  nextFrom?: number;
+}
+
+export interface RecalledMemory {
+  path: string;
+  startLine: number;
+  endLine: number;
+  score: number;
+  text: string;
+  /** Times this memory was written (its duplicate group); shown at the newest. */
+  duplicates?: number;
+  /** A newer entry (path:line) states a different value (only with includeHistory). */
+  supersededBy?: string;
+  /** Where it came from: the workspace; a team's (shared) one also says so, and who wrote it ("user@device"). */
+  source?: { workspace: string; shared?: true; by?: string };
+  /** YYYY-MM-DD of a daily log or transcript chunk. */
+  date?: string;
+}
+
+/** One candidate's verdict (recall with explain). */
+export interface RecallCandidateExplain {
+  path: string;
+  startLine: number;
+  endLine: number;
+  score: number;
+  kept: boolean;
+  /** Kept but not injected: the budget ran out, or it repeated an injected memory. */
+  injected: boolean;
+  reason: string;
+  coverage: number;
+  /** The prompt words it holds. */
+  words: string[];
+  rareWords: string[];
+  vectorZ: number | null;
+  dateMatch: boolean;
+}
+
+export interface RecallExplain {
+  relevance: "auto" | "off";
+  /** Why nothing was injected, when nothing was. */
+  empty?: string;
+  /** Date windows read from the query. */
+  dates: { from: string; to: string; text: string }[];
+  gathering: boolean;
+  /** The prompt's words as the index sees them: chunks holding each (df) and its weight (idf). */
+  words: { word: string; df: number; idf: number; rare: boolean; subject: boolean }[];
+  chunks: number;
+  /** The prompt's similarity to random memories of the index (the vector null), when vectors ran. */
+  nullSimilarity: { mean: number; sd: number; n: number } | null;
+  candidates: RecallCandidateExplain[];
+}
+
+export interface RecallResult {
+  /** A <cortex_memories> block ready to inject ("" when nothing was found). */
+  context: string;
+  memories: RecalledMemory[];
+  memory_count: number;
+  tokens_used: number;
+  /** With `timings`: ms per stage (the search's, then consolidation, pack, record) and total. */
+  timings?: Record<string, number>;
+  /** With explain: why each memory was kept or dropped. */
+  explain?: RecallExplain;
+}
+
+export interface SaveResult {
+  /** False when deduplicated against a recent save. */
+  stored: boolean;
+  /** Index key of the file ("memory/2026-11-29.md" or "MEMORY.md"). */
+  path: string;
+  /** 1-based lines written. */
+  startLine?: number;
+  endLine?: number;
+  /** Secrets replaced by [REDACTED:kind] markers. */
+  redactions: number;
+  redactedKinds?: string[];
+  /** "path:line" of the recent save this one duplicates (stored: false). */
+  duplicateOf?: string;
+  /** The file was indexed before the reply (false: written, indexing failed or deferred). */
+  indexed?: boolean;
+  /** The day's log (or MEMORY.md) has git conflict markers: the save went to the sidecar `path`. */
+  conflict?: { file: string; savedTo: string; fix: string };
+}
+
+export interface CaptureResult {
+  /** At least one entry was written. */
+  stored: boolean;
+  /** Entries written. */
+  entries: number;
+  /** Index key of the (last) daily log written. */
+  path?: string;
+  /** Every file written (a session spanning midnight writes two daily logs). */
+  paths?: string[];
+  /** Lines of the entries in `path`. */
+  startLine?: number;
+  endLine?: number;
+  /** Turns skipped: trivial, too short, or without a reply. */
+  skipped: number;
+  /** Entries not written because a recent write says the same. */
+  duplicates?: number;
+  redactions?: number;
+  /** Messages not seen by an earlier capture of this session. */
+  messages?: number;
+  indexed?: boolean;
+}

@@ -1,0 +1,135 @@
+import { z } from "zod";
+
+/** The parameter schemas of the JSON-RPC methods (the server validates with them; MCP derives its tools from them). */
+
+/** A file path: 1–4,096 characters, no NUL byte (no file system accepts one). */
+const filePath = z
+  .string()
+  .min(1)
+  .max(4096)
+  .refine((s) => !s.includes("\0"), { message: "contains a NUL byte" });
+const workspace = filePath.optional();
+const session_id = z.string().min(1).max(512);
+/** Agent messages ({role, content} or OpenClaw/Claude Code transcript records). */
+const messages = z.array(z.unknown()).max(10_000).optional();
+/** Absolute path of a JSONL transcript. */
+const transcript_path = filePath.optional();
+/** The agent session's working directory: without `workspace`, picks the workspace containing it. */
+const cwd = z.string().max(4096).optional();
+
+export const MethodParams = {
+  "memory.search": z
+    .object({
+      query: z.string().max(100_000),
+      limit: z.number().int().min(1).max(200).optional(),
+      minScore: z.number().min(0).max(1).optional(),
+      workspace,
+      explain: z.boolean().optional(),
+      /** Return the wall time of each ranking stage (`timings`, ms). */
+      timings: z.boolean().optional(),
+    })
+    .strict(),
+  "memory.get": z
+    .object({
+      path: filePath,
+      from: z.number().int().min(1).optional(),
+      lines: z.number().int().min(1).max(10_000).optional(),
+      workspace,
+    })
+    .strict(),
+  "memory.recall": z
+    .object({
+      query: z.string().max(100_000),
+      budgetTokens: z.number().int().min(1).max(100_000).optional(),
+      workspace,
+      /** "private" (default) may return MEMORY.md/USER.md; "group" never does. */
+      scope: z.enum(["private", "group"]).optional(),
+      limit: z.number().int().min(1).max(100).optional(),
+      /** Also show memories superseded by newer ones (marked), not only current facts. */
+      includeHistory: z.boolean().optional(),
+      /** Leave out MEMORY.md/USER.md: the host already puts them in its prompt (OpenClaw does). */
+      excludeCurated: z.boolean().optional(),
+      /** Return the wall time of each stage (`timings`, ms). */
+      timings: z.boolean().optional(),
+      cwd,
+      /** Say why each memory was kept or dropped, or why nothing was returned. */
+      explain: z.boolean().optional(),
+      /** The day relative dates in the query count from ("yesterday", "last week"): YYYY-MM-DD or an ISO date-time; default now. */
+      referenceDate: z
+        .string()
+        .max(64)
+        .refine(
+          (s) => /^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s.length === 10 ? `${s}T00:00:00Z` : s)),
+          {
+            message: "expected YYYY-MM-DD or an ISO 8601 date-time",
+          },
+        )
+        .optional(),
+    })
+    .strict(),
+  "memory.save": z
+    .object({
+      text: z.string().min(1).max(100_000),
+      target: z.enum(["daily", "memory"]).optional(),
+      workspace,
+      importance: z.number().int().min(1).max(10).optional(),
+      tags: z.array(z.string().min(1).max(64)).max(32).optional(),
+    })
+    .strict(),
+  "memory.capture": z
+    .object({
+      session_id,
+      messages,
+      transcript_path,
+      workspace,
+      cwd,
+    })
+    .strict()
+    .refine((p) => p.messages !== undefined || p.transcript_path !== undefined, {
+      message: "give messages or transcript_path",
+    }),
+  /** A session starts: recovery note if the previous one ended uncleanly, plus recent memory. */
+  "session.start": z
+    .object({
+      session_id,
+      source: z.string().max(64).optional(),
+      cwd,
+      /** Characters of recent daily-log context (default 2,000; 0 = none). */
+      maxChars: z.number().int().min(0).max(10_000).optional(),
+      workspace,
+    })
+    .strict(),
+  /** Activity (a prompt) in a session; the prompt becomes its latest goal. */
+  "session.touch": z.object({ session_id, prompt: z.string().max(100_000).optional(), cwd, workspace }).strict(),
+  /** Capture what is left (when a transcript/messages are given), then write the session summary. */
+  "session.checkpoint": z.object({ session_id, messages, transcript_path, workspace, cwd }).strict(),
+  /** A clean end: capture what is left, checkpoint (unless checkpoint: false), mark the session ended. */
+  "session.sleep": z
+    .object({
+      session_id,
+      messages,
+      transcript_path,
+      reason: z.string().max(64).optional(),
+      checkpoint: z.boolean().optional(),
+      workspace,
+      cwd,
+    })
+    .strict(),
+  "index.sync": z.object({ path: filePath.optional(), workspace, force: z.boolean().optional() }).strict(),
+  "index.status": z.object({ workspace }).strict(),
+  /** Runs consolidation now (every workspace, or one); dryRun computes and reports without changing the index. */
+  "consolidate.run": z.object({ workspace, dryRun: z.boolean().optional() }).strict(),
+  /** The latest consolidation reports (default 1 per workspace). */
+  "consolidate.report": z.object({ workspace, limit: z.number().int().min(1).max(30).optional() }).strict(),
+  /** Promotion candidates: recalled often (≥ 3 recalls, ≥ 3 distinct queries, last 30 days). */
+  "promote.list": z.object({ workspace }).strict(),
+  /** Appends the candidates to MEMORY.md under a dated heading, after a backup; idempotent. */
+  "promote.apply": z.object({ workspace }).strict(),
+  "cortex.status": z.object({}).passthrough(),
+  "daemon.ping": z.object({}).strict(),
+  "daemon.shutdown": z.object({}).strict(),
+  "daemon.reload": z.object({}).strict(),
+} as const;
+
+export type MethodName = keyof typeof MethodParams;
+export type ParamsOf<M extends MethodName> = z.input<(typeof MethodParams)[M]>;
