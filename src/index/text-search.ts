@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import type { KeywordHit } from "./bm25.js";
 import { statements, tableExists } from "./statements.js";
 import { TermLists, type TermListHead } from "./term-lists.js";
 import { TermStats, type TermLookup } from "./term-stats.js";
@@ -71,14 +72,14 @@ export class TextSearch {
   }
 
   /**
-   * FTS5 over chunk text. `match` must be a valid FTS5 query (see search/keyword-query).
+   * FTS5 over chunk text. `match` must be a valid FTS5 query (see search/keyword/query).
    * rank: best BM25 first, ties by id (scores every match); recent: newest chunks first, no scoring (stops early).
    */
-  keywordSearch(match: string, limit: number, order: "rank" | "recent" = "rank"): { id: number; rank: number }[] {
+  keywordSearch(match: string, limit: number, order: "rank" | "recent" = "rank"): KeywordHit[] {
     if (order === "recent") {
       return (this.stmts.keywordRecent.all(match, limit) as { id: number }[]).map((r) => ({ id: r.id, rank: 0 }));
     }
-    return this.stmts.keywordRank.all(match, limit) as { id: number; rank: number }[];
+    return this.stmts.keywordRank.all(match, limit) as KeywordHit[];
   }
 
   /** Files whose path matches (FTS5 over paths). */

@@ -1,4 +1,6 @@
-import { fts5Idf, K1 } from "../index/bm25.js";
+import { fts5Idf, K1, type KeywordHit } from "../../index/bm25.js";
+import { termPhrase } from "../../index/fts-text.js";
+import type { TermStat } from "../../index/term-stats.js";
 
 /**
  * Exact top-k BM25 for an OR query without scoring every chunk that holds one of its common words.
@@ -18,27 +20,20 @@ import { fts5Idf, K1 } from "../index/bm25.js";
 /** The rare words may hold at most this share of the chunks between them, or the plan is not worth it. */
 const RARE_SHARE = 0.2;
 
-export interface KeywordHit {
-  id: number;
-  /** FTS5 bm25(): negative, lower is better. */
-  rank: number;
-}
-
 export interface KeywordIndex {
   /** Best `limit` chunks for an FTS5 MATCH, ordered by rank then id. */
   keywordSearch(match: string, limit: number): KeywordHit[];
 }
 
-export interface WeightedTerm {
-  /** FTS5 phrase, already quoted (see keyword-query). */
-  phrase: string;
-  /** Chunks holding the term; null when unknown (then the term is never treated as rare or bounded). */
-  df: number | null;
-}
-
 export interface TopKStats {
   /** "plain": one OR query; "pruned": the bound held; "fallback": it did not, plain query run after. */
   plan: "plain" | "pruned" | "fallback";
+}
+
+/** A word's df where it is an exact count, else null (then it is never treated as rare or bounded). */
+interface Weighted {
+  phrase: string;
+  df: number | null;
 }
 
 /**
@@ -47,12 +42,14 @@ export interface TopKStats {
  */
 export function topKeywordHits(
   index: KeywordIndex,
-  terms: readonly WeightedTerm[],
+  terms: readonly TermStat[],
   chunks: number,
   k: number,
   stats?: TopKStats,
 ): KeywordHit[] {
-  const ordered = [...terms].sort((a, b) => (a.df ?? Infinity) - (b.df ?? Infinity));
+  const ordered: Weighted[] = terms
+    .map((t) => ({ phrase: termPhrase(t.term), df: t.exact ? t.df : null }))
+    .sort((a, b) => (a.df ?? Infinity) - (b.df ?? Infinity));
   const plain = () => index.keywordSearch(ordered.map((t) => t.phrase).join(" OR "), k);
   const setPlan = (plan: TopKStats["plan"]) => {
     if (stats) stats.plan = plan;
