@@ -223,8 +223,8 @@ export class IndexStore {
   listPending(limit: number): { ids: number[]; total: number } {
     return this.text.listPending(limit);
   }
-  pathMatchesAtMost(match: string, limit: number): boolean {
-    return this.text.pathMatchesAtMost(match, limit);
+  pathMatchCount(match: string, word: string, limit: number): number {
+    return this.text.pathMatchCount(match, word, limit);
   }
   ftsTotals(): { rows: number; tokens: number } {
     return this.text.ftsTotals();

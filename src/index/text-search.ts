@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { KeywordHit } from "./bm25.js";
+import { PathVocabulary } from "./path-vocab.js";
 import { statements, tableExists } from "./statements.js";
 import { TermLists, type TermListHead } from "./term-lists.js";
 import { TermStats, type TermLookup } from "./term-stats.js";
@@ -10,6 +11,7 @@ export class TextSearch {
   private termCounts: TermStats | undefined;
   private lists: TermLists | undefined;
   private termListsTable: boolean | undefined;
+  private pathWords: PathVocabulary | undefined;
 
   constructor(private readonly db: Database.Database) {
     this.stmts = statements(db, {
@@ -58,11 +60,16 @@ export class TextSearch {
     return (this.termListsTable ??= tableExists(this.db, "term_lists"));
   }
 
-  /** True when at most `limit` files' paths match (bounded: stops after limit + 1). */
-  pathMatchesAtMost(match: string, limit: number): boolean {
+  /**
+   * Files whose path matches `match` (the FTS5 phrase of `word`), counted up to limit + 1: from the
+   * path words in memory (see path-vocab) when they can say, else by FTS5 (bounded, cached).
+   */
+  pathMatchCount(match: string, word: string, limit: number): number {
+    const known = (this.pathWords ??= new PathVocabulary(this.db)).filesWith(word);
+    if (known !== null) return Math.min(known, limit + 1);
     return this.counts.memo(
       `paths ${limit} ${match}`,
-      () => (this.stmts.pathMatches.get(match, limit + 1) as { n: number }).n <= limit,
+      () => (this.stmts.pathMatches.get(match, limit + 1) as { n: number }).n,
     );
   }
 

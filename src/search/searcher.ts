@@ -212,7 +212,11 @@ export class Searcher {
     if (w === 0) return;
     // A word in the paths of more than PATH_TERM_MAX_FILES files (a folder name) says nothing about
     // which file is meant, and BM25 over all of them is slow in a large workspace: leave it out.
-    const q = buildPathQuery(query, (t) => this.deps.store.pathMatchesAtMost(t, PATH_TERM_MAX_FILES));
+    // A word in no path adds nothing to any file's score: left out too, and with no word left, no query.
+    const q = buildPathQuery(query, (quoted, word) => {
+      const n = this.deps.store.pathMatchCount(quoted, word, PATH_TERM_MAX_FILES);
+      return n > 0 && n <= PATH_TERM_MAX_FILES;
+    });
     if (!q) return;
     const files = new Map(this.deps.store.pathSearch(q, 50).map((f) => [f.fileId, bm25ToScore(f.rank)]));
     if (files.size === 0) return;

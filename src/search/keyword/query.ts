@@ -50,9 +50,15 @@ export function buildKeywordQuery(
   return { match: phrases.join(" OR "), terms, phrases };
 }
 
-/** Query over file paths (filename search); `keep` may leave out terms (given quoted). */
-export function buildPathQuery(query: string, keep: (quotedTerm: string) => boolean = () => true): string | null {
-  const terms = [...new Set(queryTokens(query).filter((t) => !STOP_WORDS.has(t)))].map(quote).filter(keep);
+/** Query over file paths (filename search); `keep` may leave out terms (given quoted, and as typed). */
+export function buildPathQuery(
+  query: string,
+  keep: (quotedTerm: string, term: string) => boolean = () => true,
+): string | null {
+  const terms = [...new Set(queryTokens(query).filter((t) => !STOP_WORDS.has(t)))]
+    .map((t) => [quote(t), t] as const)
+    .filter(([quoted, t]) => keep(quoted, t))
+    .map(([quoted]) => quoted);
   return terms.length ? terms.join(" OR ") : null;
 }
 

@@ -11,8 +11,10 @@ import type { TermStat } from "../../index/term-stats.js";
  *  1. score the chunks that hold a rare word R (few, cheap), each once, with all its words:
  *     `(R₁ OR …) AND (C₁ OR …)` and `(R₁ OR …) NOT (C₁ OR …)`;
  *  2. if the k-th best of those beats the bound, no chunk without a rare word can enter the
- *     top k, and the answer is exact; otherwise run the plain OR query.
- * Scores are FTS5's own (same idf, same order of terms), so results equal the plain query's.
+ *     top k, and the answer is exact; otherwise the chunks with only common words are scored by
+ *     `(C₁ OR …) NOT (R₁ OR …)` and merged (each chunk is still scored once).
+ * Scores are FTS5's own (the same idf per word; a word a chunk lacks adds exactly 0, so the order
+ * of the words does not change a sum), so results equal the plain query's.
  * Words found in most chunks are what make BM25 slow; this skips scoring them except where a
  * rare word is present.
  */
@@ -26,7 +28,7 @@ export interface KeywordIndex {
 }
 
 export interface TopKStats {
-  /** "plain": one OR query; "pruned": the bound held; "fallback": it did not, plain query run after. */
+  /** "plain": one OR query; "pruned": the bound held; "fallback": it did not, the common-only chunks scored after. */
   plan: "plain" | "pruned" | "fallback";
 }
 
@@ -62,7 +64,8 @@ export function topKeywordHits(
   let rareDocs = 0;
   while (rareCount < ordered.length - 1 && rareDocs + ordered[rareCount]!.df! <= chunks * RARE_SHARE)
     rareDocs += ordered[rareCount++]!.df!;
-  if (rareCount === 0) return plain();
+  // Fewer chunks hold a rare word than k: the bound cannot hold (k of them are needed), so one query.
+  if (rareCount === 0 || rareDocs < k) return plain();
   const rare = ordered.slice(0, rareCount).map((t) => t.phrase);
   const common = ordered.slice(rareCount);
   const bound = common.reduce((sum, t) => sum + (K1 + 1) * fts5Idf(t.df!, chunks), 0);
@@ -74,18 +77,16 @@ export function topKeywordHits(
     ...index.keywordSearch(`(${anyRare}) AND (${anyCommon})`, k),
     ...index.keywordSearch(`(${anyRare}) NOT (${anyCommon})`, k),
   ];
-  if (best.length < k) return fallback();
   best.sort((a, b) => a.rank - b.rank || a.id - b.id);
   const top = best.slice(0, k);
   // Strictly better than any chunk without a rare word can be (ranks are negated scores).
-  if (-top[top.length - 1]!.rank > bound) {
+  if (top.length === k && -top[k - 1]!.rank > bound) {
     setPlan("pruned");
     return top;
   }
-  return fallback();
-
-  function fallback(): KeywordHit[] {
-    setPlan("fallback");
-    return plain();
-  }
+  // The bound did not hold: `top` is still the exact best k of the chunks with a rare word; the
+  // chunks with only common words are scored by their own query and the two merged.
+  setPlan("fallback");
+  const rest = index.keywordSearch(`(${anyCommon}) NOT (${anyRare})`, k);
+  return [...top, ...rest].sort((a, b) => a.rank - b.rank || a.id - b.id).slice(0, k);
 }
