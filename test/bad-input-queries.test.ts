@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildKeywordQuery, buildPathQuery, buildPrefixQuery } from "../src/search/keyword-query.js";
+import { buildKeywordQuery, buildPathQuery, buildPrefixQuery } from "../src/search/keyword/query.js";
 import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
 
 /**

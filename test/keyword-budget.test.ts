@@ -4,11 +4,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { generateWorkspace } from "../scripts/bench/generate.js";
 import { SearchSchema } from "../src/config/schema.js";
 import { Searcher } from "../src/search/searcher.js";
-import { bm25Ranker, planKeyword, type TermStat } from "../src/search/keyword-budget.js";
+import { bm25Ranker, planKeyword } from "../src/search/keyword/budget.js";
+import type { TermStat } from "../src/index/term-stats.js";
 import { openTestIndex, tempDir, writeFiles } from "./helpers/workspace.js";
 import { rawDb } from "./helpers/raw-db.js";
 
-const stat = (term: string, df: number): TermStat => ({ term, stems: [term], df });
+const stat = (term: string, df: number): TermStat => ({ term, stems: [term], df, exact: true });
 
 describe("planKeyword", () => {
   it("runs every query in full in a small index", () => {

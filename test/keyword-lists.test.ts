@@ -2,9 +2,9 @@ import { appendFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateWorkspace, rng, sampleQuery } from "../scripts/bench/generate.js";
-import { bm25Ranker, planKeyword } from "../src/search/keyword-budget.js";
-import { listTopK, type ListSearchResult } from "../src/search/keyword-lists.js";
-import { buildKeywordQuery } from "../src/search/keyword-query.js";
+import { bm25Ranker, planKeyword } from "../src/search/keyword/budget.js";
+import { listTopK, type ListSearchResult } from "../src/search/keyword/lists.js";
+import { buildKeywordQuery } from "../src/search/keyword/query.js";
 import type { IndexStore } from "../src/index/store.js";
 import { openTestIndex, tempDir, writeFiles } from "./helpers/workspace.js";
 import { rawDb } from "./helpers/raw-db.js";
@@ -30,7 +30,6 @@ function viaLists(store: IndexStore, query: string): ListSearchResult | null {
   return listTopK(store, {
     terms: plan.rescore,
     rare: plan.kind === "rare" ? plan.terms : [],
-    phrase: (t) => q.phrases[q.terms.indexOf(t)]!,
     chunks,
     k: K,
     rank: bm25Ranker(plan.rescore, chunks, avgTokens, (tok) => store.stemsOf(tok)),

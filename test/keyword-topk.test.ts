@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/index/db.js";
 import { IndexStore } from "../src/index/store.js";
 import { Indexer } from "../src/index/sync.js";
-import { buildKeywordQuery } from "../src/search/keyword-query.js";
-import { topKeywordHits, type TopKStats } from "../src/search/keyword-topk.js";
+import { termPhrase } from "../src/index/fts-text.js";
+import { buildKeywordQuery } from "../src/search/keyword/query.js";
+import { topKeywordHits, type TopKStats } from "../src/search/keyword/topk.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 import { rawDb } from "./helpers/raw-db.js";
@@ -53,11 +54,10 @@ afterAll(() => store?.close());
 function plan(query: string, k: number, stats?: TopKStats) {
   const q = buildKeywordQuery(query);
   const { stats: counts, chunks } = store.termStats(q.terms);
-  const terms = q.phrases.map((phrase, i) => ({ phrase, df: counts[i]!.exact ? counts[i]!.df : null }));
-  const ordered = [...terms].sort((a, b) => (a.df ?? Infinity) - (b.df ?? Infinity));
+  const ordered = [...counts].sort((a, b) => (a.exact ? a.df : Infinity) - (b.exact ? b.df : Infinity));
   return {
-    planned: topKeywordHits(store, terms, chunks, k, stats),
-    plain: store.keywordSearch(ordered.map((t) => t.phrase).join(" OR "), k),
+    planned: topKeywordHits(store, counts, chunks, k, stats),
+    plain: store.keywordSearch(ordered.map((t) => termPhrase(t.term)).join(" OR "), k),
   };
 }
 

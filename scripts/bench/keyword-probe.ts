@@ -4,9 +4,9 @@ import { SearchSchema } from "../../src/config/schema.js";
 import { openDatabase } from "../../src/index/db.js";
 import { IndexStore } from "../../src/index/store.js";
 import { Searcher } from "../../src/search/searcher.js";
-import { bm25Ranker, planKeyword } from "../../src/search/keyword-budget.js";
-import { listTopK } from "../../src/search/keyword-lists.js";
-import { buildKeywordQuery } from "../../src/search/keyword-query.js";
+import { bm25Ranker, planKeyword } from "../../src/search/keyword/budget.js";
+import { listTopK } from "../../src/search/keyword/lists.js";
+import { buildKeywordQuery } from "../../src/search/keyword/query.js";
 import { rng, sampleQuery } from "./generate.js";
 import { fmtMs, median, percentile, type Args } from "./util.js";
 
@@ -34,7 +34,6 @@ function legCompare(
   const res = listTopK(store, {
     terms: plan.rescore,
     rare: plan.kind === "rare" ? plan.terms : [],
-    phrase: (t) => q.phrases[q.terms.indexOf(t)]!,
     chunks,
     k,
     rank: bm25Ranker(plan.rescore, chunks, avgTokens, (tok) => store.stemsOf(tok)),

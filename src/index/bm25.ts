@@ -16,3 +16,10 @@ export function fts5Idf(df: number, chunks: number): number {
 export function bm25G(tf: number, tokens: number, avgTokens: number): number {
   return (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * tokens) / Math.max(1, avgTokens)));
 }
+
+/** A chunk found by an FTS5 keyword query. */
+export interface KeywordHit {
+  id: number;
+  /** FTS5 bm25() (or a score computed as it does): negative, lower is better; 0 for unranked reads. */
+  rank: number;
+}

@@ -33,3 +33,9 @@ export function prepareFtsText(text: string): string {
 export function splitCjk(token: string): string[] {
   return hasCjk(token) ? prepareFtsText(token).split(/\s+/).filter(Boolean) : [token];
 }
+
+/** The FTS5 phrase for one query word: quoted (any string is safe), a CJK run as a phrase of its characters. */
+export function termPhrase(term: string): string {
+  const chars = splitCjk(term);
+  return `"${(chars.length > 1 ? chars.join(" ") : term).replace(/"/g, '""')}"`;
+}

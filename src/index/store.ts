@@ -8,6 +8,7 @@ import { FilesRepo, type FileMeta, type FileRow, type FileStamp, type StoredChun
 import { ftsTotalsReader } from "./fts-totals.js";
 import { MetaRepo } from "./meta-repo.js";
 import { RecallLog } from "./recall-log.js";
+import type { KeywordHit } from "./bm25.js";
 import type { TermListHead } from "./term-lists.js";
 import type { TermLookup } from "./term-stats.js";
 import { TextSearch } from "./text-search.js";
@@ -222,13 +223,13 @@ export class IndexStore {
   listPending(limit: number): { ids: number[]; total: number } {
     return this.text.listPending(limit);
   }
-  pathMatchesAtMost(match: string, limit: number): boolean {
-    return this.text.pathMatchesAtMost(match, limit);
+  pathMatchCount(match: string, word: string, limit: number): number {
+    return this.text.pathMatchCount(match, word, limit);
   }
   ftsTotals(): { rows: number; tokens: number } {
     return this.text.ftsTotals();
   }
-  keywordSearch(match: string, limit: number, order: "rank" | "recent" = "rank"): { id: number; rank: number }[] {
+  keywordSearch(match: string, limit: number, order: "rank" | "recent" = "rank"): KeywordHit[] {
     return this.text.keywordSearch(match, limit, order);
   }
   pathSearch(match: string, limit: number): { fileId: number; path: string; rank: number }[] {

@@ -8,7 +8,7 @@ import { ftsTotalsReader } from "./fts-totals.js";
  * more than LIST_MIN_DF chunks, the LIST_SIZE chunks where the stem weighs most in BM25, by FTS5's
  * term-frequency part g = tf·(k1+1) / (tf + k1·(1 − b + b·len/avgLen)) (score = Σ idf × g).
  * Every chunk not in a full list has g ≤ the list's gMin, so a query over common words can take its
- * candidates from the lists' heads and bound what the rest could score (search/keyword-lists).
+ * candidates from the lists' heads and bound what the rest could score (search/keyword/lists).
  *
  * The lists are a cache of the FTS index, kept consistent with it in the same transactions:
  * - a deleted chunk leaves every list at once (gMin stays a valid bound: nothing rose above it);

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { dbGeneration } from "./db-generation.js";
-import { splitCjk } from "./fts-text.js";
+import { termPhrase } from "./fts-text.js";
 import { ftsTotalsReader } from "./fts-totals.js";
 
 /**
@@ -12,7 +12,7 @@ import { ftsTotalsReader } from "./fts-totals.js";
  * oldest and the newest matches are spread over the chunk ids (FTS5 reads a posting list from
  * either end and stops early), so a word found in 300,000 chunks costs as little as a rare one;
  * an estimate under EXACT_RECOUNT is then recounted exactly with fts5vocab (cheap at that size),
- * because exact top-k pruning (search/keyword-topk) needs exact counts.
+ * because exact top-k pruning (search/keyword/topk) needs exact counts.
  *
  * "Changed" is SQLite's own bookkeeping (index/db-generation). Stems depend only on the
  * tokenizer and are cached for good (bounded).
@@ -23,18 +23,20 @@ const EXACT_UP_TO = 2_000;
 /** Estimated df below this is recounted exactly (fts5vocab reads the whole posting list). */
 const EXACT_RECOUNT = 20_000;
 
-export interface TermCount {
+/** One query word's statistics in the chunk index: what the keyword leg plans, bounds and scores with. */
+export interface TermStat {
+  /** The query word. */
   term: string;
   /** The tokens FTS5 indexes for the term (porter stems): usually one; none for punctuation. */
   stems: string[];
   /** Chunks holding the term. */
   df: number;
-  /** Whether df is an exact count (else an estimate). */
+  /** Whether df is an exact count (else an estimate: never used as a bound). */
   exact: boolean;
 }
 
 export interface TermLookup {
-  stats: TermCount[];
+  stats: TermStat[];
   /** Chunks in the index. */
   chunks: number;
   /** Mean tokens per chunk. */
@@ -82,7 +84,7 @@ export class TermStats {
   lookup(terms: readonly string[], countedDf?: (stem: string) => number | null): TermLookup {
     this.refresh();
     const totals = this.totals();
-    const stats = terms.map((term): TermCount => {
+    const stats = terms.map((term): TermStat => {
       const stems = this.stemsOf(term);
       if (stems.length === 0) return { term, stems, df: 0, exact: true };
       // A counted df beats the estimate (a common word's is off by up to a quarter at 1M chunks).
@@ -126,7 +128,7 @@ export class TermStats {
   private docFrequency(term: string, stems: readonly string[], rows: number): { df: number; exact: boolean } {
     let found = this.dfCache.get(term);
     if (found) return found;
-    const match = termMatch(term);
+    const match = termPhrase(term);
     const oldest = this.stmts.oldest.all(match, EXACT_UP_TO + 1) as number[];
     if (oldest.length <= EXACT_UP_TO) found = { df: oldest.length, exact: true };
     else {
@@ -172,10 +174,4 @@ export class TermStats {
     this.totalsCache = null;
     this.memos = new Map();
   }
-}
-
-/** The FTS5 query for one query word, quoted as the keyword query quotes it (CJK runs as a phrase of characters). */
-function termMatch(term: string): string {
-  const chars = splitCjk(term);
-  return `"${(chars.length > 1 ? chars.join(" ") : term).replace(/"/g, '""')}"`;
 }

@@ -1,4 +1,6 @@
 import type Database from "better-sqlite3";
+import type { KeywordHit } from "./bm25.js";
+import { PathVocabulary } from "./path-vocab.js";
 import { statements, tableExists } from "./statements.js";
 import { TermLists, type TermListHead } from "./term-lists.js";
 import { TermStats, type TermLookup } from "./term-stats.js";
@@ -9,6 +11,7 @@ export class TextSearch {
   private termCounts: TermStats | undefined;
   private lists: TermLists | undefined;
   private termListsTable: boolean | undefined;
+  private pathWords: PathVocabulary | undefined;
 
   constructor(private readonly db: Database.Database) {
     this.stmts = statements(db, {
@@ -57,11 +60,16 @@ export class TextSearch {
     return (this.termListsTable ??= tableExists(this.db, "term_lists"));
   }
 
-  /** True when at most `limit` files' paths match (bounded: stops after limit + 1). */
-  pathMatchesAtMost(match: string, limit: number): boolean {
+  /**
+   * Files whose path matches `match` (the FTS5 phrase of `word`), counted up to limit + 1: from the
+   * path words in memory (see path-vocab) when they can say, else by FTS5 (bounded, cached).
+   */
+  pathMatchCount(match: string, word: string, limit: number): number {
+    const known = (this.pathWords ??= new PathVocabulary(this.db)).filesWith(word);
+    if (known !== null) return Math.min(known, limit + 1);
     return this.counts.memo(
       `paths ${limit} ${match}`,
-      () => (this.stmts.pathMatches.get(match, limit + 1) as { n: number }).n <= limit,
+      () => (this.stmts.pathMatches.get(match, limit + 1) as { n: number }).n,
     );
   }
 
@@ -71,14 +79,14 @@ export class TextSearch {
   }
 
   /**
-   * FTS5 over chunk text. `match` must be a valid FTS5 query (see search/keyword-query).
+   * FTS5 over chunk text. `match` must be a valid FTS5 query (see search/keyword/query).
    * rank: best BM25 first, ties by id (scores every match); recent: newest chunks first, no scoring (stops early).
    */
-  keywordSearch(match: string, limit: number, order: "rank" | "recent" = "rank"): { id: number; rank: number }[] {
+  keywordSearch(match: string, limit: number, order: "rank" | "recent" = "rank"): KeywordHit[] {
     if (order === "recent") {
       return (this.stmts.keywordRecent.all(match, limit) as { id: number }[]).map((r) => ({ id: r.id, rank: 0 }));
     }
-    return this.stmts.keywordRank.all(match, limit) as { id: number; rank: number }[];
+    return this.stmts.keywordRank.all(match, limit) as KeywordHit[];
   }
 
   /** Files whose path matches (FTS5 over paths). */

@@ -1,5 +1,5 @@
 import { stemmer } from "stemmer";
-import { STOP_WORDS } from "./keyword-query.js";
+import { STOP_WORDS } from "./keyword/index.js";
 
 /** A unit of a chunk that can be shown alone: a line, or a whole transcript message. */
 export interface Unit {

@@ -2,7 +2,7 @@ import type { RecallConfig } from "../config/schema.js";
 import type { EmbeddingProvider } from "../embed/provider.js";
 import type { IndexStore } from "../index/store.js";
 import { stem } from "./excerpt.js";
-import { STOP_WORDS } from "./keyword-query.js";
+import { STOP_WORDS } from "./keyword/index.js";
 
 /**
  * The relevance decision of recall: is a candidate memory a real match for the prompt, or merely

@@ -1,10 +1,7 @@
 import type { SearchConfig } from "../config/schema.js";
 import type { EmbeddingProvider } from "../embed/provider.js";
 import type { ChunkRow, IndexStore } from "../index/store.js";
-import { LARGE_INDEX_CHUNKS, PATH_TERM_MAX_FILES, RECENT_WINDOW, bm25Ranker, planKeyword } from "./keyword-budget.js";
-import { buildKeywordQuery, buildPathQuery, buildPrefixQuery } from "./keyword-query.js";
-import { listTopK } from "./keyword-lists.js";
-import { topKeywordHits } from "./keyword-topk.js";
+import { buildPathQuery, keywordLeg } from "./keyword/index.js";
 import { PassageScorer } from "./passages.js";
 import { StageTimer } from "./stage-timer.js";
 import { applyImportance, applyRecency, bm25ToScore, distanceToScore, fuse, mmr, round } from "./stages.js";
@@ -24,6 +21,9 @@ export interface SearcherDeps {
   /** Postings FTS5 bm25 may score per query in a large index (Infinity: always the exact ranking). */
   keywordBudget?: number;
 }
+
+/** Path-stage words matching more files than this are left out (see Searcher.pathStage). */
+const PATH_TERM_MAX_FILES = 500;
 
 /** The calendar day of a dated memory: a daily log's date, a transcript chunk's first timestamp (local day). */
 function dateOf(row: ChunkRow): { date?: string } {
@@ -144,113 +144,17 @@ export class Searcher {
     };
   }
 
-  /**
-   * Stage "keyword": BM25 over chunk text with an OR query of the question's topic words. A large
-   * index plans the words against a postings budget (search/keyword-budget); within it, the exact
-   * top-k is found without scoring every chunk that holds a common word (search/keyword-topk).
-   */
+  /** Stage "keyword": BM25 over chunk text with an OR query of the question's topic words (search/keyword). */
   private keywordStage(query: string, k: number, get: (id: number) => Candidate): boolean {
-    const { store, config: cfg } = this.deps;
-    const q = buildKeywordQuery(query);
-    if (!q.match) return false;
-    let used = q.terms;
-    let hits: { id: number; rank: number }[];
-    // A small index runs every query whole (what planKeyword would say): no word statistics needed.
-    if (store.ftsTotals().rows < LARGE_INDEX_CHUNKS) hits = store.keywordSearch(q.match, k);
-    else {
-      const { stats, chunks, avgTokens } = store.termStats(q.terms);
-      const plan = planKeyword(stats, chunks, this.deps.keywordBudget);
-      if (plan.kind !== "full") {
-        const rank = bm25Ranker(plan.rescore, chunks, avgTokens, (token) => store.stemsOf(token));
-        // Common words with impact-ordered lists: candidates by bound, scored until the top k is proven (search/keyword-lists).
-        const listed = listTopK(store, {
-          terms: plan.rescore,
-          rare: plan.kind === "rare" ? plan.terms : [],
-          phrase: (t) => q.phrases[q.terms.indexOf(t)]!,
-          chunks,
-          k,
-          rank,
-        });
-        let ranked: { id: number; rank: number }[];
-        if (listed) ranked = listed.hits;
-        else {
-          // Candidates from the rare words (or the newest matches), ranked by BM25 over every word.
-          const match = buildKeywordQuery(plan.terms.join(" "), { keepStopWords: true }).match!;
-          let found: { id: number }[];
-          if (plan.kind === "rare") found = store.keywordSearch(match, Math.max(4 * k, 100));
-          else {
-            // The newest chunks holding all the words first, then the newest holding any.
-            found =
-              plan.terms.length > 1
-                ? store.keywordSearch(match.split(" OR ").join(" AND "), RECENT_WINDOW, "recent")
-                : [];
-            if (found.length < RECENT_WINDOW) {
-              const seen = new Set(found.map((h) => h.id));
-              found.push(
-                ...store
-                  .keywordSearch(match, RECENT_WINDOW, "recent")
-                  .filter((h) => !seen.has(h.id))
-                  .slice(0, RECENT_WINDOW - found.length),
-              );
-            }
-          }
-          const texts = store.chunkTexts(found.map((h) => h.id));
-          ranked = found
-            .map((h) => ({ id: h.id, rank: rank(texts.get(h.id) ?? "") }))
-            .filter((h) => h.rank < 0)
-            .sort((a, b) => a.rank - b.rank || a.id - b.id)
-            .slice(0, k);
-        }
-        for (const hit of ranked) {
-          const c = get(hit.id);
-          c.textScore = bm25ToScore(hit.rank, cfg.keywordHalfScore);
-          c.explain.keyword = round(c.textScore);
-        }
-        return true;
-      }
-      // In a large index, words in more than half of the chunks carry no BM25 weight (FTS5 floors
-      // their IDF) and the plan leaves them out when rarer words remain. (A small index keeps them:
-      // they are cheap there, and still find memories that share only them.)
-      used = plan.terms;
-      if (used.length > 1) {
-        const byTerm = new Map(stats.map((s, i) => [s.term, { phrase: q.phrases[i]!, df: s.exact ? s.df : null }]));
-        hits = topKeywordHits(
-          store,
-          used.map((t) => byTerm.get(t)!),
-          chunks,
-          k,
-        );
-      } else {
-        hits = store.keywordSearch(
-          used.length < q.terms.length ? buildKeywordQuery(used.join(" "), { keepStopWords: true }).match! : q.match,
-          k,
-        );
-      }
-    }
-    // FTS5 floors the IDF of words found in most chunks at 1e-6, so in a small workspace every raw
-    // score can collapse towards 0 while their order stays right: then score relative to the best.
-    const best = hits.length ? Math.min(...hits.map((h) => h.rank)) : 0;
-    const degenerate = best < 0 && best > -1e-3;
-    for (const hit of hits) {
+    const { store, config: cfg, keywordBudget } = this.deps;
+    const leg = keywordLeg(store, query, k, { keywordHalfScore: cfg.keywordHalfScore, budget: keywordBudget });
+    for (const hit of leg.hits) {
       const c = get(hit.id);
-      c.textScore = degenerate ? hit.rank / best : bm25ToScore(hit.rank, cfg.keywordHalfScore);
-      c.explain.keyword = round(c.textScore);
+      c.textScore = hit.score;
+      if (hit.keyword !== undefined) c.explain.keyword = round(hit.keyword);
+      if (hit.expanded !== undefined) c.explain.keywordExpanded = round(hit.expanded);
     }
-    // Expansion: when the exact words find too little, match their prefixes (plural, tense, …).
-    if (hits.length < Math.min(k, 8)) {
-      const prefix = buildPrefixQuery(used);
-      if (prefix) {
-        for (const hit of store.keywordSearch(prefix, k)) {
-          const c = get(hit.id);
-          const s = 0.8 * bm25ToScore(hit.rank, cfg.keywordHalfScore);
-          if (s > c.textScore) {
-            c.textScore = s;
-            c.explain.keywordExpanded = round(s);
-          }
-        }
-      }
-    }
-    return true;
+    return leg.ran;
   }
 
   /** Stage "vector": KNN over chunk vectors with the embedded query (returned for the passage stage). */
@@ -308,7 +212,11 @@ export class Searcher {
     if (w === 0) return;
     // A word in the paths of more than PATH_TERM_MAX_FILES files (a folder name) says nothing about
     // which file is meant, and BM25 over all of them is slow in a large workspace: leave it out.
-    const q = buildPathQuery(query, (t) => this.deps.store.pathMatchesAtMost(t, PATH_TERM_MAX_FILES));
+    // A word in no path adds nothing to any file's score: left out too, and with no word left, no query.
+    const q = buildPathQuery(query, (quoted, word) => {
+      const n = this.deps.store.pathMatchCount(quoted, word, PATH_TERM_MAX_FILES);
+      return n > 0 && n <= PATH_TERM_MAX_FILES;
+    });
     if (!q) return;
     const files = new Map(this.deps.store.pathSearch(q, 50).map((f) => [f.fileId, bm25ToScore(f.rank)]));
     if (files.size === 0) return;

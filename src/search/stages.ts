@@ -94,6 +94,42 @@ function fnv1a(s: string): number {
   return h | 0;
 }
 
+/**
+ * The FNV-1a hashes of a pure-ASCII text's lowercased letter/digit runs, hashed as they are read
+ * (the same values as fnv1a over the regular expression's tokens); null when the text has any
+ * non-ASCII character (then the Unicode-aware expression decides what a token is).
+ */
+function asciiTokenHashes(text: string): Set<number> | null {
+  const ids = new Set<number>();
+  let h = 0x811c9dc5;
+  let inToken = false;
+  for (let i = 0; i < text.length; i++) {
+    let c = text.charCodeAt(i);
+    if (c >= 128) return null;
+    if (c >= 65 && c <= 90) c += 32;
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+      h ^= c;
+      h = Math.imul(h, 0x01000193);
+      inToken = true;
+    } else if (inToken) {
+      ids.add(h | 0);
+      h = 0x811c9dc5;
+      inToken = false;
+    }
+  }
+  if (inToken) ids.add(h | 0);
+  return ids;
+}
+
+/** The FNV-1a hashes of a text's lowercased letter/digit runs (`[\p{L}\p{N}]+`), each once. */
+export function textTokenHashes(text: string): Set<number> {
+  const ascii = asciiTokenHashes(text);
+  if (ascii) return ascii;
+  const ids = new Set<number>();
+  for (const t of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) ids.add(fnv1a(t));
+  return ids;
+}
+
 /** Token-set signatures by chunk content hash (chunks rarely change; this keeps MMR cheap). */
 const signatures = new Map<string, Int32Array>();
 const SIGNATURE_CACHE = 20_000;
@@ -102,9 +138,7 @@ const SIGNATURE_CACHE = 20_000;
 function tokenSignature(text: string, key: string): Int32Array {
   const hit = signatures.get(key);
   if (hit) return hit;
-  const ids = new Set<number>();
-  for (const t of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) ids.add(fnv1a(t));
-  const sig = Int32Array.from(ids).sort();
+  const sig = Int32Array.from(textTokenHashes(text)).sort();
   if (signatures.size >= SIGNATURE_CACHE) signatures.delete(signatures.keys().next().value!);
   signatures.set(key, sig);
   return sig;

@@ -1,6 +1,7 @@
-import { fts5Idf, K1 } from "../index/bm25.js";
-import type { TermListHead } from "../index/term-lists.js";
-import type { TermStat } from "./keyword-budget.js";
+import { fts5Idf, K1, type KeywordHit } from "../../index/bm25.js";
+import { termPhrase } from "../../index/fts-text.js";
+import type { TermListHead } from "../../index/term-lists.js";
+import type { TermStat } from "../../index/term-stats.js";
 
 /**
  * Top-k BM25 over common words in a large index from impact-ordered lists (index/term-lists), in
@@ -19,7 +20,7 @@ import type { TermStat } from "./keyword-budget.js";
 
 export interface ListSearchDeps {
   /** Best chunks for an FTS5 MATCH by bm25 (rank negative, lower is better). */
-  keywordSearch(match: string, limit: number, order?: "rank" | "recent"): { id: number; rank: number }[];
+  keywordSearch(match: string, limit: number): KeywordHit[];
   chunkTexts(ids: readonly number[]): Map<number, string>;
   /** A stem's list head, or null when it has none. */
   listHead(stem: string, limit: number): TermListHead | null;
@@ -32,21 +33,14 @@ export interface ListSearchInput {
   terms: readonly TermStat[];
   /** The rare words (FTS5 scores them; may be empty). */
   rare: readonly string[];
-  /** FTS5 phrase of a word (quoted). */
-  phrase(term: string): string;
   chunks: number;
   k: number;
   /** BM25 of a chunk's text over every word (FTS5-style rank: negative, lower is better). */
   rank(text: string): number;
-  /** LIST_HEAD and MAX_SCORED, for the bench. */
-  head?: number;
-  maxScored?: number;
-  /** Share of a candidate's unknown bound that orders the scoring (1: by upper bound); for the bench. */
-  optimism?: number;
 }
 
 export interface ListSearchResult {
-  hits: { id: number; rank: number }[];
+  hits: KeywordHit[];
   /** True when the bounds prove the top min(k, PROVE_K) exact. */
   exact: boolean;
   /** Chunk texts scored. */
@@ -62,14 +56,14 @@ export const MAX_PENDING = 200;
 const BATCH = 40;
 /** Results the bounds must prove (the rest of the k are the best of what was scored). */
 export const PROVE_K = 10;
-/** See `optimism`. */
+/** Share of a candidate's unknown bound that orders the scoring (1: by upper bound). */
 const OPTIMISM = 0.3;
 
 /** Returns null when no common word has a list (the caller keeps its own plan). */
 export function listTopK(deps: ListSearchDeps, q: ListSearchInput): ListSearchResult | null {
   const rareSet = new Set(q.rare);
   const common = q.terms.filter((t) => !rareSet.has(t.term));
-  const heads = common.map((t) => (t.stems.length === 1 ? deps.listHead(t.stems[0]!, q.head ?? LIST_HEAD) : null));
+  const heads = common.map((t) => (t.stems.length === 1 ? deps.listHead(t.stems[0]!, LIST_HEAD) : null));
   if (!heads.some(Boolean)) return null;
 
   let exact = true;
@@ -96,7 +90,7 @@ export function listTopK(deps: ListSearchDeps, q: ListSearchInput): ListSearchRe
 
   if (q.rare.length > 0) {
     const limit = Math.max(4 * q.k, 100);
-    const hits = deps.keywordSearch(q.rare.map(q.phrase).join(" OR "), limit);
+    const hits = deps.keywordSearch(q.rare.map(termPhrase).join(" OR "), limit);
     for (const h of hits) note(h.id, 0, -h.rank);
     bounds.push(hits.length < limit ? 0 : -hits[hits.length - 1]!.rank);
   } else bounds.push(0);
@@ -133,7 +127,7 @@ export function listTopK(deps: ListSearchDeps, q: ListSearchInput): ListSearchRe
   const floor = n >= proveK ? [...lb.subarray(0, n)].sort((a, b) => b - a)[proveK - 1]! * (1 - 1e-9) : -Infinity;
   // Scored in order of a guess between the bounds (a chunk missing from a word's head usually
   // holds the word once or not at all, far below the bound); the bounds decide when to stop.
-  const alpha = q.optimism ?? OPTIMISM;
+  const alpha = OPTIMISM;
   const order: { id: number; ub: number; guess: number }[] = [...mustScore].map((id) => ({
     id,
     ub: Infinity,
@@ -148,7 +142,7 @@ export function listTopK(deps: ListSearchDeps, q: ListSearchInput): ListSearchRe
   const suffixMaxUb = new Float64Array(order.length + 1);
   for (let j = order.length - 1; j >= 0; j--) suffixMaxUb[j] = Math.max(suffixMaxUb[j + 1]!, order[j]!.ub);
 
-  const top: { id: number; rank: number }[] = [];
+  const top: KeywordHit[] = [];
   // The stop test (and the exactness claim) covers the first PROVE_K results.
   const kth = () => (top.length >= proveK ? -top[proveK - 1]!.rank : -Infinity);
   let scored = 0;
@@ -159,7 +153,7 @@ export function listTopK(deps: ListSearchDeps, q: ListSearchInput): ListSearchRe
       stoppedByBound = true;
       break;
     }
-    if (scored >= (q.maxScored ?? MAX_SCORED) + mustScore.size) break;
+    if (scored >= MAX_SCORED + mustScore.size) break;
     const batch = order.slice(i, i + BATCH);
     i += batch.length;
     const texts = deps.chunkTexts(batch.map((c) => c.id));

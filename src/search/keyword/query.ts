@@ -1,4 +1,4 @@
-import { splitCjk } from "../index/fts-text.js";
+import { splitCjk, termPhrase } from "../../index/fts-text.js";
 
 /** Common English words that carry no topic; dropped from keyword queries when other words remain. */
 export const STOP_WORDS = new Set(
@@ -46,16 +46,19 @@ export function buildKeywordQuery(
   const chosen = opts.keepStopWords || content.length === 0 ? all : content;
   const terms = [...new Set(chosen)].slice(0, opts.maxTerms ?? 64);
   if (terms.length === 0) return { match: null, terms: [], phrases: [] };
-  const phrases = terms.map((t) => {
-    const chars = splitCjk(t);
-    return chars.length > 1 ? quote(chars.join(" ")) : quote(t);
-  });
+  const phrases = terms.map(termPhrase);
   return { match: phrases.join(" OR "), terms, phrases };
 }
 
-/** Query over file paths (filename search); `keep` may leave out terms (given quoted). */
-export function buildPathQuery(query: string, keep: (quotedTerm: string) => boolean = () => true): string | null {
-  const terms = [...new Set(queryTokens(query).filter((t) => !STOP_WORDS.has(t)))].map(quote).filter(keep);
+/** Query over file paths (filename search); `keep` may leave out terms (given quoted, and as typed). */
+export function buildPathQuery(
+  query: string,
+  keep: (quotedTerm: string, term: string) => boolean = () => true,
+): string | null {
+  const terms = [...new Set(queryTokens(query).filter((t) => !STOP_WORDS.has(t)))]
+    .map((t) => [quote(t), t] as const)
+    .filter(([quoted, t]) => keep(quoted, t))
+    .map(([quoted]) => quoted);
   return terms.length ? terms.join(" OR ") : null;
 }
 

@@ -14,27 +14,18 @@
  *
  * Where the index keeps impact-ordered lists of its common words (index/term-lists, built once a
  * stem is in 5,000+ chunks), "rare" and "recent" take their candidates from those lists instead
- * and rank by BM25 with bounds (search/keyword-lists); the candidates above are the fallback.
+ * and rank by BM25 with bounds (keyword/lists); the candidates above are the fallback.
  */
 
-import { B, fts5Idf, K1 } from "../index/bm25.js";
+import { B, fts5Idf, K1 } from "../../index/bm25.js";
+import type { TermStat } from "../../index/term-stats.js";
 
 /** Postings that FTS5 bm25 may score per query (~15 ms on the development machine). */
 export const KEYWORD_POSTINGS_BUDGET = 10_000;
 /** Below this many chunks every query runs in full (cheap there, and the ranking stays exact). */
 export const LARGE_INDEX_CHUNKS = 2_000;
-/** Path-stage words matching more files than this are left out (see Searcher.pathStage). */
-export const PATH_TERM_MAX_FILES = 500;
 /** Newest matching chunks scored in the "recent" plan. */
 export const RECENT_WINDOW = 200;
-
-export interface TermStat {
-  term: string;
-  /** The stems FTS5 indexes for the term (porter): usually one. */
-  stems: string[];
-  /** Chunks holding the term. */
-  df: number;
-}
 
 export type KeywordPlan =
   | { kind: "full"; terms: string[] }
