@@ -168,7 +168,7 @@ export class IndexStore {
   pendingChunks(afterId: number, limit: number): { id: number; hash: string; text: string }[] {
     return this.vectors.pendingChunks(afterId, limit);
   }
-  setVectors(items: readonly { id: number; vector: Float32Array | null }[]): void {
+  setVectors(items: readonly { id: number; vector: Float32Array | null; passages?: Buffer }[]): void {
     this.vectors.setVectors(items);
   }
   vectorSearch(query: Float32Array, k: number, opts: VectorSearchOptions = {}): { id: number; distance: number }[] {

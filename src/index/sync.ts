@@ -5,6 +5,7 @@ import { CHUNKING_VERSION } from "../ingest/chunk-file.js";
 import type { ChunkingOptions } from "../ingest/types.js";
 import { scanWorkspace, statOne, tryLstat, type ScanTarget, type WorkspaceFile } from "../workspace/scan.js";
 import { embedThroughCache } from "./embed-cache.js";
+import { backfillPassages, embedPassages } from "./passage-embed.js";
 import { prepareFile, type PreparedFile } from "./sync-prepare.js";
 import { loadFile, type Loaded } from "./sync-read.js";
 import type { SyncOptions, SyncProgress, SyncReport } from "./sync-report.js";
@@ -167,6 +168,7 @@ export class Indexer {
         (n) => progress({ phase: "vectors", filesDone: n, filesTotal: disk.length }),
         opts.signal,
       );
+    if (useVectors && !report.vectorError) await backfillPassages(store, this.deps.provider, opts.signal);
     if (report.vectorError) {
       report.vectorsDeferred = store.counts().pending;
       this.deps.logger?.warn(
@@ -397,6 +399,7 @@ export class Indexer {
         c.vector = outcome.vectors.get(c.hash) ?? null;
         if (c.vector === null) report.noVector++;
       }
+      await embedPassages(provider, fresh);
     }
     store.transaction(() => {
       for (const p of batch) {
@@ -435,8 +438,9 @@ export class Indexer {
       report.cacheHits += outcome.cacheHits;
       report.embedded += outcome.embedded;
       const done = outcome.error ? batch.filter((b) => outcome.vectors.has(b.hash)) : batch;
-      const items = done.map((b) => ({ id: b.id, vector: outcome.vectors.get(b.hash) ?? null }));
+      const items = done.map((b) => ({ id: b.id, text: b.text, vector: outcome.vectors.get(b.hash) ?? null }));
       report.noVector += items.filter((i) => !i.vector).length;
+      await embedPassages(provider, items);
       store.setVectors(items);
       store.ensureVectorCodes();
       n += batch.length;

@@ -1,14 +1,6 @@
 import { stemmer } from "stemmer";
 import { STOP_WORDS } from "./keyword-query.js";
-
-/** A unit of a chunk that can be shown alone: a line, or a whole transcript message. */
-export interface Unit {
-  text: string;
-  /** 0-based offset of its first line within the chunk text. */
-  line: number;
-  /** Number of lines it spans. */
-  lines: number;
-}
+import { units, type Unit } from "../ingest/units.js";
 
 export interface Excerpt {
   text: string;
@@ -41,23 +33,6 @@ export function stem(word: string): string {
 
 export function contentStems(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !STOP_WORDS.has(w)).map(stem);
-}
-
-/** Splits chunk text into units: transcript messages (`User:` / `Assistant:` blocks) or lines. */
-export function units(text: string): Unit[] {
-  const lines = text.split("\n");
-  const out: Unit[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i]!;
-    if (l.trim() === "") continue;
-    if (/^(User|Assistant): /.test(l)) {
-      let j = i + 1;
-      while (j < lines.length && lines[j]!.trim() !== "" && !/^(User|Assistant): /.test(lines[j]!)) j++;
-      out.push({ text: lines.slice(i, j).join("\n"), line: i, lines: j - i });
-      i = j - 1;
-    } else out.push({ text: l, line: i, lines: 1 });
-  }
-  return out;
 }
 
 export interface ExcerptOptions {
