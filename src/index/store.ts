@@ -67,6 +67,7 @@ export class IndexStore {
   }
 
   close(): void {
+    this.recalls.flush(); // recalls queued off the answer's path
     closeDatabase(this.db);
   }
 

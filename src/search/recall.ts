@@ -112,19 +112,17 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
   }));
   timer.lap("pack");
   if (req.record !== false && packed.length > 0) {
-    try {
-      store.recordRecalls(
-        sha256(req.query.trim().toLowerCase()),
-        packed.map(({ judged: { hit } }) => ({
-          hash: hit.hash ?? chunkHash(hit.text ?? ""),
-          path: hit.path,
-          startLine: hit.startLine,
-          endLine: hit.endLine,
-        })),
-      );
-    } catch {
-      // The access log only feeds promotion: a full or read-only disk must not cost the agent its recall.
-    }
+    // Written once the answer has gone (index/recall-log.ts); the access log only feeds promotion, so
+    // a full or read-only disk must not cost the agent its recall.
+    store.recalls.recordLater(
+      sha256(req.query.trim().toLowerCase()),
+      packed.map(({ judged: { hit } }) => ({
+        hash: hit.hash ?? chunkHash(hit.text ?? ""),
+        path: hit.path,
+        startLine: hit.startLine,
+        endLine: hit.endLine,
+      })),
+    );
   }
   timer.lap("record");
   const overhead = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
