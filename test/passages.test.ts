@@ -93,9 +93,9 @@ describe("passage stage", () => {
     let cos = 0;
     for (let i = 0; i < dims; i++) cos += q![i]! * line![i]!;
     const chunks = [
-      { hash: "a", text: "paid the rent\nthe jazz band concert" },
-      { hash: "a", text: "paid the rent\nthe jazz band concert" },
-      { hash: "b", text: "flight to tokyo" },
+      { id: 1, hash: "a", text: "paid the rent\nthe jazz band concert" },
+      { id: 2, hash: "a", text: "paid the rent\nthe jazz band concert" },
+      { id: 3, hash: "b", text: "flight to tokyo" },
     ];
     const best = await scorer.best(q!, chunks);
     expect(best[0]).toBeCloseTo(cos, 5);
@@ -105,7 +105,7 @@ describe("passage stage", () => {
     await scorer.best(q!, chunks);
     expect(calls).toEqual([3]); // cached
     expect(scorer.size.bytes).toBeLessThanOrEqual(3 * dims * 4);
-    await scorer.best(q!, [{ hash: "c", text: "bread\ncake" }]);
+    await scorer.best(q!, [{ id: 4, hash: "c", text: "bread\ncake" }]);
     expect(scorer.size.bytes).toBeLessThanOrEqual(3 * dims * 4);
     expect(scorer.size.chunks).toBe(2); // "a" (the least recently used) made room for "c"
   });

@@ -7,6 +7,7 @@ import { benchHooks } from "./hooks-bench.js";
 import { benchIndex } from "./index-bench.js";
 import { benchKeywords } from "./keyword-probe.js";
 import { benchPeers } from "./peers-bench.js";
+import { recallProbe } from "./recall-probe.js";
 import { benchScale } from "./scale-bench.js";
 import { benchSoak } from "./soak.js";
 import { benchVectors } from "./vector-probe.js";
@@ -23,6 +24,7 @@ const BENCHES: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<vo
   vectors: benchVectors,
   keywords: benchKeywords,
   peers: benchPeers,
+  "recall-probe": recallProbe,
   soak: benchSoak,
   abuse: benchAbuse,
 };

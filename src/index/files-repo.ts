@@ -64,6 +64,8 @@ export interface FileStamp {
 export interface StoredChunkInput extends Chunk {
   hash: string;
   vector?: Float32Array | null;
+  /** Its units' vectors (static models; see passage-codes.ts), stored with the vector. */
+  passages?: Buffer;
 }
 
 const FILE_COLUMNS = `id, path, class, date, size, mtime_ms AS mtimeMs, sha256, indexed_bytes AS indexedBytes,
@@ -275,7 +277,7 @@ export class FilesRepo {
       );
       this.stmts.ftsInsert.run(id, prepareFtsText(c.text));
       this.termLists.chunkInserted(id, lists);
-      if (state === VEC_STORED) this.vectors.insertVector(id, c.vector!);
+      if (state === VEC_STORED) this.vectors.insertVector(id, c.vector!, c.passages);
     });
   }
 }

@@ -157,6 +157,11 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
       CREATE TABLE term_list_pending (chunk_id INTEGER PRIMARY KEY);
     `);
   },
+  // 8: passage vectors of static models (see passage-vectors.ts), one int8 blob per chunk. An index
+  // from before them gets them from the next sync (chunks without them are scored at query time).
+  (db) => {
+    db.exec(`CREATE TABLE passage_vectors (id INTEGER PRIMARY KEY, vecs BLOB NOT NULL);`);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

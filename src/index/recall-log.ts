@@ -2,9 +2,14 @@ import type Database from "better-sqlite3";
 import { hexToBlob } from "./blobs.js";
 import { statements } from "./statements.js";
 
+type RecalledChunk = { hash: string; path: string; startLine: number; endLine: number };
+
 /** The recall log (recalls): which chunk texts were recalled, for which query, when. */
 export class RecallLog {
   private readonly stmts;
+  /** Recalls queued by recordLater, written together once the answer has gone (see flush). */
+  private pending: { queryHash: string; hits: readonly RecalledChunk[]; at: number }[] = [];
+  private scheduled = false;
 
   constructor(
     private readonly db: Database.Database,
@@ -23,20 +28,50 @@ export class RecallLog {
   }
 
   /** Records that these chunks were recalled for a query (one transaction). */
-  recordRecalls(
-    queryHash: string,
-    hits: readonly { hash: string; path: string; startLine: number; endLine: number }[],
-  ): void {
+  recordRecalls(queryHash: string, hits: readonly RecalledChunk[]): void {
     if (hits.length === 0) return;
-    const now = this.clock();
+    this.write([{ queryHash, hits, at: this.clock() }]);
+  }
+
+  /**
+   * recordRecalls off the caller's path: queued with the time of the recall and written on the
+   * next turn of the event loop (after a daemon has sent its answer), or before any read of the log
+   * and when the index closes (IndexStore.close), whichever comes first. A write that fails (a full
+   * or read-only disk) is dropped: the log only feeds promotion.
+   */
+  recordLater(queryHash: string, hits: readonly RecalledChunk[]): void {
+    if (hits.length === 0) return;
+    this.pending.push({ queryHash, hits, at: this.clock() });
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Writes the queued recalls now (one transaction). */
+  flush(): void {
+    this.scheduled = false;
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    if (!this.db.open) return;
+    try {
+      this.write(batch);
+    } catch {
+      // See recordLater: the agent has its answer; promotion loses these few entries.
+    }
+  }
+
+  private write(batch: readonly { queryHash: string; hits: readonly RecalledChunk[]; at: number }[]): void {
     const stmt = this.stmts.insertRecall;
     this.db.transaction(() => {
-      for (const h of hits) stmt.run(hexToBlob(h.hash), h.path, h.startLine, h.endLine, hexToBlob(queryHash), now);
+      for (const { queryHash, hits, at } of batch)
+        for (const h of hits) stmt.run(hexToBlob(h.hash), h.path, h.startLine, h.endLine, hexToBlob(queryHash), at);
     })();
   }
 
   /** Recall counts per chunk text: total recalls, distinct queries, last time. */
   recallStats(hash: string): { recalls: number; queries: number; lastAt: number | null } {
+    this.flush();
     const r = this.stmts.recallStats.get(hexToBlob(hash)) as {
       recalls: number;
       queries: number;
@@ -54,6 +89,7 @@ export class RecallLog {
     minRecalls: number,
     minQueries: number,
   ): { hash: string; recalls: number; queries: number; lastAt: number }[] {
+    this.flush();
     return this.stmts.frequentRecalls.all(since, minRecalls, minQueries) as {
       hash: string;
       recalls: number;

@@ -68,6 +68,7 @@ export class IndexStore {
   }
 
   close(): void {
+    this.recalls.flush(); // recalls queued off the answer's path
     closeDatabase(this.db);
   }
 
@@ -169,7 +170,7 @@ export class IndexStore {
   pendingChunks(afterId: number, limit: number): { id: number; hash: string; text: string }[] {
     return this.vectors.pendingChunks(afterId, limit);
   }
-  setVectors(items: readonly { id: number; vector: Float32Array | null }[]): void {
+  setVectors(items: readonly { id: number; vector: Float32Array | null; passages?: Buffer }[]): void {
     this.vectors.setVectors(items);
   }
   vectorSearch(query: Float32Array, k: number, opts: VectorSearchOptions = {}): { id: number; distance: number }[] {

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { EmbeddingProvider } from "../embed/provider.js";
 import { embedThroughCache } from "./embed-cache.js";
+import { embedPassages } from "./passage-embed.js";
 import type { StoredChunkInput } from "./files-repo.js";
 import type { IndexStore } from "./store.js";
 import type { SyncReport } from "./sync-report.js";
@@ -54,6 +55,7 @@ export async function embedFresh(deps: VectorDeps, fresh: StoredChunkInput[], re
     c.vector = outcome.vectors.get(c.hash) ?? null;
     if (c.vector === null) report.noVector++;
   }
+  await embedPassages(provider, fresh);
 }
 
 /** Embeds chunks still pending (after a model change or a keyword-only period), through the cache. */
@@ -79,8 +81,9 @@ export async function backfillVectors(
     report.cacheHits += outcome.cacheHits;
     report.embedded += outcome.embedded;
     const done = outcome.error ? batch.filter((b) => outcome.vectors.has(b.hash)) : batch;
-    const items = done.map((b) => ({ id: b.id, vector: outcome.vectors.get(b.hash) ?? null }));
+    const items = done.map((b) => ({ id: b.id, text: b.text, vector: outcome.vectors.get(b.hash) ?? null }));
     report.noVector += items.filter((i) => !i.vector).length;
+    await embedPassages(provider, items);
     store.setVectors(items);
     store.ensureVectorCodes();
     n += batch.length;

@@ -10,6 +10,7 @@ import { changedFiles, findFiles, goneFiles } from "./sync-find.js";
 import type { SyncOptions, SyncProgress, SyncReport } from "./sync-report.js";
 import { tidyKeywordIndex } from "./sync-tidy.js";
 import { backfillVectors, prepareVectors } from "./sync-vectors.js";
+import { backfillPassages } from "./passage-embed.js";
 import { removeGone, writeChanged, type WriteDeps } from "./sync-write.js";
 
 export type { SyncOptions, SyncProgress, SyncReport } from "./sync-report.js";
@@ -154,6 +155,7 @@ export class Indexer {
         (n) => progress({ phase: "vectors", filesDone: n, filesTotal: disk.length }),
         opts.signal,
       );
+    if (useVectors && !report.vectorError) await backfillPassages(store, this.deps.provider, opts.signal);
     if (report.vectorError) {
       report.vectorsDeferred = store.counts().pending;
       this.deps.logger?.warn(

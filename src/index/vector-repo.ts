@@ -4,6 +4,7 @@ import type { MetaRepo } from "./meta-repo.js";
 import { statements, tableExists } from "./statements.js";
 import { QuantizedVectors, blobToCode, codeToBlob, fitQuantizer, quantize, type Quantizer } from "./vector-codes.js";
 import { sampleVectors } from "./vector-sample.js";
+import { PassageVectorRepo } from "./passage-vectors.js";
 
 export interface VectorIdentity {
   identity: string;
@@ -55,6 +56,8 @@ export class VectorRepo {
   private readonly touchedVectors = new Set<number>();
   /** Vectors stored, counted at open and kept up to date by this connection's writes. */
   private vectorCount = -1;
+  /** The chunks' passage vectors (static models): written and deleted with their chunk's vector. */
+  readonly passages: PassageVectorRepo;
 
   /** Up to n chunk vectors spread over the index (see vector-sample); none without vectors. */
   sample(n: number): Float32Array[] {
@@ -85,6 +88,7 @@ export class VectorRepo {
       codeAll: `SELECT id, code FROM chunk_codes ORDER BY id`,
       codesClear: `DELETE FROM chunk_codes`,
     });
+    this.passages = new PassageVectorRepo(db, meta);
     const identity = this.getVectorIdentity();
     if (identity && this.vecAvailable && this.hasVecTable()) this.vecDims = identity.dims;
   }
@@ -125,6 +129,7 @@ export class VectorRepo {
       this.db.exec(`CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[${id.dims}] distance_metric=cosine)`);
       this.stmts.resetVecStates.run();
       this.stmts.codesClear.run();
+      this.passages.clear();
       this.meta.deleteMeta("vector_codes");
       this.meta.setMeta("embedding_identity", id.identity);
       this.meta.setMeta("embedding_dims", String(id.dims));
@@ -142,9 +147,11 @@ export class VectorRepo {
     return this.vecDims;
   }
 
-  insertVector(id: number, v: Float32Array): void {
+  /** Stores a chunk's vector (and its passage vectors, when computed: see passage-vectors.ts). */
+  insertVector(id: number, v: Float32Array, passages?: Buffer): void {
     if (v.length !== this.vecDims) throw new Error(`vector has ${v.length} dims, index expects ${this.vecDims}`);
     this.stmts.vecInsert.run(BigInt(id), toBlob(v));
+    if (passages) this.passages.put(id, passages);
     const q = this.currentQuantizer();
     if (q) {
       this.stmts.codePut.run(id, codeToBlob(quantize(v, q)));
@@ -164,6 +171,7 @@ export class VectorRepo {
   deleteVector(id: number): void {
     this.stmts.vecDelete.run(BigInt(id));
     this.stmts.codeDelete.run(id);
+    this.passages.delete(id);
     this.touchVector(id);
     if (this.vectorCount > 0) this.vectorCount--;
   }
@@ -174,14 +182,14 @@ export class VectorRepo {
   }
 
   /** Stores vectors for existing chunks (null = nothing embeddable) in one transaction. */
-  setVectors(items: readonly { id: number; vector: Float32Array | null }[]): void {
+  setVectors(items: readonly { id: number; vector: Float32Array | null; passages?: Buffer }[]): void {
     if (this.vecDims === null) return;
     this.db.transaction(() => {
       for (const it of items) {
         const row = this.stmts.vecState.get(it.id) as { s: number } | undefined;
         if (!row) continue; // deleted meanwhile
         if (row.s === VEC_STORED) this.deleteVector(it.id);
-        if (it.vector) this.insertVector(it.id, it.vector);
+        if (it.vector) this.insertVector(it.id, it.vector, it.passages);
         this.stmts.setVecState.run(it.vector ? VEC_STORED : VEC_NONE, it.id);
       }
     })();

@@ -1,14 +1,6 @@
 import { stemmer } from "stemmer";
 import { STOP_WORDS } from "./keyword/index.js";
-
-/** A unit of a chunk that can be shown alone: a line, or a whole transcript message. */
-export interface Unit {
-  text: string;
-  /** 0-based offset of its first line within the chunk text. */
-  line: number;
-  /** Number of lines it spans. */
-  lines: number;
-}
+import { units, type Unit } from "../ingest/units.js";
 
 export interface Excerpt {
   text: string;
@@ -39,25 +31,45 @@ export function stem(word: string): string {
   return s;
 }
 
+const WORDS = /[\p{L}\p{N}]+/gu;
+
 export function contentStems(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !STOP_WORDS.has(w)).map(stem);
+  return (text.toLowerCase().match(WORDS) ?? []).filter((w) => !STOP_WORDS.has(w)).map(stem);
 }
 
-/** Splits chunk text into units: transcript messages (`User:` / `Assistant:` blocks) or lines. */
-export function units(text: string): Unit[] {
-  const lines = text.split("\n");
-  const out: Unit[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i]!;
-    if (l.trim() === "") continue;
-    if (/^(User|Assistant): /.test(l)) {
-      let j = i + 1;
-      while (j < lines.length && lines[j]!.trim() !== "" && !/^(User|Assistant): /.test(lines[j]!)) j++;
-      out.push({ text: lines.slice(i, j).join("\n"), line: i, lines: j - i });
-      i = j - 1;
-    } else out.push({ text: l, line: i, lines: 1 });
+/**
+ * The query stems a text holds: what `new Set(contentStems(text))` ∩ `queryStems` is, but only the
+ * words that begin like one of the stems are stemmed (Porter keeps a word's first two letters; a
+ * one-letter stem turns the shortcut off), so scoring the lines of many memories costs little.
+ */
+export function queryStemMatcher(queryStems: ReadonlySet<string>): (text: string) => Set<string> {
+  const prefixes = new Set<string>();
+  let all = false;
+  for (const st of queryStems) {
+    if (st.length < 2) all = true;
+    prefixes.add(st.slice(0, 2));
   }
-  return out;
+  return (text) => {
+    const out = new Set<string>();
+    if (queryStems.size === 0) return out;
+    for (const w of text.toLowerCase().match(WORDS) ?? []) {
+      if ((!all && !prefixes.has(w.slice(0, 2))) || STOP_WORDS.has(w)) continue;
+      const st = stem(w);
+      if (queryStems.has(st)) out.add(st);
+    }
+    return out;
+  };
+}
+
+/** A chunk's units with the query stems each holds (computed once, for excerpt and the stems' weights). */
+export interface ScoredUnits {
+  units: Unit[];
+  held: Set<string>[];
+}
+
+export function scoreUnits(text: string, held: (text: string) => Set<string>): ScoredUnits {
+  const us = units(text);
+  return { units: us, held: us.map((u) => held(u.text)) };
 }
 
 export interface ExcerptOptions {
@@ -85,12 +97,14 @@ export function excerpt(
   opts: ExcerptOptions = DEFAULT_EXCERPT,
   /** Units already shown elsewhere (an overlapping chunk): left out, neither scored nor used as context. */
   isShown: (u: Unit) => boolean = () => false,
+  /** The text's units and their query stems, when already known (scoreUnits). */
+  scored: ScoredUnits = scoreUnits(text, queryStemMatcher(queryStems)),
 ): Excerpt {
-  const { us, pos } = unshown(text, isShown);
+  const { us, pos } = unshown(scored.units, isShown);
   if (us.length === 0) return { text: "", firstLine: 0, lastLine: 0, matched: false, units: [] };
-  const scores = us.map((u) => {
+  const scores = pos.map((p) => {
     let s = 0;
-    for (const st of new Set(contentStems(u.text))) if (queryStems.has(st)) s += idf(st);
+    for (const st of scored.held[p]!) s += idf(st);
     return s;
   });
   const best = Math.max(...scores);
@@ -126,8 +140,12 @@ export function excerpt(
 }
 
 /** The whole chunk, less the units already shown elsewhere (null when every unit was). */
-export function whole(text: string, isShown: (u: Unit) => boolean = () => false): Excerpt | null {
-  const { us, pos } = unshown(text, isShown);
+export function whole(
+  text: string,
+  isShown: (u: Unit) => boolean = () => false,
+  all: readonly Unit[] = units(text),
+): Excerpt | null {
+  const { us, pos } = unshown(all, isShown);
   if (us.length === 0) return null;
   if (us.length === pos[pos.length - 1]! + 1) {
     // Nothing left out: the text as written (blank lines and all).
@@ -144,10 +162,10 @@ export function whole(text: string, isShown: (u: Unit) => boolean = () => false)
 }
 
 /** The units of a chunk not shown yet, with each one's position among all units (gaps become "…"). */
-function unshown(text: string, isShown: (u: Unit) => boolean): { us: Unit[]; pos: number[] } {
+function unshown(all: readonly Unit[], isShown: (u: Unit) => boolean): { us: Unit[]; pos: number[] } {
   const us: Unit[] = [];
   const pos: number[] = [];
-  units(text).forEach((u, i) => {
+  all.forEach((u, i) => {
     if (isShown(u)) return;
     us.push(u);
     pos.push(i);

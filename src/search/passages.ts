@@ -1,5 +1,6 @@
 import type { EmbeddingProvider } from "../embed/provider.js";
-import { units } from "./excerpt.js";
+import { units } from "../ingest/units.js";
+import { estimatePassages } from "../index/passage-codes.js";
 
 /** Unit vectors kept per chunk content hash, bounded by bytes (least recently used dropped first). */
 export const PASSAGE_CACHE_BYTES = 8 * 1024 * 1024;
@@ -10,9 +11,11 @@ export const PASSAGE_CACHE_BYTES = 8 * 1024 * 1024;
  * transcript message) and gives the best unit's cosine similarity to the query, so a chunk holding
  * one line that answers the question can rise above chunks that are only broadly on topic.
  *
- * Embedding every unit of the best candidates at query time is only affordable when a text costs
- * microseconds to embed (static word-vector models, like the built-in one); the searcher decides
- * when to use it. Unit vectors are cached per chunk content hash, so a chunk is embedded once.
+ * For static word-vector models (the built-in one) the unit vectors are computed at index time and
+ * stored with the chunk (index/passage-vectors.ts): the scorer reads them. A chunk without them (an
+ * index being upgraded, a model that is not static) has its units embedded here, which is only
+ * affordable when a text costs microseconds to embed; the searcher decides when to. Those vectors
+ * are cached per chunk content hash, so such a chunk is embedded once.
  */
 export class PassageScorer {
   private readonly cache = new Map<string, Float32Array>();
@@ -23,8 +26,53 @@ export class PassageScorer {
     private readonly maxBytes = PASSAGE_CACHE_BYTES,
   ) {}
 
-  /** For each chunk, the highest cosine similarity between `query` (unit length) and any of its units (0 when none embeds). */
-  async best(query: Float32Array, chunks: readonly { hash: string; text: string }[]): Promise<number[]> {
+  /**
+   * For each chunk, the highest cosine similarity between `query` (unit length) and any of its units
+   * (0 when none embeds). A chunk with `stored` passage vectors (index/passage-codes.ts) has every
+   * unit estimated from them; only the units whose estimate, give or take its error bound, can be
+   * the best are embedded now and scored exactly (usually one or two a chunk), so the result is
+   * what embedding every unit gives. A chunk without them has all its units embedded (and cached).
+   */
+  async best(
+    query: Float32Array,
+    chunks: readonly { id: number; hash: string; text: string }[],
+    stored: ReadonlyMap<number, Buffer> = new Map(),
+  ): Promise<number[]> {
+    let l1 = 0;
+    for (let i = 0; i < query.length; i++) l1 += Math.abs(query[i]!);
+    const scores: (number | null)[] = [];
+    /** Units to score exactly: the chunk's index in `chunks` and the unit's text. */
+    const exact: { chunk: number; text: string }[] = [];
+    chunks.forEach((c, i) => {
+      const blob = stored.get(c.id);
+      const est = blob ? estimatePassages(blob, query, l1) : null;
+      const us = est ? units(c.text) : [];
+      if (!est || est.length !== us.length) return void (scores[i] = null); // not stored, or not this text's
+      let floor = 0;
+      for (const e of est) floor = Math.max(floor, e.score - e.error);
+      est.forEach((e, u) => {
+        if (e.error > 0 && e.score + e.error >= floor) exact.push({ chunk: i, text: us[u]!.text });
+      });
+      scores[i] = 0;
+    });
+    if (exact.length > 0) {
+      const vecs = await this.provider.embedBatch(exact.map((x) => x.text));
+      exact.forEach((x, j) => {
+        const v = vecs[j];
+        if (!v || v.length !== query.length) return;
+        const dot = dotOf(v, 0, query);
+        if (dot > scores[x.chunk]!) scores[x.chunk] = dot;
+      });
+    }
+    const rest = chunks.filter((_, i) => scores[i] === null);
+    if (rest.length === 0) return scores as number[];
+    const embedded = await this.embedded(query, rest);
+    let at = 0;
+    return scores.map((s) => s ?? embedded[at++]!);
+  }
+
+  /** best() for chunks without stored passage vectors: their units embedded now (and cached). */
+  private async embedded(query: Float32Array, chunks: readonly { hash: string; text: string }[]): Promise<number[]> {
     const dims = query.length;
     const missing = new Map<string, string>();
     for (const c of chunks) if (!this.cache.has(c.hash)) missing.set(c.hash, c.text);
@@ -50,11 +98,7 @@ export class PassageScorer {
       this.cache.delete(c.hash);
       this.cache.set(c.hash, packed);
       let best = 0;
-      for (let off = 0; off + dims <= packed.length; off += dims) {
-        let dot = 0;
-        for (let i = 0; i < dims; i++) dot += packed[off + i]! * query[i]!;
-        if (dot > best) best = dot;
-      }
+      for (let off = 0; off + dims <= packed.length; off += dims) best = Math.max(best, dotOf(packed, off, query));
       return best;
     });
   }
@@ -74,4 +118,11 @@ export class PassageScorer {
       this.bytes -= old.byteLength;
     }
   }
+}
+
+/** The dot product of `query` with the vector at `off` in `rows`. */
+function dotOf(rows: Float32Array, off: number, query: Float32Array): number {
+  let dot = 0;
+  for (let i = 0; i < query.length; i++) dot += rows[off + i]! * query[i]!;
+  return dot;
 }

@@ -4,17 +4,19 @@
  * lines) and without runs of whitespace. Words, numbers, brackets and tags (#ops) stay.
  */
 export function cleanMemoryText(text: string): string {
-  const noComments = text.replace(/<!--[\s\S]*?(?:-->|$)/g, " ");
+  // Each rewrite runs only on lines holding its trigger: recall cleans every line it injects.
+  const noComments = text.includes("<!--") ? text.replace(/<!--[\s\S]*?(?:-->|$)/g, " ") : text;
   const lines: string[] = [];
   for (const raw of noComments.split("\n")) {
-    let l = raw
-      .replace(/^\s{0,3}#{1,6}\s+/, "") // heading hashes
+    let l = raw;
+    if (l.includes("#")) l = l.replace(/^\s{0,3}#{1,6}\s+/, ""); // heading hashes
+    l = l
       .replace(/^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?/, "") // bullets, numbers, task boxes
-      .replace(/^\s*>\s?/, "") // quotes
-      .replace(/\s*\|\s*/g, (m, at: number) => (at === 0 ? "" : " · ")) // table pipes
-      .replace(/(?:\s*·\s*)+$/, "")
-      .replace(/[ \t\u00a0]+/g, " ")
-      .trim();
+      .replace(/^\s*>\s?/, ""); // quotes
+    if (l.includes("|")) l = l.replace(/\s*\|\s*/g, (m, at: number) => (at === 0 ? "" : " · ")); // table pipes
+    if (l.includes("·")) l = l.replace(/(?:\s*·\s*)+$/, "");
+    if (l.includes("  ") || l.includes("\t") || l.includes("\u00a0")) l = l.replace(/[ \t\u00a0]+/g, " ");
+    l = l.trim();
     if (/^(?:[-*_=~·]\s*){3,}$/.test(l) || /^:?-{3,}:?(?:\s*·\s*:?-{3,}:?)*$/.test(l)) l = ""; // rules, table separators
     if (l !== "") lines.push(l);
   }

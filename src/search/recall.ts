@@ -9,7 +9,16 @@ import { selectMemories, type Judged } from "./recall-select.js";
 import { profilePrompt, type PromptProfile } from "./relevance.js";
 import { parseDates } from "./dates.js";
 import type { Searcher } from "./searcher.js";
-import { DEFAULT_EXCERPT, contentStems, excerpt, units, whole, type Unit } from "./excerpt.js";
+import {
+  DEFAULT_EXCERPT,
+  contentStems,
+  excerpt,
+  queryStemMatcher,
+  scoreUnits,
+  whole,
+  type ScoredUnits,
+} from "./excerpt.js";
+import type { Unit } from "../ingest/units.js";
 import { applyConsolidation, consolidationNote, type AnnotatedHit } from "../consolidate/annotate.js";
 import { wordSet } from "../memory-files/dedupe.js";
 import { StageTimer } from "./stage-timer.js";
@@ -103,19 +112,17 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
   }));
   timer.lap("pack");
   if (req.record !== false && packed.length > 0) {
-    try {
-      store.recordRecalls(
-        sha256(req.query.trim().toLowerCase()),
-        packed.map(({ judged: { hit } }) => ({
-          hash: hit.hash ?? chunkHash(hit.text ?? ""),
-          path: hit.path,
-          startLine: hit.startLine,
-          endLine: hit.endLine,
-        })),
-      );
-    } catch {
-      // The access log only feeds promotion: a full or read-only disk must not cost the agent its recall.
-    }
+    // Written once the answer has gone (index/recall-log.ts); the access log only feeds promotion, so
+    // a full or read-only disk must not cost the agent its recall.
+    store.recalls.recordLater(
+      sha256(req.query.trim().toLowerCase()),
+      packed.map(({ judged: { hit } }) => ({
+        hash: hit.hash ?? chunkHash(hit.text ?? ""),
+        path: hit.path,
+        startLine: hit.startLine,
+        endLine: hit.endLine,
+      })),
+    );
   }
   timer.lap("record");
   const overhead = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
@@ -178,13 +185,16 @@ function pack(kept: readonly Judged[], query: string, budget: number, wholeTop: 
   let used = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
   // Excerpts: show the lines of each chunk that answer the query, so more memories fit the budget.
   const queryStems = new Set(contentStems(query));
+  const held = queryStemMatcher(queryStems);
+  // Each memory's units and the query stems each holds, once (for the stems' weights and excerpt).
+  const scored = new Map<Judged, ScoredUnits>();
   const unitDf = new Map<string, number>();
   let unitCount = 0;
-  for (const { hit } of kept) {
-    for (const u of units(hit.text ?? hit.snippet)) {
-      unitCount++;
-      for (const st of new Set(contentStems(u.text))) if (queryStems.has(st)) unitDf.set(st, (unitDf.get(st) ?? 0) + 1);
-    }
+  for (const judged of kept) {
+    const s = scoreUnits(judged.hit.text ?? judged.hit.snippet, held);
+    scored.set(judged, s);
+    unitCount += s.units.length;
+    for (const stems of s.held) for (const st of stems) unitDf.set(st, (unitDf.get(st) ?? 0) + 1);
   }
   const idf = (st: string) => Math.log(1 + unitCount / (1 + (unitDf.get(st) ?? 0)));
   const shown = new Set<string>();
@@ -195,7 +205,9 @@ function pack(kept: readonly Judged[], query: string, budget: number, wholeTop: 
     const full = hit.text ?? hit.snippet;
     // Lines (or messages) an overlapping chunk of the same file already showed are not repeated.
     const isShown = (u: Unit) => shown.has(`${hit.path}\0${u.text}`);
-    const ex = out.length >= wholeTop ? excerpt(full, queryStems, idf, EXCERPT, isShown) : whole(full, isShown);
+    const s = scored.get(judged)!;
+    const ex =
+      out.length >= wholeTop ? excerpt(full, queryStems, idf, EXCERPT, isShown, s) : whole(full, isShown, s.units);
     if (!ex || ex.units.length === 0) continue;
     const cleaned = cleanMemoryText(ex.text);
     if (cleaned === "") continue;

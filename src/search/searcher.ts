@@ -198,6 +198,7 @@ export class Searcher {
     const best = await this.passages.best(
       query,
       head.map((c) => rows.get(c.id)!),
+      this.deps.store.vectors.passages.byIds(head.map((c) => c.id)),
     );
     head.forEach((c, i) => {
       const add = passageWeight * best[i]!;

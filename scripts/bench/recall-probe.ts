@@ -1,0 +1,69 @@
+import { existsSync } from "node:fs";
+import { SearchSchema } from "../../src/config/schema.js";
+import { openDatabase } from "../../src/index/db.js";
+import { IndexStore } from "../../src/index/store.js";
+import { Indexer } from "../../src/index/sync.js";
+import { recall } from "../../src/search/recall.js";
+import { Searcher } from "../../src/search/searcher.js";
+import { randomQueries } from "./corpus-queries.js";
+import { generateWorkspace } from "./generate.js";
+import { generateNotesWorkspace } from "./generate-notes.js";
+import { benchPath, fmtMs, median, percentile, type Args } from "./util.js";
+
+/**
+ * In-process hybrid search and recall on a generated workspace (no socket): per-stage medians, for
+ * profiling the hybrid and recall paths (`node --cpu-prof dist/scripts/bench/main.js recall-probe`).
+ * The index is kept between runs (`--fresh` rebuilds it).
+ */
+export async function recallProbe(args: Args): Promise<void> {
+  const corpus = String(args.flags.corpus ?? "notes");
+  const files = Number(args.flags.files ?? 2000);
+  const n = Number(args.flags.queries ?? 300);
+  const seed = Number(args.flags.seed ?? 1301);
+  const root = benchPath(`probe-${corpus}-${files}`);
+  const dbPath = benchPath(`probe-${corpus}-${files}.sqlite`);
+  const fresh = !!args.flags.fresh || !existsSync(dbPath);
+  if (fresh) {
+    if (corpus === "daily") generateWorkspace(root, files);
+    else generateNotesWorkspace(root, files);
+  }
+  const { ensureBuiltinModel } = await import("../../src/embed/builtin/ensure.js");
+  const { createStaticBertProvider } = await import("../../src/embed/builtin/fast-provider.js");
+  const provider = await createStaticBertProvider(await ensureBuiltinModel(benchPath("models")));
+  const store = new IndexStore(openDatabase(dbPath), "probe");
+  const indexer = new Indexer({ store, target: { root }, provider, chunking: { maxTokens: 400, overlapTokens: 80 } });
+  const t0 = performance.now();
+  await indexer.sync();
+  console.log(`index ${fresh ? "cold" : "sync"}: ${fmtMs(performance.now() - t0)}, ${store.counts().chunks} chunks`);
+  const searcher = new Searcher({ store, provider, config: SearchSchema.parse({}) });
+  const queries = randomQueries(root, n * 2, seed);
+  const stages = new Map<string, number[]>();
+  const add = (name: string, ms: number) => {
+    let xs = stages.get(name);
+    if (!xs) stages.set(name, (xs = []));
+    xs.push(ms);
+  };
+  const run = async (kind: "hybrid" | "recall", qs: string[]) => {
+    const wall: number[] = [];
+    for (const q of qs) {
+      const t = performance.now();
+      const timings =
+        kind === "hybrid"
+          ? (await searcher.search({ query: q, timings: true })).timings
+          : (await recall(searcher, store, { query: q, timings: true, record: false })).timings;
+      wall.push(performance.now() - t);
+      for (const [k, v] of Object.entries(timings ?? {})) add(`${kind}.${k}`, v);
+    }
+    console.log(`${kind}: p50 ${fmtMs(median(wall))}, p95 ${fmtMs(percentile(wall, 95))} (${qs.length} queries)`);
+  };
+  await run("hybrid", queries.slice(0, n));
+  await run("recall", queries.slice(n));
+  for (const kind of ["hybrid", "recall"]) {
+    const parts = [...stages]
+      .filter(([k]) => k.startsWith(`${kind}.`))
+      .map(([k, xs]) => `${k.slice(kind.length + 1)} ${median(xs).toFixed(2)}`);
+    console.log(`  ${kind} stage medians (ms): ${parts.join(", ")}`);
+  }
+  store.close();
+  await provider.close();
+}

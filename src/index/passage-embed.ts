@@ -1,0 +1,65 @@
+import type { EmbeddingProvider } from "../embed/provider.js";
+import { units } from "../ingest/units.js";
+import { encodePassageVectors } from "./passage-codes.js";
+import type { IndexStore } from "./store.js";
+
+/** Chunks read per batch when an index from before passage vectors gets them. */
+const BACKFILL_BATCH = 512;
+
+/**
+ * Index time, static models only (a text embeds in microseconds): the vectors of each unit (line
+ * or transcript message) of each text, encoded as passage-codes.ts says.
+ */
+export async function passageBlobs(provider: EmbeddingProvider, texts: readonly string[]): Promise<Buffer[]> {
+  const perText = texts.map((t) => units(t).map((u) => u.text));
+  const vecs = await provider.embedBatch(perText.flat());
+  let at = 0;
+  return perText.map((us) => {
+    const rows = vecs.slice(at, at + us.length).map((v) => (v && v.length === provider.dims ? v : null));
+    at += us.length;
+    return encodePassageVectors(rows, provider.dims);
+  });
+}
+
+/** Sets `passages` on the chunks that got a vector, when the provider is a static model. */
+export async function embedPassages(
+  provider: EmbeddingProvider,
+  chunks: readonly { text: string; vector?: Float32Array | null; passages?: Buffer }[],
+): Promise<void> {
+  if (!provider.staticModel) return;
+  const todo = chunks.filter((c) => c.vector);
+  if (todo.length === 0) return;
+  const blobs = await passageBlobs(
+    provider,
+    todo.map((c) => c.text),
+  );
+  todo.forEach((c, i) => (c.passages = blobs[i]!));
+}
+
+/**
+ * Gives the chunks of an index from before passage vectors (or embedded while they were not
+ * computed) theirs, once per embedding identity; stops early when `signal` aborts (the next sync
+ * goes on).
+ */
+export async function backfillPassages(
+  store: IndexStore,
+  provider: EmbeddingProvider | null,
+  signal?: AbortSignal,
+): Promise<void> {
+  if (!provider?.staticModel || store.vectorDims !== provider.dims) return;
+  const repo = store.vectors.passages;
+  if (repo.completeFor(provider.identity)) return;
+  let after = 0;
+  for (;;) {
+    if (signal?.aborted) return;
+    const batch = repo.missing(after, BACKFILL_BATCH);
+    if (batch.length === 0) break;
+    after = batch[batch.length - 1]!.id;
+    const blobs = await passageBlobs(
+      provider,
+      batch.map((b) => b.text),
+    );
+    repo.fill(batch.map((b, i) => ({ id: b.id, vecs: blobs[i]! })));
+  }
+  repo.markComplete(provider.identity);
+}

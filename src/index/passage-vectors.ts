@@ -1,0 +1,75 @@
+import type Database from "better-sqlite3";
+import type { MetaRepo } from "./meta-repo.js";
+import { statements } from "./statements.js";
+import { VEC_STORED } from "./vector-repo.js";
+
+/** meta key: the embedding identity whose passage vectors are complete (every stored chunk vector has them). */
+const COMPLETE_KEY = "passage_vectors";
+
+/**
+ * The passage vectors of the chunks (table passage_vectors, one blob per chunk: see
+ * passage-codes.ts), computed at index time for static models so the passage stage reads them
+ * instead of embedding lines per query. They live and die with their chunk's vector: written in
+ * the transaction that stores it, deleted with it, cleared when the model changes.
+ */
+export class PassageVectorRepo {
+  private readonly stmts;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly meta: MetaRepo,
+  ) {
+    this.stmts = statements(db, {
+      put: `INSERT OR REPLACE INTO passage_vectors (id, vecs) VALUES (?, ?)`,
+      del: `DELETE FROM passage_vectors WHERE id = ?`,
+      clear: `DELETE FROM passage_vectors`,
+      byIds: `SELECT id, vecs FROM passage_vectors WHERE id IN (SELECT value FROM json_each(?))`,
+      missing: `SELECT c.id, c.text FROM chunks c WHERE c.vec_state = ${VEC_STORED} AND c.id > ?
+        AND NOT EXISTS (SELECT 1 FROM passage_vectors p WHERE p.id = c.id) ORDER BY c.id LIMIT ?`,
+      has: `SELECT 1 FROM chunks WHERE id = ? AND vec_state = ${VEC_STORED}`,
+    });
+  }
+
+  put(id: number, vecs: Buffer): void {
+    this.stmts.put.run(id, vecs);
+  }
+
+  delete(id: number): void {
+    this.stmts.del.run(id);
+  }
+
+  /** Drops every passage vector (the model changed: they are re-done with the chunk vectors). */
+  clear(): void {
+    this.stmts.clear.run();
+    this.meta.deleteMeta(COMPLETE_KEY);
+  }
+
+  /** The blobs of the chunks that have them, in one statement. */
+  byIds(ids: readonly number[]): Map<number, Buffer> {
+    const out = new Map<number, Buffer>();
+    if (ids.length === 0) return out;
+    for (const [id, vecs] of this.stmts.byIds.raw().all(JSON.stringify(ids)) as [number, Buffer][]) out.set(id, vecs);
+    return out;
+  }
+
+  /** Chunks with a stored vector but no passage vectors (an index from before them), in id order after `afterId`. */
+  missing(afterId: number, limit: number): { id: number; text: string }[] {
+    return this.stmts.missing.all(afterId, limit) as { id: number; text: string }[];
+  }
+
+  /** Stores passage vectors for chunks that still have a stored vector (deleted meanwhile: skipped), in one transaction. */
+  fill(items: readonly { id: number; vecs: Buffer }[]): void {
+    this.db.transaction(() => {
+      for (const it of items) if (this.stmts.has.get(it.id)) this.put(it.id, it.vecs);
+    })();
+  }
+
+  /** Whether every stored chunk vector of `identity` has its passage vectors. */
+  completeFor(identity: string): boolean {
+    return this.meta.getMeta(COMPLETE_KEY) === identity;
+  }
+
+  markComplete(identity: string): void {
+    this.meta.setMeta(COMPLETE_KEY, identity);
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * Passage vectors computed at index time (static models): the passage stage reads them instead of
+ * embedding every line per query, with the scores query-time embedding gives;
+ * they follow their chunks through edits and deletions, and an index from before them still
+ * searches (query-time embedding) and gets them from its next sync. Real index, real static model
+ * (the tiny test GGUF through the TypeScript path).
+ */
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SearchSchema } from "../src/config/schema.js";
+import { createStaticBertProvider, type StaticBertProvider } from "../src/embed/builtin/fast-provider.js";
+import type { EmbeddingProvider } from "../src/embed/provider.js";
+import { units } from "../src/ingest/units.js";
+import { openDatabase } from "../src/index/db.js";
+import { estimatePassages, passageCount } from "../src/index/passage-codes.js";
+import { IndexStore } from "../src/index/store.js";
+import { Indexer } from "../src/index/sync.js";
+import { PassageScorer } from "../src/search/passages.js";
+import { Searcher } from "../src/search/searcher.js";
+import type { SearchResponse } from "../src/search/types.js";
+import { ensureTinyTestModel } from "./fixtures/embed/tiny-model.js";
+import { counting } from "./helpers/models.js";
+import { rawDb } from "./helpers/raw-db.js";
+import { tempDir, writeFiles } from "./helpers/workspace.js";
+
+let provider: StaticBertProvider;
+beforeAll(async () => {
+  provider = await createStaticBertProvider(await ensureTinyTestModel());
+});
+afterAll(async () => {
+  await provider?.close();
+});
+
+const FILES = {
+  "memory/2026-11-20.md":
+    "# 2026-11-20\n\n- paid the rent and the mortgage bills\n- the bank loan and the savings budget\n- the jazz concert with the band, guitar and piano songs\n- debt and bills paid from savings\n",
+  "memory/notes/mixed.md": "# mixed\n\n- pasta and soup, a song\n- bread and cake, a tune\n- the bank and rent\n",
+  "memory/notes/trip.md": "# trip\n\n- flight to tokyo, hotel booked\n- the dog and the cat\n",
+};
+const QUERIES = ["melody of the orchestra", "rent and bills", "tokyo hotel", "cake and bread", "savings budget"];
+
+async function indexed(files: Record<string, string> = FILES, p: EmbeddingProvider = provider) {
+  const root = tempDir();
+  writeFiles(root, files);
+  const dbPath = join(tempDir(), "i.sqlite");
+  const store = new IndexStore(openDatabase(dbPath), "t");
+  const indexer = new Indexer({
+    store,
+    target: { root },
+    provider: p,
+    chunking: { maxTokens: 400, overlapTokens: 80 },
+  });
+  await indexer.sync();
+  return { root, dbPath, store, indexer };
+}
+
+function allIds(store: IndexStore): number[] {
+  return (rawDb(store).prepare("SELECT id FROM chunks WHERE vec_state = 1 ORDER BY id").pluck().all() as number[]).map(
+    Number,
+  );
+}
+
+/** What the query-time scorer gives each chunk (its units embedded now). */
+async function queryTime(store: IndexStore, q: Float32Array, ids: number[]): Promise<number[]> {
+  const rows = store.chunksByIds(ids);
+  return new PassageScorer(provider).best(
+    q,
+    ids.map((id) => rows.get(id)!),
+  );
+}
+
+describe("passage vectors", () => {
+  it("are stored for every embedded chunk, estimate each line within their bound, and score as query-time embedding does", async () => {
+    const { store } = await indexed();
+    const ids = allIds(store);
+    const stored = store.vectors.passages.byIds(ids);
+    expect(stored.size).toBe(ids.length);
+    const rows = store.chunksByIds(ids);
+    for (const id of ids) expect(passageCount(stored.get(id)!, provider.dims)).toBe(units(rows.get(id)!.text).length);
+    for (const query of QUERIES) {
+      const [q] = await provider.embedBatch([query]);
+      const l1 = q!.reduce((n, x) => n + Math.abs(x), 0);
+      for (const id of ids) {
+        const est = estimatePassages(stored.get(id)!, q!, l1)!;
+        const lines = await provider.embedBatch(units(rows.get(id)!.text).map((u) => u.text));
+        lines.forEach((v, u) => {
+          const dot = v ? v.reduce((n, x, i) => n + x * q![i]!, 0) : 0;
+          expect(Math.abs(est[u]!.score - dot)).toBeLessThanOrEqual(est[u]!.error);
+          if (v) expect(est[u]!.error).toBeLessThan(0.05);
+        });
+      }
+      const want = await queryTime(store, q!, ids);
+      const got = await new PassageScorer(provider).best(
+        q!,
+        ids.map((id) => rows.get(id)!),
+        stored,
+      );
+      got.forEach((s, i) => expect(s).toBeCloseTo(want[i]!, 9));
+    }
+    store.close();
+  });
+
+  it("the passage stage reads them (few lines embedded per query) and ranks exactly as query-time embedding does", async () => {
+    const spy = counting(provider);
+    const { store } = await indexed(FILES, spy);
+    // A new searcher for each query: the query-time path's cache of earlier queries does not count.
+    const lines = async (out: SearchResponse[]) => {
+      spy.calls.length = 0;
+      for (const query of QUERIES) {
+        const searcher = new Searcher({ store, provider: spy, config: SearchSchema.parse({ recencyWeight: 0 }) });
+        out.push(await searcher.search({ query, explain: true }));
+      }
+      return spy.calls.length - QUERIES.length; // less the query vectors
+    };
+    const stored: SearchResponse[] = [];
+    const withStored = await lines(stored);
+    // Without stored passage vectors: the query-time path embeds every line of the candidates.
+    rawDb(store).exec("DELETE FROM passage_vectors");
+    const live: SearchResponse[] = [];
+    const withoutStored = await lines(live);
+    expect(withStored).toBeLessThan(withoutStored / 2);
+    for (const [i, got] of live.entries()) samePassages(got, stored[i]!);
+    store.close();
+  });
+
+  it("follow their chunk: an edited file's lines are re-done, a deleted file's go", async () => {
+    const { root, store, indexer } = await indexed();
+    writeFileSync(
+      join(root, "memory/notes/trip.md"),
+      "# trip\n\n- the jazz concert in tokyo\n- a piano recital\n- guitar songs\n",
+    );
+    rmSync(join(root, "memory/notes/mixed.md"));
+    await indexer.sync();
+    const ids = allIds(store);
+    const stored = store.vectors.passages.byIds(ids);
+    expect(stored.size).toBe(ids.length);
+    expect(rawDb(store).prepare("SELECT count(*) FROM passage_vectors").pluck().get()).toBe(ids.length);
+    const trip = store.chunksOfFile("memory/notes/trip.md")[0]!;
+    expect(passageCount(stored.get(trip.id)!, provider.dims)).toBe(units(trip.text).length); // the new text's units
+    const [q] = await provider.embedBatch(["piano recital"]);
+    const [want] = await queryTime(store, q!, [trip.id]);
+    const [got] = await new PassageScorer(provider).best(q!, [trip], stored);
+    expect(got).toBeCloseTo(want!, 9);
+    expect(got).toBeGreaterThan(0.3);
+    store.close();
+  });
+
+  it("an index from before them searches with query-time embedding, then gets them from its next sync", async () => {
+    const { root, dbPath, store } = await indexed();
+    const searcher = new Searcher({ store, provider, config: SearchSchema.parse({ recencyWeight: 0 }) });
+    const want: SearchResponse[] = [];
+    for (const query of QUERIES) want.push(await searcher.search({ query, explain: true }));
+    // Back to schema 7: no passage_vectors table, no completeness mark.
+    const db = rawDb(store);
+    db.exec("DROP TABLE passage_vectors; DELETE FROM meta WHERE key = 'passage_vectors'");
+    db.pragma("user_version = 7");
+    store.close();
+
+    const old = new IndexStore(openDatabase(dbPath), "t");
+    expect(old.vectors.passages.byIds(allIds(old)).size).toBe(0);
+    const upgraded = new Searcher({ store: old, provider, config: SearchSchema.parse({ recencyWeight: 0 }) });
+    for (const [i, query] of QUERIES.entries()) samePassages(await upgraded.search({ query, explain: true }), want[i]!);
+    await new Indexer({
+      store: old,
+      target: { root },
+      provider,
+      chunking: { maxTokens: 400, overlapTokens: 80 },
+    }).sync();
+    const ids = allIds(old);
+    expect(old.vectors.passages.byIds(ids).size).toBe(ids.length);
+    for (const [i, query] of QUERIES.entries()) samePassages(await upgraded.search({ query, explain: true }), want[i]!);
+    old.close();
+  });
+});
+
+/** Same results in the same order, with the same passage additions. */
+function samePassages(got: SearchResponse, want: SearchResponse): void {
+  expect(got.results.map((h) => [h.path, h.startLine])).toEqual(want.results.map((h) => [h.path, h.startLine]));
+  got.results.forEach((h, j) => {
+    const p = want.results[j]!.explain!.passage;
+    expect(h.explain!.passage).toBe(p);
+    expect(h.score).toBe(want.results[j]!.score);
+  });
+}
