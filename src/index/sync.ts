@@ -13,7 +13,6 @@ import { backfillVectors, prepareVectors } from "./sync-vectors.js";
 import { removeGone, writeChanged, type WriteDeps } from "./sync-write.js";
 
 export type { SyncOptions, SyncProgress, SyncReport } from "./sync-report.js";
-export { keyFor } from "./sync-find.js";
 
 export interface IndexerDeps {
   store: IndexStore;
