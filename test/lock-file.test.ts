@@ -1,28 +1,21 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { assertBuilt } from "./helpers/cli.js";
+import { tempDir } from "./helpers/workspace.js";
 import { holderAlive, readLock, takeLock, tryTakeLock, type ReadLock, type Verdict } from "../src/util/lock-file.js";
 
 /** The built module (npm test builds first), so a second process runs the same code. */
 const BUILT = resolve(import.meta.dirname, "../dist/src/util/lock-file.js");
 
-const dirs: string[] = [];
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const c of children.splice(0)) c.kill("SIGKILL");
 });
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
 
-function lockIn(): string {
-  const d = mkdtempSync(join(tmpdir(), "cxlockfile-"));
-  dirs.push(d);
-  return join(d, "x.lock");
-}
+const lockIn = () => join(tempDir("cxlockfile-"), "x.lock");
 
 /** A second process that takes the lock with the real module, says "taken", then holds it until killed. */
 async function holderProcess(path: string): Promise<ChildProcess> {

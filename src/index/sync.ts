@@ -14,7 +14,6 @@ import { backfillPassages } from "./passage-embed.js";
 import { removeGone, writeChanged, type WriteDeps } from "./sync-write.js";
 
 export type { SyncOptions, SyncProgress, SyncReport } from "./sync-report.js";
-export { keyFor } from "./sync-find.js";
 
 export interface IndexerDeps {
   store: IndexStore;
