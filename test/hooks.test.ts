@@ -7,7 +7,7 @@ import { localDate } from "../src/memory-files/entry.js";
 import { VERSION } from "../src/version.js";
 import { isolatedEnv } from "./helpers/cli.js";
 import { daemonsPerTest, startDaemon, waitUntil, writeConfig, type TestDaemon } from "./helpers/daemon.js";
-import { BIN, CC_FIXTURES, ccEvent, LAUNCHER, median, nodeSpy, runHook, runTimed } from "./helpers/hooks.js";
+import { BIN, CC_FIXTURES, ccEvent, HOOK_MAIN, LAUNCHER, median, nodeSpy, runHook, runTimed } from "./helpers/hooks.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 const SESSION = "5f0c2a9e-7b1d-4c8e-9a3f-2d6b8e1c4a70";
@@ -435,6 +435,16 @@ describe("Claude Code hooks (real daemon, real hook processes, recorded events)"
     ]);
     expect(missing.stdout).toBe('{"stored":false}\n');
     expect(spy.calls()).toHaveLength(3);
+  });
+
+  it("a socket path too long for a Unix socket: the empty form, exit 0 (the error goes to stderr with --debug)", async () => {
+    const env = { ...isolatedEnv(tempDir("cortexd-long-")), CORTEXD_SOCKET: `/tmp/${"d".repeat(120)}/x.sock` };
+    const pre = await runTimed(process.execPath, [HOOK_MAIN, "pre-turn", "--debug"], env, '{"prompt":"deploy"}');
+    expect({ code: pre.code, stdout: pre.stdout }).toEqual({
+      code: 0,
+      stdout: '{"context":"","memory_count":0,"tokens_used":0}\n',
+    });
+    expect(pre.stderr).toMatch(/too long for a Unix socket/);
   });
 
   it("slow daemon (accepts, never answers): the empty form after the timeout, exit 0", async () => {

@@ -59,8 +59,10 @@ export async function runHook(args: string[], io: HookIo = processIo()): Promise
     finished = true;
     clearTimeout(timer);
     const ms = performance.now() - t0;
-    if (failure) {
-      recordHookFailure(socketPath ?? clientSocketPath(io.env, flags), {
+    // The failure log lives beside the socket: none when no socket path could be resolved (too long).
+    const logBeside = failure ? (socketPath ?? socketPathOrNone(io.env, flags)) : undefined;
+    if (failure && logBeside) {
+      recordHookFailure(logBeside, {
         at: new Date().toISOString(),
         event: event ?? positional[0] ?? "?",
         kind: failure,
@@ -146,4 +148,12 @@ export async function runHook(args: string[], io: HookIo = processIo()): Promise
     finish(emptyOutput(event), errorMessage(e), "error");
   }
   return ended;
+}
+
+function socketPathOrNone(env: NodeJS.ProcessEnv, flags: Parameters<typeof clientSocketPath>[1]): string | undefined {
+  try {
+    return clientSocketPath(env, flags);
+  } catch {
+    return undefined;
+  }
 }
