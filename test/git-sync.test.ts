@@ -101,6 +101,7 @@ describe("scheduled git sync", () => {
     expect(st.lastResult).toMatch(/merge conflict in memory\//);
     expect(st.fix).toMatch(/git add/);
     expect((await b.call("cortex.status", {})).workspaces[0]!.conflicts?.files).toEqual([day]);
+    expect((await b.call("cortex.status", {})).healthy).toBe(false); // a stopped sync is something to fix
     // Stopped: nothing is committed, pulled or pushed while the conflict waits, and no save lands in it.
     const remoteHead = gitOk(remote, desktop.home, "rev-parse", "main");
     const laptopHead = gitOk(laptop.root, laptop.home, "rev-parse", "HEAD");

@@ -102,9 +102,14 @@ describe("memory on two machines synced by git", () => {
       async () => (await b.call("cortex.status", {})).workspaces[0]!.conflicts?.files.includes(day) ?? false,
       15_000,
     );
-    const st = (await b.call("cortex.status", {})).workspaces[0]!;
+    const whole = await b.call("cortex.status", {});
+    const st = whole.workspaces[0]!;
     expect(st.conflicts!.fix).toMatch(/git add/);
+    // An unresolved merge is something to fix: the daemon is degraded until it is resolved.
+    expect(whole.healthy).toBe(false);
     const human = runCli(["status"], b.env);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toContain("DEGRADED");
     expect(human.stdout).toContain(`GIT CONFLICT in ${day}`);
     expect(human.stdout).toMatch(/fix: resolve the git merge in memory\//);
     // Both sides are searchable, once each; the markers are not memory.
@@ -131,6 +136,7 @@ describe("memory on two machines synced by git", () => {
     // Resolved by hand (keep both sides): the flag goes, saves go to the day's log again.
     resolveKeepingBoth(laptop, day, conflicted);
     await waitUntil(async () => (await b.call("cortex.status", {})).workspaces[0]!.conflicts === undefined, 15_000);
+    expect((await b.call("cortex.status", {})).healthy).toBe(true);
     expect((await b.call("memory.save", { text: "Tickets go to the infra board" })).path).toBe(day);
   });
 });
@@ -163,6 +169,8 @@ describe("conflict copies of file-sync tools", () => {
       { path: "memory/notes 2.md", of: "memory/notes.md" },
     ]);
     expect(st.conflicts?.fix).toMatch(/merge/i);
+    // Conflict copies are listed, but the daemon is fine: nothing stops syncing or indexing.
+    expect((await d.call("cortex.status", {})).healthy).toBe(true);
     const got = await d.call("memory.recall", { query: "VPN gateway" });
     expect(got.context.match(/gw2\.example\.net/g)?.length).toBe(1);
     expect(got.context).toContain("rotates monthly"); // the copy's own line is kept

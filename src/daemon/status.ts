@@ -154,6 +154,8 @@ export function buildStatus(s: StatusSources): CortexStatus {
     !embedding.warning &&
     embedding.endpoint?.state !== "gated" &&
     workspaces.every((w) => !w.lastError) &&
+    // An unresolved git merge in a memory file, or a scheduled git sync that stopped, waits for a person.
+    workspaces.every((w) => !w.conflicts?.files.length && w.gitSync?.state !== "stopped") &&
     (s.watcher.mode !== "off" || s.engine.config.daemon.watch === "off") &&
     (s.heartbeats?.at(-1)?.db ?? true);
   return {
