@@ -11,13 +11,17 @@ import { CONFLICT_MARKERS, bareRemoteAndTwoClones, commitPullPush, gitOk, resolv
  */
 const { track } = daemonsPerTest();
 
-async function syncingDaemon(c: { root: string; home: string }, device: string): Promise<TestDaemon> {
+async function syncingDaemon(
+  c: { root: string; home: string },
+  device: string,
+  schedule = "* * * * * *",
+): Promise<TestDaemon> {
   const d = track(
     await startDaemon({
       home: c.home, // its .gitconfig holds the identity the commits use
       config: {
         device: { name: device },
-        workspaces: [{ path: c.root, sync: { git: "* * * * * *" } }],
+        workspaces: [{ path: c.root, sync: { git: schedule } }],
         daemon: { debounceMs: 50, settleMs: 20 },
       },
     }),
@@ -35,6 +39,29 @@ const read = (path: string) => {
   }
 };
 const gitState = async (d: TestDaemon) => (await d.call("cortex.status", {})).workspaces[0]!.gitSync;
+
+describe("cortexd sync now", () => {
+  it("runs the git sync at once instead of at the next scheduled time; a workspace without git sync is named", async () => {
+    const { remote, desktop } = bareRemoteAndTwoClones();
+    const a = await syncingDaemon(desktop, "desktop", "0 0 1 1 *"); // next run: next new year
+    await a.call("memory.save", { text: "The build cache lives on cache3.internal" });
+    const r = runCli(["sync", "now"], a.env);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/: ok: /);
+    expect(gitOk(remote, desktop.home, "log", "-1", "--format=%s", "main")).toMatch(/memory saved on desktop/);
+    const json = JSON.parse(runCli(["sync", "now", "--json"], a.env).stdout) as {
+      runs: { gitSync: { state: string } }[];
+    };
+    expect(json.runs).toHaveLength(1);
+    expect(json.runs[0]!.gitSync.state).toBe("ok");
+
+    const plain = track(await startDaemon({ config: { workspaces: [{ path: desktop.root }] } }));
+    const off = runCli(["sync", "now"], plain.env);
+    expect(off.code).toBe(1);
+    expect(off.stderr).toMatch(/no git sync: give it "sync": \{ "git": /);
+  });
+});
 
 describe("scheduled git sync", () => {
   it("commits each device's saves, pulls with a merge and pushes: both clones converge, both indexes find both", async () => {

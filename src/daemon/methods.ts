@@ -178,6 +178,24 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
         workspaces: p.workspace ? all.filter((w) => w.name === pickWorkspace(d.engine, p.workspace).name) : all,
       };
     },
+    "sync.git": async (p) => {
+      const git = d.gitSync;
+      const syncing = d.engine.workspaces.filter((ws) => git?.status(ws.name));
+      const targets = p.workspace ? [pickWorkspace(d.engine, p.workspace)] : syncing;
+      const off = targets.find((ws) => !syncing.includes(ws));
+      if (!git || targets.length === 0 || off) {
+        throw new RpcError(
+          ErrorCodes.InvalidParams,
+          `${off ? `workspace ${off.name} has` : "no workspace has"} no git sync: give it "sync": { "git": "*/10 * * * *" } in the config (docs/multi-device.md)`,
+        );
+      }
+      const out = [];
+      for (const ws of targets) {
+        await git.run(ws);
+        out.push({ workspace: ws.name, gitSync: git.status(ws.name)! });
+      }
+      return out;
+    },
     "cortex.status": () => d.status(),
     "daemon.ping": () => ({ pong: true, version: VERSION, pid: process.pid, uptimeMs: Date.now() - d.startedAt }),
     "daemon.reload": () => {

@@ -35,6 +35,8 @@ export class GitSync implements WriteHooks {
   private readonly state = new Map<string, GitSyncStatus>();
   /** Per workspace: cortexd's writes and git's commit + merge take turns (a merge replaces files). */
   private readonly gate = new KeyedLock();
+  /** Per workspace: one run at a time (the schedule's and `cortexd sync now`'s). */
+  private readonly runs = new KeyedLock();
   /** Files cortexd appended to, per workspace, not yet committed. */
   private readonly pendingFiles = new Map<string, Set<string>>();
 
@@ -66,8 +68,12 @@ export class GitSync implements WriteHooks {
     return s && { ...s };
   }
 
-  /** One sync run; returns a one-line summary (also kept for status). */
-  async run(ws: GitSyncTarget): Promise<string> {
+  /** One sync run (after any run of the workspace in progress); returns a one-line summary (also kept for status). */
+  run(ws: GitSyncTarget): Promise<string> {
+    return this.runs.run(ws.name, () => this.runOnce(ws));
+  }
+
+  private async runOnce(ws: GitSyncTarget): Promise<string> {
     const st = this.state.get(ws.name) ?? {
       schedule: "manual",
       state: "idle" as const,

@@ -2,7 +2,9 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { expandPath } from "../../config/paths.js";
 import { syncInit } from "../../sync/init.js";
-import { loadForCli, printJson, type GlobalOptions } from "../context.js";
+import { DaemonUnavailableError, withClient } from "../../client/client.js";
+import { socketPathFor } from "../../daemon/socket.js";
+import { CliError, daemonWorkspace, loadForCli, printJson, type GlobalOptions } from "../context.js";
 
 /** `cortexd sync init`: memory on several machines (see docs/multi-device.md). */
 export function registerSync(program: Command): void {
@@ -23,5 +25,33 @@ export function registerSync(program: Command): void {
       if (opts.json) return printJson(r);
       console.log(r.summary);
       for (const n of r.next) console.log(`next: ${n}`);
+    });
+  sync
+    .command("now")
+    .description(
+      "run the scheduled git sync now (commit cortexd's appends, pull with a merge, push): every workspace with sync.git, or --workspace",
+    )
+    .action(async (_o, cmd: Command) => {
+      const opts = cmd.optsWithGlobals<GlobalOptions>();
+      const workspace = daemonWorkspace(opts);
+      let runs;
+      try {
+        runs = await withClient(
+          socketPathFor(loadForCli(opts)),
+          (c) => c.call("sync.git", workspace ? { workspace } : {}),
+          { timeoutMs: 300_000 },
+        );
+      } catch (e) {
+        if (e instanceof DaemonUnavailableError)
+          throw new CliError(`${e.message}: the git sync runs in the daemon; start it with \`cortexd start\``);
+        throw e;
+      }
+      if (opts.json) printJson({ runs });
+      else
+        for (const r of runs) {
+          console.log(`${r.workspace}: ${r.gitSync.state}: ${r.gitSync.lastResult ?? ""}`);
+          if (r.gitSync.fix) console.log(`  fix: ${r.gitSync.fix}`);
+        }
+      if (runs.some((r) => r.gitSync.state !== "ok")) process.exitCode = 1;
     });
 }

@@ -2,7 +2,7 @@
 import type { ConsolidationReport, PromotionCandidate, SyncReport } from "./maintenance.js";
 import type { CaptureResult, MemoryGetResult, RecallResult, SaveResult, SearchResponse } from "./memory.js";
 import type { CheckpointResult, SessionStartResult, SleepResult } from "./session.js";
-import type { CortexStatus, IndexStatusResult } from "./status.js";
+import type { CortexStatus, IndexStatusResult, WorkspaceSyncStatus } from "./status.js";
 
 export interface MethodResults {
   "memory.search": SearchResponse;
@@ -26,6 +26,7 @@ export interface MethodResults {
     heading?: string;
     candidates: PromotionCandidate[];
   }[];
+  "sync.git": { workspace: string; gitSync: NonNullable<WorkspaceSyncStatus["gitSync"]> }[];
   "cortex.status": CortexStatus;
   "daemon.ping": { pong: true; version: string; pid: number; uptimeMs: number };
   "daemon.shutdown": { ok: true };

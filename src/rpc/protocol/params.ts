@@ -125,6 +125,8 @@ export const MethodParams = {
   "promote.list": z.object({ workspace }).strict(),
   /** Appends the candidates to MEMORY.md under a dated heading, after a backup; idempotent. */
   "promote.apply": z.object({ workspace }).strict(),
+  /** Runs the scheduled git sync now (every workspace with `sync.git`, or the one named). */
+  "sync.git": z.object({ workspace }).strict(),
   "cortex.status": z.object({}).passthrough(),
   "daemon.ping": z.object({}).strict(),
   "daemon.shutdown": z.object({}).strict(),
