@@ -4,6 +4,7 @@ import { benchCrash } from "./crash-bench.js";
 import { benchDaemon } from "./daemon-bench.js";
 import { benchEmbed } from "./embed-bench.js";
 import { benchHooks } from "./hooks-bench.js";
+import { gapProbe } from "./gap-probe.js";
 import { benchIndex } from "./index-bench.js";
 import { benchKeywords } from "./keyword-probe.js";
 import { benchPeers } from "./peers-bench.js";
@@ -25,6 +26,7 @@ const BENCHES: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<vo
   keywords: benchKeywords,
   peers: benchPeers,
   "recall-probe": recallProbe,
+  gap: gapProbe,
   soak: benchSoak,
   abuse: benchAbuse,
 };

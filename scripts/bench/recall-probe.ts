@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { SearchSchema } from "../../src/config/schema.js";
 import { openDatabase } from "../../src/index/db.js";
 import { IndexStore } from "../../src/index/store.js";
@@ -24,6 +24,7 @@ export async function recallProbe(args: Args): Promise<void> {
   const dbPath = benchPath(`probe-${corpus}-${files}.sqlite`);
   const fresh = !!args.flags.fresh || !existsSync(dbPath);
   if (fresh) {
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(dbPath + suffix, { force: true });
     if (corpus === "daily") generateWorkspace(root, files);
     else generateNotesWorkspace(root, files);
   }

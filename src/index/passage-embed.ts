@@ -11,14 +11,26 @@ const BACKFILL_BATCH = 512;
  * or transcript message) of each text, encoded as passage-codes.ts says.
  */
 export async function passageBlobs(provider: EmbeddingProvider, texts: readonly string[]): Promise<Buffer[]> {
-  const perText = texts.map((t) => units(t).map((u) => u.text));
-  const vecs = await provider.embedBatch(perText.flat());
-  let at = 0;
-  return perText.map((us) => {
-    const rows = vecs.slice(at, at + us.length).map((v) => (v && v.length === provider.dims ? v : null));
-    at += us.length;
-    return encodePassageVectors(rows, provider.dims);
-  });
+  // Each distinct unit once: overlapping chunks of a file share their edge lines.
+  const slot = new Map<string, number>();
+  const distinct: string[] = [];
+  const perText = texts.map((t) =>
+    units(t).map((u) => {
+      let i = slot.get(u.text);
+      if (i === undefined) slot.set(u.text, (i = distinct.push(u.text) - 1));
+      return i;
+    }),
+  );
+  const vecs = await provider.embedBatch(distinct);
+  return perText.map((us) =>
+    encodePassageVectors(
+      us.map((i) => {
+        const v = vecs[i];
+        return v && v.length === provider.dims ? v : null;
+      }),
+      provider.dims,
+    ),
+  );
 }
 
 /** Sets `passages` on the chunks that got a vector, when the provider is a static model. */

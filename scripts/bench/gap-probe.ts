@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomQueries } from "./corpus-queries.js";
+import { spawnDaemon, stopDaemon, waitIndexed } from "./daemon-proc.js";
+import { generateNotesWorkspace } from "./generate-notes.js";
+import { benchPath, fmtMs, median, type Args } from "./util.js";
+
+/**
+ * The socket gap: a real daemon's wall time per request (client side) against the stage total it
+ * reports, for hybrid search and recall (`npm run bench -- gap`).
+ */
+export async function gapProbe(args: Args): Promise<void> {
+  const files = Number(args.flags.files ?? 2000);
+  const n = Number(args.flags.queries ?? 300);
+  const root = benchPath(`probe-notes-${files}`);
+  generateNotesWorkspace(root, files);
+  const home = mkdtempSync(join(tmpdir(), "cortexd-gap-"));
+  const d = await spawnDaemon({ home, root, provider: "auto" });
+  try {
+    await waitIndexed(d, "auto");
+    const qs = randomQueries(root, 2 * n, Number(args.flags.seed ?? 77));
+    for (const [kind, method] of [
+      ["hybrid", "memory.search"],
+      ["recall", "memory.recall"],
+    ] as const) {
+      const wall: number[] = [];
+      const total: number[] = [];
+      for (const query of kind === "hybrid" ? qs.slice(0, n) : qs.slice(n)) {
+        const t = performance.now();
+        const res = (await d.client.call(method, { query, timings: true } as never)) as { timings?: { total: number } };
+        wall.push(performance.now() - t);
+        total.push(res.timings?.total ?? NaN);
+      }
+      const gaps = wall.map((w, i) => w - total[i]!);
+      console.log(
+        `${kind}: socket p50 ${fmtMs(median(wall))}, stage total p50 ${fmtMs(median(total))}, gap p50 ${fmtMs(median(gaps))}`,
+      );
+    }
+  } finally {
+    await stopDaemon(d);
+    rmSync(home, { recursive: true, force: true });
+  }
+}
