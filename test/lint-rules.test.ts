@@ -16,6 +16,11 @@ describe("lint rules", () => {
     expect(await rulesHit(bad, "src/index/violation.ts")).toContain("no-restricted-imports");
     const fine = `import { chunkHash } from "../util/hash.js";\nexport const h = chunkHash("x");\n`;
     expect(await rulesHit(fine, "src/index/fine.ts")).toEqual([]);
+    // The wire protocol (a leaf) is the one thing above it the storage layer may use: its types.
+    const wire = `import type { SyncReport } from "../rpc/protocol.js";\nexport type R = SyncReport;\n`;
+    expect(await rulesHit(wire, "src/index/fine.ts")).toEqual([]);
+    const server = `import type { MethodHandlers } from "../rpc/server.js";\nexport type H = MethodHandlers;\n`;
+    expect(await rulesHit(server, "src/index/violation.ts")).toContain("no-restricted-imports");
     // the same import is fine one layer up
     expect(await rulesHit(bad, "src/engine/fine.ts")).toEqual([]);
   }, 60_000);

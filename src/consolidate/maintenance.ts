@@ -1,19 +1,7 @@
 import type { IndexStore } from "../index/store.js";
+import type { MaintenanceReport } from "../rpc/protocol.js";
 
-export interface MaintenanceReport {
-  ftsOptimizeMs: number;
-  termListsMs: number;
-  cachePruned: number;
-  cachePruneMs: number;
-  walCheckpoint: { busy: number; log: number; checkpointed: number };
-  walCheckpointMs: number;
-  quickCheck: string;
-  quickCheckMs: number;
-  freePages: number;
-  pages: number;
-  vacuumed: boolean;
-  vacuumMs: number;
-}
+export type { MaintenanceReport };
 
 /** VACUUM when more than this share of the pages are free (and at least VACUUM_MIN_FREE pages). */
 export const VACUUM_FREE_RATIO = 0.25;

@@ -5,21 +5,12 @@ import type { IndexStore } from "../index/store.js";
 import { appendLines, KeyedLock } from "../memory-files/append.js";
 import { localDate } from "../memory-files/entry.js";
 import { bodyText } from "./entries.js";
+import type { PromotionCandidate } from "../rpc/protocol.js";
+
+export type { PromotionCandidate };
 
 /** Promotion rule (the reference engine's "dreaming" constants): ≥ 3 recalls from ≥ 3 distinct queries within 30 days. */
 export const PROMOTION = { minRecalls: 3, minQueries: 3, maxAgeDays: 30 } as const;
-
-export interface PromotionCandidate {
-  hash: string;
-  path: string;
-  startLine: number;
-  endLine: number;
-  recalls: number;
-  queries: number;
-  lastRecall: string;
-  /** The lines that would be appended to MEMORY.md. */
-  text: string;
-}
 
 /** Normalised entry lines for MEMORY.md: headings dropped, each remaining line kept; a bare paragraph becomes a bullet. */
 export function promotedLines(text: string): string[] {

@@ -1,28 +1,7 @@
 import type { IndexStore } from "../index/store.js";
-import type { MaintenanceReport } from "./maintenance.js";
+import type { ConsolidationReport } from "../rpc/protocol.js";
 
-export interface ConsolidationReport {
-  workspace: string;
-  at: string;
-  dryRun: boolean;
-  ms: number;
-  /** Daily-log entries considered, and how many had a vector. */
-  entries: number;
-  withVectors: number;
-  duplicateGroups: number;
-  /** Entries hidden behind a newer duplicate. */
-  duplicatesHidden: number;
-  reinforced: number;
-  superseded: number;
-  /** A few supersessions with their reason ("older → newer: why"). */
-  supersessionExamples: string[];
-  promotionCandidates: number;
-  promoted: number;
-  backup?: string;
-  maintenance: MaintenanceReport | null;
-  timings: Record<string, number>;
-  error?: string;
-}
+export type { ConsolidationReport };
 
 export const REPORTS_KEPT = 30;
 

@@ -1,5 +1,7 @@
-/** What kind of memory file a path is; decides chunking, ranking and privacy. */
-export type FileClass = "curated" | "daily" | "note" | "transcript";
+import type { FileClass } from "../rpc/protocol.js";
+
+/** What kind of memory file a path is (the wire type); decides chunking, ranking and privacy. */
+export type { FileClass };
 
 /** One retrievable piece of a memory file. Lines are 1-based and inclusive. */
 export interface Chunk {

@@ -1,9 +1,25 @@
 /** Wire results of index.sync, consolidate.* and promote.*. */
 
 export type SkipKind =
-  "too-large" | "binary" | "unreadable" | "vanished" | "symlink-outside" | "broken-symlink" | "missing";
+  /** Larger than the indexer's maxFileBytes. */
+  | "too-large"
+  /** NUL bytes, or mostly bytes that are not UTF-8. */
+  | "binary"
+  /** Could not be read (permissions, I/O error, a directory that cannot be listed). */
+  | "unreadable"
+  /** Listed by the scan, gone (or replaced) before it was read. */
+  | "vanished"
+  /** A symlink whose target is outside the tree it was found in. */
+  | "symlink-outside"
+  /** A symlink to nothing, or a symlink loop. */
+  | "broken-symlink"
+  /** A configured transcript dir or extra path that does not exist. */
+  | "missing";
 
-export type RepairKind = "invalid-utf8";
+/** Files indexed with something changed or left out. */
+export type RepairKind =
+  /** Invalid UTF-8 sequences were replaced by U+FFFD. */
+  "invalid-utf8";
 
 /** A file the index passed over, and why. */
 export interface SkippedFile {
