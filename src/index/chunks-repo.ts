@@ -86,7 +86,7 @@ export class ChunksRepo {
     return this.stmts.transcriptFiles.pluck().get() as number;
   }
 
-  /** Distinct dates of dated files and the oldest (on the files_date index: ~9 ms at 30,000 days). */
+  /** Distinct dates of dated files and the oldest (on the files_date index: cheap even at 30,000 days). */
   memoryDays(): { days: number; oldest: string | null } {
     // Kept until the database changes (status is polled; the count is the slowest part of it).
     const generation = (this.generation ??= dbGeneration(this.db))();

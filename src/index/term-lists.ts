@@ -126,7 +126,7 @@ export class TermLists {
 
   /**
    * The best `limit` entries of a stem's list, or null when the stem has none. Kept in memory until
-   * the index changes (reading 2,000 entries costs ~2 ms; a query reads one head per common word).
+   * the index changes (reading a list is a statement over its entries; a query reads one head per common word).
    */
   head(stem: string, limit: number): TermListHead | null {
     // Other connections' commits move data_version; this connection's list writes move `version`

@@ -2,7 +2,7 @@
  * Quantized copies of the chunk vectors, held in memory for a fast approximate nearest-neighbour
  * scan of large indexes. Each vector is normalised, centred on the index's mean and stored as int8
  * per dimension (scaled by the dimension's spread); its sign bits give a 1-bit code. A query scans
- * the 1-bit codes by Hamming distance (1M × 100 dims: 16 MB, ~15–30 ms in JS), rescores the best
+ * the 1-bit codes by Hamming distance (1M × 100 dims: 16 MB, scanned in JS), rescores the best
  * few thousand with the int8 vectors, and hands the best few dozen to the caller for exact
  * rescoring against the float vectors (IndexStore.vectorSearch).
  *

@@ -132,7 +132,7 @@ export function builtinMetadata(vocabSize: number, sourceVocabSize: number): Rec
 
 /**
  * Build the model into `outPath` (written to a temp file and renamed into place).
- * ≈2–3 s with the package installed; add the download when it has to be fetched.
+ * A few seconds with the package installed; add the download when it has to be fetched.
  */
 export async function buildBuiltinModel(outPath: string, opts: BuildOptions = {}): Promise<BuiltinModelInfo> {
   const t0 = performance.now();

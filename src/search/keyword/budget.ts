@@ -1,7 +1,7 @@
 /**
  * The keyword leg in a large index. FTS5's bm25() visits every chunk that holds a query word (and
- * counts each word's whole posting list once): ~1.7 µs per matching chunk, so one word found in a
- * third of 1M chunks costs ~600 ms. Words that common carry almost no BM25 weight, so a large
+ * counts each word's whole posting list once): a cost per matching chunk, so one word found in a
+ * third of 1M chunks costs hundreds of milliseconds (docs/performance.md). Words that common carry almost no BM25 weight, so a large
  * index spends a budget of postings on the rarest words and scores the rest itself:
  *
  * - "full": every word fits the budget: FTS5 bm25 over the whole query (the exact ranking).
@@ -20,7 +20,7 @@
 import { B, fts5Idf, K1 } from "../../index/bm25.js";
 import type { TermStat } from "../../index/term-stats.js";
 
-/** Postings that FTS5 bm25 may score per query (~15 ms on the development machine). */
+/** Postings that FTS5 bm25 may score per query (a bounded cost; docs/performance.md). */
 export const KEYWORD_POSTINGS_BUDGET = 10_000;
 /** Below this many chunks every query runs in full (cheap there, and the ranking stays exact). */
 export const LARGE_INDEX_CHUNKS = 2_000;
