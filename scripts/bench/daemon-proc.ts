@@ -39,6 +39,18 @@ function shareBuiltinModel(home: string): void {
 }
 
 /** Starts a daemon and returns once its socket answers (indexing may still be running). */
+/** The environment of a cortexd home laid out as spawnDaemon lays it out (config, data, runtime dirs inside it). */
+export function cortexdEnv(home: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, "data"),
+    XDG_RUNTIME_DIR: join(home, "run"),
+    CORTEXD_LOG_LEVEL: "warn",
+  };
+}
+
 export async function spawnDaemon(spec: DaemonSpec): Promise<RunningDaemon> {
   const { home } = spec;
   const cfgDir = join(home, ".config", "cortexd");
@@ -53,15 +65,7 @@ export async function spawnDaemon(spec: DaemonSpec): Promise<RunningDaemon> {
     }),
   );
   shareBuiltinModel(home);
-  const env = {
-    ...process.env,
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, ".config"),
-    XDG_DATA_HOME: join(home, "data"),
-    XDG_RUNTIME_DIR: join(home, "run"),
-    CORTEXD_LOG_LEVEL: "warn",
-    NODE_OPTIONS: DAEMON_NODE_OPTIONS, // as the service files and `cortexd start` run it
-  };
+  const env = { ...cortexdEnv(home), NODE_OPTIONS: DAEMON_NODE_OPTIONS }; // as the service files and `cortexd start` run it
   const child = spawn(process.execPath, [join(PACKAGE_ROOT, "dist/src/cli/main.js"), "run"], {
     env,
     stdio: ["ignore", "ignore", spec.stderr ?? "inherit"],

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { ensureBuiltinModel } from "../../src/embed/builtin/ensure.js";
 import { PACKAGE_ROOT } from "../../src/version.js";
 import { randomQueries } from "./corpus-queries.js";
-import { spawnDaemon, stopDaemon, waitIndexed, type RunningDaemon } from "./daemon-proc.js";
+import { cortexdEnv, spawnDaemon, stopDaemon, waitIndexed, type RunningDaemon } from "./daemon-proc.js";
 import { generateWorkspace } from "./generate.js";
 import { generateNotesWorkspace } from "./generate-notes.js";
 import { ensureQmd, openQmdStore, type QmdInstall } from "./qmd-peer.js";
@@ -14,18 +14,6 @@ import { benchPath, fmtMs, freshDir, median, percentile, type Args } from "./uti
 const CORTEXD_BIN = join(PACKAGE_ROOT, "bin", "cortexd");
 
 type Env = NodeJS.ProcessEnv;
-
-/** A cortexd home laid out as spawnDaemon lays it out (config, data, runtime dirs inside it). */
-function cortexdEnv(home: string): Env {
-  return {
-    ...process.env,
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, ".config"),
-    XDG_DATA_HOME: join(home, "data"),
-    XDG_RUNTIME_DIR: join(home, "run"),
-    CORTEXD_LOG_LEVEL: "warn",
-  };
-}
 
 function qmdEnv(home: string): Env {
   return { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_CACHE_HOME: join(home, ".cache") };

@@ -6,6 +6,7 @@ import type { MemoryWriter, WriteTarget } from "../memory-files/writer.js";
 import { escapeMemoryText } from "../search/recall-format.js";
 import { checkpointBlock, noteInjected, recentBlock, recentEntries, startContext } from "./start-context.js";
 import type { SessionRecord, StateStore } from "./state.js";
+import type { CheckpointResult } from "../rpc/protocol.js";
 
 /**
  * Session lifecycle, as the Cortex plugin has it: activity is recorded per session (touch on each
@@ -38,15 +39,8 @@ export interface SessionStartOutcome {
   previous?: { session_id: string; lastActivity: string; goal?: string; focus?: string; clean: boolean };
 }
 
-export interface CheckpointOutcome {
-  stored: boolean;
-  path?: string;
-  startLine?: number;
-  endLine?: number;
-  duplicateOf?: string;
-  summary: { goal: string | null; focus: string | null };
-  captured?: CaptureOutcome;
-}
+/** The wire's CheckpointResult, with the capture's full outcome (it also names the absolute paths written). */
+export type CheckpointOutcome = Omit<CheckpointResult, "captured"> & { captured?: CaptureOutcome };
 
 export interface SleepOutcome {
   ok: true;

@@ -24,11 +24,6 @@ export type MemoryDir = keyof typeof MEMORY_DIRS;
 
 const curated = new Set<string>(CURATED_FILES);
 
-/** One of the curated file names exactly (the files cortexd writes). */
-export function isCuratedName(name: string): boolean {
-  return curated.has(name);
-}
-
 /** A curated file of the root, or a file-sync tool's conflict copy of one (indexed as curated too). */
 export function isCuratedFile(name: string): boolean {
   if (curated.has(name)) return true;
