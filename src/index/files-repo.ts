@@ -3,6 +3,7 @@ import type { Chunk, FileClass } from "../ingest/types.js";
 import { hexToBlob } from "./blobs.js";
 import { prepareFtsText } from "./fts-text.js";
 import { statements } from "./statements.js";
+import type { KeywordPostings } from "./keyword-postings.js";
 import type { TermLists } from "./term-lists.js";
 import { VEC_NONE, VEC_PENDING, VEC_STORED, type VectorRepo } from "./vector-repo.js";
 
@@ -85,6 +86,7 @@ export class FilesRepo {
     private readonly clock: () => number,
     private readonly vectors: VectorRepo,
     private readonly lists: () => TermLists,
+    private readonly postings: KeywordPostings,
   ) {
     this.stmts = statements(db, {
       listFiles: `SELECT ${FILE_COLUMNS} FROM files ORDER BY path`,
@@ -138,7 +140,7 @@ export class FilesRepo {
 
   /** Replaces a file's chunks (or creates the file) in one transaction. */
   replaceFile(meta: FileMeta, chunks: readonly StoredChunkInput[]): { added: number; removed: number } {
-    return this.db.transaction(() => {
+    return this.chunkWrite(() => {
       const existing = this.getFile(meta.path);
       let fileId: number;
       let removed = 0;
@@ -152,7 +154,7 @@ export class FilesRepo {
       }
       this.insertChunks(fileId, 0, chunks);
       return { added: chunks.length, removed };
-    })();
+    });
   }
 
   /**
@@ -164,14 +166,14 @@ export class FilesRepo {
     fromSeq: number,
     chunks: readonly StoredChunkInput[],
   ): { added: number; removed: number } {
-    return this.db.transaction(() => {
+    return this.chunkWrite(() => {
       const existing = this.getFile(meta.path);
       if (!existing) throw new Error(`replaceTail: ${meta.path} is not indexed`);
       const removed = this.deleteChunksFrom(existing.id, fromSeq);
       this.stmts.updateFile.run({ ...this.fileParams(meta), id: existing.id });
       this.insertChunks(existing.id, fromSeq, chunks);
       return { added: chunks.length, removed };
-    })();
+    });
   }
 
   touchFile(id: number, size: number, mtimeMs: number): void {
@@ -180,7 +182,7 @@ export class FilesRepo {
 
   /** Moves a file's index entry to a new path (a rename: chunks and vectors are kept). */
   renameFile(fromPath: string, meta: FileMeta): void {
-    this.db.transaction(() => {
+    this.chunkWrite(() => {
       const existing = this.getFile(fromPath);
       if (!existing) throw new Error(`renameFile: ${fromPath} is not indexed`);
       const clash = this.getFile(meta.path);
@@ -205,14 +207,24 @@ export class FilesRepo {
         }),
         id: existing.id,
       });
-    })();
+    });
   }
 
   deleteFile(path: string): number {
-    return this.db.transaction(() => {
+    return this.chunkWrite(() => {
       const existing = this.getFile(path);
       return existing ? this.deleteFileById(existing.id) : 0;
-    })();
+    });
+  }
+
+  /** One transaction that writes chunks: when it fails (rolled back), the postings in memory are reloaded. */
+  private chunkWrite<T>(fn: () => T): T {
+    try {
+      return this.db.transaction(fn)();
+    } catch (e) {
+      this.postings.writeFailed();
+      throw e;
+    }
   }
 
   private deleteFileById(id: number): number {
@@ -247,7 +259,9 @@ export class FilesRepo {
     const lists = rows.length > 0 && this.termLists.active();
     for (const r of rows) {
       this.termLists.chunkDeleted(r.id, lists);
-      this.stmts.ftsDelete.run(r.id, prepareFtsText(r.text));
+      const text = prepareFtsText(r.text);
+      this.stmts.ftsDelete.run(r.id, text);
+      this.postings.chunkDeleted(r.id, text);
       if (r.vecState === VEC_STORED && this.vectors.vectorDims !== null) this.vectors.deleteVector(r.id);
       this.stmts.deleteChunkRow.run(r.id);
     }
@@ -275,7 +289,9 @@ export class FilesRepo {
           state,
         ).lastInsertRowid,
       );
-      this.stmts.ftsInsert.run(id, prepareFtsText(c.text));
+      const text = prepareFtsText(c.text);
+      this.stmts.ftsInsert.run(id, text);
+      this.postings.chunkInserted(id, text);
       this.termLists.chunkInserted(id, lists);
       if (state === VEC_STORED) this.vectors.insertVector(id, c.vector!, c.passages);
     });

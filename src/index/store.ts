@@ -9,6 +9,7 @@ import { ftsTotalsReader } from "./fts-totals.js";
 import { MetaRepo } from "./meta-repo.js";
 import { RecallLog } from "./recall-log.js";
 import type { KeywordHit } from "./bm25.js";
+import type { PostingsView } from "./keyword-postings.js";
 import type { TermListHead } from "./term-lists.js";
 import type { TermLookup } from "./term-stats.js";
 import { TextSearch } from "./text-search.js";
@@ -59,7 +60,7 @@ export class IndexStore {
     this.meta = new MetaRepo(this.db);
     this.vectors = new VectorRepo(this.db, this.meta, this.vecAvailable, () => this.counts().vectors);
     this.text = new TextSearch(this.db);
-    this.files = new FilesRepo(this.db, clock, this.vectors, () => this.text.termLists);
+    this.files = new FilesRepo(this.db, clock, this.vectors, () => this.text.termLists, this.text.postings);
     this.chunks = new ChunksRepo(this.db);
     this.embedCache = new EmbedCacheRepo(this.db, clock);
     this.recalls = new RecallLog(this.db, clock);
@@ -68,6 +69,7 @@ export class IndexStore {
   }
 
   close(): void {
+    this.text.postings.close();
     this.recalls.flush(); // recalls queued off the answer's path
     closeDatabase(this.db);
   }
@@ -79,7 +81,33 @@ export class IndexStore {
 
   /** Runs `fn` in one transaction (nested calls join the outer one). */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    try {
+      return this.db.transaction(fn)();
+    } catch (e) {
+      this.text.postings.writeFailed(); // chunk writes inside it may have rolled back
+      throw e;
+    }
+  }
+
+  /**
+   * Keeps the chunk index's postings in memory for the keyword leg (the daemon; see
+   * keyword-postings): loaded in the background, kept in step with the index from then on.
+   */
+  keepKeywordsInMemory(): void {
+    this.text.postings.enable();
+  }
+
+  /** True when this store keeps its postings in memory (a store swapped in for it should too). */
+  get keywordsInMemory(): boolean {
+    return this.text.postings.isEnabled;
+  }
+
+  keywordPostings(): PostingsView | null {
+    return this.text.keywordPostings();
+  }
+
+  phraseToken(word: string): string | null {
+    return this.text.phraseToken(word);
   }
 
   /**

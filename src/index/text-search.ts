@@ -1,5 +1,7 @@
 import type Database from "better-sqlite3";
 import type { KeywordHit } from "./bm25.js";
+import { FtsTokenizer } from "./fts-tokens.js";
+import { KeywordPostings, type PostingsView } from "./keyword-postings.js";
 import { PathVocabulary } from "./path-vocab.js";
 import { statements, tableExists } from "./statements.js";
 import { TermLists, type TermListHead } from "./term-lists.js";
@@ -12,8 +14,14 @@ export class TextSearch {
   private lists: TermLists | undefined;
   private termListsTable: boolean | undefined;
   private pathWords: PathVocabulary | undefined;
+  /** The chunk index's postings in memory (off unless the daemon keeps them: see keyword-postings). */
+  readonly postings: KeywordPostings;
+  private readonly words: FtsTokenizer;
+  private readonly phraseTokens = new Map<string, string | null>();
 
   constructor(private readonly db: Database.Database) {
+    this.postings = new KeywordPostings(db);
+    this.words = new FtsTokenizer(db, "phrase_words");
     this.stmts = statements(db, {
       pathMatches: `SELECT count(*) AS n FROM (SELECT rowid FROM files_fts WHERE files_fts MATCH ? LIMIT ?)`,
       keywordRecent: `SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid DESC LIMIT ?`,
@@ -43,6 +51,25 @@ export class TextSearch {
   /** The FTS5 tokens (porter stems) of a word, cached. */
   stemsOf(word: string): string[] {
     return this.counts.stemsOf(word);
+  }
+
+  /** The postings in memory, in step with the index; null when they are off or not ready (then FTS5 answers). */
+  keywordPostings(): PostingsView | null {
+    return this.postings.current();
+  }
+
+  /**
+   * The one FTS5 token of a query word quoted as a phrase, or null when FTS5 makes more or fewer
+   * tokens of it (a phrase the postings cannot score). Cached (bounded): it depends on the tokenizer only.
+   */
+  phraseToken(word: string): string | null {
+    const known = this.phraseTokens.get(word);
+    if (known !== undefined) return known;
+    const { tf, length } = this.words.tokens([word])[0]!;
+    const token = length === 1 ? tf.keys().next().value! : null;
+    if (this.phraseTokens.size >= 20_000) this.phraseTokens.clear();
+    this.phraseTokens.set(word, token);
+    return token;
   }
 
   /** A common stem's impact-ordered list head (see term-lists), or null (no list, or an index from before lists). */

@@ -3,5 +3,13 @@ import type { IndexStore } from "../../index/store.js";
 /** What the keyword leg reads from the index (the storage layer runs the SQL). */
 export type KeywordStore = Pick<
   IndexStore,
-  "keywordSearch" | "termStats" | "stemsOf" | "listHead" | "listPending" | "chunkTexts" | "ftsTotals"
+  | "keywordSearch"
+  | "keywordPostings"
+  | "phraseToken"
+  | "termStats"
+  | "stemsOf"
+  | "listHead"
+  | "listPending"
+  | "chunkTexts"
+  | "ftsTotals"
 >;

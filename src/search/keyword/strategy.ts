@@ -1,7 +1,9 @@
 import type { KeywordHit } from "../../index/bm25.js";
+import { splitCjk } from "../../index/fts-text.js";
 import { bm25Ranker, LARGE_INDEX_CHUNKS, planKeyword } from "./budget.js";
 import { rescoredCandidates } from "./candidates.js";
 import { listTopK } from "./lists.js";
+import { postingsTopK } from "./postings-topk.js";
 import { buildKeywordQuery, type KeywordQuery } from "./query.js";
 import type { KeywordStore } from "./store.js";
 import { topKeywordHits } from "./topk.js";
@@ -16,8 +18,26 @@ export interface RankedKeywords {
 }
 
 /**
+ * FTS5's exact ranking from the postings in memory (the daemon keeps them: index/keyword-postings),
+ * when they are ready and every phrase of the query is one FTS5 token; else null (the SQL path).
+ */
+function servedFromMemory(store: KeywordStore, q: KeywordQuery, k: number): KeywordHit[] | null {
+  const view = store.keywordPostings();
+  if (!view) return null;
+  const tokens: string[] = [];
+  for (const term of q.terms) {
+    // A CJK run is queried as a phrase of its characters (several tokens).
+    const token = splitCjk(term).length === 1 ? store.phraseToken(term) : null;
+    if (token === null) return null;
+    tokens.push(token);
+  }
+  return postingsTopK(view, tokens, k);
+}
+
+/**
  * The keyword leg's strategy: BM25 top-k of the OR of the query's words, as cheaply as the index
- * allows. FTS5's bm25() scores every chunk that holds any query word, so the cost grows with the
+ * allows. The daemon ranks from the postings in memory (exact, see servedFromMemory); without
+ * them (one-shot processes, while they load, phrases of several tokens): FTS5's bm25() scores every chunk that holds any query word, so the cost grows with the
  * postings of the commonest word; each branch below avoids that where it would hurt.
  *
  * - small index (< LARGE_INDEX_CHUNKS chunks): one FTS5 query over every word. Postings are few,
@@ -32,6 +52,8 @@ export interface RankedKeywords {
  *   (candidates.ts). These plans are the large-index approximation.
  */
 export function rankKeywords(store: KeywordStore, q: KeywordQuery, k: number, budget?: number): RankedKeywords {
+  const memory = servedFromMemory(store, q, k);
+  if (memory) return { hits: memory, used: q.terms, overBudget: false };
   if (store.ftsTotals().rows < LARGE_INDEX_CHUNKS)
     return { hits: store.keywordSearch(q.match!, k), used: q.terms, overBudget: false };
 
