@@ -98,7 +98,12 @@ export class Daemon {
     const { lock, dataLock } = await acquireDaemonLocks(opts.loaded.dataDir, socketPath, opts.logger, opts.env);
     let engine: Engine;
     try {
-      engine = await openEngine(opts.loaded, { logger: opts.logger, deferProvider: true, verifyIndexes: true });
+      engine = await openEngine(opts.loaded, {
+        logger: opts.logger,
+        deferProvider: true,
+        verifyIndexes: true,
+        keywordsInMemory: true,
+      });
     } catch (e) {
       lock.release();
       dataLock?.release();

@@ -67,6 +67,8 @@ export interface OpenEngineOptions {
   onModelBuildProgress?: (p: { phase: string; done: number; total: number }) => void;
   /** Run SQLite's quick_check on each index at open (the daemon and `cortexd index`); damage is always detected when SQLite reports it. */
   verifyIndexes?: boolean;
+  /** Keep each index's keyword postings in memory (the daemon: exact BM25 without asking FTS5; see index/keyword-postings). */
+  keywordsInMemory?: boolean;
 }
 
 export { indexPath };
@@ -100,6 +102,7 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
       clock,
     });
     const store = new IndexStore(opened, name, clock);
+    if (opts.keywordsInMemory) store.keepKeywordsInMemory();
     const target: ScanTarget = { root: w.path, transcriptDirs: w.transcriptDirs, extraPaths: w.extraPaths };
     const indexer = new Indexer({
       store,

@@ -45,6 +45,7 @@ export function createIndexAccess(opts: { logger: Logger; clock: () => number; q
 
   function swapIn(ws: WorkspaceEngine, store: IndexStore): void {
     const old = ws.store;
+    if (old.keywordsInMemory) store.keepKeywordsInMemory();
     ws.store = store;
     ws.indexer.setStore(store);
     ws.searcher.setStore(store);

@@ -32,6 +32,8 @@ export interface PostingsView {
   /** Rows and tokens of the chunk index (FTS5's averages record). */
   rows: number;
   tokens: number;
+  /** Moves with every change to the postings (for what callers derive from them). */
+  version: number;
   /** The natural log as SQLite computes it (FTS5's idf; V8's Math.log differs in the last bit now and then). */
   ln(x: number): number;
 }
@@ -182,6 +184,7 @@ export class KeywordPostings {
         lengths: new Int32Array(maxId + 1),
         rows: 0,
         tokens: 0,
+        version: 0,
         ln: this.ln,
       };
       const docsOf = reader.prepare(`SELECT doc FROM temp.postings_instances WHERE term = ?`).pluck();
@@ -227,6 +230,7 @@ export class KeywordPostings {
   /** Applies chunk writes in order (their texts tokenized by FTS5 in one batch). */
   private apply(data: PostingsData, changes: readonly Change[]): void {
     const tokens = this.tokenizer.tokens(changes.map((c) => c.text));
+    data.version++;
     changes.forEach((c, i) => {
       const { tf, length } = tokens[i]!;
       if (c.kind === "insert") {

@@ -25,6 +25,8 @@ export async function tidyKeywordIndex(
   // after the first large write (or the first sync of an index from before the lists), then when
   // the index grew by a twentieth (the vocabulary scan is costly on a large index; the nightly
   // maintenance refreshes too). Otherwise the new chunks are folded in.
+  // The postings in memory (the daemon's) take this sync's chunks in now, off a query's time.
+  store.keywordPostings();
   const lists = store.termLists;
   if ((!lists.active() && (large || !listsChecked)) || (large && report.chunksWritten >= store.ftsTotals().rows / 20)) {
     const r = await lists.refresh({ signal });

@@ -19,8 +19,7 @@ export function postingsTopK(view: PostingsView, tokens: readonly string[], k: n
   const touched = acc.touched;
   const score = acc.score;
   let nTouched = 0;
-  const avgdl = view.tokens / view.rows;
-  const lengths = view.lengths;
+  const norm = lengthNorms(view);
   for (const token of tokens) {
     const list = view.lists.get(token);
     if (!list) continue;
@@ -31,7 +30,7 @@ export function postingsTopK(view: PostingsView, tokens: readonly string[], k: n
     for (let j = 0; j < list.n; j++) {
       const id = ids[j]!;
       const tf = tfs[j]!;
-      const part = idf * ((tf * (K1 + 1.0)) / (tf + K1 * (1 - B + (B * lengths[id]!) / avgdl)));
+      const part = idf * ((tf * (K1 + 1.0)) / (tf + norm[id]!));
       if (score[id] === 0) touched[nTouched++] = id;
       score[id]! += part;
     }
@@ -85,6 +84,23 @@ export function postingsTopK(view: PostingsView, tokens: readonly string[], k: n
   const hits: KeywordHit[] = [];
   for (let i = 0; i < size; i++) hits.push({ id: heapIds[i]!, rank: -1.0 * heapScores[i]! });
   return hits.sort((a, b) => a.rank - b.rank || a.id - b.id);
+}
+
+/**
+ * Each chunk's k1 · (1 − b + b · length / mean length), as FTS5 computes it per row: kept per
+ * postings until they change (a write moves the mean and the lengths).
+ */
+const norms = new WeakMap<PostingsView, { version: number; norm: Float64Array }>();
+
+function lengthNorms(view: PostingsView): Float64Array {
+  const known = norms.get(view);
+  if (known && known.version === view.version) return known.norm;
+  const avgdl = view.tokens / view.rows;
+  const lengths = view.lengths;
+  const norm = known && known.norm.length === lengths.length ? known.norm : new Float64Array(lengths.length);
+  for (let id = 0; id < lengths.length; id++) norm[id] = K1 * (1 - B + (B * lengths[id]!) / avgdl);
+  norms.set(view, { version: view.version, norm });
+  return norm;
 }
 
 /** The score accumulator (zero between queries) and the touched ids, reused across queries. */
