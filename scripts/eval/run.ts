@@ -178,6 +178,9 @@ export async function buildIndex(
   const store = new IndexStore(openDatabase(dbPath), `eval-${conv.id}`);
   const indexer = new Indexer({ store, target: { root }, provider, chunking });
   const report = await indexer.sync();
+  // Searched as the daemon searches: keyword postings in memory.
+  store.keepKeywordsInMemory();
+  if (!(await store.text.postings.ready())) throw new Error(`keyword postings: ${store.text.postings.lastError}`);
   const ms = performance.now() - started;
   const counts = store.counts();
   const texts = chunkTextIndex(store);
