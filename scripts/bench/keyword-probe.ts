@@ -1,120 +1,125 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { SearchSchema } from "../../src/config/schema.js";
 import { openDatabase } from "../../src/index/db.js";
 import { IndexStore } from "../../src/index/store.js";
-import { Searcher } from "../../src/search/searcher.js";
-import { bm25Ranker, planKeyword } from "../../src/search/keyword/budget.js";
-import { listTopK } from "../../src/search/keyword/lists.js";
 import { buildKeywordQuery } from "../../src/search/keyword/query.js";
-import { rng, sampleQuery } from "./generate.js";
-import { fmtMs, median, percentile, type Args } from "./util.js";
+import { rankKeywords } from "../../src/search/keyword/strategy.js";
+import { mulberry32 } from "../../src/util/prng.js";
+import { median, percentile, type Args } from "./util.js";
 
 export interface KeywordProbe {
   chunks: number;
-  budgeted: { p50: number; p95: number };
-  exact: { p50: number; p95: number };
-  /** Mean share of the exact ranking's top 10 that the budgeted ranking also returns. */
-  overlapAt10: number;
-  /** The keyword leg alone on queries whose plan is not "full": its top 10 against FTS5 bm25's. */
-  leg: { queries: number; viaLists: number; provenExact: number; overlapAt10: number };
+  tokens: number;
+  postings: number;
+  /** The postings' load at start and their typed arrays. */
+  loadMs: number;
+  typedArraysMb: number;
+  k: number;
+  /** The keyword leg from the postings in memory (the daemon) and by FTS5 (a one-shot process). */
+  memory: { p50: number; p95: number };
+  fts5: { p50: number; p95: number };
+  /** Queries whose top k from memory differs from FTS5 bm25's (0 when exact). */
+  differ: number;
 }
 
-/** The keyword leg's top k through the lists (as the Searcher runs it) and FTS5's exact top k, for a query the budget does not cover. */
-function legCompare(
-  store: IndexStore,
-  query: string,
-  k: number,
-): { viaLists: boolean; exact: boolean; overlap: number } | null {
-  const q = buildKeywordQuery(query);
-  if (!q.match) return null;
-  const { stats, chunks, avgTokens } = store.termStats(q.terms);
-  const plan = planKeyword(stats, chunks);
-  if (plan.kind === "full") return null;
-  const res = listTopK(store, {
-    terms: plan.rescore,
-    rare: plan.kind === "rare" ? plan.terms : [],
-    chunks,
-    k,
-    rank: bm25Ranker(plan.rescore, chunks, avgTokens, (tok) => store.stemsOf(tok)),
-  });
-  const used = planKeyword(stats, chunks, Infinity).terms;
-  const truth = store.keywordSearch(buildKeywordQuery(used.join(" "), { keepStopWords: true }).match!, k);
-  const got = new Set((res?.hits ?? []).map((h) => h.id));
-  return {
-    viaLists: !!res,
-    exact: !!res?.exact,
-    overlap: truth.length ? truth.filter((h) => got.has(h.id)).length / truth.length : 1,
-  };
-}
+const ms = (x: number) => `${x.toFixed(3)} ms`;
 
 /**
- * Keyword-only search in-process on a built index, with the postings budget (what the daemon
- * does) and without it (FTS5 bm25 over every word): latency of each and the overlap of their top 10.
+ * The keyword leg from the postings in memory against FTS5 on a built index: the postings' load
+ * time and size, each path's latency on the same queries (interleaved, alternating which goes
+ * first), and how many top-k lists differ (the memory path must equal FTS5's).
  */
-export async function keywordProbe(indexDir: string, queries: string[]): Promise<KeywordProbe> {
+export async function keywordProbe(
+  indexDir: string,
+  queriesOf: readonly string[] | ((store: IndexStore, maxId: number) => string[]),
+  k = 40,
+): Promise<KeywordProbe> {
   const file = readdirSync(indexDir).find((f) => f.endsWith(".sqlite"));
   if (!file) throw new Error(`no index in ${indexDir}`);
-  const store = new IndexStore(openDatabase(join(indexDir, file), { readonly: true }), "probe");
+  const memory = new IndexStore(openDatabase(join(indexDir, file), { readonly: true }), "probe");
+  const fts5 = new IndexStore(openDatabase(join(indexDir, file), { readonly: true }), "probe");
   try {
-    const config = { ...SearchSchema.parse({}), maxResults: 10 };
-    const budgeted = new Searcher({ store, provider: null, config });
-    const exact = new Searcher({ store, provider: null, config, keywordBudget: Infinity });
-    const lat = { budgeted: [] as number[], exact: [] as number[] };
-    let overlap = 0;
-    for (const q of queries.slice(0, 10)) await budgeted.search({ query: q }); // warm-up
-    for (const q of queries) {
-      let t = performance.now();
-      const a = await budgeted.search({ query: q });
-      lat.budgeted.push(performance.now() - t);
-      t = performance.now();
-      const b = await exact.search({ query: q });
-      lat.exact.push(performance.now() - t);
-      const key = (h: { path: string; startLine: number }) => `${h.path}:${h.startLine}`;
-      const got = new Set(a.results.map(key));
-      overlap += b.results.length ? b.results.filter((h) => got.has(key(h))).length / b.results.length : 1;
+    const t0 = performance.now();
+    memory.keepKeywordsInMemory();
+    if (!(await memory.text.postings.ready()))
+      throw new Error(`postings did not load: ${memory.text.postings.lastError}`);
+    const loadMs = performance.now() - t0;
+    const view = memory.keywordPostings()!;
+    let bytes = view.lengths.byteLength;
+    let postings = 0;
+    for (const l of view.lists.values()) {
+      bytes += l.ids.byteLength + l.tfs.byteLength;
+      postings += l.n;
     }
-    const leg = { queries: 0, viaLists: 0, provenExact: 0, overlapAt10: 0 };
-    for (const q of queries) {
-      const c = legCompare(store, q, 10);
-      if (!c) continue;
-      leg.queries++;
-      if (c.viaLists) leg.viaLists++;
-      if (c.exact) leg.provenExact++;
-      leg.overlapAt10 += c.overlap;
+    const queries = typeof queriesOf === "function" ? queriesOf(memory, view.lengths.length - 1) : queriesOf;
+    const lat = { memory: [] as number[], fts5: [] as number[] };
+    let differ = 0;
+    for (const [i, query] of queries.entries()) {
+      const q = buildKeywordQuery(query);
+      if (!q.match) continue;
+      const run = (store: IndexStore, into: number[]) => {
+        const t = performance.now();
+        const hits = rankKeywords(store, q, k);
+        into.push(performance.now() - t);
+        return hits;
+      };
+      const first = i % 2 ? run(memory, lat.memory) : null;
+      const exact = run(fts5, lat.fts5);
+      const got = first ?? run(memory, lat.memory);
+      if (JSON.stringify(got) !== JSON.stringify(exact)) differ++;
     }
-    if (leg.queries) leg.overlapAt10 /= leg.queries;
     const out: KeywordProbe = {
-      leg,
-      chunks: store.ftsTotals().rows,
-      budgeted: { p50: median(lat.budgeted), p95: percentile(lat.budgeted, 95) },
-      exact: { p50: median(lat.exact), p95: percentile(lat.exact, 95) },
-      overlapAt10: overlap / queries.length,
+      chunks: view.rows,
+      tokens: view.lists.size,
+      postings,
+      loadMs,
+      typedArraysMb: bytes / 1e6,
+      k,
+      memory: { p50: median(lat.memory), p95: percentile(lat.memory, 95) },
+      fts5: { p50: median(lat.fts5), p95: percentile(lat.fts5, 95) },
+      differ,
     };
     console.log(
-      `  keyword search in-process (${out.chunks} chunks): budgeted p50 ${fmtMs(out.budgeted.p50)}, p95 ${fmtMs(out.budgeted.p95)}; ` +
-        `exact FTS5 bm25 p50 ${fmtMs(out.exact.p50)}, p95 ${fmtMs(out.exact.p95)}; top-10 overlap ${out.overlapAt10.toFixed(3)} (${queries.length} queries)`,
+      `  keyword postings (${out.chunks} chunks, ${out.tokens} tokens, ${postings} postings): loaded in ${ms(loadMs)}, ` +
+        `typed arrays ${out.typedArraysMb.toFixed(1)} MB`,
     );
     console.log(
-      `  keyword leg where the budget applies (${leg.queries} queries): through the lists ${leg.viaLists}, proven exact ${leg.provenExact}; ` +
-        `top-10 overlap with FTS5 bm25 ${leg.overlapAt10.toFixed(3)}`,
+      `  keyword leg in-process (k ${k}, ${lat.memory.length} queries): postings p50 ${ms(out.memory.p50)}, p95 ${ms(out.memory.p95)}; ` +
+        `FTS5 bm25 p50 ${ms(out.fts5.p50)}, p95 ${ms(out.fts5.p95)}; top k unlike FTS5's: ${differ}`,
     );
     return out;
   } finally {
-    store.close();
+    memory.close();
+    fts5.close();
   }
 }
 
-/** `npm run bench -- keywords --index <dir with the .sqlite>`: the probe alone on an existing index. */
+/** 2–4 words drawn from random chunks' text (common words included), as a user's words would be. */
+function queriesFromIndex(store: IndexStore, maxId: number, n: number, seed: number): string[] {
+  const r = mulberry32(seed);
+  const out: string[] = [];
+  for (let tries = 0; out.length < n && tries < 100 * n; tries++) {
+    const id = 1 + Math.floor(r() * maxId);
+    const words =
+      store
+        .chunkTexts([id])
+        .get(id)
+        ?.toLowerCase()
+        .match(/[a-z]{2,}/g) ?? [];
+    if (words.length < 4) continue;
+    out.push(Array.from({ length: 2 + Math.floor(r() * 3) }, () => words[Math.floor(r() * words.length)]!).join(" "));
+  }
+  return out;
+}
+
+/** `npm run bench -- keywords --index <dir with the .sqlite> [--queries 300] [--k 40] [--seed 7]`: the probe alone. */
 export async function benchKeywords(args: Args): Promise<void> {
   const dir = String(args.flags.index ?? "");
   if (!dir)
     throw new Error(
       "--index <directory holding the index .sqlite> is required (e.g. .bench/home-scale-10000-keyword/data/cortexd/indexes)",
     );
-  const r = rng(2024);
-  await keywordProbe(
-    dir,
-    Array.from({ length: Number(args.flags.queries ?? 200) }, () => sampleQuery(r)),
-  );
+  const n = Number(args.flags.queries ?? 300);
+  const seed = Number(args.flags.seed ?? 7);
+  await keywordProbe(dir, (store, maxId) => queriesFromIndex(store, maxId, n, seed), Number(args.flags.k ?? 40));
 }

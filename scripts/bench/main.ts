@@ -8,7 +8,6 @@ import { gapProbe } from "./gap-probe.js";
 import { benchIndex } from "./index-bench.js";
 import { benchKeywords } from "./keyword-probe.js";
 import { benchPeers } from "./peers-bench.js";
-import { postingsProbe } from "./postings-probe.js";
 import { recallProbe } from "./recall-probe.js";
 import { benchScale } from "./scale-bench.js";
 import { benchSoak } from "./soak.js";
@@ -26,7 +25,6 @@ const BENCHES: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<vo
   vectors: benchVectors,
   keywords: benchKeywords,
   peers: benchPeers,
-  postings: postingsProbe,
   "recall-probe": recallProbe,
   gap: gapProbe,
   soak: benchSoak,

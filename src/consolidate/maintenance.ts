@@ -19,8 +19,6 @@ export async function maintain(
   opts: { cacheMax: number; dryRun?: boolean },
 ): Promise<MaintenanceReport> {
   const ftsOptimizeMs = opts.dryRun ? 0 : await store.upkeep.mergeFtsSegments();
-  // The common words' lists: new common words, drifted lengths (see index/term-lists).
-  const termListsMs = opts.dryRun ? 0 : (await store.termLists.refresh()).ms;
   const [cachePruned, cachePruneMs] = opts.dryRun ? [0, 0] : timed(() => store.pruneCache(opts.cacheMax));
   const [quickCheck, quickCheckMs] = timed(() => store.upkeep.quickCheck());
   const { pages, freePages } = store.upkeep.pages();
@@ -35,7 +33,6 @@ export async function maintain(
     : timed(() => store.upkeep.walCheckpoint());
   return {
     ftsOptimizeMs,
-    termListsMs,
     cachePruned,
     cachePruneMs,
     walCheckpoint: ck[0] ?? { busy: 0, log: 0, checkpointed: 0 },

@@ -4,7 +4,6 @@ import { hexToBlob } from "./blobs.js";
 import { prepareFtsText } from "./fts-text.js";
 import { statements } from "./statements.js";
 import type { KeywordPostings } from "./keyword-postings.js";
-import type { TermLists } from "./term-lists.js";
 import { VEC_NONE, VEC_PENDING, VEC_STORED, type VectorRepo } from "./vector-repo.js";
 
 export interface FileMeta {
@@ -85,7 +84,6 @@ export class FilesRepo {
     private readonly db: Database.Database,
     private readonly clock: () => number,
     private readonly vectors: VectorRepo,
-    private readonly lists: () => TermLists,
     private readonly postings: KeywordPostings,
   ) {
     this.stmts = statements(db, {
@@ -109,10 +107,6 @@ export class FilesRepo {
       insertChunk: `INSERT INTO chunks (file_id, seq, start_line, end_line, text, hash, ts, vec_state)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     });
-  }
-
-  private get termLists(): TermLists {
-    return this.lists();
   }
 
   listFiles(): FileRow[] {
@@ -256,9 +250,7 @@ export class FilesRepo {
 
   private deleteChunksFrom(fileId: number, fromSeq: number): number {
     const rows = this.stmts.chunksOfFile.all(fileId, fromSeq) as { id: number; text: string; vecState: number }[];
-    const lists = rows.length > 0 && this.termLists.active();
     for (const r of rows) {
-      this.termLists.chunkDeleted(r.id, lists);
       const text = prepareFtsText(r.text);
       this.stmts.ftsDelete.run(r.id, text);
       this.postings.chunkDeleted(r.id, text);
@@ -269,7 +261,6 @@ export class FilesRepo {
   }
 
   private insertChunks(fileId: number, fromSeq: number, chunks: readonly StoredChunkInput[]): void {
-    const lists = chunks.length > 0 && this.termLists.active();
     chunks.forEach((c, i) => {
       const state =
         c.vector === undefined || this.vectors.vectorDims === null
@@ -292,7 +283,6 @@ export class FilesRepo {
       const text = prepareFtsText(c.text);
       this.stmts.ftsInsert.run(id, text);
       this.postings.chunkInserted(id, text);
-      this.termLists.chunkInserted(id, lists);
       if (state === VEC_STORED) this.vectors.insertVector(id, c.vector!, c.passages);
     });
   }

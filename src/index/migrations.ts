@@ -138,8 +138,8 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
       CREATE INDEX files_date ON files(date) WHERE date IS NOT NULL;
     `);
   },
-  // 7: impact-ordered lists of the common words of a large index (see term-lists.ts): a cache of
-  // the FTS index, rebuilt from it at will; kept consistent by the transactions that write chunks.
+  // 7: impact-ordered lists of the common words of a large index, a cache of the FTS index. No
+  // longer read or written (the daemon keeps the postings in memory: keyword-postings.ts).
   (db) => {
     db.exec(`
       CREATE TABLE term_lists (

@@ -10,7 +10,6 @@ import { MetaRepo } from "./meta-repo.js";
 import { RecallLog } from "./recall-log.js";
 import type { KeywordHit } from "./bm25.js";
 import type { PostingsView } from "./keyword-postings.js";
-import type { TermListHead } from "./term-lists.js";
 import type { TermLookup } from "./term-stats.js";
 import { TextSearch } from "./text-search.js";
 import type { QuantizedVectors } from "./vector-codes.js";
@@ -60,7 +59,7 @@ export class IndexStore {
     this.meta = new MetaRepo(this.db);
     this.vectors = new VectorRepo(this.db, this.meta, this.vecAvailable, () => this.counts().vectors);
     this.text = new TextSearch(this.db);
-    this.files = new FilesRepo(this.db, clock, this.vectors, () => this.text.termLists, this.text.postings);
+    this.files = new FilesRepo(this.db, clock, this.vectors, this.text.postings);
     this.chunks = new ChunksRepo(this.db);
     this.embedCache = new EmbedCacheRepo(this.db, clock);
     this.recalls = new RecallLog(this.db, clock);
@@ -237,20 +236,8 @@ export class IndexStore {
   }
 
   // ---- full-text search (TextSearch) ----
-  get termLists() {
-    return this.text.termLists;
-  }
   termStats(terms: readonly string[]): TermLookup {
     return this.text.termStats(terms);
-  }
-  stemsOf(word: string): string[] {
-    return this.text.stemsOf(word);
-  }
-  listHead(stem: string, limit: number): TermListHead | null {
-    return this.text.listHead(stem, limit);
-  }
-  listPending(limit: number): { ids: number[]; total: number } {
-    return this.text.listPending(limit);
   }
   pathMatchCount(match: string, word: string, limit: number): number {
     return this.text.pathMatchCount(match, word, limit);

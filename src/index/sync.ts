@@ -43,8 +43,6 @@ export class Indexer {
   readonly issues: FileIssues;
   /** Memory files with git conflict markers (status flags them; saves go around them). */
   readonly conflicts: ConflictRegistry;
-  /** Whether this process has checked, once, that an index without keyword lists needs none (see term-lists). */
-  private listsChecked = false;
 
   constructor(deps: IndexerDeps) {
     this.deps = {
@@ -170,7 +168,7 @@ export class Indexer {
       stamps: skipStamps,
     });
     if (!opts.paths) store.setMeta("chunking", this.chunkingKey());
-    this.listsChecked = await tidyKeywordIndex(store, report, this.listsChecked, opts.signal, this.deps.logger);
+    await tidyKeywordIndex(store, report);
     store.setMeta("last_sync", String(clock()));
     report.ms = clock() - started;
     progress({ phase: "done", filesDone: disk.length, filesTotal: disk.length });

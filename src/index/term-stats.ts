@@ -4,15 +4,14 @@ import { termPhrase } from "./fts-text.js";
 import { ftsTotalsReader } from "./fts-totals.js";
 
 /**
- * Statistics of the chunk index that query planning needs on every search — the stems FTS5 makes
+ * Statistics of the chunk index that a search may need (the relevance decision, the path stage) — the stems FTS5 makes
  * of a query word, how many chunks hold it (df), the chunk count and mean length — cached until
  * the index changes, so a search does not pay for them again and again.
  *
  * df is counted exactly up to EXACT_UP_TO matches. Above that it is estimated from how densely the
  * oldest and the newest matches are spread over the chunk ids (FTS5 reads a posting list from
  * either end and stops early), so a word found in 300,000 chunks costs as little as a rare one;
- * an estimate under EXACT_RECOUNT is then recounted exactly with fts5vocab (cheap at that size),
- * because exact top-k pruning (search/keyword/topk) needs exact counts.
+ * an estimate under EXACT_RECOUNT is then recounted exactly with fts5vocab (cheap at that size).
  *
  * "Changed" is SQLite's own bookkeeping (index/db-generation). Stems depend only on the
  * tokenizer and are cached for good (bounded).
@@ -23,7 +22,7 @@ const EXACT_UP_TO = 2_000;
 /** Estimated df below this is recounted exactly (fts5vocab reads the whole posting list). */
 const EXACT_RECOUNT = 20_000;
 
-/** One query word's statistics in the chunk index: what the keyword leg plans, bounds and scores with. */
+/** One query word's statistics in the chunk index. */
 export interface TermStat {
   /** The query word. */
   term: string;
@@ -31,7 +30,7 @@ export interface TermStat {
   stems: string[];
   /** Chunks holding the term. */
   df: number;
-  /** Whether df is an exact count (else an estimate: never used as a bound). */
+  /** Whether df is an exact count (else an estimate). */
   exact: boolean;
 }
 
@@ -80,20 +79,13 @@ export class TermStats {
     };
   }
 
-  /** `countedDf`: a stem's df where it is kept counted elsewhere (the keyword lists), else null. */
-  lookup(terms: readonly string[], countedDf?: (stem: string) => number | null): TermLookup {
+  lookup(terms: readonly string[]): TermLookup {
     this.refresh();
     const totals = this.totals();
     const stats = terms.map((term): TermStat => {
       const stems = this.stemsOf(term);
       if (stems.length === 0) return { term, stems, df: 0, exact: true };
-      // A counted df beats the estimate (a common word's is off by up to a quarter at 1M chunks).
-      const counted = stems.length === 1 && countedDf ? countedDf(stems[0]!) : null;
-      return {
-        term,
-        stems,
-        ...(counted !== null ? { df: counted, exact: true } : this.docFrequency(term, stems, totals.rows)),
-      };
+      return { term, stems, ...this.docFrequency(term, stems, totals.rows) };
     });
     return { stats, chunks: totals.rows, avgTokens: totals.rows > 0 ? totals.tokens / totals.rows : 0 };
   }

@@ -3,16 +3,13 @@ import type { KeywordHit } from "./bm25.js";
 import { FtsTokenizer } from "./fts-tokens.js";
 import { KeywordPostings, type PostingsView } from "./keyword-postings.js";
 import { PathVocabulary } from "./path-vocab.js";
-import { statements, tableExists } from "./statements.js";
-import { TermLists, type TermListHead } from "./term-lists.js";
+import { statements } from "./statements.js";
 import { TermStats, type TermLookup } from "./term-stats.js";
 
-/** Full-text search over chunk text and file paths (FTS5), with the word statistics and impact-ordered lists it plans with. */
+/** Full-text search over chunk text and file paths (FTS5), the word statistics, and the chunk postings in memory. */
 export class TextSearch {
   private readonly stmts;
   private termCounts: TermStats | undefined;
-  private lists: TermLists | undefined;
-  private termListsTable: boolean | undefined;
   private pathWords: PathVocabulary | undefined;
   /** The chunk index's postings in memory (off unless the daemon keeps them: see keyword-postings). */
   readonly postings: KeywordPostings;
@@ -30,11 +27,6 @@ export class TextSearch {
     });
   }
 
-  /** The common words' impact-ordered lists (see term-lists). */
-  get termLists(): TermLists {
-    return (this.lists ??= new TermLists(this.db));
-  }
-
   private get counts(): TermStats {
     return (this.termCounts ??= new TermStats(this.db));
   }
@@ -44,13 +36,7 @@ export class TextSearch {
    * count and the mean chunk length; cached until the index changes (see term-stats).
    */
   termStats(terms: readonly string[]): TermLookup {
-    // A listed stem's df is counted (see term-lists); the others are counted or estimated.
-    return this.counts.lookup(terms, this.hasTermLists() ? (stem) => this.termLists.df(stem) : undefined);
-  }
-
-  /** The FTS5 tokens (porter stems) of a word, cached. */
-  stemsOf(word: string): string[] {
-    return this.counts.stemsOf(word);
+    return this.counts.lookup(terms);
   }
 
   /** The postings in memory, in step with the index; null when they are off or not ready (then FTS5 answers). */
@@ -70,21 +56,6 @@ export class TextSearch {
     if (this.phraseTokens.size >= 20_000) this.phraseTokens.clear();
     this.phraseTokens.set(word, token);
     return token;
-  }
-
-  /** A common stem's impact-ordered list head (see term-lists), or null (no list, or an index from before lists). */
-  listHead(stem: string, limit: number): TermListHead | null {
-    return this.hasTermLists() ? this.termLists.head(stem, limit) : null;
-  }
-
-  /** Chunks written since the lists were last folded (newest first). */
-  listPending(limit: number): { ids: number[]; total: number } {
-    return this.hasTermLists() ? this.termLists.pending(limit) : { ids: [], total: 0 };
-  }
-
-  private hasTermLists(): boolean {
-    // A read-only open of an index from before migration 7 has no such tables.
-    return (this.termListsTable ??= tableExists(this.db, "term_lists"));
   }
 
   /**

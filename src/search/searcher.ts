@@ -18,8 +18,6 @@ export interface SearcherDeps {
   providerUnavailable?: string;
   /** Wall clock for recency (ms since epoch). */
   now?: () => number;
-  /** Postings FTS5 bm25 may score per query in a large index (Infinity: always the exact ranking). */
-  keywordBudget?: number;
 }
 
 /** Path-stage words matching more files than this are left out (see Searcher.pathStage). */
@@ -146,8 +144,8 @@ export class Searcher {
 
   /** Stage "keyword": BM25 over chunk text with an OR query of the question's topic words (search/keyword). */
   private keywordStage(query: string, k: number, get: (id: number) => Candidate): boolean {
-    const { store, config: cfg, keywordBudget } = this.deps;
-    const leg = keywordLeg(store, query, k, { keywordHalfScore: cfg.keywordHalfScore, budget: keywordBudget });
+    const { store, config: cfg } = this.deps;
+    const leg = keywordLeg(store, query, k, { keywordHalfScore: cfg.keywordHalfScore });
     for (const hit of leg.hits) {
       const c = get(hit.id);
       c.textScore = hit.score;

@@ -73,7 +73,6 @@ export interface SyncReport {
 /** The index upkeep a consolidation ran (ms per step). */
 export interface MaintenanceReport {
   ftsOptimizeMs: number;
-  termListsMs: number;
   cachePruned: number;
   cachePruneMs: number;
   walCheckpoint: { busy: number; log: number; checkpointed: number };

@@ -1,6 +1,6 @@
 /**
  * The keyword leg of search: BM25 over chunk text with an OR query of the question's topic words
- * (query.ts), ranked by the cheapest exact strategy the index allows (strategy.ts), then turned
+ * (query.ts), ranked as FTS5's bm25 ranks it (strategy.ts: from the postings in memory or by FTS5), then turned
  * into scores in [0, 1], with prefix expansion when the exact words find too little.
  */
 import { bm25ToScore } from "../stages.js";
@@ -31,22 +31,13 @@ export interface KeywordLegResult {
 export interface KeywordLegOptions {
   /** Score of a BM25 rank of this magnitude: 0.5 (config search.keywordHalfScore). */
   keywordHalfScore: number;
-  /** Postings FTS5 bm25 may score per query in a large index (Infinity: always the exact ranking). */
-  budget?: number;
 }
 
 export function keywordLeg(store: KeywordStore, query: string, k: number, opts: KeywordLegOptions): KeywordLegResult {
   const q = buildKeywordQuery(query);
   if (!q.match) return { ran: false, hits: [] };
-  const { hits, used, overBudget } = rankKeywords(store, q, k, opts.budget);
+  const hits = rankKeywords(store, q, k);
   const found = new Map<number, KeywordLegHit>();
-  if (overBudget) {
-    for (const h of hits) {
-      const score = bm25ToScore(h.rank, opts.keywordHalfScore);
-      found.set(h.id, { id: h.id, score, keyword: score });
-    }
-    return { ran: true, hits: [...found.values()] };
-  }
   // FTS5 floors the IDF of words found in most chunks at 1e-6, so in a small workspace every raw
   // score can collapse towards 0 while their order stays right: then score relative to the best.
   const best = hits.length ? Math.min(...hits.map((h) => h.rank)) : 0;
@@ -57,7 +48,7 @@ export function keywordLeg(store: KeywordStore, query: string, k: number, opts: 
   }
   // Expansion: when the exact words find too little, match their prefixes (plural, tense, …).
   if (hits.length < Math.min(k, 8)) {
-    const prefix = buildPrefixQuery(used);
+    const prefix = buildPrefixQuery(q.terms);
     if (prefix) {
       for (const h of store.keywordSearch(prefix, k)) {
         const s = 0.8 * bm25ToScore(h.rank, opts.keywordHalfScore);
