@@ -105,8 +105,8 @@ export class IndexStore {
     return this.text.keywordPostings();
   }
 
-  phraseToken(word: string): string | null {
-    return this.text.phraseToken(word);
+  phraseTokens(words: readonly string[]): (string | null)[] {
+    return this.text.phraseTokens(words);
   }
 
   /**

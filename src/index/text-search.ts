@@ -14,7 +14,7 @@ export class TextSearch {
   /** The chunk index's postings in memory (off unless the daemon keeps them: see keyword-postings). */
   readonly postings: KeywordPostings;
   private readonly words: FtsTokenizer;
-  private readonly phraseTokens = new Map<string, string | null>();
+  private readonly phraseTokenCache = new Map<string, string | null>();
 
   constructor(private readonly db: Database.Database) {
     this.postings = new KeywordPostings(db);
@@ -45,17 +45,19 @@ export class TextSearch {
   }
 
   /**
-   * The one FTS5 token of a query word quoted as a phrase, or null when FTS5 makes more or fewer
-   * tokens of it (a phrase the postings cannot score). Cached (bounded): it depends on the tokenizer only.
+   * Per query word quoted as a phrase: its one FTS5 token, or null when FTS5 makes more or fewer
+   * tokens of it (a phrase the postings cannot score). The words not seen before are tokenized
+   * together (FTS5 has a fixed cost per call); cached (bounded): it depends on the tokenizer only.
    */
-  phraseToken(word: string): string | null {
-    const known = this.phraseTokens.get(word);
-    if (known !== undefined) return known;
-    const { tf, length } = this.words.tokens([word])[0]!;
-    const token = length === 1 ? tf.keys().next().value! : null;
-    if (this.phraseTokens.size >= 20_000) this.phraseTokens.clear();
-    this.phraseTokens.set(word, token);
-    return token;
+  phraseTokens(words: readonly string[]): (string | null)[] {
+    const unknown = [...new Set(words.filter((w) => !this.phraseTokenCache.has(w)))];
+    if (unknown.length > 0) {
+      if (this.phraseTokenCache.size + unknown.length > 20_000) this.phraseTokenCache.clear();
+      this.words.tokens(unknown).forEach(({ tf, length }, i) => {
+        this.phraseTokenCache.set(unknown[i]!, length === 1 ? tf.keys().next().value! : null);
+      });
+    }
+    return words.map((w) => this.phraseTokenCache.get(w) ?? null);
   }
 
   /**

@@ -21,12 +21,9 @@ export function rankKeywords(store: KeywordStore, q: KeywordQuery, k: number): K
 function servedFromMemory(store: KeywordStore, q: KeywordQuery, k: number): KeywordHit[] | null {
   const view = store.keywordPostings();
   if (!view) return null;
-  const tokens: string[] = [];
-  for (const term of q.terms) {
-    // A CJK run is queried as a phrase of its characters (several tokens).
-    const token = splitCjk(term).length === 1 ? store.phraseToken(term) : null;
-    if (token === null) return null;
-    tokens.push(token);
-  }
-  return postingsTopK(view, tokens, k);
+  // A CJK run is queried as a phrase of its characters (several tokens).
+  if (q.terms.some((t) => splitCjk(t).length > 1)) return null;
+  const tokens = store.phraseTokens(q.terms);
+  if (tokens.some((t) => t === null)) return null;
+  return postingsTopK(view, tokens as string[], k);
 }
