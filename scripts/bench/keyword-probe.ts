@@ -13,6 +13,8 @@ export interface KeywordProbe {
   postings: number;
   /** The postings' load at start and their typed arrays. */
   loadMs: number;
+  /** The longest the event loop was held during the load. */
+  stallMs: number;
   typedArraysMb: number;
   k: number;
   /** The keyword leg from the postings in memory (the daemon) and by FTS5 (a one-shot process). */
@@ -40,9 +42,18 @@ export async function keywordProbe(
   const fts5 = new IndexStore(openDatabase(join(indexDir, file), { readonly: true }), "probe");
   try {
     const t0 = performance.now();
+    // The longest the event loop waited during the load (what a query arriving then would wait).
+    let lastTick = t0;
+    let stallMs = 0;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      stallMs = Math.max(stallMs, now - lastTick);
+      lastTick = now;
+    }, 1);
     memory.keepKeywordsInMemory();
-    if (!(await memory.text.postings.ready()))
-      throw new Error(`postings did not load: ${memory.text.postings.lastError}`);
+    const ready = await memory.text.postings.ready();
+    clearInterval(ticker);
+    if (!ready) throw new Error(`postings did not load: ${memory.text.postings.lastError}`);
     const loadMs = performance.now() - t0;
     const view = memory.keywordPostings()!;
     let bytes = view.lengths.byteLength;
@@ -73,6 +84,7 @@ export async function keywordProbe(
       tokens: view.lists.size,
       postings,
       loadMs,
+      stallMs,
       typedArraysMb: bytes / 1e6,
       k,
       memory: { p50: median(lat.memory), p95: percentile(lat.memory, 95) },
@@ -80,7 +92,7 @@ export async function keywordProbe(
       differ,
     };
     console.log(
-      `  keyword postings (${out.chunks} chunks, ${out.tokens} tokens, ${postings} postings): loaded in ${ms(loadMs)}, ` +
+      `  keyword postings (${out.chunks} chunks, ${out.tokens} tokens, ${postings} postings): loaded in ${ms(loadMs)} (event loop held ≤ ${ms(stallMs)}), ` +
         `typed arrays ${out.typedArraysMb.toFixed(1)} MB`,
     );
     console.log(

@@ -48,6 +48,8 @@ type Change = { kind: "insert" | "delete"; id: number; text: string };
 const MAX_PENDING = 4_000;
 /** Longest run of loading work between yields to the event loop (ms). */
 const STEP_MS = 8;
+/** Instances of a token above which the load reads them in steps. */
+const BIG_TOKEN = 50_000;
 /** The largest term frequency a posting holds (a chunk with more of one token is not served from memory). */
 const MAX_TF = 0xffff;
 
@@ -172,11 +174,28 @@ export class KeywordPostings {
         CREATE VIRTUAL TABLE IF NOT EXISTS temp.postings_instances USING fts5vocab(main, chunks_fts, 'instance');
       `);
       if (reader !== this.db) reader.exec("BEGIN");
-      // The snapshot starts with this read: writes from here on are the pending changes.
-      const vocab = reader.prepare(`SELECT term, doc FROM temp.postings_rows`).raw().all() as [string, number][];
-      this.changes = [];
-      this.broken = false;
-      this.baseline = this.dataVersion.get() as number;
+      // (An in-memory database has no second connection: loaded in one go.)
+      const steps = reader !== this.db;
+      let stepStart = performance.now();
+      const pause = async (): Promise<boolean> => {
+        if (!steps || performance.now() - stepStart <= STEP_MS) return false;
+        await yieldNow();
+        stepStart = performance.now();
+        return this.closed;
+      };
+      // The snapshot starts with the first read: writes from then on are the pending changes.
+      const snapshot = () => {
+        this.changes = [];
+        this.broken = false;
+        this.baseline = this.dataVersion.get() as number;
+      };
+      const vocab: [string, number, number][] = [];
+      const vocabRows = reader.prepare(`SELECT term, doc, cnt FROM temp.postings_rows`).raw();
+      for (const row of vocabRows.iterate() as IterableIterator<[string, number, number]>) {
+        if (vocab.push(row) === 1) snapshot();
+        if (vocab.length % 256 === 0 && (await pause())) return;
+      }
+      if (vocab.length === 0) snapshot();
       const maxId = (reader.prepare(`SELECT max(id) FROM chunks`).pluck().get() as number | null) ?? 0;
       const totals = ftsTotalsReader(reader, "chunks_fts")();
       const data: PostingsData = {
@@ -188,28 +207,26 @@ export class KeywordPostings {
         ln: this.ln,
       };
       const docsOf = reader.prepare(`SELECT doc FROM temp.postings_instances WHERE term = ?`).pluck();
-      let stepStart = performance.now();
-      for (const [term, df] of vocab) {
-        if (this.closed) return;
-        const docs = docsOf.all(term) as number[];
+      let rows = 0;
+      for (const [term, df, instances] of vocab) {
         const list: Postings = { ids: new Int32Array(df), tfs: new Uint16Array(df), n: 0 };
-        for (let i = 0; i < docs.length;) {
-          const id = docs[i]!;
-          let j = i + 1;
-          while (j < docs.length && docs[j] === id) j++;
-          if (j - i > MAX_TF) throw new Error(`a chunk holds "${term}" more than ${MAX_TF} times`);
-          list.ids[list.n] = id;
-          list.tfs[list.n++] = j - i;
-          data.lengths[id]! += j - i;
-          i = j;
+        // One row per instance, by chunk id: a run of equal ids is the token's count in that chunk.
+        // A common token's rows are read one by one (in steps), the others at once (cheaper per row).
+        let last = -1;
+        const ids = (steps && instances > BIG_TOKEN ? docsOf.iterate(term) : docsOf.all(term)) as Iterable<number>;
+        for (const id of ids) {
+          if (id !== last) {
+            if (list.n === df) throw new Error(`the vocabulary of "${term}" changed while loading`);
+            list.ids[list.n++] = last = id;
+          }
+          const tf = ++list.tfs[list.n - 1]!;
+          if (tf === MAX_TF) throw new Error(`a chunk holds "${term}" ${MAX_TF} times or more`);
+          data.lengths[id]!++;
+          // Even one very common token's instances are read in steps.
+          if (++rows % 4096 === 0 && (await pause())) return;
         }
         if (list.n !== df) throw new Error(`the vocabulary of "${term}" changed while loading`);
         data.lists.set(term, list);
-        // (An in-memory database has no second connection: loaded in one go.)
-        if (reader !== this.db && performance.now() - stepStart > STEP_MS) {
-          await yieldNow();
-          stepStart = performance.now();
-        }
       }
       for (let id = 0; id <= maxId; id++) {
         if (data.lengths[id]! > 0) {
