@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { openDatabase } from "../src/index/db.js";
 import { IndexStore, type StoredChunkInput } from "../src/index/store.js";
 import { VectorMatrix, vecCosineDistance } from "../src/index/vector-matrix.js";
-import { jsScan, scanDotError, simdScan, wasmMemory } from "../src/index/simd-dot.js";
+import { jsScan, simdScan, wasmMemory } from "../src/index/simd-dot.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { tempDir } from "./helpers/workspace.js";
 import { rawDb } from "./helpers/raw-db.js";
@@ -119,25 +119,27 @@ describe("the in-memory vector search", () => {
     );
   });
 
-  it("scans in WebAssembly SIMD here, within the stated error of the exact dot products", () => {
-    const m = new VectorMatrix(DIMS, 16);
-    expect(m.simd).toBe(true);
-    const dims = 104;
+  it("scans in WebAssembly SIMD here: the same integer dot products as the JavaScript scan", () => {
+    expect(new VectorMatrix(DIMS, 16).simd).toBe(true);
+    const stride = 104;
     const n = 500;
     const mem = wasmMemory(4);
-    const heap = new Float32Array(mem.buffer);
-    const vs = vectors(n + 1, 3, dims);
-    vs.slice(0, n).forEach((v, i) => heap.set(v, i * dims));
-    const qAt = n * dims;
-    heap.set(vs[n]!, qAt);
-    simdScan(mem)!(0, qAt * 4, n, dims / 8, (qAt + dims) * 4);
-    const simd = heap.slice(qAt + dims, qAt + dims + n);
-    jsScan(heap, 0, qAt, n, dims / 8, qAt + dims);
+    const r = mulberry32(3);
+    const codes = new Int8Array(mem.buffer, 0, n * stride);
+    for (let i = 0; i < codes.length; i++) codes[i] = Math.round((r() * 2 - 1) * 127);
+    const qAt = n * stride;
+    const q = new Int16Array(mem.buffer, qAt, stride);
+    for (let j = 0; j < stride; j++) q[j] = Math.round((r() * 2 - 1) * 32767);
+    const outAt = qAt + stride * 2;
+    simdScan(mem, stride / 8)!(0, qAt, n, 0, outAt);
+    const simd = new Int32Array(mem.buffer, outAt, n).slice();
+    jsScan(mem, 0, qAt, n, stride / 8, outAt);
+    const js = new Int32Array(mem.buffer, outAt, n).slice();
+    expect(Array.from(simd)).toEqual(Array.from(js));
     for (let i = 0; i < n; i++) {
       let exact = 0;
-      for (let j = 0; j < dims; j++) exact += vs[i]![j]! * vs[n]![j]!;
-      expect(Math.abs(simd[i]! - exact)).toBeLessThanOrEqual(scanDotError(dims));
-      expect(Math.abs(heap[qAt + dims + i]! - exact)).toBeLessThanOrEqual(scanDotError(dims));
+      for (let j = 0; j < stride; j++) exact += codes[i * stride + j]! * q[j]!;
+      expect(simd[i]).toBe(exact);
     }
   });
 

@@ -1,17 +1,17 @@
 /**
- * The dot products of one query with every row of a float32 matrix, in WebAssembly SIMD
- * (f32x4, two accumulators) when the runtime has it, else in plain JavaScript. The module is
- * assembled here from its instruction listing (no toolchain, no binary in the repository).
+ * Integer dot products of one int16 query with every row of an int8 matrix, in WebAssembly SIMD
+ * (i32x4.dot_i16x8_s) when the runtime has it, else in plain JavaScript: the same exact integers
+ * either way. The module is assembled here from its instruction listing (no toolchain, no binary
+ * in the repository).
  *
- * Rows are `stride` floats apart, `stride` a multiple of 8 (the tail beyond the real dimension
- * is zero). The sums are float32 in an order of their own, so each differs from the exactly
- * rounded dot product by at most SCAN_DOT_ERROR × |q|·|x| (callers verify the result exactly).
+ * Rows are `groups` × 8 int8 codes (the tail beyond the real dimension is zero); the query is as
+ * many int16 values. Sums stay below 2³¹ for rows of up to 512 codes (127 × 32,767 × 512).
  */
 
-/** Bound on |scanned − exact| / (|q|·|x|) for rows of up to 1,024 floats: γ_n = n·u/(1 − n·u), u = 2⁻²⁴, with room to spare. */
-export function scanDotError(stride: number): number {
+/** Bound on |float32 sum − exact| / (|q|·|x|) for dot products of up to `n` terms in any order: 2·γ_n, u = 2⁻²⁴, with room to spare. */
+export function scanDotError(n: number): number {
   const u = 2 ** -24;
-  return (2 * (stride + 8) * u) / (1 - (stride + 8) * u);
+  return (2 * (n + 8) * u) / (1 - (n + 8) * u);
 }
 
 const SIMD = 0xfd;
@@ -26,90 +26,73 @@ function uleb(n: number): number[] {
   } while (n !== 0);
   return out;
 }
+function sleb(n: number): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const b = n & 0x7f;
+    n >>= 7;
+    if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) return [...out, b];
+    out.push(b | 0x80);
+  }
+}
 const simd = (op: number, ...imm: number[]) => [SIMD, ...uleb(op), ...imm];
 const get = (i: number) => [0x20, i];
 const set = (i: number) => [0x21, i];
 const tee = (i: number) => [0x22, i];
-const i32 = (n: number) => [0x41, n]; // small non-negative constants only
+/** i32.const (signed LEB128; non-negative values). */
+const i32c = (n: number) => [0x41, ...sleb(n)];
 const I32_ADD = 0x6a;
 const I32_SUB = 0x6b;
 const BR_IF = 0x0d;
-const F32_ADD = 0x92;
-const v128Load = (offset: number) => simd(0x00, 2, ...uleb(offset)); // align 2^2
-const F32X4_MUL = simd(0xe6);
-const F32X4_ADD = simd(0xe4);
-const lane = (l: number) => simd(0x1f, l); // f32x4.extract_lane
+const load8x8s = (offset: number) => simd(0x01, 0, ...uleb(offset)); // v128.load8x8_s, align 1
+const v128Load = (offset: number) => simd(0x00, 1, ...uleb(offset)); // align 2
+const I32X4_DOT_I16X8 = simd(0xba);
+const I32X4_ADD = simd(0xae);
+const lane = (l: number) => simd(0x1b, l); // i32x4.extract_lane
 
 /**
- * scan(rows, query, n, groups, out): for each of n rows, out[r] = Σ rows[r]·query, where a row
- * is `groups` × 8 floats. Params 0–4; locals 5 (groups left), 6 (query cursor), 7–8 (v128 sums).
+ * scan(codes, query, n, out): for each of n rows, out[r] = Σ codes[r]·query (i32), where a row is
+ * `groups` × 8 int8 codes and the query `groups` × 8 int16; the groups are unrolled (the module
+ * is made for one row length). Params 0 (row cursor), 1 (query), 2 (rows left), 3 (unused), 4
+ * (output cursor); local 5 (v128 sum).
  */
-function scanBody(): number[] {
-  const accumulate = (acc: number, offset: number) => [
-    ...get(acc),
-    ...get(0),
-    ...v128Load(offset),
-    ...get(6),
-    ...v128Load(offset),
-    ...F32X4_MUL,
-    ...F32X4_ADD,
-    ...set(acc),
-  ];
-  const zero = simd(0x0c, ...new Array<number>(16).fill(0));
+function scanBody(groups: number): number[] {
+  const row: number[] = [];
+  for (let g = 0; g < groups; g++) {
+    row.push(...get(0), ...load8x8s(8 * g), ...get(1), ...v128Load(16 * g), ...I32X4_DOT_I16X8);
+    if (g > 0) row.push(...I32X4_ADD);
+  }
   const code = [
     ...[0x02, 0x40], // block
     ...get(2),
     0x45, // i32.eqz
     ...[BR_IF, 0],
     ...[0x03, 0x40], // loop: rows
-    ...zero,
-    ...set(7),
-    ...zero,
-    ...set(8),
-    ...get(1),
-    ...set(6),
-    ...get(3),
+    ...row,
     ...set(5),
-    ...[0x03, 0x40], // loop: groups of 8 floats
-    ...accumulate(7, 0),
-    ...accumulate(8, 16),
+    ...get(4),
+    ...get(5),
+    ...lane(0),
+    ...get(5),
+    ...lane(1),
+    I32_ADD,
+    ...get(5),
+    ...lane(2),
+    I32_ADD,
+    ...get(5),
+    ...lane(3),
+    I32_ADD,
+    ...[0x36, 2, 0], // i32.store align 2^2, offset 0
     ...get(0),
-    ...i32(32),
+    ...i32c(8 * groups),
     I32_ADD,
     ...set(0),
-    ...get(6),
-    ...i32(32),
-    I32_ADD,
-    ...set(6),
-    ...get(5),
-    ...i32(1),
-    I32_SUB,
-    ...tee(5),
-    ...[BR_IF, 0],
-    0x0b, // end groups
-    ...get(7),
-    ...get(8),
-    ...F32X4_ADD,
-    ...set(7),
     ...get(4),
-    ...get(7),
-    ...lane(0),
-    ...get(7),
-    ...lane(1),
-    F32_ADD,
-    ...get(7),
-    ...lane(2),
-    F32_ADD,
-    ...get(7),
-    ...lane(3),
-    F32_ADD,
-    ...[0x38, 2, 0], // f32.store align 2^2, offset 0
-    ...get(4),
-    ...i32(4),
+    ...i32c(4),
     I32_ADD,
     ...set(4),
     ...get(2),
-    ...i32(1),
+    ...i32c(1),
     I32_SUB,
     ...tee(2),
     ...[BR_IF, 0],
@@ -117,7 +100,7 @@ function scanBody(): number[] {
     0x0b, // end block
     0x0b, // end function
   ];
-  const locals = [2, 2, 0x7f, 2, 0x7b]; // 2 × i32, 2 × v128
+  const locals = [1, 1, 0x7b]; // 1 × v128
   return [...locals, ...code];
 }
 
@@ -126,9 +109,9 @@ function section(id: number, bytes: number[]): number[] {
 }
 const name = (s: string) => [...uleb(s.length), ...Buffer.from(s, "utf8")];
 
-/** The module's bytes: imports env.mem, exports scan. */
-export function scanModuleBytes(): Uint8Array {
-  const body = scanBody();
+/** The module's bytes for rows of `groups` × 8 codes: imports env.mem, exports scan. */
+export function scanModuleBytes(groups: number): Uint8Array {
+  const body = scanBody(groups);
   return Uint8Array.from([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     ...section(1, [1, 0x60, 5, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0]),
@@ -172,9 +155,9 @@ export function wasmMemory(pages: number): WasmMemory {
   };
 }
 
-/** Instantiates the kernel on `memory`, or null when this runtime has no WebAssembly SIMD. */
-export function simdScan(memory: WasmMemory): ScanFn | null {
-  const bytes = scanModuleBytes();
+/** Instantiates the kernel for rows of `groups` × 8 codes on `memory`, or null when this runtime has no WebAssembly SIMD. */
+export function simdScan(memory: WasmMemory, groups: number): ScanFn | null {
+  const bytes = scanModuleBytes(groups);
   if (!wasm || !wasm.validate(bytes)) return null;
   try {
     const instance = new wasm.Instance(new wasm.Module(bytes), { env: { mem: memory } });
@@ -184,15 +167,15 @@ export function simdScan(memory: WasmMemory): ScanFn | null {
   }
 }
 
-/** scan() in JavaScript (no SIMD), offsets in floats: the same sums to within scanDotError (float64 here). */
-export function jsScan(heap: Float32Array, rows: number, query: number, n: number, groups: number, out: number): void {
+/** scan() in JavaScript (no SIMD), offsets in bytes as for the kernel: the same integers. */
+export function jsScan(memory: WasmMemory, codes: number, query: number, n: number, groups: number, out: number): void {
+  const c8 = new Int8Array(memory.buffer);
+  const q16 = new Int16Array(memory.buffer, query, groups * 8);
+  const o32 = new Int32Array(memory.buffer, out, n);
   const stride = groups * 8;
-  let r = rows;
-  const q = query;
-  const o = out;
-  for (let i = 0; i < n; i++, r += stride) {
+  for (let i = 0, r = codes; i < n; i++, r += stride) {
     let s = 0;
-    for (let j = 0; j < stride; j++) s += heap[r + j]! * heap[q + j]!;
-    heap[o + i] = s;
+    for (let j = 0; j < stride; j++) s += c8[r + j]! * q16[j]!;
+    o32[i] = s;
   }
 }
