@@ -13,6 +13,11 @@ export interface VectorIdentity {
   model: string;
 }
 
+/**
+ * Vectors up to which search holds them all in memory (vector-matrix.ts: ~540 bytes each, so
+ * ~80 MB here); larger indexes scan the quantized codes (116 bytes each) and lose exactness.
+ */
+export const MEMORY_MATRIX_MAX = 150_000;
 /** Candidates taken by Hamming distance of the sign codes, then scored with the int8 codes. */
 export const QUANTIZED_COARSE = 12_000;
 /** Candidates (× k) rescored exactly against the float vectors. */
@@ -206,15 +211,17 @@ export class VectorRepo {
   /**
    * The k nearest chunks by cosine distance: by default from the vectors held in memory
    * (vector-matrix.ts), which gives sqlite-vec's exact KNN result without its per-query cost;
-   * `path: "exact"` asks sqlite-vec itself, `path: "quantized"` the approximate code scan
-   * (vector-codes.ts), kept for comparison at scale.
+   * above MEMORY_MATRIX_MAX vectors from the approximate code scan (vector-codes.ts; `path:
+   * "quantized"` asks for it at any size); `path: "exact"` asks sqlite-vec itself.
    */
   vectorSearch(query: Float32Array, k: number, opts: VectorSearchOptions = {}): { id: number; distance: number }[] {
     if (this.vecDims === null || query.length !== this.vecDims) return [];
     const path = opts.path ?? "auto";
     // A read-only index without codes cannot write them: it searches the float vectors exactly.
     const codesUsable = !this.db.readonly || this.currentQuantizer() !== null;
-    if (path === "quantized" && codesUsable) return this.quantizedSearch(query, k, opts.coarse ?? QUANTIZED_COARSE);
+    const large = path === "auto" && this.countVectors() > MEMORY_MATRIX_MAX;
+    if (codesUsable && (path === "quantized" || large))
+      return this.quantizedSearch(query, k, opts.coarse ?? QUANTIZED_COARSE);
     if (path === "memory" || path === "auto") return this.prepareMatrix().nearest(query, k);
     return this.stmts.vecKnn.all(toBlob(query), k) as { id: number; distance: number }[];
   }
@@ -337,9 +344,11 @@ export class VectorRepo {
     if (this.countVectors() >= QUANTIZER_MIN_VECTORS) this.buildCodeTable();
   }
 
-  /** Loads the in-memory vectors ahead of the first search. */
+  /** Loads the in-memory vectors (or, in a large index, codes) ahead of the first search. */
   warmVectorSearch(): void {
-    if (this.vecDims !== null) this.prepareMatrix();
+    if (this.vecDims === null) return;
+    if (this.countVectors() > MEMORY_MATRIX_MAX) this.prepareVectorCodes();
+    else this.prepareMatrix();
   }
 
   /** Fits the quantizer on a sample of the float vectors and writes every vector's code. */
