@@ -13,7 +13,7 @@ import { createStaticBertProvider, type StaticBertProvider } from "../src/embed/
 import type { EmbeddingProvider } from "../src/embed/provider.js";
 import { units } from "../src/ingest/units.js";
 import { openDatabase } from "../src/index/db.js";
-import { estimatePassages, passageCount } from "../src/index/passage-codes.js";
+import { encodePassageVectors, estimatePassages, passageCount, passageRecords } from "../src/index/passage-codes.js";
 import { IndexStore } from "../src/index/store.js";
 import { Indexer } from "../src/index/sync.js";
 import { PassageScorer } from "../src/search/passages.js";
@@ -121,6 +121,59 @@ describe("passage vectors", () => {
     const withoutStored = await lines(live);
     expect(withStored).toBeLessThan(withoutStored / 2);
     for (const [i, got] of live.entries()) samePassages(got, stored[i]!);
+    store.close();
+  });
+
+  it("hold each line's token ids: the passage stage tokenizes and embeds no line text, with the same scores", async () => {
+    const { store } = await indexed();
+    const ids = allIds(store);
+    const stored = store.vectors.passages.byIds(ids);
+    const rows = store.chunksByIds(ids);
+    for (const id of ids) {
+      const read = passageRecords(stored.get(id)!, provider.dims)!;
+      expect(read.hasIds).toBe(true);
+      units(rows.get(id)!.text).forEach((u, i) => expect(read.ids(i)).toEqual(provider.tokenIds(u.text)));
+    }
+    const texts: string[] = [];
+    const watched = Object.assign(Object.create(provider) as StaticBertProvider, {
+      embedBatch: async (t: readonly string[]) => (texts.push(...t), provider.embedBatch(t)),
+    });
+    for (const query of QUERIES) {
+      const [q] = await provider.embedBatch([query]);
+      const want = await queryTime(store, q!, ids);
+      const got = await new PassageScorer(watched).best(
+        q!,
+        ids.map((id) => rows.get(id)!),
+        stored,
+      );
+      got.forEach((s, i) => expect(s).toBe(want[i]!)); // bit for bit
+    }
+    expect(texts).toEqual([]);
+    store.close();
+  });
+
+  it("an index whose passage vectors lack token ids (format 1) scores alike and gets them from its next sync", async () => {
+    const { store, indexer } = await indexed();
+    const searcher = new Searcher({ store, provider, config: SearchSchema.parse({ recencyWeight: 0 }) });
+    const want: SearchResponse[] = [];
+    for (const query of QUERIES) want.push(await searcher.search({ query, explain: true }));
+    // Rewrite every blob as format 1 (the records alone) and mark them complete as that code did.
+    const db = rawDb(store);
+    const ids = allIds(store);
+    const rows = store.chunksByIds(ids);
+    for (const id of ids) {
+      const vecs = await provider.embedBatch(units(rows.get(id)!.text).map((u) => u.text));
+      db.prepare("UPDATE passage_vectors SET vecs = ? WHERE id = ?").run(encodePassageVectors(vecs, provider.dims), id);
+    }
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'passage_vectors'").run(provider.identity);
+    const old = store.vectors.passages.byIds(ids);
+    expect([...old.values()].every((b) => !passageRecords(b, provider.dims)!.hasIds)).toBe(true);
+    for (const [i, query] of QUERIES.entries()) samePassages(await searcher.search({ query, explain: true }), want[i]!);
+    await indexer.sync();
+    const upgraded = store.vectors.passages.byIds(ids);
+    expect(upgraded.size).toBe(ids.length);
+    expect([...upgraded.values()].every((b) => passageRecords(b, provider.dims)!.hasIds)).toBe(true);
+    for (const [i, query] of QUERIES.entries()) samePassages(await searcher.search({ query, explain: true }), want[i]!);
     store.close();
   });
 

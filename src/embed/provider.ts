@@ -22,6 +22,14 @@ export interface EmbeddingProvider {
    * searcher may embed the lines of its best candidates at query time (the "passage" stage).
    */
   readonly staticModel?: boolean;
+  /**
+   * Static models that expose their tokenizer (the built-in one): a text's token ids as embedding
+   * it uses them (truncated alike), so its vector can be computed again from them (embedIds)
+   * without the text: the passage stage stores them for each line at index time.
+   */
+  tokenIds?(text: string): number[];
+  /** The vector of a text whose tokenIds are `ids`: what embedBatch gives that text, bit for bit (null: none). */
+  embedIds?(ids: readonly number[]): Float32Array | null;
   /** Embeds search queries, for models that embed queries and documents differently (optional). */
   embedQueries?(texts: readonly string[]): Promise<(Float32Array | null)[]>;
   /** Counters since creation (for status). */

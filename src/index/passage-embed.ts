@@ -5,6 +5,8 @@ import type { IndexStore } from "./store.js";
 
 /** Chunks read per batch when an index from before passage vectors gets them. */
 const BACKFILL_BATCH = 512;
+/** Completeness mark suffix: the passage vectors have their token ids (format 2). */
+const FORMAT2_MARK = "with token ids";
 
 /**
  * Index time, static models only (a text embeds in microseconds): the vectors of each unit (line
@@ -21,7 +23,7 @@ export async function passageBlobs(provider: EmbeddingProvider, texts: readonly 
       return i;
     }),
   );
-  const vecs = await provider.embedBatch(distinct);
+  const { vecs, tokens } = await embedUnits(provider, distinct);
   return perText.map((us) =>
     encodePassageVectors(
       us.map((i) => {
@@ -29,8 +31,35 @@ export async function passageBlobs(provider: EmbeddingProvider, texts: readonly 
         return v && v.length === provider.dims ? v : null;
       }),
       provider.dims,
+      tokens && us.map((i) => tokens[i]!),
     ),
   );
+}
+
+/**
+ * The units' vectors and, when the provider exposes its tokenizer, their token ids (each unit
+ * tokenized once: the vector comes from the same ids).
+ */
+async function embedUnits(
+  provider: EmbeddingProvider,
+  texts: readonly string[],
+): Promise<{ vecs: (Float32Array | null)[]; tokens?: number[][] }> {
+  const { tokenIds, embedIds } = provider;
+  if (!tokenIds || !embedIds) return { vecs: await provider.embedBatch(texts) };
+  const vecs: (Float32Array | null)[] = [];
+  const tokens: number[][] = [];
+  let slice = performance.now();
+  for (const text of texts) {
+    const ids = tokenIds.call(provider, text);
+    tokens.push(ids);
+    vecs.push(embedIds.call(provider, ids));
+    if (performance.now() - slice > 20) {
+      // Long batches: let the event loop breathe (socket requests, timers).
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
+  }
+  return { vecs, tokens };
 }
 
 /** Sets `passages` on the chunks that got a vector, when the provider is a static model. */
@@ -60,11 +89,15 @@ export async function backfillPassages(
 ): Promise<void> {
   if (!provider?.staticModel || store.vectorDims !== provider.dims) return;
   const repo = store.vectors.passages;
-  if (repo.completeFor(provider.identity)) return;
+  // A provider that exposes its tokenizer stores the units' token ids too (format 2): an index
+  // whose passage vectors predate them is brought up to it.
+  const withIds = !!provider.tokenIds && !!provider.embedIds;
+  const mark = withIds ? `${provider.identity} ${FORMAT2_MARK}` : provider.identity;
+  if (repo.completeFor(mark)) return;
   let after = 0;
   for (;;) {
     if (signal?.aborted) return;
-    const batch = repo.missing(after, BACKFILL_BATCH);
+    const batch = repo.missing(after, BACKFILL_BATCH, withIds);
     if (batch.length === 0) break;
     after = batch[batch.length - 1]!.id;
     const blobs = await passageBlobs(
@@ -73,5 +106,5 @@ export async function backfillPassages(
     );
     repo.fill(batch.map((b, i) => ({ id: b.id, vecs: blobs[i]! })));
   }
-  repo.markComplete(provider.identity);
+  repo.markComplete(mark);
 }

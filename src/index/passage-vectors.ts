@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import type { MetaRepo } from "./meta-repo.js";
 import { statements } from "./statements.js";
 import { VEC_STORED } from "./vector-repo.js";
+import { PASSAGE_FORMAT2_PREFIX } from "./passage-codes.js";
 
 /** meta key: the embedding identity whose passage vectors are complete (every stored chunk vector has them). */
 const COMPLETE_KEY = "passage_vectors";
@@ -26,6 +27,9 @@ export class PassageVectorRepo {
       byIds: `SELECT id, vecs FROM passage_vectors WHERE id IN (SELECT value FROM json_each(?))`,
       missing: `SELECT c.id, c.text FROM chunks c WHERE c.vec_state = ${VEC_STORED} AND c.id > ?
         AND NOT EXISTS (SELECT 1 FROM passage_vectors p WHERE p.id = c.id) ORDER BY c.id LIMIT ?`,
+      missingIds: `SELECT c.id, c.text FROM chunks c WHERE c.vec_state = ${VEC_STORED} AND c.id > ?
+        AND NOT EXISTS (SELECT 1 FROM passage_vectors p WHERE p.id = c.id AND substr(p.vecs, 1, 3) = ?)
+        ORDER BY c.id LIMIT ?`,
       has: `SELECT 1 FROM chunks WHERE id = ? AND vec_state = ${VEC_STORED}`,
     });
   }
@@ -52,9 +56,16 @@ export class PassageVectorRepo {
     return out;
   }
 
-  /** Chunks with a stored vector but no passage vectors (an index from before them), in id order after `afterId`. */
-  missing(afterId: number, limit: number): { id: number; text: string }[] {
-    return this.stmts.missing.all(afterId, limit) as { id: number; text: string }[];
+  /**
+   * Chunks with a stored vector but no passage vectors (an index from before them), in id order
+   * after `afterId`; with `withIds`, also those whose passage vectors lack their token ids (format 1).
+   */
+  missing(afterId: number, limit: number, withIds = false): { id: number; text: string }[] {
+    return (
+      withIds
+        ? this.stmts.missingIds.all(afterId, PASSAGE_FORMAT2_PREFIX, limit)
+        : this.stmts.missing.all(afterId, limit)
+    ) as { id: number; text: string }[];
   }
 
   /** Stores passage vectors for chunks that still have a stored vector (deleted meanwhile: skipped), in one transaction. */
@@ -64,7 +75,7 @@ export class PassageVectorRepo {
     })();
   }
 
-  /** Whether every stored chunk vector of `identity` has its passage vectors. */
+  /** Whether every stored chunk vector of `identity` (a model identity, plus the format: see backfillPassages) has its passage vectors. */
   completeFor(identity: string): boolean {
     return this.meta.getMeta(COMPLETE_KEY) === identity;
   }

@@ -17,14 +17,7 @@ import { VectorRepo, type VectorIdentity, type VectorSearchOptions } from "./vec
 
 export type { ChunkRow } from "./chunks-repo.js";
 export type { FileMeta, FileRow, FileStamp, ResumePoint, StoredChunkInput } from "./files-repo.js";
-export {
-  QUANTIZED_COARSE,
-  QUANTIZED_MIN_VECTORS,
-  QUANTIZED_OVERSAMPLE,
-  VEC_NONE,
-  VEC_PENDING,
-  VEC_STORED,
-} from "./vector-repo.js";
+export { QUANTIZED_COARSE, QUANTIZED_OVERSAMPLE, VEC_NONE, VEC_PENDING, VEC_STORED } from "./vector-repo.js";
 export type { VectorIdentity, VectorSearchOptions } from "./vector-repo.js";
 
 /**

@@ -5,6 +5,7 @@ import { statements, tableExists } from "./statements.js";
 import { QuantizedVectors, blobToCode, codeToBlob, fitQuantizer, quantize, type Quantizer } from "./vector-codes.js";
 import { sampleVectors } from "./vector-sample.js";
 import { PassageVectorRepo } from "./passage-vectors.js";
+import { VectorMatrix } from "./vector-matrix.js";
 
 export interface VectorIdentity {
   identity: string;
@@ -13,25 +14,29 @@ export interface VectorIdentity {
 }
 
 /**
- * From this many vectors on, vector search scans in-memory quantized codes and rescores the best
- * exactly, instead of sqlite-vec's brute-force float KNN (see `npm run bench -- scale` and
- * docs/performance.md).
+ * Vectors up to which search holds them all in memory (vector-matrix.ts: ~540 bytes each, so
+ * ~80 MB here); larger indexes scan the quantized codes (116 bytes each) and lose exactness.
  */
-export const QUANTIZED_MIN_VECTORS = 50_000;
+export const MEMORY_MATRIX_MAX = 150_000;
 /** Candidates taken by Hamming distance of the sign codes, then scored with the int8 codes. */
 export const QUANTIZED_COARSE = 12_000;
 /** Candidates (× k) rescored exactly against the float vectors. */
 export const QUANTIZED_OVERSAMPLE = 2;
 /** Vectors sampled to fit the quantizer. */
 const QUANTIZER_SAMPLE = 20_000;
+/** Written ids the loaded matrix is patched with, at least, before a reload is cheaper (else a quarter of its rows). */
+const TOUCHED_PATCH_MIN = 4096;
 /** Written ids beyond which the loaded codes are reloaded rather than patched one by one. */
 const TOUCHED_RELOAD = 100_000;
 /** The quantizer is fitted (and codes written) once an index has this many vectors. */
 const QUANTIZER_MIN_VECTORS = 2_000;
 
 export interface VectorSearchOptions {
-  /** exact: sqlite-vec float KNN; quantized: code scan + exact rescoring; auto (default): by index size. */
-  path?: "exact" | "quantized" | "auto";
+  /**
+   * memory (auto, the default): the in-memory matrix (vector-matrix.ts), exactly sqlite-vec's
+   * result; exact: sqlite-vec's float KNN itself; quantized: code scan + exact rescoring (approximate).
+   */
+  path?: "exact" | "memory" | "quantized" | "auto";
   /** Sign-code candidates scored with the int8 codes (quantized path). */
   coarse?: number;
 }
@@ -54,6 +59,10 @@ export class VectorRepo {
   private quantizer: Quantizer | null = null;
   private codesDataVersion = -1;
   private readonly touchedVectors = new Set<number>();
+  /** The vectors in memory (loaded on the first search), the data version they match and the ids written since. */
+  private matrix: VectorMatrix | null = null;
+  private matrixDataVersion = -1;
+  private readonly touchedRows = new Set<number>();
   /** Vectors stored, counted at open and kept up to date by this connection's writes. */
   private vectorCount = -1;
   /** The chunks' passage vectors (static models): written and deleted with their chunk's vector. */
@@ -87,6 +96,7 @@ export class VectorRepo {
       codeGet: `SELECT code FROM chunk_codes WHERE id = ?`,
       codeAll: `SELECT id, code FROM chunk_codes ORDER BY id`,
       codesClear: `DELETE FROM chunk_codes`,
+      dataVersion: `PRAGMA data_version`,
     });
     this.passages = new PassageVectorRepo(db, meta);
     const identity = this.getVectorIdentity();
@@ -139,6 +149,7 @@ export class VectorRepo {
     this.codes = null;
     this.quantizer = null;
     this.touchedVectors.clear();
+    this.dropMatrix();
     this.vectorCount = 0;
     return { changed: previous !== null, previous };
   }
@@ -157,6 +168,7 @@ export class VectorRepo {
       this.stmts.codePut.run(id, codeToBlob(quantize(v, q)));
       this.touchVector(id);
     }
+    this.touchRow(id);
     if (this.vectorCount >= 0) this.vectorCount++;
   }
 
@@ -173,6 +185,7 @@ export class VectorRepo {
     this.stmts.codeDelete.run(id);
     this.passages.delete(id);
     this.touchVector(id);
+    this.touchRow(id);
     if (this.vectorCount > 0) this.vectorCount--;
   }
 
@@ -196,20 +209,68 @@ export class VectorRepo {
   }
 
   /**
-   * The k nearest chunks by cosine distance. Small indexes: sqlite-vec's exact KNN. From
-   * QUANTIZED_MIN_VECTORS on: the in-memory codes pick k × QUANTIZED_OVERSAMPLE candidates (see
-   * vector-codes.ts), which are rescored exactly against their float vectors (distances are exact;
-   * a true neighbour can be missed when its code is far: the bench reports the overlap with exact).
+   * The k nearest chunks by cosine distance: by default from the vectors held in memory
+   * (vector-matrix.ts), which gives sqlite-vec's exact KNN result without its per-query cost;
+   * above MEMORY_MATRIX_MAX vectors from the approximate code scan (vector-codes.ts; `path:
+   * "quantized"` asks for it at any size); `path: "exact"` asks sqlite-vec itself.
    */
   vectorSearch(query: Float32Array, k: number, opts: VectorSearchOptions = {}): { id: number; distance: number }[] {
     if (this.vecDims === null || query.length !== this.vecDims) return [];
     const path = opts.path ?? "auto";
     // A read-only index without codes cannot write them: it searches the float vectors exactly.
     const codesUsable = !this.db.readonly || this.currentQuantizer() !== null;
-    if (codesUsable && (path === "quantized" || (path === "auto" && this.countVectors() >= QUANTIZED_MIN_VECTORS))) {
+    const large = path === "auto" && this.countVectors() > MEMORY_MATRIX_MAX;
+    if (codesUsable && (path === "quantized" || large))
       return this.quantizedSearch(query, k, opts.coarse ?? QUANTIZED_COARSE);
-    }
+    if (path === "memory" || path === "auto") return this.prepareMatrix().nearest(query, k);
     return this.stmts.vecKnn.all(toBlob(query), k) as { id: number; distance: number }[];
+  }
+
+  /** Remembers a written vector id for the loaded matrix (too many: it is reloaded instead). */
+  private touchRow(id: number): void {
+    if (!this.matrix) return;
+    if (this.touchedRows.size > Math.max(TOUCHED_PATCH_MIN, this.matrix.size / 4)) this.dropMatrix();
+    else this.touchedRows.add(id);
+  }
+
+  private dropMatrix(): void {
+    this.matrix = null;
+    this.touchedRows.clear();
+  }
+
+  /**
+   * The in-memory matrix, in step with the table: loaded whole when first used, after another
+   * connection wrote the index (its data version changed) or after many writes here; otherwise
+   * the ids this connection wrote since are read back (so a rolled-back write leaves no trace).
+   */
+  private prepareMatrix(): VectorMatrix {
+    const dims = this.vecDims!;
+    const dataVersion = this.stmts.dataVersion.pluck().get() as number;
+    if (this.matrix && dataVersion === this.matrixDataVersion && this.matrix.dims === dims) {
+      if (this.touchedRows.size > 0) {
+        for (const id of this.touchedRows) {
+          const row = this.stmts.vecGet.get(BigInt(id)) as { embedding: Buffer } | undefined;
+          if (row) this.matrix.set(id, floatView(row.embedding));
+          else this.matrix.delete(id);
+        }
+        this.touchedRows.clear();
+      }
+      return this.matrix;
+    }
+    this.touchedRows.clear();
+    const matrix = new VectorMatrix(dims, this.countVectors() + 1024);
+    for (const [id, embedding] of this.stmts.vecAll.raw().iterate() as IterableIterator<[number | bigint, Buffer]>) {
+      matrix.set(Number(id), floatView(embedding));
+    }
+    this.matrix = matrix;
+    this.matrixDataVersion = dataVersion;
+    this.vectorCount = matrix.size;
+    return matrix;
+  }
+
+  /** The loaded matrix's rows and bytes (null: not loaded), for status and benchmarks. */
+  get memoryUse(): { vectors: number; bytes: number; simd: boolean } | null {
+    return this.matrix ? { vectors: this.matrix.size, bytes: this.matrix.bytes, simd: this.matrix.simd } : null;
   }
 
   /** True when the quantized path can run (sqlite-vec loaded and vectors indexed). */
@@ -283,9 +344,11 @@ export class VectorRepo {
     if (this.countVectors() >= QUANTIZER_MIN_VECTORS) this.buildCodeTable();
   }
 
-  /** Loads the in-memory codes ahead of the first search when the index is large enough to use them. */
+  /** Loads the in-memory vectors (or, in a large index, codes) ahead of the first search. */
   warmVectorSearch(): void {
-    if (this.vecDims !== null && this.countVectors() >= QUANTIZED_MIN_VECTORS) this.prepareVectorCodes();
+    if (this.vecDims === null) return;
+    if (this.countVectors() > MEMORY_MATRIX_MAX) this.prepareVectorCodes();
+    else this.prepareMatrix();
   }
 
   /** Fits the quantizer on a sample of the float vectors and writes every vector's code. */

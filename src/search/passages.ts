@@ -1,6 +1,6 @@
 import type { EmbeddingProvider } from "../embed/provider.js";
 import { units } from "../ingest/units.js";
-import { estimatePassages } from "../index/passage-codes.js";
+import { estimateRecords, passageRecords } from "../index/passage-codes.js";
 
 /** Unit vectors kept per chunk content hash, bounded by bytes (least recently used dropped first). */
 export const PASSAGE_CACHE_BYTES = 8 * 1024 * 1024;
@@ -30,7 +30,8 @@ export class PassageScorer {
    * For each chunk, the highest cosine similarity between `query` (unit length) and any of its units
    * (0 when none embeds). A chunk with `stored` passage vectors (index/passage-codes.ts) has every
    * unit estimated from them; only the units whose estimate, give or take its error bound, can be
-   * the best are embedded now and scored exactly (usually one or two a chunk), so the result is
+   * the best are scored exactly (usually one or two a chunk): from their stored token ids when
+   * the blob has them (nothing is tokenized), else embedded from their text; so the result is
    * what embedding every unit gives. A chunk without them has all its units embedded (and cached).
    */
   async best(
@@ -41,17 +42,30 @@ export class PassageScorer {
     let l1 = 0;
     for (let i = 0; i < query.length; i++) l1 += Math.abs(query[i]!);
     const scores: (number | null)[] = [];
-    /** Units to score exactly: the chunk's index in `chunks` and the unit's text. */
+    /** Units to score exactly from their text: the chunk's index in `chunks` and the unit's text. */
     const exact: { chunk: number; text: string }[] = [];
+    const { embedIds } = this.provider;
     chunks.forEach((c, i) => {
       const blob = stored.get(c.id);
-      const est = blob ? estimatePassages(blob, query, l1) : null;
-      const us = est ? units(c.text) : [];
-      if (!est || est.length !== us.length) return void (scores[i] = null); // not stored, or not this text's
+      const read = blob ? passageRecords(blob, query.length) : null;
+      if (!read) return void (scores[i] = null); // not stored
+      const est = estimateRecords(read, query, l1);
       let floor = 0;
       for (const e of est) floor = Math.max(floor, e.score - e.error);
+      const open = (e: { score: number; error: number }) => e.error > 0 && e.score + e.error >= floor;
+      let best = 0;
+      if (embedIds && read.hasIds) {
+        est.forEach((e, u) => {
+          if (!open(e)) return;
+          const v = embedIds.call(this.provider, read.ids(u)!);
+          if (v && v.length === query.length) best = Math.max(best, dotOf(v, 0, query));
+        });
+        return void (scores[i] = best);
+      }
+      const us = units(c.text);
+      if (est.length !== us.length) return void (scores[i] = null); // not this text's
       est.forEach((e, u) => {
-        if (e.error > 0 && e.score + e.error >= floor) exact.push({ chunk: i, text: us[u]!.text });
+        if (open(e)) exact.push({ chunk: i, text: us[u]!.text });
       });
       scores[i] = 0;
     });

@@ -97,9 +97,19 @@ export class StaticBertProvider implements EmbeddingProvider {
   }
 
   embedOne(text: string): Float32Array | null {
-    const model = this.live();
+    return this.embedIds(this.tokenIds(text));
+  }
+
+  /** Token ids of a text as embedOne uses them (truncated, counted as such). */
+  tokenIds(text: string): number[] {
     const { ids, truncated } = this.tokenize(text);
     if (truncated) this.counters.truncated++;
+    return ids;
+  }
+
+  /** embedOne() of a text whose tokenIds() are `ids`. */
+  embedIds(ids: readonly number[]): Float32Array | null {
+    const model = this.live();
     const vec = ids.length === 0 ? null : embedTokenIds(model, ids, this.sum);
     if (vec) this.counters.embedded++;
     else this.counters.empty++;
