@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
-import { ChunksRepo, type ChunkRow } from "./chunks-repo.js";
+import type { ChunkMeta } from "./chunk-meta.js";
+import { ChunksRepo, type ChunkBody, type ChunkRow } from "./chunks-repo.js";
 import { ConsolidationRecords } from "./consolidation-records.js";
 import { closeDatabase, type OpenedDb } from "./db.js";
 import { DbUpkeep } from "./db-upkeep.js";
@@ -15,7 +16,8 @@ import { TextSearch } from "./text-search.js";
 import type { QuantizedVectors } from "./vector-codes.js";
 import { VectorRepo, type VectorIdentity, type VectorSearchOptions } from "./vector-repo.js";
 
-export type { ChunkRow } from "./chunks-repo.js";
+export type { ChunkBody, ChunkRow } from "./chunks-repo.js";
+export type { ChunkMeta } from "./chunk-meta.js";
 export type { FileMeta, FileRow, FileStamp, ResumePoint, StoredChunkInput } from "./files-repo.js";
 export {
   QUANTIZED_COARSE,
@@ -59,8 +61,14 @@ export class IndexStore {
     this.meta = new MetaRepo(this.db);
     this.vectors = new VectorRepo(this.db, this.meta, this.vecAvailable, () => this.counts().vectors);
     this.text = new TextSearch(this.db);
-    this.files = new FilesRepo(this.db, clock, this.vectors, () => this.text.termLists);
     this.chunks = new ChunksRepo(this.db);
+    this.files = new FilesRepo(
+      this.db,
+      clock,
+      this.vectors,
+      () => this.text.termLists,
+      (id) => this.chunks.meta.fileChanged(id),
+    );
     this.embedCache = new EmbedCacheRepo(this.db, clock);
     this.recalls = new RecallLog(this.db, clock);
     this.records = new ConsolidationRecords(this.db);
@@ -141,6 +149,14 @@ export class IndexStore {
   chunksByIds(ids: readonly number[]): Map<number, ChunkRow> {
     return this.chunks.chunksByIds(ids);
   }
+  /** Each chunk's text, hash and vector state (what chunkMeta leaves out), in one statement. */
+  chunkBodies(ids: readonly number[]): Map<number, ChunkBody> {
+    return this.chunks.chunkBodies(ids);
+  }
+  /** What the ranking stages read of each chunk id besides its text, from memory (chunk-meta.ts). */
+  chunkMeta(ids: readonly number[]): Map<number, ChunkMeta> {
+    return this.chunks.meta.lookup(ids);
+  }
   chunkTexts(ids: readonly number[]): Map<number, string> {
     return this.chunks.chunkTexts(ids);
   }
@@ -184,6 +200,10 @@ export class IndexStore {
   }
   warmVectorSearch(): void {
     this.vectors.warmVectorSearch();
+  }
+  /** Loads the chunk metadata (chunk-meta.ts) now rather than on the first search. */
+  warmChunkMeta(): void {
+    this.chunks.meta.lookup([]);
   }
 
   // ---- embedding cache (EmbedCacheRepo) ----

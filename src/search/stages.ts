@@ -1,5 +1,5 @@
 import type { SearchConfig } from "../config/schema.js";
-import type { ChunkRow } from "../index/store.js";
+import type { ChunkMeta, ChunkRow } from "../index/store.js";
 import type { Candidate } from "./types.js";
 
 /** BM25 rank (negative, lower is better) → a score in (0, 1): `half` is the BM25 score that maps to 0.5. */
@@ -51,7 +51,11 @@ export function fuse(cands: Candidate[], cfg: SearchConfig, legs: { vector: bool
 }
 
 /** 2^(−age/halfLife) for dated memories; null for evergreen ones (curated files, undated notes). */
-export function recencyDecay(row: ChunkRow, now: number, halfLifeDays: number): number | null {
+export function recencyDecay(
+  row: Pick<ChunkMeta, "class" | "date" | "ts">,
+  now: number,
+  halfLifeDays: number,
+): number | null {
   let t: number | null = null;
   if (row.class === "transcript" && row.ts) t = row.ts;
   else if (row.class === "daily" && row.date) t = Date.parse(`${row.date}T12:00:00Z`);
@@ -64,7 +68,12 @@ export function recencyDecay(row: ChunkRow, now: number, halfLifeDays: number): 
  * Stage "recency": a bounded tie-breaker, never a multiplier that could bury an old memory:
  * dated memories get + weight × decay; evergreen ones get + weight × 1 (they never age).
  */
-export function applyRecency(c: Candidate, row: ChunkRow, cfg: SearchConfig, now: number): void {
+export function applyRecency(
+  c: Candidate,
+  row: Pick<ChunkMeta, "class" | "date" | "ts">,
+  cfg: SearchConfig,
+  now: number,
+): void {
   if (cfg.recencyWeight === 0) return;
   const d = recencyDecay(row, now, cfg.recencyHalfLifeDays);
   const add = cfg.recencyWeight * (d ?? 1);
@@ -72,13 +81,13 @@ export function applyRecency(c: Candidate, row: ChunkRow, cfg: SearchConfig, now
   c.explain.recency = round(add);
 }
 
-const IMPORTANCE = /<!--\s*importance:\s*(\d{1,2})\s*-->/i;
-
-/** Stage "importance": `<!-- importance: N -->` in the chunk multiplies by 1 + step × (N − 5). */
-export function applyImportance(c: Candidate, row: ChunkRow, cfg: SearchConfig): void {
-  const m = IMPORTANCE.exec(row.text);
-  if (!m || cfg.importanceStep === 0) return;
-  const n = Math.max(1, Math.min(10, Number(m[1])));
+/**
+ * Stage "importance": `<!-- importance: N -->` in the chunk (read when the chunk was loaded, see
+ * index/chunk-meta.ts) multiplies by 1 + step × (N − 5).
+ */
+export function applyImportance(c: Candidate, row: Pick<ChunkMeta, "importance">, cfg: SearchConfig): void {
+  if (row.importance === null || cfg.importanceStep === 0) return;
+  const n = Math.max(1, Math.min(10, row.importance));
   const f = 1 + cfg.importanceStep * (n - 5);
   c.score *= f;
   c.explain.importance = round(f);
