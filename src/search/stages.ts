@@ -153,12 +153,20 @@ function tokenSignature(text: string, key: string): Int32Array {
   return sig;
 }
 
-function jaccard(a: Int32Array, b: Int32Array): number {
+/**
+ * The token-Jaccard similarity of two signatures when it is at least `threshold`, else some value
+ * below it: the merge stops once even every remaining hash matching could not reach it (exact).
+ */
+function jaccardAtLeast(a: Int32Array, b: Int32Array, threshold: number): number {
   if (a.length === 0 && b.length === 0) return 1;
   let i = 0;
   let j = 0;
   let inter = 0;
   while (i < a.length && j < b.length) {
+    if ((i + j) % 32 === 0) {
+      const most = inter + Math.min(a.length - i, b.length - j);
+      if (most < threshold * (a.length + b.length - most)) return 0;
+    }
     if (a[i]! === b[j]!) {
       inter++;
       i++;
@@ -177,7 +185,7 @@ function jaccard(a: Int32Array, b: Int32Array): number {
  */
 export function mmr(
   ranked: Candidate[],
-  rows: Map<number, ChunkRow>,
+  rows: ReadonlyMap<number, Pick<ChunkRow, "text" | "hash">>,
   lambda: number,
   window: number,
   threshold = 0.5,
@@ -185,37 +193,43 @@ export function mmr(
   if (lambda >= 1 || ranked.length < 3) return ranked;
   const head = ranked.slice(0, window);
   const tail = ranked.slice(window);
-  const texts = new Map(head.map((c) => [c.id, rows.get(c.id)?.text ?? ""]));
-  const setOf = (id: number) => tokenSignature(texts.get(id)!, rows.get(id)?.hash ?? String(id));
+  const n = head.length;
+  const lengths = head.map((c) => rows.get(c.id)?.text.length ?? 0);
+  const sigs: (Int32Array | undefined)[] = new Array<Int32Array | undefined>(n);
+  const setOf = (i: number): Int32Array => {
+    const row = rows.get(head[i]!.id);
+    return (sigs[i] ??= tokenSignature(row?.text ?? "", row?.hash ?? String(head[i]!.id)));
+  };
   const picked: Candidate[] = [];
-  const left = [...head];
+  const left = head.map((_, i) => i);
   // Max similarity of each remaining candidate to the picks, updated incrementally per pick.
-  const maxSim = new Map(head.map((c) => [c.id, 0]));
+  const maxSim = new Float64Array(n);
   while (left.length) {
     let best = 0;
     let bestVal = -Infinity;
-    for (let i = 0; i < left.length; i++) {
-      const c = left[i]!;
-      const val = lambda * c.score - (1 - lambda) * maxSim.get(c.id)!;
+    for (let k = 0; k < left.length; k++) {
+      const i = left[k]!;
+      const val = lambda * head[i]!.score - (1 - lambda) * maxSim[i]!;
       if (val > bestVal) {
         bestVal = val;
-        best = i;
+        best = k;
       }
     }
-    const [c] = left.splice(best, 1);
-    if (picked.length > 0) c!.explain.mmr = round(bestVal - lambda * c!.score);
-    picked.push(c!);
-    const cl = texts.get(c!.id)!.length;
-    for (const o of left) {
+    const ci = left.splice(best, 1)[0]!;
+    const c = head[ci]!;
+    if (picked.length > 0) c.explain.mmr = round(bestVal - lambda * c.score);
+    picked.push(c);
+    const cl = lengths[ci]!;
+    for (const oi of left) {
       // Texts of very different lengths cannot be near-duplicates: skip them without tokenizing.
-      const ol = texts.get(o.id)!.length;
+      const ol = lengths[oi]!;
       if (Math.min(ol, cl) < threshold * Math.max(ol, cl)) continue;
-      const os = setOf(o.id);
-      const cs = setOf(c!.id);
+      const os = setOf(oi);
+      const cs = setOf(ci);
       if (Math.min(os.length, cs.length) < threshold * Math.max(os.length, cs.length)) continue;
-      const sim = jaccard(os, cs);
       // Only near-duplicates are pushed down: ordinary topical overlap between memories is not.
-      if (sim >= threshold && sim > maxSim.get(o.id)!) maxSim.set(o.id, sim);
+      const sim = jaccardAtLeast(os, cs, threshold);
+      if (sim >= threshold && sim > maxSim[oi]!) maxSim[oi] = sim;
     }
   }
   return [...picked, ...tail];
