@@ -8,7 +8,7 @@ import { benchPath, fmtMs, median, type Args } from "./util.js";
 
 /**
  * The socket gap: a real daemon's wall time per request (client side) against the stage total it
- * reports, for hybrid search and recall (`npm run bench -- gap`).
+ * reports, for hybrid search and recall (`npm run bench -- gap`; `--cpu-prof DIR` profiles the daemon).
  */
 export async function gapProbe(args: Args): Promise<void> {
   const files = Number(args.flags.files ?? 2000);
@@ -16,7 +16,9 @@ export async function gapProbe(args: Args): Promise<void> {
   const root = benchPath(`probe-notes-${files}`);
   generateNotesWorkspace(root, files);
   const home = mkdtempSync(join(tmpdir(), "cortexd-gap-"));
-  const d = await spawnDaemon({ home, root, provider: "auto" });
+  const prof = args.flags["cpu-prof"];
+  const nodeArgs = prof ? ["--cpu-prof", `--cpu-prof-dir=${String(prof)}`] : [];
+  const d = await spawnDaemon({ home, root, provider: "auto", nodeArgs });
   try {
     await waitIndexed(d, "auto");
     const qs = randomQueries(root, 2 * n, Number(args.flags.seed ?? 77));

@@ -8,6 +8,7 @@ import { EmbedCacheRepo } from "./embed-cache-repo.js";
 import { FilesRepo, type FileMeta, type FileRow, type FileStamp, type StoredChunkInput } from "./files-repo.js";
 import { ftsTotalsReader } from "./fts-totals.js";
 import { MetaRepo } from "./meta-repo.js";
+import { PathIndex } from "./path-index.js";
 import { RecallLog } from "./recall-log.js";
 import type { KeywordHit } from "./bm25.js";
 import type { TermListHead } from "./term-lists.js";
@@ -49,6 +50,7 @@ export class IndexStore {
   readonly records: ConsolidationRecords;
   readonly upkeep: DbUpkeep;
   private fileTotals: (() => { rows: number; tokens: number }) | undefined;
+  private paths: PathIndex | undefined;
 
   constructor(
     opened: OpenedDb,
@@ -255,5 +257,12 @@ export class IndexStore {
   }
   pathSearch(match: string, limit: number): { fileId: number; path: string; rank: number }[] {
     return this.text.pathSearch(match, limit);
+  }
+  /**
+   * pathSearch for the OR of single-token words, from the path index in memory (path-index.ts):
+   * the same files and ranks; null when it cannot say (then ask pathSearch).
+   */
+  pathSearchWords(words: readonly string[], limit: number): { fileId: number; rank: number }[] | null {
+    return (this.paths ??= new PathIndex(this.db)).search(words, limit);
   }
 }

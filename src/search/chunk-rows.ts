@@ -26,7 +26,22 @@ export class ChunkRows {
     this.timer.lap(stage);
     for (const [id, body] of this.store.chunkBodies(missing)) {
       const m = this.meta.get(id);
-      if (m) this.rows.set(id, { ...m, ...body });
+      if (!m) continue;
+      this.rows.set(id, {
+        id,
+        fileId: m.fileId,
+        seq: m.seq,
+        path: m.path,
+        class: m.class,
+        date: m.date,
+        startLine: m.startLine,
+        endLine: m.endLine,
+        ts: m.ts,
+        importance: m.importance,
+        text: body.text,
+        hash: body.hash,
+        vecState: body.vecState,
+      });
     }
     this.timer.lap("rows");
     return this.rows;

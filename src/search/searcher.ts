@@ -236,12 +236,17 @@ export class Searcher {
     // A word in the paths of more than PATH_TERM_MAX_FILES files (a folder name) says nothing about
     // which file is meant, and BM25 over all of them is slow in a large workspace: leave it out.
     // A word in no path adds nothing to any file's score: left out too, and with no word left, no query.
+    const words: string[] = [];
     const q = buildPathQuery(query, (quoted, word) => {
       const n = this.deps.store.pathMatchCount(quoted, word, PATH_TERM_MAX_FILES);
-      return n > 0 && n <= PATH_TERM_MAX_FILES;
+      const keep = n > 0 && n <= PATH_TERM_MAX_FILES;
+      if (keep) words.push(word);
+      return keep;
     });
     if (!q) return;
-    const files = new Map(this.deps.store.pathSearch(q, 50).map((f) => [f.fileId, bm25ToScore(f.rank)]));
+    // From the path index in memory when it can say (the same ranks as FTS5's), else FTS5.
+    const hits = this.deps.store.pathSearchWords(words, 50) ?? this.deps.store.pathSearch(q, 50);
+    const files = new Map(hits.map((f) => [f.fileId, bm25ToScore(f.rank)]));
     if (files.size === 0) return;
     for (const c of cands) {
       const m = files.get(meta.get(c.id)?.fileId ?? -1);
