@@ -93,50 +93,76 @@ export function applyImportance(c: Candidate, row: Pick<ChunkMeta, "importance">
   c.explain.importance = round(f);
 }
 
-/** FNV-1a hash of a string (32 bits). */
-function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
+/** Whether each non-ASCII code point seen is a letter or digit (`[\p{L}\p{N}]`), bounded. */
+const wordChar = new Map<number, boolean>();
+const WORD_CHAR = /^[\p{L}\p{N}]$/u;
+
+function isWordCodePoint(cp: number): boolean {
+  let yes = wordChar.get(cp);
+  if (yes === undefined) {
+    yes = WORD_CHAR.test(String.fromCodePoint(cp));
+    if (wordChar.size < 65_536) wordChar.set(cp, yes);
   }
-  return h | 0;
+  return yes;
 }
+
+/** Scratch space for one text's token hashes. */
+let scratch = new Int32Array(1024);
 
 /**
- * The FNV-1a hashes of a pure-ASCII text's lowercased letter/digit runs, hashed as they are read
- * (the same values as fnv1a over the regular expression's tokens); null when the text has any
- * non-ASCII character (then the Unicode-aware expression decides what a token is).
+ * The FNV-1a hashes (over UTF-16 code units) of a text's lowercased letter/digit runs
+ * (`text.toLowerCase().match(/[\p{L}\p{N}]+/gu)`), sorted and each once: sets that intersect by
+ * merging. One pass, hashed as read; a text with any non-ASCII character is lowercased first, as
+ * the definition does, and its non-ASCII code points are classified by the Unicode expression.
  */
-function asciiTokenHashes(text: string): Set<number> | null {
-  const ids = new Set<number>();
-  let h = 0x811c9dc5;
-  let inToken = false;
+export function textTokenHashes(text: string): Int32Array {
+  let s = text;
   for (let i = 0; i < text.length; i++) {
-    let c = text.charCodeAt(i);
-    if (c >= 128) return null;
-    if (c >= 65 && c <= 90) c += 32;
-    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
-      h ^= c;
-      h = Math.imul(h, 0x01000193);
-      inToken = true;
-    } else if (inToken) {
-      ids.add(h | 0);
-      h = 0x811c9dc5;
-      inToken = false;
+    if (text.charCodeAt(i) >= 128) {
+      s = text.toLowerCase();
+      break;
     }
   }
-  if (inToken) ids.add(h | 0);
-  return ids;
-}
-
-/** The FNV-1a hashes of a text's lowercased letter/digit runs (`[\p{L}\p{N}]+`), each once. */
-export function textTokenHashes(text: string): Set<number> {
-  const ascii = asciiTokenHashes(text);
-  if (ascii) return ascii;
-  const ids = new Set<number>();
-  for (const t of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) ids.add(fnv1a(t));
-  return ids;
+  let n = 0;
+  let h = 0x811c9dc5;
+  let inToken = false;
+  const push = () => {
+    if (n === scratch.length) {
+      const more = new Int32Array(n * 2);
+      more.set(scratch);
+      scratch = more;
+    }
+    scratch[n++] = h | 0;
+    h = 0x811c9dc5;
+    inToken = false;
+  };
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i);
+    if (c < 128) {
+      if (c >= 65 && c <= 90) c += 32;
+      if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+        h ^= c;
+        h = Math.imul(h, 0x01000193);
+        inToken = true;
+      } else if (inToken) push();
+      continue;
+    }
+    const cp = s.codePointAt(i)!;
+    const units = cp > 0xffff ? 2 : 1;
+    if (isWordCodePoint(cp)) {
+      for (let u = 0; u < units; u++) {
+        h ^= s.charCodeAt(i + u);
+        h = Math.imul(h, 0x01000193);
+      }
+      inToken = true;
+    } else if (inToken) push();
+    i += units - 1;
+  }
+  if (inToken) push();
+  const sorted = scratch.subarray(0, n).sort();
+  let unique = 0;
+  for (let i = 0; i < n; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[unique++] = sorted[i]!;
+  return sorted.slice(0, unique);
 }
 
 /** Token-set signatures by chunk content hash (chunks rarely change; this keeps MMR cheap). */
@@ -147,7 +173,7 @@ const SIGNATURE_CACHE = 20_000;
 function tokenSignature(text: string, key: string): Int32Array {
   const hit = signatures.get(key);
   if (hit) return hit;
-  const sig = Int32Array.from(textTokenHashes(text)).sort();
+  const sig = textTokenHashes(text);
   if (signatures.size >= SIGNATURE_CACHE) signatures.delete(signatures.keys().next().value!);
   signatures.set(key, sig);
   return sig;
