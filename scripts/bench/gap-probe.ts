@@ -22,21 +22,31 @@ export async function gapProbe(args: Args): Promise<void> {
   try {
     await waitIndexed(d, "auto");
     const qs = randomQueries(root, 2 * n, Number(args.flags.seed ?? 77));
+    // The floor: a constant-cost call over the same socket (framing, dispatch, two process wake-ups).
+    const ping: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = performance.now();
+      await d.client.call("daemon.ping", {} as never);
+      ping.push(performance.now() - t);
+    }
+    console.log(`ping: socket p50 ${fmtMs(median(ping))}`);
     for (const [kind, method] of [
       ["hybrid", "memory.search"],
       ["recall", "memory.recall"],
     ] as const) {
       const wall: number[] = [];
       const total: number[] = [];
+      const bytes: number[] = [];
       for (const query of kind === "hybrid" ? qs.slice(0, n) : qs.slice(n)) {
         const t = performance.now();
         const res = (await d.client.call(method, { query, timings: true } as never)) as { timings?: { total: number } };
         wall.push(performance.now() - t);
         total.push(res.timings?.total ?? NaN);
+        bytes.push(JSON.stringify(res).length);
       }
       const gaps = wall.map((w, i) => w - total[i]!);
       console.log(
-        `${kind}: socket p50 ${fmtMs(median(wall))}, stage total p50 ${fmtMs(median(total))}, gap p50 ${fmtMs(median(gaps))}`,
+        `${kind}: socket p50 ${fmtMs(median(wall))}, stage total p50 ${fmtMs(median(total))}, gap p50 ${fmtMs(median(gaps))}, response p50 ${Math.round(median(bytes) / 1024)} KB`,
       );
     }
   } finally {
