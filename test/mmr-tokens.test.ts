@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { textTokenHashes } from "../src/search/stages.js";
+import { mmr, textTokenHashes } from "../src/search/stages.js";
+import type { Candidate } from "../src/search/types.js";
 
 /** The definition MMR's near-duplicate test relies on: FNV-1a of each lowercased `[\p{L}\p{N}]+` run. */
 function reference(text: string): Set<number> {
@@ -27,5 +28,68 @@ describe("MMR token signatures", () => {
       { numRuns: 2000, seed: 3 },
     );
     expect([...textTokenHashes("Kayak KAYAK kayak, 2026-03-14")].length).toBe(4);
+  });
+});
+
+/**
+ * MMR by its definition: full Jaccard of token sets for every pair (texts whose lengths differ by
+ * more than the threshold's ratio are never near-duplicates), no other shortcut.
+ */
+function referenceMmr(ranked: Candidate[], texts: Map<number, string>, lambda: number, window: number, t: number) {
+  const head = ranked.slice(0, window);
+  const sets = new Map(head.map((c) => [c.id, reference(texts.get(c.id)!)]));
+  const sim = (a: number, b: number) => {
+    const [la, lb] = [texts.get(a)!.length, texts.get(b)!.length];
+    if (Math.min(la, lb) < t * Math.max(la, lb)) return 0;
+    const x = sets.get(a)!;
+    const y = sets.get(b)!;
+    if (x.size === 0 && y.size === 0) return 1;
+    let inter = 0;
+    for (const h of x) if (y.has(h)) inter++;
+    return inter / (x.size + y.size - inter);
+  };
+  const picked: Candidate[] = [];
+  const left = [...head];
+  while (left.length) {
+    let best = 0;
+    let bestVal = -Infinity;
+    left.forEach((c, i) => {
+      let m = 0;
+      for (const p of picked) {
+        const s = sim(c.id, p.id);
+        if (s >= t) m = Math.max(m, s);
+      }
+      const val = lambda * c.score - (1 - lambda) * m;
+      if (val > bestVal) {
+        bestVal = val;
+        best = i;
+      }
+    });
+    picked.push(left.splice(best, 1)[0]!);
+  }
+  return [...picked, ...ranked.slice(window)].map((c) => c.id);
+}
+
+describe("MMR", () => {
+  it("orders as its definition does (full Jaccard of every pair), near-duplicates and all", () => {
+    // Up to ~100 distinct words a text, so the early stop of the merge is exercised.
+    const text = fc
+      .array(fc.integer({ min: 0, max: 120 }), { minLength: 0, maxLength: 150 })
+      .map((ns) => ns.map((n) => `w${n}`).join(" "));
+    const cands = fc.array(fc.tuple(text, fc.double({ min: 0, max: 1, noNaN: true })), { minLength: 3, maxLength: 40 });
+    fc.assert(
+      fc.property(cands, fc.constantFrom(0.3, 0.5, 0.8), fc.integer({ min: 3, max: 45 }), (list, t, window) => {
+        const ranked: Candidate[] = list
+          .map(([, score], i) => ({ id: i + 1, score, textScore: 0, vectorScore: 0, explain: {} }))
+          .sort((a, b) => b.score - a.score || a.id - b.id);
+        const texts = new Map(list.map(([x], i) => [i + 1, x]));
+        // Copies of some texts, so that near-duplicates are common.
+        for (const [id, x] of texts) if (id % 3 === 0) texts.set(id, texts.get(Math.max(1, id - 1)) ?? x);
+        const rows = new Map([...texts].map(([id, x]) => [id, { text: x, hash: `h${x}` }]));
+        const got = mmr(ranked, rows, 0.7, window, t).map((c) => c.id);
+        expect(got).toEqual(referenceMmr(ranked, texts, 0.7, window, t));
+      }),
+      { numRuns: 300, seed: 7 },
+    );
   });
 });

@@ -27,6 +27,8 @@ export interface DaemonSpec {
   extra?: Record<string, unknown>;
   /** Where the daemon's stderr goes (default: inherited). */
   stderr?: "inherit" | "ignore";
+  /** Node flags added to the daemon's own (e.g. `--cpu-prof --cpu-prof-dir=DIR` to profile it). */
+  nodeArgs?: string[];
 }
 
 /** Copies the built-in model into the daemon's data dir when a bench already built it (saves a rebuild). */
@@ -66,7 +68,7 @@ export async function spawnDaemon(spec: DaemonSpec): Promise<RunningDaemon> {
   );
   shareBuiltinModel(home);
   const env = { ...cortexdEnv(home), NODE_OPTIONS: DAEMON_NODE_OPTIONS }; // as the service files and `cortexd start` run it
-  const child = spawn(process.execPath, [join(PACKAGE_ROOT, "dist/src/cli/main.js"), "run"], {
+  const child = spawn(process.execPath, [...(spec.nodeArgs ?? []), join(PACKAGE_ROOT, "dist/src/cli/main.js"), "run"], {
     env,
     stdio: ["ignore", "ignore", spec.stderr ?? "inherit"],
   });

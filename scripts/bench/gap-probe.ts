@@ -8,7 +8,7 @@ import { benchPath, fmtMs, median, type Args } from "./util.js";
 
 /**
  * The socket gap: a real daemon's wall time per request (client side) against the stage total it
- * reports, for hybrid search and recall (`npm run bench -- gap`).
+ * reports, for hybrid search and recall (`npm run bench -- gap`; `--cpu-prof DIR` profiles the daemon).
  */
 export async function gapProbe(args: Args): Promise<void> {
   const files = Number(args.flags.files ?? 2000);
@@ -16,25 +16,37 @@ export async function gapProbe(args: Args): Promise<void> {
   const root = benchPath(`probe-notes-${files}`);
   generateNotesWorkspace(root, files);
   const home = mkdtempSync(join(tmpdir(), "cortexd-gap-"));
-  const d = await spawnDaemon({ home, root, provider: "auto" });
+  const prof = args.flags["cpu-prof"];
+  const nodeArgs = prof ? ["--cpu-prof", `--cpu-prof-dir=${String(prof)}`] : [];
+  const d = await spawnDaemon({ home, root, provider: "auto", nodeArgs });
   try {
     await waitIndexed(d, "auto");
     const qs = randomQueries(root, 2 * n, Number(args.flags.seed ?? 77));
+    // The floor: a constant-cost call over the same socket (framing, dispatch, two process wake-ups).
+    const ping: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = performance.now();
+      await d.client.call("daemon.ping", {} as never);
+      ping.push(performance.now() - t);
+    }
+    console.log(`ping: socket p50 ${fmtMs(median(ping))}`);
     for (const [kind, method] of [
       ["hybrid", "memory.search"],
       ["recall", "memory.recall"],
     ] as const) {
       const wall: number[] = [];
       const total: number[] = [];
+      const bytes: number[] = [];
       for (const query of kind === "hybrid" ? qs.slice(0, n) : qs.slice(n)) {
         const t = performance.now();
         const res = (await d.client.call(method, { query, timings: true } as never)) as { timings?: { total: number } };
         wall.push(performance.now() - t);
         total.push(res.timings?.total ?? NaN);
+        bytes.push(JSON.stringify(res).length);
       }
       const gaps = wall.map((w, i) => w - total[i]!);
       console.log(
-        `${kind}: socket p50 ${fmtMs(median(wall))}, stage total p50 ${fmtMs(median(total))}, gap p50 ${fmtMs(median(gaps))}`,
+        `${kind}: socket p50 ${fmtMs(median(wall))}, stage total p50 ${fmtMs(median(total))}, gap p50 ${fmtMs(median(gaps))}, response p50 ${Math.round(median(bytes) / 1024)} KB`,
       );
     }
   } finally {

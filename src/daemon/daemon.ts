@@ -154,8 +154,13 @@ export class Daemon {
       },
     });
     await this.watcher.start();
-    // Startup reconcile: index whatever changed while the daemon was down (keyword first, fast).
-    for (const ws of engine.workspaces) void this.queue.sync(ws).catch((e) => this.recordError(e));
+    // Startup reconcile: index whatever changed while the daemon was down (keyword first, fast);
+    // then the chunk metadata searches rank on is loaded, so the first search does not wait for it.
+    for (const ws of engine.workspaces)
+      void this.queue
+        .sync(ws)
+        .then(() => ws.store.warmChunkMeta())
+        .catch((e) => this.recordError(e));
     this.modelLoad = this.loadModel();
     this.scheduler.add({ name: "heartbeat", cron: cfg.schedule.heartbeat, run: () => runHeartbeat(this) });
     this.scheduler.add({ name: "consolidation", cron: cfg.schedule.consolidation, run: () => runMaintenance(this) });

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { FileClass } from "../ingest/types.js";
 import { hexToBlob } from "./blobs.js";
+import { ChunkMetaTable } from "./chunk-meta.js";
 import { dbGeneration } from "./db-generation.js";
 import { statements } from "./statements.js";
 import { VEC_NONE, VEC_PENDING } from "./vector-repo.js";
@@ -33,20 +34,27 @@ export interface ChunkRow {
   vecState: number;
 }
 
+/** What of a chunk row is not in its metadata (chunk-meta.ts). */
+export type ChunkBody = Pick<ChunkRow, "text" | "hash" | "vecState">;
+
 const CHUNK_COLUMNS = `c.id, c.file_id AS fileId, c.seq, f.path, f.class, f.date, c.start_line AS startLine,
   c.end_line AS endLine, c.text, lower(hex(c.hash)) AS hash, c.ts, c.vec_state AS vecState`;
 
 /** Reading chunks and what the files say in aggregate (dates, transcript count, chunks by vector state). */
 export class ChunksRepo {
   private readonly stmts;
+  /** Every chunk's metadata in memory, kept in step with the index (chunk-meta.ts). */
+  readonly meta: ChunkMetaTable;
   private daysCache: { generation: string; value: { days: number; oldest: string | null } } | undefined;
   private generation: (() => string) | undefined;
 
   constructor(private readonly db: Database.Database) {
+    this.meta = new ChunkMetaTable(db);
     this.stmts = statements(db, {
       chunksOfPath: `SELECT ${CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ? ORDER BY c.seq`,
       chunksByIds: `SELECT ${CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?))`,
       chunkTexts: `SELECT id, text FROM chunks WHERE id IN (SELECT value FROM json_each(?))`,
+      chunkBodies: `SELECT id, text, lower(hex(hash)), vec_state FROM chunks WHERE id IN (SELECT value FROM json_each(?))`,
       transcriptFiles: `SELECT count(*) FROM files WHERE class = 'transcript'`,
       memoryDays: `SELECT count(DISTINCT date) AS days, min(date) AS oldest FROM files WHERE date IS NOT NULL`,
       memoryDates: `SELECT DISTINCT date FROM files WHERE date IS NOT NULL`,
@@ -78,6 +86,20 @@ export class ChunksRepo {
     if (ids.length === 0) return out;
     for (const [id, text] of this.stmts.chunkTexts.raw().all(JSON.stringify(ids)) as [number, string][])
       out.set(id, text);
+    return out;
+  }
+
+  /** The text, content hash and vector state of each chunk id (missing ids are left out): the rest is in `meta`. */
+  chunkBodies(ids: readonly number[]): Map<number, ChunkBody> {
+    const out = new Map<number, ChunkBody>();
+    if (ids.length === 0) return out;
+    for (const [id, text, hash, vecState] of this.stmts.chunkBodies.raw().all(JSON.stringify(ids)) as [
+      number,
+      string,
+      string,
+      number,
+    ][])
+      out.set(id, { text, hash, vecState });
     return out;
   }
 

@@ -85,6 +85,8 @@ export class FilesRepo {
     private readonly clock: () => number,
     private readonly vectors: VectorRepo,
     private readonly postings: KeywordPostings,
+    /** Told, inside the transaction, of each file whose row or chunks a write changes. */
+    private readonly fileChanged: (fileId: number) => void = () => {},
   ) {
     this.stmts = statements(db, {
       listFiles: `SELECT ${FILE_COLUMNS} FROM files ORDER BY path`,
@@ -146,6 +148,7 @@ export class FilesRepo {
       } else {
         fileId = Number(this.stmts.insertFile.run(row).lastInsertRowid);
       }
+      this.fileChanged(fileId);
       this.insertChunks(fileId, 0, chunks);
       return { added: chunks.length, removed };
     });
@@ -163,6 +166,7 @@ export class FilesRepo {
     return this.chunkWrite(() => {
       const existing = this.getFile(meta.path);
       if (!existing) throw new Error(`replaceTail: ${meta.path} is not indexed`);
+      this.fileChanged(existing.id);
       const removed = this.deleteChunksFrom(existing.id, fromSeq);
       this.stmts.updateFile.run({ ...this.fileParams(meta), id: existing.id });
       this.insertChunks(existing.id, fromSeq, chunks);
@@ -179,6 +183,7 @@ export class FilesRepo {
     this.chunkWrite(() => {
       const existing = this.getFile(fromPath);
       if (!existing) throw new Error(`renameFile: ${fromPath} is not indexed`);
+      this.fileChanged(existing.id);
       const clash = this.getFile(meta.path);
       if (clash) this.deleteFileById(clash.id);
       this.stmts.updateFile.run({
@@ -222,6 +227,7 @@ export class FilesRepo {
   }
 
   private deleteFileById(id: number): number {
+    this.fileChanged(id);
     const n = this.deleteChunksFrom(id, 0);
     this.stmts.deleteFileRow.run(id);
     return n;

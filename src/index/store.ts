@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
-import { ChunksRepo, type ChunkRow } from "./chunks-repo.js";
+import type { ChunkMeta } from "./chunk-meta.js";
+import { ChunksRepo, type ChunkBody, type ChunkRow } from "./chunks-repo.js";
 import { ConsolidationRecords } from "./consolidation-records.js";
 import { closeDatabase, type OpenedDb } from "./db.js";
 import { DbUpkeep } from "./db-upkeep.js";
@@ -7,6 +8,7 @@ import { EmbedCacheRepo } from "./embed-cache-repo.js";
 import { FilesRepo, type FileMeta, type FileRow, type FileStamp, type StoredChunkInput } from "./files-repo.js";
 import { ftsTotalsReader } from "./fts-totals.js";
 import { MetaRepo } from "./meta-repo.js";
+import { PathIndex } from "./path-index.js";
 import { RecallLog } from "./recall-log.js";
 import type { KeywordHit } from "./bm25.js";
 import type { PostingsView } from "./keyword-postings.js";
@@ -15,7 +17,8 @@ import { TextSearch } from "./text-search.js";
 import type { QuantizedVectors } from "./vector-codes.js";
 import { VectorRepo, type VectorIdentity, type VectorSearchOptions } from "./vector-repo.js";
 
-export type { ChunkRow } from "./chunks-repo.js";
+export type { ChunkBody, ChunkRow } from "./chunks-repo.js";
+export type { ChunkMeta } from "./chunk-meta.js";
 export type { FileMeta, FileRow, FileStamp, ResumePoint, StoredChunkInput } from "./files-repo.js";
 export { QUANTIZED_COARSE, QUANTIZED_OVERSAMPLE, VEC_NONE, VEC_PENDING, VEC_STORED } from "./vector-repo.js";
 export type { VectorIdentity, VectorSearchOptions } from "./vector-repo.js";
@@ -40,6 +43,7 @@ export class IndexStore {
   readonly records: ConsolidationRecords;
   readonly upkeep: DbUpkeep;
   private fileTotals: (() => { rows: number; tokens: number }) | undefined;
+  private paths: PathIndex | undefined;
 
   constructor(
     opened: OpenedDb,
@@ -52,8 +56,14 @@ export class IndexStore {
     this.meta = new MetaRepo(this.db);
     this.vectors = new VectorRepo(this.db, this.meta, this.vecAvailable, () => this.counts().vectors);
     this.text = new TextSearch(this.db);
-    this.files = new FilesRepo(this.db, clock, this.vectors, this.text.postings);
     this.chunks = new ChunksRepo(this.db);
+    this.files = new FilesRepo(
+      this.db,
+      clock,
+      this.vectors,
+      this.text.postings,
+      (id) => this.chunks.meta.fileChanged(id),
+    );
     this.embedCache = new EmbedCacheRepo(this.db, clock);
     this.recalls = new RecallLog(this.db, clock);
     this.records = new ConsolidationRecords(this.db);
@@ -161,6 +171,14 @@ export class IndexStore {
   chunksByIds(ids: readonly number[]): Map<number, ChunkRow> {
     return this.chunks.chunksByIds(ids);
   }
+  /** Each chunk's text, hash and vector state (what chunkMeta leaves out), in one statement. */
+  chunkBodies(ids: readonly number[]): Map<number, ChunkBody> {
+    return this.chunks.chunkBodies(ids);
+  }
+  /** What the ranking stages read of each chunk id besides its text, from memory (chunk-meta.ts). */
+  chunkMeta(ids: readonly number[]): Map<number, ChunkMeta> {
+    return this.chunks.meta.lookup(ids);
+  }
   chunkTexts(ids: readonly number[]): Map<number, string> {
     return this.chunks.chunkTexts(ids);
   }
@@ -205,6 +223,10 @@ export class IndexStore {
   warmVectorSearch(): void {
     this.vectors.warmVectorSearch();
   }
+  /** Loads the chunk metadata (chunk-meta.ts) now rather than on the first search. */
+  warmChunkMeta(): void {
+    this.chunks.meta.lookup([]);
+  }
 
   // ---- embedding cache (EmbedCacheRepo) ----
   cacheGet(identity: string, hashes: readonly string[]): Map<string, Float32Array | null> {
@@ -243,5 +265,12 @@ export class IndexStore {
   }
   pathSearch(match: string, limit: number): { fileId: number; path: string; rank: number }[] {
     return this.text.pathSearch(match, limit);
+  }
+  /**
+   * pathSearch for the OR of single-token words, from the path index in memory (path-index.ts):
+   * the same files and ranks; null when it cannot say (then ask pathSearch).
+   */
+  pathSearchWords(words: readonly string[], limit: number): { fileId: number; rank: number }[] | null {
+    return (this.paths ??= new PathIndex(this.db)).search(words, limit);
   }
 }

@@ -4,7 +4,7 @@
  * least service (ms of handler time), so a connection with thousands of queued requests gets its
  * share and no more, and a newcomer's request runs next. A lane that joins starts at the current
  * virtual time (it cannot bank credit by idling). Light tasks (constant cost: ping, shutdown) skip
- * the queue.
+ * the queue; so does a task submitted while nothing runs or waits (it starts at once).
  */
 
 export interface Task {
@@ -47,8 +47,21 @@ export class FairQueue {
       return;
     }
     if (lane.queue.length === 0 && lane.running === 0) lane.vtime = Math.max(lane.vtime, this.vnow);
+    // Nothing running and nothing waiting anywhere: no one to be fair to, start now (without the
+    // turn of the event loop; the next task of this turn still waits for one).
+    if (this.running === 0 && !this.tickScheduled && !lane.held && this.idle()) {
+      this.vnow = Math.max(this.vnow, lane.vtime);
+      void this.start(lane, task, true);
+      return;
+    }
     lane.queue.push(task);
     this.pump();
+  }
+
+  /** No lane has a task waiting. */
+  private idle(): boolean {
+    for (const l of this.lanes) if (l.queue.length > 0) return false;
+    return true;
   }
 
   /** Drops the lane's tasks that have not started; running ones finish (their owner aborts them). */

@@ -1,6 +1,7 @@
 import type { SearchConfig } from "../config/schema.js";
 import type { EmbeddingProvider } from "../embed/provider.js";
-import type { ChunkRow, IndexStore } from "../index/store.js";
+import type { ChunkMeta, IndexStore } from "../index/store.js";
+import { ChunkRows } from "./chunk-rows.js";
 import { buildPathQuery, keywordLeg } from "./keyword/index.js";
 import { PassageScorer } from "./passages.js";
 import { StageTimer } from "./stage-timer.js";
@@ -24,7 +25,7 @@ export interface SearcherDeps {
 const PATH_TERM_MAX_FILES = 500;
 
 /** The calendar day of a dated memory: a daily log's date, a transcript chunk's first timestamp (local day). */
-function dateOf(row: ChunkRow): { date?: string } {
+function dateOf(row: Pick<ChunkMeta, "class" | "date" | "ts">): { date?: string } {
   if (row.class === "daily" && row.date) return { date: row.date };
   if (row.ts) return { date: localDay(row.ts) };
   return {};
@@ -98,40 +99,59 @@ export class Searcher {
     fuse(cands, cfg, { vector: vector.ran, keyword: keywordRan });
     timer.lap("fusion");
 
-    const rows = this.deps.store.chunksByIds(cands.map((c) => c.id));
+    // Every candidate's metadata from memory; texts only for the chunks a stage reads (chunk-rows).
+    const meta = this.deps.store.chunkMeta(cands.map((c) => c.id));
+    const known = cands.filter((c) => meta.has(c.id));
+    const rows = new ChunkRows(this.deps.store, meta, timer);
     timer.lap("rows");
-    if (vector.query) await this.passageStage(vector.query, cands, rows);
+    if (vector.query) await this.passageStage(vector.query, known, rows);
     timer.lap("passage");
-    this.pathStage(req.query, cands, rows);
+    this.pathStage(req.query, known, meta);
     timer.lap("path");
     const now = (this.deps.now ?? Date.now)();
-    for (const c of cands) {
-      const row = rows.get(c.id);
-      if (!row) continue;
-      applyImportance(c, row, cfg);
-      applyRecency(c, row, cfg, now);
+    for (const c of known) {
+      const m = meta.get(c.id)!;
+      applyImportance(c, m, cfg);
+      applyRecency(c, m, cfg, now);
       c.explain.score = round(c.score);
     }
-    let ranked = cands.filter((c) => rows.has(c.id)).sort((a, b) => b.score - a.score || a.id - b.id);
-    ranked = mmr(ranked, rows, cfg.mmrLambda, limit + 5, cfg.mmrThreshold);
+    let ranked = known.sort((a, b) => b.score - a.score || a.id - b.id);
+    const window = limit + 5;
+    ranked = mmr(
+      ranked,
+      rows.read(
+        ranked.slice(0, window).map((c) => c.id),
+        "rank",
+      ),
+      cfg.mmrLambda,
+      window,
+      cfg.mmrThreshold,
+    );
     ranked = this.minScoreStage(ranked, req.minScore ?? cfg.minScore, limit);
+    const top = ranked.slice(0, limit);
+    const texts = rows.read(
+      top.map((c) => c.id),
+      "rank",
+    );
     timer.lap("rank");
 
-    const results: SearchHit[] = ranked.slice(0, limit).map((c) => {
-      const row = rows.get(c.id)!;
-      return {
-        path: row.path,
-        startLine: row.startLine,
-        endLine: row.endLine,
-        score: round(c.score),
-        vectorScore: round(c.vectorScore),
-        textScore: round(c.textScore),
-        snippet: snippetOf(row.text, cfg.snippetChars),
-        source: row.class,
-        ...(req.explain ? { explain: c.explain } : {}),
-        ...(req.fullText ? { text: row.text, hash: row.hash, ...dateOf(row) } : {}),
-      };
-    });
+    const results: SearchHit[] = top
+      .filter((c) => texts.has(c.id))
+      .map((c) => {
+        const row = texts.get(c.id)!;
+        return {
+          path: row.path,
+          startLine: row.startLine,
+          endLine: row.endLine,
+          score: round(c.score),
+          vectorScore: round(c.vectorScore),
+          textScore: round(c.textScore),
+          snippet: snippetOf(row.text, cfg.snippetChars),
+          source: row.class,
+          ...(req.explain ? { explain: c.explain } : {}),
+          ...(req.fullText ? { text: row.text, hash: row.hash, ...dateOf(row) } : {}),
+        };
+      });
     return {
       results,
       mode,
@@ -185,17 +205,19 @@ export class Searcher {
    * Stage "passage": the best `passageCandidates` chunks by fused score get + passageWeight × the
    * similarity of their best line (or transcript message) to the query (search/passages.ts).
    */
-  private async passageStage(query: Float32Array, cands: Candidate[], rows: Map<number, ChunkRow>): Promise<void> {
+  private async passageStage(query: Float32Array, cands: Candidate[], rows: ChunkRows): Promise<void> {
     const { passages, passageWeight, passageCandidates } = this.deps.config;
     if (!this.passages || passages === "off" || passageWeight === 0) return;
     if (passages === "auto" && !this.deps.provider?.staticModel) return;
-    const head = cands
-      .filter((c) => rows.has(c.id))
-      .sort((a, b) => b.score - a.score || a.id - b.id)
-      .slice(0, passageCandidates);
+    const top = [...cands].sort((a, b) => b.score - a.score || a.id - b.id).slice(0, passageCandidates);
+    const texts = rows.read(
+      top.map((c) => c.id),
+      "passage",
+    );
+    const head = top.filter((c) => texts.has(c.id));
     const best = await this.passages.best(
       query,
-      head.map((c) => rows.get(c.id)!),
+      head.map((c) => texts.get(c.id)!),
       this.deps.store.vectors.passages.byIds(head.map((c) => c.id)),
     );
     head.forEach((c, i) => {
@@ -206,21 +228,26 @@ export class Searcher {
   }
 
   /** Stage "path": chunks of files whose path matches the query's words get + pathWeight × match. */
-  private pathStage(query: string, cands: Candidate[], rows: Map<number, ChunkRow>): void {
+  private pathStage(query: string, cands: Candidate[], meta: Map<number, ChunkMeta>): void {
     const w = this.deps.config.pathWeight;
     if (w === 0) return;
     // A word in the paths of more than PATH_TERM_MAX_FILES files (a folder name) says nothing about
     // which file is meant, and BM25 over all of them is slow in a large workspace: leave it out.
     // A word in no path adds nothing to any file's score: left out too, and with no word left, no query.
+    const words: string[] = [];
     const q = buildPathQuery(query, (quoted, word) => {
       const n = this.deps.store.pathMatchCount(quoted, word, PATH_TERM_MAX_FILES);
-      return n > 0 && n <= PATH_TERM_MAX_FILES;
+      const keep = n > 0 && n <= PATH_TERM_MAX_FILES;
+      if (keep) words.push(word);
+      return keep;
     });
     if (!q) return;
-    const files = new Map(this.deps.store.pathSearch(q, 50).map((f) => [f.fileId, bm25ToScore(f.rank)]));
+    // From the path index in memory when it can say (the same ranks as FTS5's), else FTS5.
+    const hits = this.deps.store.pathSearchWords(words, 50) ?? this.deps.store.pathSearch(q, 50);
+    const files = new Map(hits.map((f) => [f.fileId, bm25ToScore(f.rank)]));
     if (files.size === 0) return;
     for (const c of cands) {
-      const m = files.get(rows.get(c.id)?.fileId ?? -1);
+      const m = files.get(meta.get(c.id)?.fileId ?? -1);
       if (m === undefined) continue;
       c.score += w * m;
       c.explain.path = round(w * m);

@@ -1,5 +1,5 @@
 import type { SearchConfig } from "../config/schema.js";
-import type { ChunkRow } from "../index/store.js";
+import type { ChunkMeta, ChunkRow } from "../index/store.js";
 import type { Candidate } from "./types.js";
 
 /** BM25 rank (negative, lower is better) → a score in (0, 1): `half` is the BM25 score that maps to 0.5. */
@@ -51,7 +51,11 @@ export function fuse(cands: Candidate[], cfg: SearchConfig, legs: { vector: bool
 }
 
 /** 2^(−age/halfLife) for dated memories; null for evergreen ones (curated files, undated notes). */
-export function recencyDecay(row: ChunkRow, now: number, halfLifeDays: number): number | null {
+export function recencyDecay(
+  row: Pick<ChunkMeta, "class" | "date" | "ts">,
+  now: number,
+  halfLifeDays: number,
+): number | null {
   let t: number | null = null;
   if (row.class === "transcript" && row.ts) t = row.ts;
   else if (row.class === "daily" && row.date) t = Date.parse(`${row.date}T12:00:00Z`);
@@ -64,7 +68,12 @@ export function recencyDecay(row: ChunkRow, now: number, halfLifeDays: number): 
  * Stage "recency": a bounded tie-breaker, never a multiplier that could bury an old memory:
  * dated memories get + weight × decay; evergreen ones get + weight × 1 (they never age).
  */
-export function applyRecency(c: Candidate, row: ChunkRow, cfg: SearchConfig, now: number): void {
+export function applyRecency(
+  c: Candidate,
+  row: Pick<ChunkMeta, "class" | "date" | "ts">,
+  cfg: SearchConfig,
+  now: number,
+): void {
   if (cfg.recencyWeight === 0) return;
   const d = recencyDecay(row, now, cfg.recencyHalfLifeDays);
   const add = cfg.recencyWeight * (d ?? 1);
@@ -72,62 +81,88 @@ export function applyRecency(c: Candidate, row: ChunkRow, cfg: SearchConfig, now
   c.explain.recency = round(add);
 }
 
-const IMPORTANCE = /<!--\s*importance:\s*(\d{1,2})\s*-->/i;
-
-/** Stage "importance": `<!-- importance: N -->` in the chunk multiplies by 1 + step × (N − 5). */
-export function applyImportance(c: Candidate, row: ChunkRow, cfg: SearchConfig): void {
-  const m = IMPORTANCE.exec(row.text);
-  if (!m || cfg.importanceStep === 0) return;
-  const n = Math.max(1, Math.min(10, Number(m[1])));
+/**
+ * Stage "importance": `<!-- importance: N -->` in the chunk (read when the chunk was loaded, see
+ * index/chunk-meta.ts) multiplies by 1 + step × (N − 5).
+ */
+export function applyImportance(c: Candidate, row: Pick<ChunkMeta, "importance">, cfg: SearchConfig): void {
+  if (row.importance === null || cfg.importanceStep === 0) return;
+  const n = Math.max(1, Math.min(10, row.importance));
   const f = 1 + cfg.importanceStep * (n - 5);
   c.score *= f;
   c.explain.importance = round(f);
 }
 
-/** FNV-1a hash of a string (32 bits). */
-function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
+/** Whether each non-ASCII code point seen is a letter or digit (`[\p{L}\p{N}]`), bounded. */
+const wordChar = new Map<number, boolean>();
+const WORD_CHAR = /^[\p{L}\p{N}]$/u;
+
+function isWordCodePoint(cp: number): boolean {
+  let yes = wordChar.get(cp);
+  if (yes === undefined) {
+    yes = WORD_CHAR.test(String.fromCodePoint(cp));
+    if (wordChar.size < 65_536) wordChar.set(cp, yes);
   }
-  return h | 0;
+  return yes;
 }
+
+/** Scratch space for one text's token hashes. */
+let scratch = new Int32Array(1024);
 
 /**
- * The FNV-1a hashes of a pure-ASCII text's lowercased letter/digit runs, hashed as they are read
- * (the same values as fnv1a over the regular expression's tokens); null when the text has any
- * non-ASCII character (then the Unicode-aware expression decides what a token is).
+ * The FNV-1a hashes (over UTF-16 code units) of a text's lowercased letter/digit runs
+ * (`text.toLowerCase().match(/[\p{L}\p{N}]+/gu)`), sorted and each once: sets that intersect by
+ * merging. One pass, hashed as read; a text with any non-ASCII character is lowercased first, as
+ * the definition does, and its non-ASCII code points are classified by the Unicode expression.
  */
-function asciiTokenHashes(text: string): Set<number> | null {
-  const ids = new Set<number>();
-  let h = 0x811c9dc5;
-  let inToken = false;
+export function textTokenHashes(text: string): Int32Array {
+  let s = text;
   for (let i = 0; i < text.length; i++) {
-    let c = text.charCodeAt(i);
-    if (c >= 128) return null;
-    if (c >= 65 && c <= 90) c += 32;
-    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
-      h ^= c;
-      h = Math.imul(h, 0x01000193);
-      inToken = true;
-    } else if (inToken) {
-      ids.add(h | 0);
-      h = 0x811c9dc5;
-      inToken = false;
+    if (text.charCodeAt(i) >= 128) {
+      s = text.toLowerCase();
+      break;
     }
   }
-  if (inToken) ids.add(h | 0);
-  return ids;
-}
-
-/** The FNV-1a hashes of a text's lowercased letter/digit runs (`[\p{L}\p{N}]+`), each once. */
-export function textTokenHashes(text: string): Set<number> {
-  const ascii = asciiTokenHashes(text);
-  if (ascii) return ascii;
-  const ids = new Set<number>();
-  for (const t of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) ids.add(fnv1a(t));
-  return ids;
+  let n = 0;
+  let h = 0x811c9dc5;
+  let inToken = false;
+  const push = () => {
+    if (n === scratch.length) {
+      const more = new Int32Array(n * 2);
+      more.set(scratch);
+      scratch = more;
+    }
+    scratch[n++] = h | 0;
+    h = 0x811c9dc5;
+    inToken = false;
+  };
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i);
+    if (c < 128) {
+      if (c >= 65 && c <= 90) c += 32;
+      if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+        h ^= c;
+        h = Math.imul(h, 0x01000193);
+        inToken = true;
+      } else if (inToken) push();
+      continue;
+    }
+    const cp = s.codePointAt(i)!;
+    const units = cp > 0xffff ? 2 : 1;
+    if (isWordCodePoint(cp)) {
+      for (let u = 0; u < units; u++) {
+        h ^= s.charCodeAt(i + u);
+        h = Math.imul(h, 0x01000193);
+      }
+      inToken = true;
+    } else if (inToken) push();
+    i += units - 1;
+  }
+  if (inToken) push();
+  const sorted = scratch.subarray(0, n).sort();
+  let unique = 0;
+  for (let i = 0; i < n; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[unique++] = sorted[i]!;
+  return sorted.slice(0, unique);
 }
 
 /** Token-set signatures by chunk content hash (chunks rarely change; this keeps MMR cheap). */
@@ -138,18 +173,26 @@ const SIGNATURE_CACHE = 20_000;
 function tokenSignature(text: string, key: string): Int32Array {
   const hit = signatures.get(key);
   if (hit) return hit;
-  const sig = Int32Array.from(textTokenHashes(text)).sort();
+  const sig = textTokenHashes(text);
   if (signatures.size >= SIGNATURE_CACHE) signatures.delete(signatures.keys().next().value!);
   signatures.set(key, sig);
   return sig;
 }
 
-function jaccard(a: Int32Array, b: Int32Array): number {
+/**
+ * The token-Jaccard similarity of two signatures when it is at least `threshold`, else some value
+ * below it: the merge stops once even every remaining hash matching could not reach it (exact).
+ */
+function jaccardAtLeast(a: Int32Array, b: Int32Array, threshold: number): number {
   if (a.length === 0 && b.length === 0) return 1;
   let i = 0;
   let j = 0;
   let inter = 0;
   while (i < a.length && j < b.length) {
+    if ((i + j) % 32 === 0) {
+      const most = inter + Math.min(a.length - i, b.length - j);
+      if (most < threshold * (a.length + b.length - most)) return 0;
+    }
     if (a[i]! === b[j]!) {
       inter++;
       i++;
@@ -168,7 +211,7 @@ function jaccard(a: Int32Array, b: Int32Array): number {
  */
 export function mmr(
   ranked: Candidate[],
-  rows: Map<number, ChunkRow>,
+  rows: ReadonlyMap<number, Pick<ChunkRow, "text" | "hash">>,
   lambda: number,
   window: number,
   threshold = 0.5,
@@ -176,37 +219,43 @@ export function mmr(
   if (lambda >= 1 || ranked.length < 3) return ranked;
   const head = ranked.slice(0, window);
   const tail = ranked.slice(window);
-  const texts = new Map(head.map((c) => [c.id, rows.get(c.id)?.text ?? ""]));
-  const setOf = (id: number) => tokenSignature(texts.get(id)!, rows.get(id)?.hash ?? String(id));
+  const n = head.length;
+  const lengths = head.map((c) => rows.get(c.id)?.text.length ?? 0);
+  const sigs: (Int32Array | undefined)[] = new Array<Int32Array | undefined>(n);
+  const setOf = (i: number): Int32Array => {
+    const row = rows.get(head[i]!.id);
+    return (sigs[i] ??= tokenSignature(row?.text ?? "", row?.hash ?? String(head[i]!.id)));
+  };
   const picked: Candidate[] = [];
-  const left = [...head];
+  const left = head.map((_, i) => i);
   // Max similarity of each remaining candidate to the picks, updated incrementally per pick.
-  const maxSim = new Map(head.map((c) => [c.id, 0]));
+  const maxSim = new Float64Array(n);
   while (left.length) {
     let best = 0;
     let bestVal = -Infinity;
-    for (let i = 0; i < left.length; i++) {
-      const c = left[i]!;
-      const val = lambda * c.score - (1 - lambda) * maxSim.get(c.id)!;
+    for (let k = 0; k < left.length; k++) {
+      const i = left[k]!;
+      const val = lambda * head[i]!.score - (1 - lambda) * maxSim[i]!;
       if (val > bestVal) {
         bestVal = val;
-        best = i;
+        best = k;
       }
     }
-    const [c] = left.splice(best, 1);
-    if (picked.length > 0) c!.explain.mmr = round(bestVal - lambda * c!.score);
-    picked.push(c!);
-    const cl = texts.get(c!.id)!.length;
-    for (const o of left) {
+    const ci = left.splice(best, 1)[0]!;
+    const c = head[ci]!;
+    if (picked.length > 0) c.explain.mmr = round(bestVal - lambda * c.score);
+    picked.push(c);
+    const cl = lengths[ci]!;
+    for (const oi of left) {
       // Texts of very different lengths cannot be near-duplicates: skip them without tokenizing.
-      const ol = texts.get(o.id)!.length;
+      const ol = lengths[oi]!;
       if (Math.min(ol, cl) < threshold * Math.max(ol, cl)) continue;
-      const os = setOf(o.id);
-      const cs = setOf(c!.id);
+      const os = setOf(oi);
+      const cs = setOf(ci);
       if (Math.min(os.length, cs.length) < threshold * Math.max(os.length, cs.length)) continue;
-      const sim = jaccard(os, cs);
       // Only near-duplicates are pushed down: ordinary topical overlap between memories is not.
-      if (sim >= threshold && sim > maxSim.get(o.id)!) maxSim.set(o.id, sim);
+      const sim = jaccardAtLeast(os, cs, threshold);
+      if (sim >= threshold && sim > maxSim[oi]!) maxSim[oi] = sim;
     }
   }
   return [...picked, ...tail];

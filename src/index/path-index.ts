@@ -1,0 +1,94 @@
+import type Database from "better-sqlite3";
+import { B, K1, fts5Idf } from "./bm25.js";
+
+/** Path tokens held at most (beyond it the path stage asks FTS5). */
+const MAX_INSTANCES = 2_000_000;
+
+interface Postings {
+  files: Int32Array;
+  tfs: Int32Array;
+}
+
+interface Loaded {
+  postings: Map<string, Postings>;
+  /** Tokens of each file's path (FTS5's document size). */
+  lengths: Map<number, number>;
+  rows: number;
+  avgTokens: number;
+}
+
+/**
+ * The path index (files_fts) in memory: each path word's files with its count in the path, and each
+ * path's length in tokens, read from FTS5's own index (fts5vocab 'instance': the tokens as FTS5
+ * made them), so the path stage ranks files by BM25 exactly as `bm25(files_fts)` does without a
+ * query. Read again when files_fts changes (its structure record differs, as in path-vocab.ts).
+ * Paths are few (a few tokens each), so this is small; a workspace past MAX_INSTANCES path tokens
+ * keeps none (searches say "unknown": ask FTS5).
+ */
+export class PathIndex {
+  private readonly read: Database.Statement;
+  private readonly structure: Database.Statement;
+  private seen: Buffer | undefined;
+  private loaded: Loaded | null = null;
+
+  constructor(db: Database.Database) {
+    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.files_instances USING fts5vocab(main, files_fts, 'instance')`);
+    this.read = db.prepare(`SELECT term, doc FROM temp.files_instances LIMIT ${MAX_INSTANCES + 1}`).raw();
+    this.structure = db.prepare(`SELECT block FROM files_fts_data WHERE id = 10`).pluck();
+  }
+
+  /**
+   * The best `limit` files for the OR of `words` (each one lowercase ASCII letter/digit run, a
+   * single FTS5 token), with FTS5's bm25 rank (negative, lower is better; ties by file id), or null
+   * when the index is not held or a word is of another kind.
+   */
+  search(words: readonly string[], limit: number): { fileId: number; rank: number }[] | null {
+    if (!words.every((w) => /^[a-z0-9]+$/.test(w))) return null;
+    const idx = this.current();
+    if (!idx) return null;
+    const scores = new Map<number, number>();
+    for (const w of words) {
+      const p = idx.postings.get(w);
+      if (!p) continue;
+      const idf = fts5Idf(p.files.length, idx.rows);
+      for (let i = 0; i < p.files.length; i++) {
+        const file = p.files[i]!;
+        const tf = p.tfs[i]!;
+        const d = idx.lengths.get(file)!;
+        // As FTS5's bm25(): Σ idf × tf(k1+1) / (tf + k1(1 − b + b·D/avgdl)), in the query's word order.
+        const add = idf * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * d) / idx.avgTokens)));
+        scores.set(file, (scores.get(file) ?? 0) + add);
+      }
+    }
+    return [...scores]
+      .map(([fileId, score]) => ({ fileId, rank: -1 * score }))
+      .sort((a, b) => a.rank - b.rank || a.fileId - b.fileId)
+      .slice(0, limit);
+  }
+
+  private current(): Loaded | null {
+    const generation = this.structure.get() as Buffer | undefined;
+    if (generation && this.seen && generation.equals(this.seen)) return this.loaded;
+    this.seen = generation;
+    this.loaded = this.load();
+    return this.loaded;
+  }
+
+  private load(): Loaded | null {
+    const rows = this.read.all() as [string, number][];
+    if (rows.length > MAX_INSTANCES) return null;
+    const lengths = new Map<number, number>();
+    const counts = new Map<string, Map<number, number>>();
+    for (const [term, doc] of rows) {
+      lengths.set(doc, (lengths.get(doc) ?? 0) + 1);
+      let m = counts.get(term);
+      if (!m) counts.set(term, (m = new Map()));
+      m.set(doc, (m.get(doc) ?? 0) + 1);
+    }
+    const postings = new Map<string, Postings>();
+    for (const [term, m] of counts)
+      postings.set(term, { files: Int32Array.from(m.keys()), tfs: Int32Array.from(m.values()) });
+    const n = lengths.size;
+    return { postings, lengths, rows: n, avgTokens: n ? rows.length / n : 1 };
+  }
+}

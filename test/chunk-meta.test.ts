@@ -1,0 +1,136 @@
+import { renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { SearchSchema } from "../src/config/schema.js";
+import { importanceOf } from "../src/index/chunk-meta.js";
+import { openDatabase } from "../src/index/db.js";
+import { IndexStore, type ChunkRow } from "../src/index/store.js";
+import { Indexer } from "../src/index/sync.js";
+import { Searcher } from "../src/search/searcher.js";
+import { tempDir, writeFiles } from "./helpers/workspace.js";
+import { rawDb } from "./helpers/raw-db.js";
+
+/** A small random workspace: notes, daily logs, a transcript; some chunks annotated with importance. */
+function randomFiles(seed: number): Record<string, string> {
+  let s = seed;
+  const rnd = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const words = ["deploy", "kafka", "budget", "garden", "retro", "invoice", "latency", "backup", "kiwi", "sprint"];
+  const line = () =>
+    Array.from({ length: 4 + Math.floor(rnd() * 8) }, () => words[Math.floor(rnd() * words.length)]).join(" ");
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 12; i++) {
+    const lines = Array.from({ length: 3 + Math.floor(rnd() * 30) }, (_, j) => {
+      const imp =
+        rnd() < 0.15 ? ` <!-- ${rnd() < 0.5 ? "importance" : "IMPORTANCE"}: ${1 + Math.floor(rnd() * 10)} -->` : "";
+      return `- ${line()}${imp}${j % 7 === 6 ? "\n\n## more" : ""}`;
+    });
+    const path = i % 3 === 0 ? `memory/2026-11-${String(10 + i).padStart(2, "0")}.md` : `memory/notes/n${i}.md`;
+    files[path] = `# ${line()}\n\n${lines.join("\n")}\n`;
+  }
+  files["MEMORY.md"] = "# Memory\n\n- The office wifi password rotates monthly. <!-- importance: 8 -->\n";
+  return files;
+}
+
+async function indexed(files: Record<string, string>) {
+  const root = tempDir();
+  writeFiles(root, files);
+  const dbPath = join(tempDir(), "i.sqlite");
+  const store = new IndexStore(openDatabase(dbPath), "t");
+  const indexer = new Indexer({
+    store,
+    target: { root },
+    provider: null,
+    chunking: { maxTokens: 60, overlapTokens: 10 },
+  });
+  await indexer.sync();
+  return { root, dbPath, store, indexer };
+}
+
+function allIds(store: IndexStore): number[] {
+  return (rawDb(store).prepare(`SELECT id FROM chunks ORDER BY id`).pluck().all() as number[]) ?? [];
+}
+
+/** The metadata must be what the chunk rows say (the SQL path), for every chunk. */
+function expectInStep(store: IndexStore): void {
+  const ids = allIds(store);
+  const rows = store.chunksByIds(ids);
+  const meta = store.chunkMeta(ids);
+  expect(meta.size).toBe(rows.size);
+  for (const [id, row] of rows) {
+    const { text, hash: _hash, vecState: _vecState, ...rest } = row as ChunkRow;
+    expect(meta.get(id)).toEqual({ ...rest, importance: importanceOf(text) });
+  }
+  expect(store.chunkMeta([999_999]).size).toBe(0);
+}
+
+describe("chunk metadata in memory", () => {
+  it("says what the chunk rows say, on random workspaces, importance annotations included", async () => {
+    for (const seed of [1, 2, 3]) {
+      const { store } = await indexed(randomFiles(seed));
+      expectInStep(store);
+      const annotated = [...store.chunkMeta(allIds(store)).values()].filter((m) => m.importance !== null);
+      expect(annotated.length).toBeGreaterThan(0);
+      store.close();
+    }
+  });
+
+  it("follows this connection's edits, appends, renames and deletes", async () => {
+    const { root, store, indexer } = await indexed(randomFiles(4));
+    expectInStep(store);
+    writeFileSync(join(root, "memory/notes/n1.md"), "# Changed\n\n- now it says kiwi <!-- importance: 2 -->\n");
+    writeFileSync(join(root, "memory/notes/new.md"), "# New\n\n- a new note about backups\n");
+    rmSync(join(root, "memory/notes/n2.md"));
+    renameSync(join(root, "memory/notes/n4.md"), join(root, "memory/notes/n4-moved.md"));
+    await indexer.sync();
+    expectInStep(store);
+    const paths = new Set([...store.chunkMeta(allIds(store)).values()].map((m) => m.path));
+    expect(paths).toContain("memory/notes/n4-moved.md");
+    expect(paths).not.toContain("memory/notes/n2.md");
+    expect(paths).not.toContain("memory/notes/n4.md");
+    store.close();
+  });
+
+  it("follows another process's write to the same index, and a rebuilt index", async () => {
+    const { root, dbPath, store } = await indexed(randomFiles(5));
+    expectInStep(store);
+    // Another connection (as another process would) re-indexes an edited file.
+    writeFileSync(
+      join(root, "MEMORY.md"),
+      "# Memory\n\n- The office wifi password never rotates. <!-- importance: 3 -->\n",
+    );
+    const other = new IndexStore(openDatabase(dbPath), "t");
+    await new Indexer({
+      store: other,
+      target: { root },
+      provider: null,
+      chunking: { maxTokens: 60, overlapTokens: 10 },
+    }).sync();
+    other.close();
+    expectInStep(store);
+    const memory = [...store.chunkMeta(allIds(store)).values()].filter((m) => m.path === "MEMORY.md");
+    expect(memory.map((m) => m.importance)).toContain(3);
+    store.close();
+    // A rebuilt index (a new file at the path) is a new store: its own metadata.
+    rmSync(dbPath);
+    const rebuilt = await indexed({ "MEMORY.md": "# Memory\n\n- only this <!-- importance: 10 -->\n" });
+    expectInStep(rebuilt.store);
+    rebuilt.store.close();
+  });
+
+  it("an importance annotation edited in a file changes the ranking at once, in a long-lived searcher", async () => {
+    const { root, store, indexer } = await indexed({
+      "memory/a.md": "- The office wifi password rotates monthly. <!-- importance: 9 -->\n",
+      "memory/b.md": "- The office wifi password rotates monthly. <!-- importance: 1 -->\n",
+      "memory/c.md": "- Gardening tomatoes compost notes.\n",
+    });
+    const searcher = new Searcher({ store, provider: null, config: SearchSchema.parse({}) });
+    const first = await searcher.search({ query: "office wifi password" });
+    expect(first.results[0]!.path).toBe("memory/a.md");
+    writeFileSync(join(root, "memory/a.md"), "- The office wifi password rotates monthly. <!-- importance: 1 -->\n");
+    writeFileSync(join(root, "memory/b.md"), "- The office wifi password rotates monthly. <!-- Importance: 10 -->\n");
+    await indexer.sync();
+    const second = await searcher.search({ query: "office wifi password" });
+    expect(second.results[0]!.path).toBe("memory/b.md");
+    store.close();
+  });
+});

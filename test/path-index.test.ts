@@ -1,0 +1,72 @@
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { openDatabase } from "../src/index/db.js";
+import { IndexStore } from "../src/index/store.js";
+import { Indexer } from "../src/index/sync.js";
+import { tempDir, writeFiles } from "./helpers/workspace.js";
+
+const WORDS = ["kafka", "deploy", "notes", "2026", "budget", "retro", "garden", "team", "q3", "infra"];
+
+function randomPaths(seed: number, n: number): string[] {
+  let s = seed;
+  const rnd = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const word = () => WORDS[Math.floor(rnd() * WORDS.length)]!;
+  const out = new Set<string>();
+  while (out.size < n) {
+    const parts = Array.from({ length: 1 + Math.floor(rnd() * 3) }, () =>
+      Array.from({ length: 1 + Math.floor(rnd() * 3) }, word).join(rnd() < 0.5 ? "-" : "_"),
+    );
+    out.add(`memory/${parts.join("/")}.md`);
+  }
+  return [...out];
+}
+
+/** The in-memory ranking must be FTS5's: the same files, the same bm25 ranks, in order. */
+function expectLikeFts(store: IndexStore, words: string[]): void {
+  const q = words.map((w) => `"${w}"`).join(" OR ");
+  const fts = store.pathSearch(q, 10_000).sort((a, b) => a.rank - b.rank || a.fileId - b.fileId);
+  const mem = store.pathSearchWords(words, 10_000);
+  expect(mem).not.toBeNull();
+  expect(mem!.map((h) => h.fileId)).toEqual(fts.map((h) => h.fileId));
+  mem!.forEach((h, i) => expect(h.rank).toBeCloseTo(fts[i]!.rank, 12));
+  // A limit keeps the best.
+  expect(store.pathSearchWords(words, 3)!.map((h) => h.rank)).toEqual(mem!.slice(0, 3).map((h) => h.rank));
+}
+
+describe("path index in memory", () => {
+  it("ranks files as FTS5's bm25 over paths does, and follows renames, new and deleted files", async () => {
+    const root = tempDir();
+    const paths = randomPaths(11, 60);
+    writeFiles(root, Object.fromEntries(paths.map((p) => [p, "- a line\n"])));
+    const store = new IndexStore(openDatabase(join(tempDir(), "i.sqlite")), "t");
+    const indexer = new Indexer({
+      store,
+      target: { root },
+      provider: null,
+      chunking: { maxTokens: 60, overlapTokens: 10 },
+    });
+    await indexer.sync();
+    const queries = [
+      ["kafka"],
+      ["deploy", "notes"],
+      ["q3", "infra", "team"],
+      ["2026", "memory"],
+      ["garden", "nothere"],
+    ];
+    for (const words of queries) expectLikeFts(store, words);
+    rmSync(join(root, paths[0]!));
+    renameSync(join(root, paths[1]!), join(root, "memory/kafka-kafka-moved.md"));
+    mkdirSync(dirname(join(root, "memory/x/infra.md")), { recursive: true });
+    writeFileSync(join(root, "memory/x/infra.md"), "- new\n");
+    await indexer.sync();
+    for (const words of queries) expectLikeFts(store, words);
+    expectLikeFts(store, ["moved", "kafka"]);
+    expect(store.pathSearchWords(["moved"], 5)!.map((h) => h.fileId)).toEqual([
+      store.getFile("memory/kafka-kafka-moved.md")!.id,
+    ]);
+    // Words that are not one lowercase ASCII token are left to FTS5.
+    expect(store.pathSearchWords(["café"], 10)).toBeNull();
+    store.close();
+  });
+});
