@@ -176,27 +176,13 @@ function similarityStats(q: Float32Array, sample: readonly Float32Array[]): { me
 }
 
 /**
- * The prompt's stems a text holds. Only the text's words that begin like one of the prompt's
- * stems are stemmed (Porter keeps a word's first two letters), so a long memory costs little.
+ * The prompt's stems a text holds (the plain computation; recall reads each candidate once with
+ * recall-scan.ts, which gives the same). Only the text's words that begin like one of the prompt's
+ * stems are stemmed (Porter keeps a word's first two letters).
  */
-export function heldStems(text: string, p: Pick<PromptProfile, "words">, key?: string): Set<string> {
+export function heldStems(text: string, p: Pick<PromptProfile, "words">): Set<string> {
   const out = new Set<string>();
   if (p.words.length === 0) return out;
-  const words = wordsOf(text, key);
-  for (const w of p.words) {
-    const list = words.get(w.stem.slice(0, 2));
-    if (list?.some((x) => stem(x) === w.stem)) out.add(w.stem);
-  }
-  return out;
-}
-
-/** A text's distinct words by their first two letters, cached per chunk content hash (bounded). */
-const wordCache = new Map<string, Map<string, string[]>>();
-const WORD_CACHE = 4_000;
-
-function wordsOf(text: string, key: string | undefined): Map<string, string[]> {
-  const hit = key ? wordCache.get(key) : undefined;
-  if (hit) return hit;
   const byPrefix = new Map<string, string[]>();
   for (const w of new Set(text.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [])) {
     const k = w.slice(0, 2);
@@ -204,11 +190,11 @@ function wordsOf(text: string, key: string | undefined): Map<string, string[]> {
     if (list) list.push(w);
     else byPrefix.set(k, [w]);
   }
-  if (key) {
-    if (wordCache.size >= WORD_CACHE) wordCache.delete(wordCache.keys().next().value!);
-    wordCache.set(key, byPrefix);
+  for (const w of p.words) {
+    const list = byPrefix.get(w.stem.slice(0, 2));
+    if (list?.some((x) => stem(x) === w.stem)) out.add(w.stem);
   }
-  return byPrefix;
+  return out;
 }
 
 /** The evidence that a memory (its text and vector similarity to the prompt) matches the prompt. */
@@ -217,14 +203,12 @@ export function evidenceFor(
   vectorScore: number,
   p: PromptProfile,
   cfg: Pick<RecallConfig, "minCoverage" | "vectorZ">,
-  /** The memory's content hash (caches its words). */
-  key?: string,
 ): Evidence {
-  const stems = heldStems(text, p, key);
-  return judge(stems, vectorScore, p, cfg);
+  return judge(heldStems(text, p), vectorScore, p, cfg);
 }
 
-function judge(
+/** The evidence from the prompt stems a memory holds (heldStems) and its vector similarity. */
+export function judge(
   stems: ReadonlySet<string>,
   vectorScore: number,
   p: PromptProfile,
