@@ -75,15 +75,27 @@ const CONVERSATIONAL = new Set(
 
 /** Vectors sampled per index for the null distribution. */
 const NULL_SAMPLE = 256;
-const nullSamples = new WeakMap<IndexStore, { key: number; vectors: Float32Array[] }>();
+/** The sampled vectors with their squared norms (Σ v², summed as similarityStats always did). */
+interface NullSample {
+  vectors: Float32Array[];
+  norms: Float64Array;
+}
+const nullSamples = new WeakMap<IndexStore, { key: number; sample: NullSample }>();
 
-function sampleOf(store: IndexStore): Float32Array[] {
+function sampleOf(store: IndexStore): NullSample {
   const key = store.ftsTotals().rows;
   const hit = nullSamples.get(store);
-  if (hit && hit.key === key) return hit.vectors;
+  if (hit && hit.key === key) return hit.sample;
   const vectors = store.vectorSample(NULL_SAMPLE);
-  nullSamples.set(store, { key, vectors });
-  return vectors;
+  const sample = { vectors, norms: Float64Array.from(vectors, squaredNorm) };
+  nullSamples.set(store, { key, sample });
+  return sample;
+}
+
+function squaredNorm(v: Float32Array): number {
+  let n = 0;
+  for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
+  return n;
 }
 
 /** Words written as names: capitalised (or all capitals) and not the first word of a sentence. */
@@ -143,7 +155,7 @@ export async function profilePrompt(
   let nullSim: PromptProfile["nullSim"] = null;
   if (provider && store.vectorDims !== null && query.trim() !== "") {
     const sample = sampleOf(store);
-    if (sample.length >= 8) {
+    if (sample.vectors.length >= 8) {
       try {
         const [q] = await (provider.embedQueries ? provider.embedQueries([query]) : provider.embedBatch([query]));
         if (q) nullSim = similarityStats(q, sample);
@@ -155,20 +167,16 @@ export async function profilePrompt(
   return { words, weight, subjects: words.filter((w) => w.subject).map((w) => w.word), chunks, nullSim };
 }
 
-function similarityStats(q: Float32Array, sample: readonly Float32Array[]): { mean: number; sd: number; n: number } {
+function similarityStats(q: Float32Array, sample: NullSample): { mean: number; sd: number; n: number } {
   const sims: number[] = [];
-  for (const v of sample) {
-    if (v.length !== q.length) continue;
+  const nq = squaredNorm(q);
+  sample.vectors.forEach((v, k) => {
+    if (v.length !== q.length) return;
     let dot = 0;
-    let nv = 0;
-    let nq = 0;
-    for (let i = 0; i < q.length; i++) {
-      dot += q[i]! * v[i]!;
-      nv += v[i]! * v[i]!;
-      nq += q[i]! * q[i]!;
-    }
+    for (let i = 0; i < q.length; i++) dot += q[i]! * v[i]!;
+    const nv = sample.norms[k]!;
     sims.push(nv > 0 && nq > 0 ? dot / Math.sqrt(nv * nq) : 0);
-  }
+  });
   const n = sims.length;
   const mean = sims.reduce((s, x) => s + x, 0) / Math.max(1, n);
   const sd = Math.sqrt(sims.reduce((s, x) => s + (x - mean) ** 2, 0) / Math.max(1, n - 1));
