@@ -20,6 +20,8 @@ import { collapseConflictCopies } from "../sync/recall-copies.js";
 export const DEFAULT_RECALL_BUDGET = 2000;
 const EXCERPT = DEFAULT_EXCERPT;
 const DEFAULT_RECALL_CONFIG = RecallSchema.parse({});
+/** The tokens of the block's frame (its open and close tags and the note). */
+const BLOCK_TOKENS = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
 
 export interface RecallRequest {
   query: string;
@@ -61,6 +63,8 @@ interface Packed {
   text: string;
   startLine: number;
   endLine: number;
+  /** Its tokens in the block (the line and its newline). */
+  cost: number;
 }
 
 /**
@@ -131,8 +135,7 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
     );
   }
   timer.lap("record");
-  const overhead = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
-  const used = packed.reduce((n, k) => n + countTokens(k.line) + 1, overhead);
+  const used = packed.reduce((n, k) => n + k.cost, BLOCK_TOKENS);
   const out: RecallResult = {
     context: formatRecallBlock(packed.map((k) => k.line)),
     memories,
@@ -194,7 +197,7 @@ function pack(
   budget: number,
   wholeTop: number,
 ): Packed[] {
-  let used = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
+  let used = BLOCK_TOKENS;
   // Excerpts: show the lines of each chunk that answer the query, so more memories fit the budget.
   // The stems' weights: how many of the kept memories' units hold each query stem.
   const unitDf = new Map<string, number>();
@@ -245,7 +248,7 @@ function pack(
       } while (used + cost > budget && chars > 0);
       if (used + cost > budget) break;
     }
-    out.push({ judged, words: w, line, text: finalText, startLine, endLine });
+    out.push({ judged, words: w, line, text: finalText, startLine, endLine, cost });
     let mark = shown.get(hit.path);
     if (!mark) shown.set(hit.path, (mark = new Set()));
     for (const u of ex.units) mark.add(u.text);
