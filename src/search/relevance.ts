@@ -82,10 +82,17 @@ interface NullSample {
 }
 const nullSamples = new WeakMap<IndexStore, { key: number; sample: NullSample }>();
 
+/**
+ * The index's null sample, read again when the chunk count has moved by a sixteenth since it was
+ * taken (any move while it holds fewer than NULL_SAMPLE vectors): a memory saved on every turn
+ * does not cost each next recall a fresh sample, and the statistic of 256 random memories does
+ * not move with one more.
+ */
 function sampleOf(store: IndexStore): NullSample {
   const key = store.ftsTotals().rows;
   const hit = nullSamples.get(store);
-  if (hit && hit.key === key) return hit.sample;
+  if (hit && (hit.key === key || (hit.sample.vectors.length >= NULL_SAMPLE && Math.abs(key - hit.key) * 16 < hit.key)))
+    return hit.sample;
   const vectors = store.vectorSample(NULL_SAMPLE);
   const sample = { vectors, norms: Float64Array.from(vectors, squaredNorm) };
   nullSamples.set(store, { key, sample });
