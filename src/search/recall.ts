@@ -13,7 +13,7 @@ import { DEFAULT_EXCERPT, contentStems, excerpt, whole } from "./excerpt.js";
 import type { Unit } from "../ingest/units.js";
 import { textScanner, type ScannedText } from "./recall-scan.js";
 import { applyConsolidation, consolidationNote, type AnnotatedHit } from "../consolidate/annotate.js";
-import { wordSet } from "../memory-files/dedupe.js";
+import { PackedWords } from "./recall-overlap.js";
 import { StageTimer } from "./stage-timer.js";
 import { collapseConflictCopies } from "../sync/recall-copies.js";
 
@@ -48,17 +48,8 @@ export interface RecallRequest {
   now?: () => number;
 }
 
-/** Word-overlap similarity |A∩B| / min(|A|,|B|): high when one memory restates the other. */
-export function overlap(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
-  let n = 0;
-  for (const w of a) if (b.has(w)) n++;
-  return n / Math.min(a.size, b.size);
-}
-
 interface Packed {
   judged: Judged;
-  words: Set<string>;
   line: string;
   text: string;
   startLine: number;
@@ -211,6 +202,8 @@ function pack(
   /** Per path, the unit texts shown so far. */
   const shown = new Map<string, Set<string>>();
   const out: Packed[] = [];
+  // Near duplicates (word overlap ≥ 0.75 with a memory packed before) collapse to the first.
+  const packedWords = new PackedWords(0.75);
   for (const judged of kept) {
     if (used >= budget) break;
     const hit = judged.hit;
@@ -228,8 +221,8 @@ function pack(
     // Markdown lines map to file lines; transcript chunk text does not (its lines are JSONL records).
     const startLine = hit.source === "transcript" ? hit.startLine : Math.min(hit.endLine, hit.startLine + ex.firstLine);
     const endLine = hit.source === "transcript" ? hit.endLine : Math.min(hit.endLine, hit.startLine + ex.lastLine);
-    const w = wordSet(text);
-    if (out.some((k) => overlap(k.words, w) >= 0.75)) continue;
+    const words = packedWords.test(text);
+    if (words.repeats) continue;
     const lineOf = (t: string) =>
       formatMemoryLine({ path: hit.path, startLine, endLine, ...(hit.date ? { date: hit.date } : {}), text: t });
     let line = lineOf(text);
@@ -248,7 +241,8 @@ function pack(
       } while (used + cost > budget && chars > 0);
       if (used + cost > budget) break;
     }
-    out.push({ judged, words: w, line, text: finalText, startLine, endLine, cost });
+    out.push({ judged, line, text: finalText, startLine, endLine, cost });
+    words.keep();
     let mark = shown.get(hit.path);
     if (!mark) shown.set(hit.path, (mark = new Set()));
     for (const u of ex.units) mark.add(u.text);
