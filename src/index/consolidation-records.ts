@@ -36,9 +36,16 @@ export interface ConsolidationTables {
  */
 export class ConsolidationRecords {
   private readonly stmts;
+  /** Writes of the tables by this connection (another connection's move PRAGMA data_version). */
+  private writes = 0;
+  /** Whether any mark is recorded, as of a data version and this connection's writes. */
+  private recorded: { version: string; any: boolean } | null = null;
+  private tablesExist = false;
 
   constructor(private readonly db: Database.Database) {
     this.stmts = statements(db, {
+      dataVersion: `PRAGMA data_version`,
+      anyMark: `SELECT EXISTS (SELECT 1 FROM dup_groups) OR EXISTS (SELECT 1 FROM supersessions) OR EXISTS (SELECT 1 FROM reinforcement)`,
       dupsOf: `SELECT lower(hex(chunk_hash)) AS h, lower(hex(canonical_hash)) AS ch, canonical_path AS p, canonical_start AS s, canonical_end AS e, size
        FROM dup_groups WHERE chunk_hash IN (SELECT unhex(value) FROM json_each(?))`,
       supersessionsOf: `SELECT lower(hex(chunk_hash)) AS h, lower(hex(by_hash)) AS bh, by_path AS p, by_start AS s, valid_to AS v, reason
@@ -59,13 +66,27 @@ export class ConsolidationRecords {
   }
 
   private hasTables(): boolean {
-    return tableExists(this.db, "dup_groups");
+    // Tables are only ever added (migrations), so once seen they stay.
+    return (this.tablesExist ||= tableExists(this.db, "dup_groups"));
+  }
+
+  /**
+   * Whether consolidation recorded anything at all: most recalls in a workspace without
+   * duplicates or supersessions then skip the per-table queries. Checked again after this
+   * connection writes the tables or another connection commits anything.
+   */
+  private anyMarks(): boolean {
+    const version = `${this.stmts.dataVersion.pluck().get() as number}:${this.writes}`;
+    if (this.recorded?.version === version) return this.recorded.any;
+    const any = this.hasTables() && !!this.stmts.anyMark.pluck().get();
+    this.recorded = { version, any };
+    return any;
   }
 
   /** What consolidation recorded about these chunk hashes (one query per table). */
   marksFor(hashes: readonly string[]): Map<string, ConsolidationMarks> {
     const out = new Map<string, ConsolidationMarks>();
-    if (hashes.length === 0 || !this.hasTables()) return out;
+    if (hashes.length === 0 || !this.anyMarks()) return out;
     const json = JSON.stringify([...new Set(hashes)]);
     const get = (h: string) => {
       let m = out.get(h);
@@ -113,6 +134,7 @@ export class ConsolidationRecords {
   /** Replaces what the previous run recorded, in one transaction (a crash keeps the previous state). */
   writeTables(t: ConsolidationTables): void {
     const { insertDup: dup, insertReinforcement: rein, insertSupersession: sup } = this.stmts;
+    this.writes++;
     this.db.transaction(() => {
       this.stmts.clearDups.run();
       this.stmts.clearReinforcement.run();

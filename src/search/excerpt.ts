@@ -64,7 +64,7 @@ export function queryStemMatcher(queryStems: ReadonlySet<string>): (text: string
 /** A chunk's units with the query stems each holds (computed once, for excerpt and the stems' weights). */
 export interface ScoredUnits {
   units: Unit[];
-  held: Set<string>[];
+  held: readonly ReadonlySet<string>[];
 }
 
 export function scoreUnits(text: string, held: (text: string) => Set<string>): ScoredUnits {

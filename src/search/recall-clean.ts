@@ -3,6 +3,9 @@
  * promotion notes), without markdown layout (heading hashes, bullets, rules, table pipes, blank
  * lines) and without runs of whitespace. Words, numbers, brackets and tags (#ops) stay.
  */
+const MARK_FIRST = /^\s*[-*+>\d]/;
+const RULE_FIRST = /^[-*_=~·:]/;
+
 export function cleanMemoryText(text: string): string {
   // Each rewrite runs only on lines holding its trigger: recall cleans every line it injects.
   const noComments = text.includes("<!--") ? text.replace(/<!--[\s\S]*?(?:-->|$)/g, " ") : text;
@@ -10,14 +13,17 @@ export function cleanMemoryText(text: string): string {
   for (const raw of noComments.split("\n")) {
     let l = raw;
     if (l.includes("#")) l = l.replace(/^\s{0,3}#{1,6}\s+/, ""); // heading hashes
-    l = l
-      .replace(/^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?/, "") // bullets, numbers, task boxes
-      .replace(/^\s*>\s?/, ""); // quotes
+    // Bullets, numbers, task boxes and quotes begin with a mark after the indentation.
+    if (MARK_FIRST.test(l))
+      l = l
+        .replace(/^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?/, "") // bullets, numbers, task boxes
+        .replace(/^\s*>\s?/, ""); // quotes
     if (l.includes("|")) l = l.replace(/\s*\|\s*/g, (m, at: number) => (at === 0 ? "" : " · ")); // table pipes
     if (l.includes("·")) l = l.replace(/(?:\s*·\s*)+$/, "");
     if (l.includes("  ") || l.includes("\t") || l.includes("\u00a0")) l = l.replace(/[ \t\u00a0]+/g, " ");
     l = l.trim();
-    if (/^(?:[-*_=~·]\s*){3,}$/.test(l) || /^:?-{3,}:?(?:\s*·\s*:?-{3,}:?)*$/.test(l)) l = ""; // rules, table separators
+    // Rules and table separators are made of these marks only.
+    if (RULE_FIRST.test(l) && (/^(?:[-*_=~·]\s*){3,}$/.test(l) || /^:?-{3,}:?(?:\s*·\s*:?-{3,}:?)*$/.test(l))) l = "";
     if (l !== "") lines.push(l);
   }
   return lines.join("\n");

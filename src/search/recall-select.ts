@@ -2,7 +2,7 @@ import type { RecallConfig } from "../config/schema.js";
 import type { AnnotatedHit } from "../consolidate/annotate.js";
 import { inWindows, type DateWindow } from "./dates.js";
 import { isGathering, spreadByGroup } from "./recall-gather.js";
-import { evidenceFor, type Evidence, type PromptProfile } from "./relevance.js";
+import { judge, type Evidence, type PromptProfile } from "./relevance.js";
 
 /** A candidate with the decision about it. */
 export interface Judged {
@@ -40,10 +40,16 @@ export function selectMemories(
   cfg: RecallConfig,
   query: string,
   windows: readonly DateWindow[],
+  opts: {
+    /** The prompt's stems a hit's text holds (relevance.ts heldStems; recall-scan.ts reads them with the rest). */
+    promptStems: (hit: AnnotatedHit) => ReadonlySet<string>;
+    /** Write each candidate's reason (for explain; otherwise left empty). */
+    explain: boolean;
+  },
 ): Selection {
   const judged: Judged[] = hits.map((hit) => {
     const dateMatch = windows.length > 0 && !!hit.date && inWindows(hit.date, windows);
-    const evidence = evidenceFor(hit.text ?? hit.snippet, hit.vectorScore, profile, cfg, hit.hash);
+    const evidence = judge(opts.promptStems(hit), hit.vectorScore, profile, cfg);
     return { hit, score: hit.score + (dateMatch ? cfg.dateWeight : 0), evidence, dateMatch, kept: false, reason: "" };
   });
   judged.sort((a, b) => b.score - a.score);
@@ -51,7 +57,7 @@ export function selectMemories(
   if (cfg.relevance === "off") {
     for (const j of judged) {
       j.kept = true;
-      j.reason = "relevance off";
+      if (opts.explain) j.reason = "relevance off";
     }
     return { kept: order(judged, gathering, cfg), all: judged, gathering };
   }
@@ -73,20 +79,19 @@ export function selectMemories(
       judged.length === 0
         ? "no candidate memories"
         : `no memory matches the prompt: best word coverage ${f2(cov)} (needs ${cfg.minCoverage} with a topical word), best vector z ${f2(z)} (needs ${cfg.vectorZ}), and it names none of the memory's subjects`;
-    for (const j of judged) j.reason = describe(j, cfg, "not relevant");
+    if (opts.explain) for (const j of judged) j.reason = describe(j, cfg, "not relevant");
     return { kept: [], all: judged, gathering, empty };
   }
   // Neighbours of a match: memories that search ranks nearly as high.
   const floor = best.score * cfg.keepRatio;
   for (const j of judged) {
-    if (relevant(j)) {
-      j.kept = true;
-      j.reason = describe(j, cfg, "relevant");
-    } else if (j.score >= floor) {
-      j.kept = true;
+    const isRelevant = relevant(j);
+    j.kept = isRelevant || j.score >= floor;
+    if (!opts.explain) continue;
+    if (isRelevant) j.reason = describe(j, cfg, "relevant");
+    else if (j.kept)
       j.reason = `${describe(j, cfg, "kept")}; score ${f2(j.score)} ≥ ${cfg.keepRatio} × best ${f2(best.score)}${relevant(best) ? "" : ` (the prompt names the memory's subject: ${profile.subjects.join(", ")})`}`;
-    } else
-      j.reason = `${describe(j, cfg, "dropped")}; score ${f2(j.score)} < ${cfg.keepRatio} × best ${f2(best.score)}`;
+    else j.reason = `${describe(j, cfg, "dropped")}; score ${f2(j.score)} < ${cfg.keepRatio} × best ${f2(best.score)}`;
   }
   return {
     kept: order(

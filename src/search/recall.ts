@@ -9,24 +9,19 @@ import { selectMemories, type Judged } from "./recall-select.js";
 import { profilePrompt, type PromptProfile } from "./relevance.js";
 import { parseDates } from "./dates.js";
 import type { Searcher } from "./searcher.js";
-import {
-  DEFAULT_EXCERPT,
-  contentStems,
-  excerpt,
-  queryStemMatcher,
-  scoreUnits,
-  whole,
-  type ScoredUnits,
-} from "./excerpt.js";
+import { DEFAULT_EXCERPT, contentStems, excerpt, whole } from "./excerpt.js";
 import type { Unit } from "../ingest/units.js";
+import { textScanner, type ScannedText } from "./recall-scan.js";
 import { applyConsolidation, consolidationNote, type AnnotatedHit } from "../consolidate/annotate.js";
-import { wordSet } from "../memory-files/dedupe.js";
+import { PackedWords } from "./recall-overlap.js";
 import { StageTimer } from "./stage-timer.js";
 import { collapseConflictCopies } from "../sync/recall-copies.js";
 
 export const DEFAULT_RECALL_BUDGET = 2000;
 const EXCERPT = DEFAULT_EXCERPT;
 const DEFAULT_RECALL_CONFIG = RecallSchema.parse({});
+/** The tokens of the block's frame (its open and close tags and the note). */
+const BLOCK_TOKENS = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
 
 export interface RecallRequest {
   query: string;
@@ -53,21 +48,14 @@ export interface RecallRequest {
   now?: () => number;
 }
 
-/** Word-overlap similarity |A∩B| / min(|A|,|B|): high when one memory restates the other. */
-export function overlap(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
-  let n = 0;
-  for (const w of a) if (b.has(w)) n++;
-  return n / Math.min(a.size, b.size);
-}
-
 interface Packed {
   judged: Judged;
-  words: Set<string>;
   line: string;
   text: string;
   startLine: number;
   endLine: number;
+  /** Its tokens in the block (the line and its newline). */
+  cost: number;
 }
 
 /**
@@ -97,9 +85,22 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
   // The words of a date ("last week") are the date preference's, not topic words.
   const topic = windows.reduce((q, w) => q.split(w.text).join(" "), req.query);
   const profile = await profilePrompt(topic, req.query, store, res.mode === "keyword" ? null : searcher.provider, cfg);
-  const selection = selectMemories(hits, profile, cfg, req.query, windows);
+  timer.lap("relevance");
+  // Each candidate's text is read once, for the decision and the packing (recall-scan.ts).
+  const queryStems = new Set(contentStems(req.query));
+  const scanner = textScanner({ query: queryStems, prompt: new Set(profile.words.map((w) => w.stem)) });
+  const scans = new Map<AnnotatedHit, ScannedText>();
+  const scanOf = (hit: AnnotatedHit): ScannedText => {
+    let s = scans.get(hit);
+    if (!s) scans.set(hit, (s = scanner(hit.text ?? hit.snippet)));
+    return s;
+  };
+  const selection = selectMemories(hits, profile, cfg, req.query, windows, {
+    promptStems: (hit) => scanOf(hit).promptStems,
+    explain: req.explain ?? false,
+  });
   timer.lap("select");
-  const packed = pack(selection.kept, req.query, budget, cfg.wholeTop);
+  const packed = pack(selection.kept, queryStems, (j) => scanOf(j.hit), budget, cfg.wholeTop);
   const memories: RecalledMemory[] = packed.map((k) => ({
     path: k.judged.hit.path,
     startLine: k.startLine,
@@ -125,8 +126,7 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
     );
   }
   timer.lap("record");
-  const overhead = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
-  const used = packed.reduce((n, k) => n + countTokens(k.line) + 1, overhead);
+  const used = packed.reduce((n, k) => n + k.cost, BLOCK_TOKENS);
   const out: RecallResult = {
     context: formatRecallBlock(packed.map((k) => k.line)),
     memories,
@@ -181,31 +181,37 @@ function explainOf(
 }
 
 /** The kept memories that fit the budget, as block lines: the best few whole, the rest as excerpts. */
-function pack(kept: readonly Judged[], query: string, budget: number, wholeTop: number): Packed[] {
-  let used = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
+function pack(
+  kept: readonly Judged[],
+  queryStems: ReadonlySet<string>,
+  scanOf: (j: Judged) => ScannedText,
+  budget: number,
+  wholeTop: number,
+): Packed[] {
+  let used = BLOCK_TOKENS;
   // Excerpts: show the lines of each chunk that answer the query, so more memories fit the budget.
-  const queryStems = new Set(contentStems(query));
-  const held = queryStemMatcher(queryStems);
-  // Each memory's units and the query stems each holds, once (for the stems' weights and excerpt).
-  const scored = new Map<Judged, ScoredUnits>();
+  // The stems' weights: how many of the kept memories' units hold each query stem.
   const unitDf = new Map<string, number>();
   let unitCount = 0;
   for (const judged of kept) {
-    const s = scoreUnits(judged.hit.text ?? judged.hit.snippet, held);
-    scored.set(judged, s);
+    const s = scanOf(judged);
     unitCount += s.units.length;
     for (const stems of s.held) for (const st of stems) unitDf.set(st, (unitDf.get(st) ?? 0) + 1);
   }
   const idf = (st: string) => Math.log(1 + unitCount / (1 + (unitDf.get(st) ?? 0)));
-  const shown = new Set<string>();
+  /** Per path, the unit texts shown so far. */
+  const shown = new Map<string, Set<string>>();
   const out: Packed[] = [];
+  // Near duplicates (word overlap ≥ 0.75 with a memory packed before) collapse to the first.
+  const packedWords = new PackedWords(0.75);
   for (const judged of kept) {
     if (used >= budget) break;
     const hit = judged.hit;
     const full = hit.text ?? hit.snippet;
     // Lines (or messages) an overlapping chunk of the same file already showed are not repeated.
-    const isShown = (u: Unit) => shown.has(`${hit.path}\0${u.text}`);
-    const s = scored.get(judged)!;
+    const shownHere = shown.get(hit.path);
+    const isShown = shownHere ? (u: Unit) => shownHere.has(u.text) : () => false;
+    const s = scanOf(judged);
     const ex =
       out.length >= wholeTop ? excerpt(full, queryStems, idf, EXCERPT, isShown, s) : whole(full, isShown, s.units);
     if (!ex || ex.units.length === 0) continue;
@@ -215,8 +221,8 @@ function pack(kept: readonly Judged[], query: string, budget: number, wholeTop: 
     // Markdown lines map to file lines; transcript chunk text does not (its lines are JSONL records).
     const startLine = hit.source === "transcript" ? hit.startLine : Math.min(hit.endLine, hit.startLine + ex.firstLine);
     const endLine = hit.source === "transcript" ? hit.endLine : Math.min(hit.endLine, hit.startLine + ex.lastLine);
-    const w = wordSet(text);
-    if (out.some((k) => overlap(k.words, w) >= 0.75)) continue;
+    const words = packedWords.test(text);
+    if (words.repeats) continue;
     const lineOf = (t: string) =>
       formatMemoryLine({ path: hit.path, startLine, endLine, ...(hit.date ? { date: hit.date } : {}), text: t });
     let line = lineOf(text);
@@ -235,8 +241,11 @@ function pack(kept: readonly Judged[], query: string, budget: number, wholeTop: 
       } while (used + cost > budget && chars > 0);
       if (used + cost > budget) break;
     }
-    out.push({ judged, words: w, line, text: finalText, startLine, endLine });
-    for (const u of ex.units) shown.add(`${hit.path}\0${u.text}`);
+    out.push({ judged, line, text: finalText, startLine, endLine, cost });
+    words.keep();
+    let mark = shown.get(hit.path);
+    if (!mark) shown.set(hit.path, (mark = new Set()));
+    for (const u of ex.units) mark.add(u.text);
     used += cost;
   }
   return out;

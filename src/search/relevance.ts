@@ -75,15 +75,34 @@ const CONVERSATIONAL = new Set(
 
 /** Vectors sampled per index for the null distribution. */
 const NULL_SAMPLE = 256;
-const nullSamples = new WeakMap<IndexStore, { key: number; vectors: Float32Array[] }>();
+/** The sampled vectors with their squared norms (Σ v², summed as similarityStats always did). */
+interface NullSample {
+  vectors: Float32Array[];
+  norms: Float64Array;
+}
+const nullSamples = new WeakMap<IndexStore, { key: number; sample: NullSample }>();
 
-function sampleOf(store: IndexStore): Float32Array[] {
+/**
+ * The index's null sample, read again when the chunk count has moved by a sixteenth since it was
+ * taken (any move while it holds fewer than NULL_SAMPLE vectors): a memory saved on every turn
+ * does not cost each next recall a fresh sample, and the statistic of 256 random memories does
+ * not move with one more.
+ */
+function sampleOf(store: IndexStore): NullSample {
   const key = store.ftsTotals().rows;
   const hit = nullSamples.get(store);
-  if (hit && hit.key === key) return hit.vectors;
+  if (hit && (hit.key === key || (hit.sample.vectors.length >= NULL_SAMPLE && Math.abs(key - hit.key) * 16 < hit.key)))
+    return hit.sample;
   const vectors = store.vectorSample(NULL_SAMPLE);
-  nullSamples.set(store, { key, vectors });
-  return vectors;
+  const sample = { vectors, norms: Float64Array.from(vectors, squaredNorm) };
+  nullSamples.set(store, { key, sample });
+  return sample;
+}
+
+function squaredNorm(v: Float32Array): number {
+  let n = 0;
+  for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
+  return n;
 }
 
 /** Words written as names: capitalised (or all capitals) and not the first word of a sentence. */
@@ -143,7 +162,7 @@ export async function profilePrompt(
   let nullSim: PromptProfile["nullSim"] = null;
   if (provider && store.vectorDims !== null && query.trim() !== "") {
     const sample = sampleOf(store);
-    if (sample.length >= 8) {
+    if (sample.vectors.length >= 8) {
       try {
         const [q] = await (provider.embedQueries ? provider.embedQueries([query]) : provider.embedBatch([query]));
         if (q) nullSim = similarityStats(q, sample);
@@ -155,20 +174,16 @@ export async function profilePrompt(
   return { words, weight, subjects: words.filter((w) => w.subject).map((w) => w.word), chunks, nullSim };
 }
 
-function similarityStats(q: Float32Array, sample: readonly Float32Array[]): { mean: number; sd: number; n: number } {
+function similarityStats(q: Float32Array, sample: NullSample): { mean: number; sd: number; n: number } {
   const sims: number[] = [];
-  for (const v of sample) {
-    if (v.length !== q.length) continue;
+  const nq = squaredNorm(q);
+  sample.vectors.forEach((v, k) => {
+    if (v.length !== q.length) return;
     let dot = 0;
-    let nv = 0;
-    let nq = 0;
-    for (let i = 0; i < q.length; i++) {
-      dot += q[i]! * v[i]!;
-      nv += v[i]! * v[i]!;
-      nq += q[i]! * q[i]!;
-    }
+    for (let i = 0; i < q.length; i++) dot += q[i]! * v[i]!;
+    const nv = sample.norms[k]!;
     sims.push(nv > 0 && nq > 0 ? dot / Math.sqrt(nv * nq) : 0);
-  }
+  });
   const n = sims.length;
   const mean = sims.reduce((s, x) => s + x, 0) / Math.max(1, n);
   const sd = Math.sqrt(sims.reduce((s, x) => s + (x - mean) ** 2, 0) / Math.max(1, n - 1));
@@ -176,27 +191,13 @@ function similarityStats(q: Float32Array, sample: readonly Float32Array[]): { me
 }
 
 /**
- * The prompt's stems a text holds. Only the text's words that begin like one of the prompt's
- * stems are stemmed (Porter keeps a word's first two letters), so a long memory costs little.
+ * The prompt's stems a text holds (the plain computation; recall reads each candidate once with
+ * recall-scan.ts, which gives the same). Only the text's words that begin like one of the prompt's
+ * stems are stemmed (Porter keeps a word's first two letters).
  */
-export function heldStems(text: string, p: Pick<PromptProfile, "words">, key?: string): Set<string> {
+export function heldStems(text: string, p: Pick<PromptProfile, "words">): Set<string> {
   const out = new Set<string>();
   if (p.words.length === 0) return out;
-  const words = wordsOf(text, key);
-  for (const w of p.words) {
-    const list = words.get(w.stem.slice(0, 2));
-    if (list?.some((x) => stem(x) === w.stem)) out.add(w.stem);
-  }
-  return out;
-}
-
-/** A text's distinct words by their first two letters, cached per chunk content hash (bounded). */
-const wordCache = new Map<string, Map<string, string[]>>();
-const WORD_CACHE = 4_000;
-
-function wordsOf(text: string, key: string | undefined): Map<string, string[]> {
-  const hit = key ? wordCache.get(key) : undefined;
-  if (hit) return hit;
   const byPrefix = new Map<string, string[]>();
   for (const w of new Set(text.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [])) {
     const k = w.slice(0, 2);
@@ -204,11 +205,11 @@ function wordsOf(text: string, key: string | undefined): Map<string, string[]> {
     if (list) list.push(w);
     else byPrefix.set(k, [w]);
   }
-  if (key) {
-    if (wordCache.size >= WORD_CACHE) wordCache.delete(wordCache.keys().next().value!);
-    wordCache.set(key, byPrefix);
+  for (const w of p.words) {
+    const list = byPrefix.get(w.stem.slice(0, 2));
+    if (list?.some((x) => stem(x) === w.stem)) out.add(w.stem);
   }
-  return byPrefix;
+  return out;
 }
 
 /** The evidence that a memory (its text and vector similarity to the prompt) matches the prompt. */
@@ -217,14 +218,12 @@ export function evidenceFor(
   vectorScore: number,
   p: PromptProfile,
   cfg: Pick<RecallConfig, "minCoverage" | "vectorZ">,
-  /** The memory's content hash (caches its words). */
-  key?: string,
 ): Evidence {
-  const stems = heldStems(text, p, key);
-  return judge(stems, vectorScore, p, cfg);
+  return judge(heldStems(text, p), vectorScore, p, cfg);
 }
 
-function judge(
+/** The evidence from the prompt stems a memory holds (heldStems) and its vector similarity. */
+export function judge(
   stems: ReadonlySet<string>,
   vectorScore: number,
   p: PromptProfile,

@@ -1,0 +1,161 @@
+import { units, type Unit } from "../ingest/units.js";
+import { stem } from "./excerpt.js";
+import { STOP_WORDS } from "./keyword/index.js";
+
+/**
+ * A candidate memory's text as recall needs it, read once per recall: its units (lines or
+ * messages) with the query stems each holds (for the stems' weights and the excerpt), and the
+ * prompt's stems the whole text holds (for the relevance decision). One lowercasing and one pass
+ * over the words serve both, and a word is stemmed only when it begins like a stem of either set
+ * (Porter keeps a word's first two letters), so a long memory costs little.
+ */
+export interface ScannedText {
+  units: Unit[];
+  /** Per unit, the query stems it holds: what queryStemMatcher(query)(unit.text) gives. */
+  held: ReadonlySet<string>[];
+  /** The prompt's stems the text holds: what heldStems(text, profile) gives. */
+  promptStems: ReadonlySet<string>;
+}
+
+export interface ScanStems {
+  /** The query's content stems (contentStems(query)), matched per unit (excerpt.ts queryStemMatcher's rule). */
+  query: ReadonlySet<string>;
+  /** The prompt profile's word stems, matched over the whole text (relevance.ts heldStems' rule). */
+  prompt: ReadonlySet<string>;
+}
+
+const WORDS = /[\p{L}\p{N}]+/gu;
+const EMPTY: ReadonlySet<string> = new Set();
+
+/** Whether a code point is a word character (`[\p{L}\p{N}]`, what WORDS matches), memoised per BMP unit. */
+const bmpWord = new Uint8Array(0x10000);
+const ONE_WORD_CHAR = /^[\p{L}\p{N}]$/u;
+function isWordCp(cp: number): boolean {
+  if (cp < 0x80) return (cp >= 0x61 && cp <= 0x7a) || (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a);
+  if (cp >= 0x10000) return ONE_WORD_CHAR.test(String.fromCodePoint(cp));
+  let v = bmpWord[cp]!;
+  if (v === 0) bmpWord[cp] = v = ONE_WORD_CHAR.test(String.fromCharCode(cp)) ? 1 : 2;
+  return v === 1;
+}
+
+const isHigh = (c: number) => c >= 0xd800 && c < 0xdc00;
+const isLow = (c: number) => c >= 0xdc00 && c < 0xe000;
+
+/** The code point at `i` (a surrogate pair read whole) and its length in UTF-16 units. */
+function cpAt(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  if (isHigh(c) && i + 1 < s.length) {
+    const d = s.charCodeAt(i + 1);
+    if (isLow(d)) return (c - 0xd800) * 0x400 + (d - 0xdc00) + 0x10000;
+  }
+  return c;
+}
+
+/** Whether a word (a maximal run of WORDS) starts at `i`, and where it ends (-1: none starts there). */
+function wordEndAt(s: string, i: number): number {
+  if (i > 0) {
+    // `i` begins a stem's prefix, so never the second half of a surrogate pair.
+    const prev = s.charCodeAt(i - 1);
+    const before = isLow(prev) && i >= 2 && isHigh(s.charCodeAt(i - 2)) ? cpAt(s, i - 2) : prev;
+    if (isWordCp(before)) return -1;
+  }
+  let j = i;
+  while (j < s.length) {
+    const cp = cpAt(s, j);
+    if (!isWordCp(cp)) break;
+    j += cp >= 0x10000 ? 2 : 1;
+  }
+  return j > i ? j : -1;
+}
+
+/** The first two UTF-16 units of a word as one number (one unit: that unit alone), without slicing. */
+function prefixKey(s: string, at: number, end: number): number {
+  return end - at >= 2 ? s.charCodeAt(at) * 0x10000 + s.charCodeAt(at + 1) : s.charCodeAt(at) + 0x1_0000_0000;
+}
+
+function prefixesOf(stems: ReadonlySet<string>): { keys: Set<number>; all: boolean } {
+  const keys = new Set<number>();
+  let all = false;
+  for (const st of stems) {
+    if (st.length < 2) all = true;
+    else keys.add(prefixKey(st, 0, st.length));
+  }
+  return { keys, all };
+}
+
+/**
+ * The start and end of each word of `lower` that begins with one of `prefixes` (two UTF-16 units
+ * each), in text order: found with indexOf, so the other words cost nothing.
+ */
+function wordsWithPrefixes(lower: string, prefixes: readonly string[]): number[] {
+  const found: number[] = [];
+  for (const pre of prefixes) {
+    for (let i = lower.indexOf(pre); i !== -1; i = lower.indexOf(pre, i + 1)) {
+      const end = wordEndAt(lower, i);
+      if (end !== -1) found.push(i, end);
+    }
+  }
+  if (prefixes.length < 2) return found;
+  // Text order (two prefixes never start the same word).
+  const order = Array.from({ length: found.length / 2 }, (_, k) => k).sort((a, b) => found[2 * a]! - found[2 * b]!);
+  return order.flatMap((k) => [found[2 * k]!, found[2 * k + 1]!]);
+}
+
+/** Every word of `lower` (start and end), in text order. */
+function allWords(lower: string): number[] {
+  const found: number[] = [];
+  WORDS.lastIndex = 0;
+  for (let m = WORDS.exec(lower); m !== null; m = WORDS.exec(lower)) found.push(m.index, m.index + m[0].length);
+  return found;
+}
+
+/** A scanner for one recall's stems: scan(text) of each candidate. */
+export function textScanner(stems: ScanStems): (text: string) => ScannedText {
+  const q = prefixesOf(stems.query);
+  const p = prefixesOf(stems.prompt);
+  const anyQuery = stems.query.size > 0;
+  const anyPrompt = stems.prompt.size > 0;
+  // A one-letter query stem matches words of any beginning: then every word is read.
+  const prefixes = q.all
+    ? null
+    : [...new Set([...q.keys, ...p.keys])].map((k) => String.fromCharCode(Math.floor(k / 0x10000), k % 0x10000));
+  return (text) => {
+    const us = units(text);
+    const held: ReadonlySet<string>[] = us.map(() => EMPTY);
+    const promptStems = new Set<string>();
+    if (!anyQuery && !anyPrompt) return { units: us, held, promptStems };
+    // Which unit each line belongs to (blank lines: none).
+    const lineUnit: number[] = [];
+    us.forEach((u, k) => {
+      for (let l = u.line; l < u.line + u.lines; l++) lineUnit[l] = k;
+    });
+    // Lowercasing keeps the lines (it never adds or removes a newline), so words map to lines.
+    const lower = text.toLowerCase();
+    const words = prefixes ? wordsWithPrefixes(lower, prefixes) : allWords(lower);
+    let line = 0;
+    let nextBreak = lower.indexOf("\n");
+    for (let k = 0; k < words.length; k += 2) {
+      const at = words[k]!;
+      const end = words[k + 1]!;
+      const key = prefixKey(lower, at, end);
+      const forQuery = anyQuery && (q.all || q.keys.has(key));
+      // heldStems reads words of at least two code points (one astral letter is two units).
+      const forPrompt = anyPrompt && p.keys.has(key) && !(end - at === 2 && isHigh(lower.charCodeAt(at)));
+      if (!forQuery && !forPrompt) continue;
+      while (nextBreak !== -1 && nextBreak < at) {
+        line++;
+        nextBreak = lower.indexOf("\n", nextBreak + 1);
+      }
+      const w = lower.slice(at, end);
+      const st = stem(w);
+      if (forPrompt && stems.prompt.has(st) && prefixKey(st, 0, st.length) === key) promptStems.add(st);
+      if (forQuery && stems.query.has(st) && !STOP_WORDS.has(w)) {
+        const u = lineUnit[line];
+        if (u === undefined) continue;
+        const set = held[u] === EMPTY ? (held[u] = new Set<string>()) : held[u];
+        (set as Set<string>).add(st);
+      }
+    }
+    return { units: us, held, promptStems };
+  };
+}

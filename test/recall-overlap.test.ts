@@ -1,0 +1,60 @@
+/**
+ * Recall leaves out a memory whose words mostly repeat one it packed before (overlap
+ * |A∩B| / min(|A|,|B|) ≥ 0.75). The shared word map (recall-overlap.ts) must decide what
+ * comparing word sets pairwise decides, on random memories that often restate each other.
+ */
+import { describe, expect, it } from "vitest";
+import { wordSet } from "../src/memory-files/dedupe.js";
+import { PackedWords } from "../src/search/recall-overlap.js";
+import { mulberry32 } from "../src/util/prng.js";
+
+const VOCAB = [
+  "deploy",
+  "Deploy",
+  "friday",
+  "tuesday",
+  "ops",
+  "café",
+  "CAFÉ",
+  "2026",
+  "x1",
+  "the",
+  "a",
+  "standup",
+  "notes",
+];
+
+function plainOverlap(a: Set<string>, b: Set<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  let n = 0;
+  for (const w of a) if (b.has(w)) n++;
+  return n / Math.min(a.size, b.size);
+}
+
+describe("recall's near-duplicate test", () => {
+  it("keeps and drops the memories that pairwise word-set overlap keeps and drops", () => {
+    const r = mulberry32(75);
+    for (let t = 0; t < 300; t++) {
+      const packed = new PackedWords(0.75);
+      const plain: Set<string>[] = [];
+      const base = Array.from({ length: 1 + Math.floor(r() * 8) }, () => VOCAB[Math.floor(r() * VOCAB.length)]!);
+      for (let m = 0; m < 12; m++) {
+        // Restate the base with a few changes, or say something else, or nothing at all.
+        const words =
+          r() < 0.1
+            ? []
+            : r() < 0.6
+              ? base.map((w) => (r() < 0.25 ? VOCAB[Math.floor(r() * VOCAB.length)]! : w))
+              : Array.from({ length: 1 + Math.floor(r() * 6) }, () => VOCAB[Math.floor(r() * VOCAB.length)]!);
+        const text = words.join(r() < 0.5 ? " " : ", ") + (r() < 0.2 ? " — ⏎ …" : "");
+        const want = plain.some((p) => plainOverlap(p, wordSet(text)) >= 0.75);
+        const got = packed.test(text);
+        expect(got.repeats).toBe(want);
+        if (!want && r() < 0.8) {
+          got.keep();
+          plain.push(wordSet(text));
+        }
+      }
+    }
+  });
+});
