@@ -9,6 +9,8 @@ export interface VectorProbe {
   vectors: number;
   k: number;
   exact: { p50: number; p95: number };
+  /** The in-memory matrix (the default path up to MEMORY_MATRIX_MAX): latency, MB held, queries whose result differs from sqlite-vec's. */
+  memory?: { p50: number; p95: number; mb: number; differing: number };
   quantized?: { p50: number; p95: number; overlapAt10: number; overlapAtK: number };
 }
 
@@ -41,6 +43,24 @@ export async function vectorProbe(indexDir: string, queries: string[], k = 24): 
       `  vector KNN, exact (sqlite-vec float, k=${k}, ${vectors} vectors): p50 ${fmtMs(out.exact.p50)}, p95 ${fmtMs(out.exact.p95)}`,
     );
     if (store.supportsQuantized) {
+      const loadStart = performance.now();
+      store.vectorSearch(vecs[0]!, k, { path: "memory" }); // loads the matrix
+      const loadMs = performance.now() - loadStart;
+      const mLat: number[] = [];
+      let differing = 0;
+      vecs.forEach((v, i) => {
+        const t = performance.now();
+        const hits = store.vectorSearch(v, k, { path: "memory" });
+        mLat.push(performance.now() - t);
+        const ex = exactIds[i]!;
+        if (hits.length !== ex.length || hits.some((h, j) => h.id !== ex[j])) differing++;
+      });
+      const mb = (store.vectors.memoryUse?.bytes ?? 0) / 1e6;
+      out.memory = { p50: median(mLat), p95: percentile(mLat, 95), mb, differing };
+      console.log(
+        `  vector KNN, in memory (${mb.toFixed(1)} MB, loaded in ${fmtMs(loadMs)}): p50 ${fmtMs(out.memory.p50)}, p95 ${fmtMs(out.memory.p95)}; ` +
+          `${differing} of ${vecs.length} queries list other ids than sqlite-vec (or equal distances in another order)`,
+      );
       store.vectorSearch(vecs[0]!, k, { path: "quantized" }); // loads the codes
       const qLat: number[] = [];
       let o10 = 0;
