@@ -83,6 +83,9 @@ function prefixesOf(stems: ReadonlySet<string>): { keys: Set<number>; all: boole
   return { keys, all };
 }
 
+/** Words are kept as start × WORD_SPAN + length: one number each, sorted natively into text order. */
+const WORD_SPAN = 2 ** 21;
+
 /**
  * The start and end of each word of `lower` that begins with one of `prefixes` (two UTF-16 units
  * each), in text order: found with indexOf, so the other words cost nothing.
@@ -92,13 +95,18 @@ function wordsWithPrefixes(lower: string, prefixes: readonly string[]): number[]
   for (const pre of prefixes) {
     for (let i = lower.indexOf(pre); i !== -1; i = lower.indexOf(pre, i + 1)) {
       const end = wordEndAt(lower, i);
-      if (end !== -1) found.push(i, end);
+      if (end !== -1) found.push(i * WORD_SPAN + (end - i));
     }
   }
-  if (prefixes.length < 2) return found;
   // Text order (two prefixes never start the same word).
-  const order = Array.from({ length: found.length / 2 }, (_, k) => k).sort((a, b) => found[2 * a]! - found[2 * b]!);
-  return order.flatMap((k) => [found[2 * k]!, found[2 * k + 1]!]);
+  const sorted = prefixes.length > 1 ? Float64Array.from(found).sort() : found;
+  const out: number[] = new Array<number>(2 * sorted.length);
+  for (let k = 0; k < sorted.length; k++) {
+    const at = Math.floor(sorted[k]! / WORD_SPAN);
+    out[2 * k] = at;
+    out[2 * k + 1] = at + (sorted[k]! % WORD_SPAN);
+  }
+  return out;
 }
 
 /** Every word of `lower` (start and end), in text order. */
@@ -131,7 +139,8 @@ export function textScanner(stems: ScanStems): (text: string) => ScannedText {
     });
     // Lowercasing keeps the lines (it never adds or removes a newline), so words map to lines.
     const lower = text.toLowerCase();
-    const words = prefixes ? wordsWithPrefixes(lower, prefixes) : allWords(lower);
+    // (A text of more than WORD_SPAN units, which no chunk is, is read word by word.)
+    const words = prefixes && lower.length < WORD_SPAN ? wordsWithPrefixes(lower, prefixes) : allWords(lower);
     let line = 0;
     let nextBreak = lower.indexOf("\n");
     for (let k = 0; k < words.length; k += 2) {

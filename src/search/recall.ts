@@ -36,7 +36,7 @@ export interface RecallRequest {
   includeHistory?: boolean;
   /** Never MEMORY.md / USER.md, whatever the scope: the host already has them in its prompt. */
   excludeCurated?: boolean;
-  /** Return the wall time of each stage (the search's stages, consolidation, select, pack, record). */
+  /** Return the wall time of each stage (the search's stages, consolidation, relevance, select, pack, record). */
   timings?: boolean;
   /** Say why each memory was kept or dropped. */
   explain?: boolean;

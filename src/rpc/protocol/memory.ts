@@ -99,7 +99,7 @@ export interface RecallResult {
   memories: RecalledMemory[];
   memory_count: number;
   tokens_used: number;
-  /** With `timings`: ms per stage (the search's, then consolidation, pack, record) and total. */
+  /** With `timings`: ms per stage (the search's, then consolidation, relevance, select, pack, record) and total. */
   timings?: Record<string, number>;
   /** With explain: why each memory was kept or dropped. */
   explain?: RecallExplain;
