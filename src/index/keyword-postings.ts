@@ -157,7 +157,10 @@ export class KeywordPostings {
     if (this.loading || this.closed || !this.enabled) return;
     this.loading = this.load()
       .catch((e: unknown) => {
+        // Not tried again on every query: the SQL path serves from now on.
         this.lastError = e instanceof Error ? e.message : String(e);
+        this.enabled = false;
+        this.changes = [];
       })
       .finally(() => {
         this.loading = null;
