@@ -31,7 +31,8 @@ function randomFiles(seed: number): Record<string, string> {
   return files;
 }
 
-async function indexed(files: Record<string, string>) {
+/** An indexed workspace; `warm`: its chunk metadata loaded as the daemon does (else read per lookup at first). */
+async function indexed(files: Record<string, string>, warm = true) {
   const root = tempDir();
   writeFiles(root, files);
   const dbPath = join(tempDir(), "i.sqlite");
@@ -43,6 +44,7 @@ async function indexed(files: Record<string, string>) {
     chunking: { maxTokens: 60, overlapTokens: 10 },
   });
   await indexer.sync();
+  if (warm) store.warmChunkMeta();
   return { root, dbPath, store, indexer };
 }
 
@@ -64,10 +66,11 @@ function expectInStep(store: IndexStore): void {
 }
 
 describe("chunk metadata in memory", () => {
-  it("says what the chunk rows say, on random workspaces, importance annotations included", async () => {
+  it("says what the chunk rows say, on random workspaces, importance annotations included (before and after loading)", async () => {
     for (const seed of [1, 2, 3]) {
-      const { store } = await indexed(randomFiles(seed));
-      expectInStep(store);
+      const { store } = await indexed(randomFiles(seed), false);
+      expectInStep(store); // the first lookups: read per id
+      expectInStep(store); // then from the table in memory
       const annotated = [...store.chunkMeta(allIds(store)).values()].filter((m) => m.importance !== null);
       expect(annotated.length).toBeGreaterThan(0);
       store.close();

@@ -39,7 +39,8 @@ describe("path index in memory", () => {
     const root = tempDir();
     const paths = randomPaths(11, 60);
     writeFiles(root, Object.fromEntries(paths.map((p) => [p, "- a line\n"])));
-    const store = new IndexStore(openDatabase(join(tempDir(), "i.sqlite")), "t");
+    const dbPath = join(tempDir(), "i.sqlite");
+    const store = new IndexStore(openDatabase(dbPath), "t");
     const indexer = new Indexer({
       store,
       target: { root },
@@ -65,6 +66,19 @@ describe("path index in memory", () => {
     expect(store.pathSearchWords(["moved"], 5)!.map((h) => h.fileId)).toEqual([
       store.getFile("memory/kafka-kafka-moved.md")!.id,
     ]);
+    // Another connection (as another process would) renames a file: followed too.
+    renameSync(join(root, "memory/kafka-kafka-moved.md"), join(root, "memory/garden-retro.md"));
+    const other = new IndexStore(openDatabase(dbPath), "t");
+    await new Indexer({
+      store: other,
+      target: { root },
+      provider: null,
+      chunking: { maxTokens: 60, overlapTokens: 10 },
+    }).sync();
+    other.close();
+    for (const words of [...queries, ["moved"]]) expectLikeFts(store, words);
+    expect(store.pathFilesWith("moved")).toBe(0);
+    expect(store.pathFilesWith("kafka")).toBe(store.pathSearch(`"kafka"`, 10_000).length);
     // Words that are not one lowercase ASCII token are left to FTS5.
     expect(store.pathSearchWords(["café"], 10)).toBeNull();
     store.close();

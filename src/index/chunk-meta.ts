@@ -42,6 +42,10 @@ type ChunkTuple = [
   text: string | null,
 ];
 type FileTuple = [id: number, path: string, cls: FileClass, date: string | null];
+type JoinedTuple = [...ChunkTuple, path: string, cls: FileClass, date: string | null];
+
+/** Lookups served from SQL before the whole table is loaded (unless warmed first). */
+const LOOKUPS_BEFORE_LOAD = 2;
 
 // Only texts that can hold an annotation come back (LIKE is case-insensitive for ASCII, as the expression is).
 const CHUNK_COLUMNS = `id, file_id, seq, start_line, end_line, ts, CASE WHEN text LIKE '%importance%' THEN text END`;
@@ -52,11 +56,13 @@ const CHUNK_COLUMNS = `id, file_id, seq, start_line, end_line, ts, CASE WHEN tex
  * only for the few that need it. Importance annotations are parsed when a chunk is loaded, not per
  * query. Kept in step with the index: this connection's writes mark their files (fileChanged), whose
  * chunks are read again before the next lookup; another connection's commit (PRAGMA data_version)
- * reloads everything. Loaded on first use.
+ * reloads everything. Loaded when the daemon warms it or on the third lookup of a process; before
+ * that, lookups read just their ids' rows (a one-shot CLI search does not pay for the whole index).
  */
 export class ChunkMetaTable {
   private readonly stmts;
   private loadedVersion: number | null = null;
+  private lookups = 0;
   private readonly dirty = new Set<number>();
   private files = new Map<number, FileEntry>();
   private slotOf = new Map<number, number>();
@@ -79,6 +85,12 @@ export class ChunkMetaTable {
       allFiles: db.prepare(`SELECT id, path, class, date FROM files`).raw(),
       fileChunks: db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE file_id = ?`).raw(),
       file: db.prepare(`SELECT id, path, class, date FROM files WHERE id = ?`).raw(),
+      byIds: db
+        .prepare(
+          `SELECT c.id, c.file_id, c.seq, c.start_line, c.end_line, c.ts, CASE WHEN c.text LIKE '%importance%' THEN c.text END,
+             f.path, f.class, f.date FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?))`,
+        )
+        .raw(),
     };
   }
 
@@ -87,14 +99,14 @@ export class ChunkMetaTable {
     if (this.loadedVersion !== null) this.dirty.add(fileId);
   }
 
-  /** Forgets everything (read again on next use). */
-  reset(): void {
-    this.loadedVersion = null;
-    this.dirty.clear();
+  /** Loads the whole table now (the daemon, after its startup sync), so no search waits for it. */
+  warm(): void {
+    this.current();
   }
 
   /** The metadata of each id that is a chunk of the index (others are left out). */
   lookup(ids: readonly number[]): Map<number, ChunkMeta> {
+    if (this.loadedVersion === null && ++this.lookups <= LOOKUPS_BEFORE_LOAD) return this.readIds(ids);
     this.current();
     const out = new Map<number, ChunkMeta>();
     for (const id of ids) {
@@ -102,11 +114,6 @@ export class ChunkMetaTable {
       if (m) out.set(id, m);
     }
     return out;
-  }
-
-  /** Chunks held (for tests and status). */
-  get chunkCount(): number {
-    return this.slotOf.size;
   }
 
   private get(id: number): ChunkMeta | undefined {
@@ -129,6 +136,18 @@ export class ChunkMetaTable {
       ts: Number.isNaN(ts) ? null : ts,
       importance: imp < 0 ? null : imp,
     };
+  }
+
+  private readIds(ids: readonly number[]): Map<number, ChunkMeta> {
+    const out = new Map<number, ChunkMeta>();
+    if (ids.length === 0) return out;
+    for (const [id, fileId, seq, startLine, endLine, ts, text, path, cls, date] of this.stmts.byIds.all(
+      JSON.stringify(ids),
+    ) as JoinedTuple[]) {
+      const importance = text === null ? null : importanceOf(text);
+      out.set(id, { id, fileId, seq, path, class: cls, date, startLine, endLine, ts, importance });
+    }
+    return out;
   }
 
   private current(): void {

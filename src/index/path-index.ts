@@ -10,6 +10,8 @@ interface Postings {
 }
 
 interface Loaded {
+  /** Each file's path, to tell whether a write changed any. */
+  paths: Map<number, string>;
   postings: Map<string, Postings>;
   /** Tokens of each file's path (FTS5's document size). */
   lengths: Map<number, number>;
@@ -21,20 +23,38 @@ interface Loaded {
  * The path index (files_fts) in memory: each path word's files with its count in the path, and each
  * path's length in tokens, read from FTS5's own index (fts5vocab 'instance': the tokens as FTS5
  * made them), so the path stage ranks files by BM25 exactly as `bm25(files_fts)` does without a
- * query. Read again when files_fts changes (its structure record differs, as in path-vocab.ts).
- * Paths are few (a few tokens each), so this is small; a workspace past MAX_INSTANCES path tokens
+ * query. Read again when the paths change: another connection's commit (PRAGMA data_version), or a
+ * write of this connection that added, renamed or deleted a file (the store tells of each file it
+ * writes; a re-indexed file keeps its path, and re-reading then would cost every search after a
+ * transcript append). Paths are few (a few tokens each), so this is small; a workspace past MAX_INSTANCES path tokens
  * keeps none (searches say "unknown": ask FTS5).
  */
 export class PathIndex {
-  private readonly read: Database.Statement;
-  private readonly structure: Database.Statement;
-  private seen: Buffer | undefined;
+  private readonly stmts;
+  private loadedVersion: number | null = null;
   private loaded: Loaded | null = null;
+  private readonly dirty = new Set<number>();
 
   constructor(db: Database.Database) {
     db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.files_instances USING fts5vocab(main, files_fts, 'instance')`);
-    this.read = db.prepare(`SELECT term, doc FROM temp.files_instances LIMIT ${MAX_INSTANCES + 1}`).raw();
-    this.structure = db.prepare(`SELECT block FROM files_fts_data WHERE id = 10`).pluck();
+    this.stmts = {
+      instances: db.prepare(`SELECT term, doc FROM temp.files_instances LIMIT ${MAX_INSTANCES + 1}`).raw(),
+      paths: db.prepare(`SELECT id, path FROM files`).raw(),
+      path: db.prepare(`SELECT path FROM files WHERE id = ?`).pluck(),
+      dataVersion: db.prepare(`PRAGMA data_version`).pluck(),
+    };
+  }
+
+  /** Called by the store inside a transaction that writes a file's row. */
+  fileChanged(fileId: number): void {
+    if (this.loadedVersion !== null) this.dirty.add(fileId);
+  }
+
+  /** Files whose path holds `word` (as search() takes it), or null when the index cannot say. */
+  filesWith(word: string): number | null {
+    if (!/^[a-z0-9]+$/.test(word)) return null;
+    const idx = this.current();
+    return idx ? (idx.postings.get(word)?.files.length ?? 0) : null;
   }
 
   /**
@@ -67,16 +87,30 @@ export class PathIndex {
   }
 
   private current(): Loaded | null {
-    const generation = this.structure.get() as Buffer | undefined;
-    if (generation && this.seen && generation.equals(this.seen)) return this.loaded;
-    this.seen = generation;
+    const version = this.stmts.dataVersion.get() as number;
+    if (version === this.loadedVersion && !this.pathsChanged()) return this.loaded;
+    this.dirty.clear();
     this.loaded = this.load();
+    this.loadedVersion = version;
     return this.loaded;
   }
 
+  /** Whether a file this connection wrote since the load was added, renamed or deleted. */
+  private pathsChanged(): boolean {
+    if (this.dirty.size === 0) return false;
+    const known = this.loaded?.paths;
+    for (const id of this.dirty) {
+      const now = this.stmts.path.get(id) as string | undefined;
+      if (!known || now !== known.get(id)) return true;
+    }
+    this.dirty.clear();
+    return false;
+  }
+
   private load(): Loaded | null {
-    const rows = this.read.all() as [string, number][];
+    const rows = this.stmts.instances.all() as [string, number][];
     if (rows.length > MAX_INSTANCES) return null;
+    const paths = new Map(this.stmts.paths.all() as [number, string][]);
     const lengths = new Map<number, number>();
     const counts = new Map<string, Map<number, number>>();
     for (const [term, doc] of rows) {
@@ -89,6 +123,6 @@ export class PathIndex {
     for (const [term, m] of counts)
       postings.set(term, { files: Int32Array.from(m.keys()), tfs: Int32Array.from(m.values()) });
     const n = lengths.size;
-    return { postings, lengths, rows: n, avgTokens: n ? rows.length / n : 1 };
+    return { paths, postings, lengths, rows: n, avgTokens: n ? rows.length / n : 1 };
   }
 }

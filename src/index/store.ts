@@ -62,7 +62,10 @@ export class IndexStore {
       clock,
       this.vectors,
       this.text.postings,
-      (id) => this.chunks.meta.fileChanged(id),
+      (id) => {
+        this.chunks.meta.fileChanged(id);
+        this.paths?.fileChanged(id);
+      },
     );
     this.embedCache = new EmbedCacheRepo(this.db, clock);
     this.recalls = new RecallLog(this.db, clock);
@@ -225,7 +228,7 @@ export class IndexStore {
   }
   /** Loads the chunk metadata (chunk-meta.ts) now rather than on the first search. */
   warmChunkMeta(): void {
-    this.chunks.meta.lookup([]);
+    this.chunks.meta.warm();
   }
 
   // ---- embedding cache (EmbedCacheRepo) ----
@@ -271,6 +274,13 @@ export class IndexStore {
    * the same files and ranks; null when it cannot say (then ask pathSearch).
    */
   pathSearchWords(words: readonly string[], limit: number): { fileId: number; rank: number }[] | null {
-    return (this.paths ??= new PathIndex(this.db)).search(words, limit);
+    return this.pathIndex.search(words, limit);
+  }
+  /** Files whose path holds `word`, from the path index in memory; null when it cannot say (ask pathMatchCount). */
+  pathFilesWith(word: string): number | null {
+    return this.pathIndex.filesWith(word);
+  }
+  private get pathIndex(): PathIndex {
+    return (this.paths ??= new PathIndex(this.db));
   }
 }
