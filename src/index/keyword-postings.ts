@@ -141,7 +141,16 @@ export class KeywordPostings {
       return null;
     }
     if (this.changes.length > 0) {
-      this.apply(this.data, this.changes);
+      try {
+        this.apply(this.data, this.changes);
+      } catch (e) {
+        // Never a search's error: the postings turn off and FTS5 serves.
+        this.lastError = e instanceof Error ? e.message : String(e);
+        this.enabled = false;
+        this.data = null;
+        this.changes = [];
+        return null;
+      }
       this.changes = [];
       const t = this.totals();
       if (t.rows !== this.data.rows || t.tokens !== this.data.tokens) {
