@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { ftsTotalsReader } from "./fts-totals.js";
 import { FtsTokenizer } from "./fts-tokens.js";
+import { errorMessage } from "../util/error-message.js";
 
 /**
  * The chunk index's postings in memory, for the daemon's keyword leg (search/keyword/postings-topk):
@@ -145,7 +146,7 @@ export class KeywordPostings {
         this.apply(this.data, this.changes);
       } catch (e) {
         // Never a search's error: the postings turn off and FTS5 serves.
-        this.lastError = e instanceof Error ? e.message : String(e);
+        this.lastError = errorMessage(e);
         this.enabled = false;
         this.data = null;
         this.changes = [];
@@ -167,7 +168,7 @@ export class KeywordPostings {
     this.loading = this.load()
       .catch((e: unknown) => {
         // Not tried again on every query: the SQL path serves from now on.
-        this.lastError = e instanceof Error ? e.message : String(e);
+        this.lastError = errorMessage(e);
         this.enabled = false;
         this.changes = [];
       })
