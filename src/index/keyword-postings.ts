@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { ftsTotalsReader } from "./fts-totals.js";
 import { FtsTokenizer } from "./fts-tokens.js";
+import { errorMessage } from "../util/error-message.js";
 
 /**
  * The chunk index's postings in memory, for the daemon's keyword leg (search/keyword/postings-topk):
@@ -141,7 +142,16 @@ export class KeywordPostings {
       return null;
     }
     if (this.changes.length > 0) {
-      this.apply(this.data, this.changes);
+      try {
+        this.apply(this.data, this.changes);
+      } catch (e) {
+        // Never a search's error: the postings turn off and FTS5 serves.
+        this.lastError = errorMessage(e);
+        this.enabled = false;
+        this.data = null;
+        this.changes = [];
+        return null;
+      }
       this.changes = [];
       const t = this.totals();
       if (t.rows !== this.data.rows || t.tokens !== this.data.tokens) {
@@ -158,7 +168,7 @@ export class KeywordPostings {
     this.loading = this.load()
       .catch((e: unknown) => {
         // Not tried again on every query: the SQL path serves from now on.
-        this.lastError = e instanceof Error ? e.message : String(e);
+        this.lastError = errorMessage(e);
         this.enabled = false;
         this.changes = [];
       })

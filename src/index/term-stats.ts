@@ -52,7 +52,8 @@ export class TermStats {
     oldest: Database.Statement;
     newest: Database.Statement;
   };
-  private readonly stemCache = new Map<string, string[]>();
+  /** Per query word: its distinct stems and how many tokens FTS5 makes of it. */
+  private readonly stemCache = new Map<string, { stems: string[]; tokens: number }>();
   private dfCache = new Map<string, { df: number; exact: boolean }>();
   private totalsCache: { rows: number; tokens: number } | null = null;
   private memos = new Map<string, unknown>();
@@ -109,12 +110,25 @@ export class TermStats {
 
   /** The FTS5 tokens (porter stems) of a query word, as the chunk index stores them. */
   stemsOf(term: string): string[] {
-    let stems = this.stemCache.get(term);
-    if (stems) return stems;
-    stems = this.tokenize([term])[0]!;
-    if (this.stemCache.size >= 20_000) this.stemCache.clear();
-    this.stemCache.set(term, stems);
-    return stems;
+    return this.known([term])[0]!.stems;
+  }
+
+  /**
+   * Per query word quoted as a phrase: its one FTS5 token, or null when FTS5 makes more or fewer
+   * tokens of it (a phrase of several tokens, or none).
+   */
+  phraseTokens(terms: readonly string[]): (string | null)[] {
+    return this.known(terms).map((t) => (t.tokens === 1 ? t.stems[0]! : null));
+  }
+
+  /** The words' tokens, cached (bounded); the words not seen before are tokenized together (FTS5 costs per call). */
+  private known(terms: readonly string[]): { stems: string[]; tokens: number }[] {
+    const unknown = [...new Set(terms.filter((t) => !this.stemCache.has(t)))];
+    if (unknown.length > 0) {
+      if (this.stemCache.size + unknown.length > 20_000) this.stemCache.clear();
+      this.tokenize(unknown).forEach((t, i) => this.stemCache.set(unknown[i]!, t));
+    }
+    return terms.map((t) => this.stemCache.get(t)!);
   }
 
   private docFrequency(term: string, stems: readonly string[], rows: number): { df: number; exact: boolean } {
@@ -141,14 +155,15 @@ export class TermStats {
   }
 
   /** Runs the words through a scratch FTS5 table in the temp schema (same tokenizer as the index). */
-  private tokenize(terms: readonly string[]): string[][] {
-    const out = terms.map((): string[] => []);
+  private tokenize(terms: readonly string[]): { stems: string[]; tokens: number }[] {
+    const out = terms.map(() => ({ stems: [] as string[], tokens: 0 }));
     const before = this.generation();
     this.db.transaction(() => {
       terms.forEach((t, i) => this.stmts.insertTerm.run(i + 1, t));
       for (const r of this.stmts.stems.all() as { doc: number; term: string }[]) {
-        const stems = out[r.doc - 1]!;
-        if (!stems.includes(r.term)) stems.push(r.term);
+        const t = out[r.doc - 1]!;
+        t.tokens++;
+        if (!t.stems.includes(r.term)) t.stems.push(r.term);
       }
       this.stmts.clearTerms.run();
     })();

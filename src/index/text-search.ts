@@ -1,6 +1,5 @@
 import type Database from "better-sqlite3";
 import type { KeywordHit } from "./bm25.js";
-import { FtsTokenizer } from "./fts-tokens.js";
 import { KeywordPostings, type PostingsView } from "./keyword-postings.js";
 import { PathVocabulary } from "./path-vocab.js";
 import { statements } from "./statements.js";
@@ -13,12 +12,9 @@ export class TextSearch {
   private pathWords: PathVocabulary | undefined;
   /** The chunk index's postings in memory (off unless the daemon keeps them: see keyword-postings). */
   readonly postings: KeywordPostings;
-  private readonly words: FtsTokenizer;
-  private readonly phraseTokenCache = new Map<string, string | null>();
 
   constructor(private readonly db: Database.Database) {
     this.postings = new KeywordPostings(db);
-    this.words = new FtsTokenizer(db, "phrase_words");
     this.stmts = statements(db, {
       pathMatches: `SELECT count(*) AS n FROM (SELECT rowid FROM files_fts WHERE files_fts MATCH ? LIMIT ?)`,
       keywordRecent: `SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid DESC LIMIT ?`,
@@ -44,20 +40,9 @@ export class TextSearch {
     return this.postings.current();
   }
 
-  /**
-   * Per query word quoted as a phrase: its one FTS5 token, or null when FTS5 makes more or fewer
-   * tokens of it (a phrase the postings cannot score). The words not seen before are tokenized
-   * together (FTS5 has a fixed cost per call); cached (bounded): it depends on the tokenizer only.
-   */
+  /** Per query word quoted as a phrase: its one FTS5 token, or null (see term-stats). */
   phraseTokens(words: readonly string[]): (string | null)[] {
-    const unknown = [...new Set(words.filter((w) => !this.phraseTokenCache.has(w)))];
-    if (unknown.length > 0) {
-      if (this.phraseTokenCache.size + unknown.length > 20_000) this.phraseTokenCache.clear();
-      this.words.tokens(unknown).forEach(({ tf, length }, i) => {
-        this.phraseTokenCache.set(unknown[i]!, length === 1 ? tf.keys().next().value! : null);
-      });
-    }
-    return words.map((w) => this.phraseTokenCache.get(w) ?? null);
+    return this.counts.phraseTokens(words);
   }
 
   /**
