@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/index/db.js";
 import { IndexStore } from "../src/index/store.js";
+import { KeywordPostings } from "../src/index/keyword-postings.js";
 import { Indexer } from "../src/index/sync.js";
 import { buildKeywordQuery } from "../src/search/keyword/query.js";
 import { rankKeywords } from "../src/search/keyword/strategy.js";
@@ -134,5 +135,16 @@ describe("keyword postings in memory", () => {
     expect(store.phraseTokens(["running", "foo_bar", "café"])).toEqual(["run", null, "cafe"]);
     const q = buildKeywordQuery("会议 meeting");
     expect(rankKeywords(store, q, 10)).toEqual(store.keywordSearch(q.match!, 10));
+  });
+
+  it("stay on FTS5 for an index with more postings than memory holds", async () => {
+    const { db } = openDatabase(dbFile);
+    const small = new KeywordPostings(db, 100);
+    small.enable();
+    expect(await small.ready()).toBe(false);
+    expect(small.current()).toBeNull();
+    expect(small.lastError).toMatch(/more than the 100 held in memory/);
+    expect(small.isEnabled).toBe(false); // not tried again on every query
+    db.close();
   });
 });

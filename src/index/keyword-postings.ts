@@ -53,6 +53,11 @@ const STEP_MS = 8;
 const BIG_TOKEN = 50_000;
 /** The largest term frequency a posting holds (a chunk with more of one token is not served from memory). */
 const MAX_TF = 0xffff;
+/**
+ * Postings above which the index is not held in memory (~6 bytes each: ~180 MB, some 300,000
+ * chunks of notes); a larger index is ranked by FTS5 itself, exactly, at its cost per query.
+ */
+export const MAX_POSTINGS = 30_000_000;
 
 const yieldNow = () => new Promise<void>((r) => setImmediate(r));
 
@@ -80,7 +85,11 @@ export class KeywordPostings {
   /** Why the last load failed (diagnostics). */
   lastError: string | undefined;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    /** More postings than this are not held in memory (MAX_POSTINGS). */
+    private readonly maxPostings = MAX_POSTINGS,
+  ) {
     this.dataVersion = db.prepare(`PRAGMA data_version`).pluck();
     this.totals = ftsTotalsReader(db, "chunks_fts");
     this.tokenizer = new FtsTokenizer(db, "postings_scratch");
@@ -209,6 +218,9 @@ export class KeywordPostings {
         if (vocab.length % 256 === 0 && (await pause())) return;
       }
       if (vocab.length === 0) snapshot();
+      const postings = vocab.reduce((n, [, df]) => n + df, 0);
+      if (postings > this.maxPostings)
+        throw new Error(`${postings} postings are more than the ${this.maxPostings} held in memory: FTS5 ranks`);
       const maxId = (reader.prepare(`SELECT max(id) FROM chunks`).pluck().get() as number | null) ?? 0;
       const totals = ftsTotalsReader(reader, "chunks_fts")();
       const data: PostingsData = {

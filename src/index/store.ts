@@ -57,16 +57,10 @@ export class IndexStore {
     this.vectors = new VectorRepo(this.db, this.meta, this.vecAvailable, () => this.counts().vectors);
     this.text = new TextSearch(this.db);
     this.chunks = new ChunksRepo(this.db);
-    this.files = new FilesRepo(
-      this.db,
-      clock,
-      this.vectors,
-      this.text.postings,
-      (id) => {
-        this.chunks.meta.fileChanged(id);
-        this.paths?.fileChanged(id);
-      },
-    );
+    this.files = new FilesRepo(this.db, clock, this.vectors, this.text.postings, (id) => {
+      this.chunks.meta.fileChanged(id);
+      this.paths?.fileChanged(id);
+    });
     this.embedCache = new EmbedCacheRepo(this.db, clock);
     this.recalls = new RecallLog(this.db, clock);
     this.records = new ConsolidationRecords(this.db);
