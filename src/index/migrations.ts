@@ -138,8 +138,8 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
       CREATE INDEX files_date ON files(date) WHERE date IS NOT NULL;
     `);
   },
-  // 7: impact-ordered lists of the common words of a large index, a cache of the FTS index. No
-  // longer read or written (the daemon keeps the postings in memory: keyword-postings.ts).
+  // 7: impact-ordered lists of the common words of a large index, a cache of the FTS index
+  // (dropped by 9).
   (db) => {
     db.exec(`
       CREATE TABLE term_lists (
@@ -161,6 +161,15 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
   // from before them gets them from the next sync (chunks without them are scored at query time).
   (db) => {
     db.exec(`CREATE TABLE passage_vectors (id INTEGER PRIMARY KEY, vecs BLOB NOT NULL);`);
+  },
+  // 9: the impact-ordered lists of migration 7 go (nothing reads them: keyword-postings.ts), with
+  // the space they held in a large index.
+  (db) => {
+    db.exec(`
+      DROP TABLE IF EXISTS term_list_pending;
+      DROP TABLE IF EXISTS term_list_entries;
+      DROP TABLE IF EXISTS term_lists;
+    `);
   },
 ];
 
