@@ -156,6 +156,8 @@ export async function profilePrompt(
   store: IndexStore,
   provider: EmbeddingProvider | null,
   cfg: Pick<RecallConfig, "rareShare" | "subjectShare">,
+  /** The query's embedding when the search already made it (else it is embedded here). */
+  queryVector?: Float32Array,
 ): Promise<PromptProfile> {
   const { words, chunks } = promptWords(topic, store, cfg);
   const weight = words.reduce((s, w) => s + w.idf, 0);
@@ -164,7 +166,9 @@ export async function profilePrompt(
     const sample = sampleOf(store);
     if (sample.vectors.length >= 8) {
       try {
-        const [q] = await (provider.embedQueries ? provider.embedQueries([query]) : provider.embedBatch([query]));
+        const [q] = queryVector
+          ? [queryVector]
+          : await (provider.embedQueries ? provider.embedQueries([query]) : provider.embedBatch([query]));
         if (q) nullSim = similarityStats(q, sample);
       } catch {
         // No vector evidence for this prompt; keyword evidence still decides.
