@@ -36,6 +36,11 @@ export async function recallProbe(args: Args): Promise<void> {
   const t0 = performance.now();
   await indexer.sync();
   console.log(`index ${fresh ? "cold" : "sync"}: ${fmtMs(performance.now() - t0)}, ${store.counts().chunks} chunks`);
+  // As the daemon serves: postings, chunk metadata and vectors in memory.
+  store.keepKeywordsInMemory();
+  await store.text.postings.ready();
+  store.warmChunkMeta();
+  store.warmVectorSearch();
   const searcher = new Searcher({ store, provider, config: SearchSchema.parse({}) });
   const queries = randomQueries(root, n * 2, seed);
   const stages = new Map<string, number[]>();
@@ -44,18 +49,29 @@ export async function recallProbe(args: Args): Promise<void> {
     if (!xs) stages.set(name, (xs = []));
     xs.push(ms);
   };
+  const tail = Number(args.flags.tail ?? 0);
   const run = async (kind: "hybrid" | "recall", qs: string[]) => {
     const wall: number[] = [];
+    const perQuery: { q: string; ms: number; cpu: number; timings: Record<string, number> }[] = [];
     for (const q of qs) {
       const t = performance.now();
+      const c = process.cpuUsage();
       const timings =
         kind === "hybrid"
           ? (await searcher.search({ query: q, timings: true })).timings
           : (await recall(searcher, store, { query: q, timings: true, record: false })).timings;
       wall.push(performance.now() - t);
+      if (tail > 0)
+        perQuery.push({ q, ms: wall[wall.length - 1]!, cpu: cpuMs(process.cpuUsage(c)), timings: timings ?? {} });
       for (const [k, v] of Object.entries(timings ?? {})) add(`${kind}.${k}`, v);
     }
     console.log(`${kind}: p50 ${fmtMs(median(wall))}, p95 ${fmtMs(percentile(wall, 95))} (${qs.length} queries)`);
+    // --tail N: the N slowest queries with their stage timings (where a p95 comes from).
+    // cpu: the process's CPU time during the query (all its threads); wall ≫ cpu means it waited for a core.
+    for (const { q, ms, cpu, timings } of perQuery.sort((a, b) => b.ms - a.ms).slice(0, tail)) {
+      const parts = Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(2)}`);
+      console.log(`  ${fmtMs(ms)} (cpu ${fmtMs(cpu)}) ${JSON.stringify(q)}: ${parts.join(", ")}`);
+    }
   };
   await run("hybrid", queries.slice(0, n));
   await run("recall", queries.slice(n));
@@ -67,4 +83,8 @@ export async function recallProbe(args: Args): Promise<void> {
   }
   store.close();
   await provider.close();
+}
+
+function cpuMs(u: NodeJS.CpuUsage): number {
+  return (u.user + u.system) / 1000;
 }

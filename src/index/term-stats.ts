@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import { dbGeneration } from "./db-generation.js";
 import { termPhrase } from "./fts-text.js";
 import { ftsTotalsReader } from "./fts-totals.js";
+import type { PostingsView } from "./keyword-postings.js";
 
 /**
  * Statistics of the chunk index that a search may need (the relevance decision, the path stage) — the stems FTS5 makes
@@ -80,12 +81,19 @@ export class TermStats {
     };
   }
 
-  lookup(terms: readonly string[]): TermLookup {
+  /**
+   * `postings`: the chunk index's postings in memory when they are in step (keyword-postings):
+   * a one-token word's df is then its postings' length, exact and without a statement.
+   */
+  lookup(terms: readonly string[], postings: PostingsView | null = null): TermLookup {
     this.refresh();
     const totals = this.totals();
+    this.tokenizeUnknown(terms);
     const stats = terms.map((term): TermStat => {
       const stems = this.stemsOf(term);
       if (stems.length === 0) return { term, stems, df: 0, exact: true };
+      if (postings && stems.length === 1)
+        return { term, stems, df: postings.lists.get(stems[0]!)?.n ?? 0, exact: true };
       return { term, stems, ...this.docFrequency(term, stems, totals.rows) };
     });
     return { stats, chunks: totals.rows, avgTokens: totals.rows > 0 ? totals.tokens / totals.rows : 0 };
@@ -129,6 +137,14 @@ export class TermStats {
       this.tokenize(unknown).forEach((t, i) => this.stemCache.set(unknown[i]!, t));
     }
     return terms.map((t) => this.stemCache.get(t)!);
+  }
+
+  /** Tokenizes the terms whose stems are not cached yet, together (one scratch transaction, not one per term). */
+  private tokenizeUnknown(terms: readonly string[]): void {
+    const unknown = [...new Set(terms.filter((t) => !this.stemCache.has(t)))];
+    if (unknown.length < 2) return;
+    if (this.stemCache.size + unknown.length > 20_000) this.stemCache.clear();
+    this.tokenize(unknown).forEach((stems, i) => this.stemCache.set(unknown[i]!, stems));
   }
 
   private docFrequency(term: string, stems: readonly string[], rows: number): { df: number; exact: boolean } {

@@ -29,10 +29,11 @@ export class TextSearch {
 
   /**
    * Per query term: the stems FTS5 indexes for it and how many chunks hold it (df), plus the chunk
-   * count and the mean chunk length; cached until the index changes (see term-stats).
+   * count and the mean chunk length; cached until the index changes, df read from the postings
+   * when they are in memory (see term-stats).
    */
   termStats(terms: readonly string[]): TermLookup {
-    return this.counts.lookup(terms);
+    return this.counts.lookup(terms, this.postings.current());
   }
 
   /** The postings in memory, in step with the index; null when they are off or not ready (then FTS5 answers). */

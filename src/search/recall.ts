@@ -68,10 +68,13 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
   const budget = req.budgetTokens ?? DEFAULT_RECALL_BUDGET;
   const cfg = req.config ?? DEFAULT_RECALL_CONFIG;
   const timer = new StageTimer();
+  // The search's embedding of the query, for the relevance decision's vector null (not embedded twice).
+  let queryVector: Float32Array | undefined;
   const res = await searcher.search({
     query: req.query,
     limit: req.limit ?? 30,
     fullText: true,
+    onQueryVector: (v) => (queryVector = v),
     ...(req.timings ? { timings: true } : {}),
   });
   timer.lap("search");
@@ -84,7 +87,14 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
   const windows = parseDates(req.query, req.referenceDate ?? new Date((req.now ?? Date.now)()));
   // The words of a date ("last week") are the date preference's, not topic words.
   const topic = windows.reduce((q, w) => q.split(w.text).join(" "), req.query);
-  const profile = await profilePrompt(topic, req.query, store, res.mode === "keyword" ? null : searcher.provider, cfg);
+  const profile = await profilePrompt(
+    topic,
+    req.query,
+    store,
+    res.mode === "keyword" ? null : searcher.provider,
+    cfg,
+    queryVector,
+  );
   timer.lap("relevance");
   // Each candidate's text is read once, for the decision and the packing (recall-scan.ts).
   const queryStems = new Set(contentStems(req.query));

@@ -156,6 +156,8 @@ export async function profilePrompt(
   store: IndexStore,
   provider: EmbeddingProvider | null,
   cfg: Pick<RecallConfig, "rareShare" | "subjectShare">,
+  /** The query's embedding when the search already made it (else it is embedded here). */
+  queryVector?: Float32Array,
 ): Promise<PromptProfile> {
   const { words, chunks } = promptWords(topic, store, cfg);
   const weight = words.reduce((s, w) => s + w.idf, 0);
@@ -164,7 +166,9 @@ export async function profilePrompt(
     const sample = sampleOf(store);
     if (sample.vectors.length >= 8) {
       try {
-        const [q] = await (provider.embedQueries ? provider.embedQueries([query]) : provider.embedBatch([query]));
+        const [q] = queryVector
+          ? [queryVector]
+          : await (provider.embedQueries ? provider.embedQueries([query]) : provider.embedBatch([query]));
         if (q) nullSim = similarityStats(q, sample);
       } catch {
         // No vector evidence for this prompt; keyword evidence still decides.
@@ -175,18 +179,26 @@ export async function profilePrompt(
 }
 
 function similarityStats(q: Float32Array, sample: NullSample): { mean: number; sd: number; n: number } {
-  const sims: number[] = [];
+  // Plain loops into a typed array (no closure, no growing array): recall runs this every time.
+  const { vectors, norms } = sample;
+  const sims = new Float64Array(vectors.length);
+  const dims = q.length;
   const nq = squaredNorm(q);
-  sample.vectors.forEach((v, k) => {
-    if (v.length !== q.length) return;
+  let n = 0;
+  for (let k = 0; k < vectors.length; k++) {
+    const v = vectors[k]!;
+    if (v.length !== dims) continue;
     let dot = 0;
-    for (let i = 0; i < q.length; i++) dot += q[i]! * v[i]!;
-    const nv = sample.norms[k]!;
-    sims.push(nv > 0 && nq > 0 ? dot / Math.sqrt(nv * nq) : 0);
-  });
-  const n = sims.length;
-  const mean = sims.reduce((s, x) => s + x, 0) / Math.max(1, n);
-  const sd = Math.sqrt(sims.reduce((s, x) => s + (x - mean) ** 2, 0) / Math.max(1, n - 1));
+    for (let i = 0; i < dims; i++) dot += q[i]! * v[i]!;
+    const nv = norms[k]!;
+    sims[n++] = nv > 0 && nq > 0 ? dot / Math.sqrt(nv * nq) : 0;
+  }
+  let sum = 0;
+  for (let k = 0; k < n; k++) sum += sims[k]!;
+  const mean = sum / Math.max(1, n);
+  let squares = 0;
+  for (let k = 0; k < n; k++) squares += (sims[k]! - mean) ** 2;
+  const sd = Math.sqrt(squares / Math.max(1, n - 1));
   return { mean, sd: Math.max(sd, 1e-3), n };
 }
 

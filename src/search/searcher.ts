@@ -94,6 +94,7 @@ export class Searcher {
     timer.lap("keyword");
     const vector = await this.vectorStage(req.query, fetch, get);
     timer.lap("vector");
+    if (vector.query) req.onQueryVector?.(vector.query);
     const mode = keywordRan && vector.ran ? "hybrid" : keywordRan ? "keyword" : vector.ran ? "vector" : "none";
     const cands = [...candidates.values()];
     fuse(cands, cfg, { vector: vector.ran, keyword: keywordRan });

@@ -15,6 +15,8 @@ export interface SearchRequest {
   fullText?: boolean;
   /** Return the wall time of each stage (`timings`; also with `explain`). */
   timings?: boolean;
+  /** Called with the embedded query when the vector leg ran (recall's relevance decision reuses it). */
+  onQueryVector?: (vector: Float32Array) => void;
 }
 
 /** A chunk on its way through the ranking stages. */
