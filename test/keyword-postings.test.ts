@@ -139,12 +139,36 @@ describe("keyword postings in memory", () => {
 
   it("stay on FTS5 for an index with more postings than memory holds", async () => {
     const { db } = openDatabase(dbFile);
-    const small = new KeywordPostings(db, 100);
+    const small = new KeywordPostings(db, { maxPostings: 100 });
     small.enable();
     expect(await small.ready()).toBe(false);
     expect(small.current()).toBeNull();
     expect(small.lastError).toMatch(/more than the 100 held in memory/);
     expect(small.isEnabled).toBe(false); // not tried again on every query
+    db.close();
+  });
+
+  it("a load gives way while writes pile up behind its snapshot, and loads once they stop", async () => {
+    const { db } = openDatabase(dbFile);
+    db.exec("CREATE TABLE IF NOT EXISTS test_filler (x BLOB)");
+    db.pragma("wal_checkpoint(TRUNCATE)");
+    const postings = new KeywordPostings(db, { walGrowthMax: 0, stepMs: 0, retryMs: 0 });
+    let writing = true;
+    const write = () => {
+      if (!writing) return;
+      db.prepare("INSERT INTO test_filler VALUES (randomblob(1000000))").run();
+      setImmediate(write);
+    };
+    write();
+    postings.enable();
+    expect(await postings.ready()).toBe(false);
+    writing = false;
+    expect(postings.deferrals).toBeGreaterThan(0);
+    expect(postings.isEnabled).toBe(true); // deferred, not turned off
+    expect(postings.lastError).toBeUndefined();
+    expect(postings.current()).toBeNull(); // starts the next try
+    expect(await postings.ready()).toBe(true);
+    db.exec("DROP TABLE test_filler");
     db.close();
   });
 });

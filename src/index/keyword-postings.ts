@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { statSync } from "node:fs";
 import { ftsTotalsReader } from "./fts-totals.js";
 import { FtsTokenizer } from "./fts-tokens.js";
 import { errorMessage } from "../util/error-message.js";
@@ -58,6 +59,33 @@ const MAX_TF = 0xffff;
  * chunks of notes); a larger index is ranked by FTS5 itself, exactly, at its cost per query.
  */
 export const MAX_POSTINGS = 30_000_000;
+/**
+ * Growth of the write-ahead log during a load (bytes) at which the load gives way: its snapshot
+ * keeps SQLite from checkpointing past it, so a load stretched over a long sync (a cold index
+ * embedding its chunks) would let the log grow by everything the sync writes.
+ */
+const WAL_GROWTH_MAX = 16 * 1024 * 1024;
+/** First wait before a load that gave way is tried again (doubling up to a minute). */
+const RETRY_MS = 2_000;
+
+export interface KeywordPostingsOptions {
+  /** More postings than this are not held in memory (default MAX_POSTINGS). */
+  maxPostings?: number;
+  /** WAL growth during a load at which it gives way and is tried later (default 16 MiB). */
+  walGrowthMax?: number;
+  /** Longest run of loading work between yields (ms). */
+  stepMs?: number;
+  /** First wait before a load that gave way is tried again (ms). */
+  retryMs?: number;
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
 
 const yieldNow = () => new Promise<void>((r) => setImmediate(r));
 
@@ -85,11 +113,22 @@ export class KeywordPostings {
   /** Why the last load failed (diagnostics). */
   lastError: string | undefined;
 
+  /** Loads that gave way to a growing write-ahead log (diagnostics). */
+  deferrals = 0;
+  private retryAt = 0;
+  private retryMs: number;
+  private readonly maxPostings: number;
+  private readonly walGrowthMax: number;
+  private readonly stepMs: number;
+
   constructor(
     private readonly db: Database.Database,
-    /** More postings than this are not held in memory (MAX_POSTINGS). */
-    private readonly maxPostings = MAX_POSTINGS,
+    private readonly opts: KeywordPostingsOptions = {},
   ) {
+    this.maxPostings = opts.maxPostings ?? MAX_POSTINGS;
+    this.walGrowthMax = opts.walGrowthMax ?? WAL_GROWTH_MAX;
+    this.stepMs = opts.stepMs ?? STEP_MS;
+    this.retryMs = opts.retryMs ?? RETRY_MS;
     this.dataVersion = db.prepare(`PRAGMA data_version`).pluck();
     this.totals = ftsTotalsReader(db, "chunks_fts");
     this.tokenizer = new FtsTokenizer(db, "postings_scratch");
@@ -173,7 +212,7 @@ export class KeywordPostings {
   }
 
   private startLoad(): void {
-    if (this.loading || this.closed || !this.enabled) return;
+    if (this.loading || this.closed || !this.enabled || Date.now() < this.retryAt) return;
     this.loading = this.load()
       .catch((e: unknown) => {
         // Not tried again on every query: the SQL path serves from now on.
@@ -199,11 +238,19 @@ export class KeywordPostings {
       // (An in-memory database has no second connection: loaded in one go.)
       const steps = reader !== this.db;
       let stepStart = performance.now();
+      const wal = `${file}-wal`;
+      const walAtStart = steps ? fileSize(wal) : 0;
       const pause = async (): Promise<boolean> => {
-        if (!steps || performance.now() - stepStart <= STEP_MS) return false;
+        if (!steps || performance.now() - stepStart <= this.stepMs) return false;
         await yieldNow();
         stepStart = performance.now();
-        return this.closed;
+        if (this.closed) return true;
+        if (fileSize(wal) - walAtStart <= this.walGrowthMax) return false;
+        // Writes are piling up behind this snapshot: give way, try again later (FTS5 serves).
+        this.deferrals++;
+        this.retryAt = Date.now() + this.retryMs;
+        this.retryMs = Math.min(60_000, this.retryMs * 2);
+        return true;
       };
       // The snapshot starts with the first read: writes from then on are the pending changes.
       const snapshot = () => {
@@ -264,6 +311,7 @@ export class KeywordPostings {
           `postings hold ${data.rows} rows / ${data.tokens} tokens, FTS5 ${totals.rows} / ${totals.tokens}`,
         );
       if (!this.closed) this.data = data;
+      this.retryMs = this.opts.retryMs ?? RETRY_MS;
     } finally {
       if (reader !== this.db) reader.close();
     }
