@@ -48,16 +48,14 @@ type Change = { kind: "insert" | "delete"; id: number; text: string };
 
 /** Pending chunk writes above which loading the postings again is cheaper than applying them. */
 const MAX_PENDING = 4_000;
-/** Longest run of loading work between yields to the event loop (ms). */
-const STEP_MS = 8;
+/** Shortest / longest run of loading work between yields to the event loop (ms). */
+const [STEP_MS, STEP_MAX_MS] = [8, 25];
 /** Instances of a token above which the load reads them in steps. */
 const BIG_TOKEN = 50_000;
 /** The largest term frequency a posting holds (a chunk with more of one token is not served from memory). */
 const MAX_TF = 0xffff;
-/**
- * Postings above which the index is not held in memory (~6 bytes each: ~180 MB, some 300,000
- * chunks of notes); a larger index is ranked by FTS5 itself, exactly, at its cost per query.
- */
+/** Postings above which the index is not held in memory (~6 bytes each: ~180 MB, some 300,000
+ * chunks of notes); a larger index is ranked by FTS5 itself, exactly, at its cost per query. */
 export const MAX_POSTINGS = 30_000_000;
 /**
  * Growth of the write-ahead log during a load (bytes) at which the load gives way: its snapshot
@@ -79,13 +77,7 @@ export interface KeywordPostingsOptions {
   retryMs?: number;
 }
 
-function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
-}
+const fileSize = (path: string): number => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
 
 const yieldNow = () => new Promise<void>((r) => setImmediate(r));
 
@@ -160,6 +152,12 @@ export class KeywordPostings {
   /** Called inside the transaction that deletes a chunk (`text`: what FTS5 was given). */
   chunkDeleted(id: number, text: string): void {
     if (this.enabled) this.changes.push({ kind: "delete", id, text });
+  }
+
+  /** A sync has ended (writes have settled): a load that gave way may be tried at once. */
+  settled(): void {
+    this.retryAt = 0;
+    this.retryMs = this.opts.retryMs ?? RETRY_MS;
   }
 
   /** A chunk write failed (its transaction may have rolled back): the postings are reloaded. */
@@ -238,12 +236,16 @@ export class KeywordPostings {
       // (An in-memory database has no second connection: loaded in one go.)
       const steps = reader !== this.db;
       let stepStart = performance.now();
+      // A step lasts as long as other work ran while it waited (≤ STEP_MAX_MS): queries do not starve it.
+      let step = this.stepMs;
       const wal = `${file}-wal`;
       const walAtStart = steps ? fileSize(wal) : 0;
       const pause = async (): Promise<boolean> => {
-        if (!steps || performance.now() - stepStart <= this.stepMs) return false;
+        if (!steps || performance.now() - stepStart <= step) return false;
+        const yielded = performance.now();
         await yieldNow();
         stepStart = performance.now();
+        step = Math.max(this.stepMs, Math.min(this.stepMs && STEP_MAX_MS, stepStart - yielded));
         if (this.closed) return true;
         if (fileSize(wal) - walAtStart <= this.walGrowthMax) return false;
         // Writes are piling up behind this snapshot: give way, try again later (FTS5 serves).
