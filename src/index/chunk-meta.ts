@@ -1,20 +1,12 @@
 import type Database from "better-sqlite3";
 import type { FileClass } from "../ingest/types.js";
+import type { ChunkBody, ChunkRow } from "./chunks-repo.js";
 
 /** What the ranking stages read of a chunk besides its text: its file, place, date and importance. */
-export interface ChunkMeta {
-  id: number;
-  fileId: number;
-  seq: number;
-  path: string;
-  class: FileClass;
-  date: string | null;
-  startLine: number;
-  endLine: number;
-  ts: number | null;
+export type ChunkMeta = Omit<ChunkRow, keyof ChunkBody> & {
   /** N of the chunk's `<!-- importance: N -->` (as written, 0–99), or null when it has none. */
   importance: number | null;
-}
+};
 
 const IMPORTANCE = /<!--\s*importance:\s*(\d{1,2})\s*-->/i;
 
