@@ -57,4 +57,24 @@ describe("recall's near-duplicate test", () => {
       }
     }
   });
+
+  it("decides the same for memories of many distinct words (the word table grows)", () => {
+    const r = mulberry32(76);
+    const word = () => `w${Math.floor(r() * 3000)}${r() < 0.1 ? "é𝐀" : ""}`;
+    const packed = new PackedWords(0.75);
+    const plain: Set<string>[] = [];
+    for (let m = 0; m < 40; m++) {
+      const text =
+        m > 0 && r() < 0.4
+          ? [...plain[Math.floor(r() * plain.length)]!].map((w) => (r() < 0.2 ? word() : w)).join(" ")
+          : Array.from({ length: 50 + Math.floor(r() * 400) }, word).join(" ");
+      const want = plain.some((p) => plainOverlap(p, wordSet(text)) >= 0.75);
+      const got = packed.test(text);
+      expect(got.repeats).toBe(want);
+      if (!want) {
+        got.keep();
+        plain.push(wordSet(text));
+      }
+    }
+  });
 });

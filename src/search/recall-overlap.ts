@@ -1,21 +1,27 @@
 /**
  * The near-duplicate test among the memories one recall packs: a memory is left out when its word
  * overlap |A∩B| / min(|A|,|B|) with one already packed is at least the threshold (words as
- * memory-files/dedupe.ts wordSet reads them: lowercased runs of letters and digits). One map from
+ * memory-files/dedupe.ts wordSet reads them: lowercased runs of letters and digits). One table from
  * word to the packed memories holding it serves every test, so a memory's words are looked up
  * once instead of once per memory packed before it, and no set is built per memory.
+ *
+ * The words are found by char codes (word-chars.ts, as the expression finds them) and looked up by
+ * a hash of their UTF-16 units computed while scanning, compared unit by unit with the word stored
+ * for the slot: no string is cut out of the text but a word's first occurrence.
  */
-const WORDS = /[\p{L}\p{N}]+/gu;
+import { nextWordStart, wordEnd } from "./word-chars.js";
 
-interface WordEntry {
-  /** Indices of the packed memories holding the word. */
-  holders: number[];
-  /** The last candidate that held it (counts each word once per candidate). */
-  seen: number;
-}
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
 
 export class PackedWords {
-  private readonly entries = new Map<string, WordEntry>();
+  /** Open addressing: entry index + 1 per slot (0: empty); capacity a power of two, at most half full. */
+  private slots = new Int32Array(1024);
+  /** Per entry: the word, its hash, the last candidate that held it, the packed memories holding it. */
+  private readonly words: string[] = [];
+  private readonly hashes: number[] = [];
+  private readonly seen: number[] = [];
+  private readonly holders: number[][] = [];
   /** Distinct words of each packed memory. */
   private readonly sizes: number[] = [];
   private candidate = 0;
@@ -28,25 +34,67 @@ export class PackedWords {
    */
   test(text: string): { repeats: boolean; keep: () => void } {
     const stamp = ++this.candidate;
-    const distinct: WordEntry[] = [];
-    for (const w of text.toLowerCase().match(WORDS) ?? []) {
-      let e = this.entries.get(w);
-      if (!e) this.entries.set(w, (e = { holders: [], seen: 0 }));
-      if (e.seen === stamp) continue;
-      e.seen = stamp;
+    const distinct: number[] = [];
+    const lower = text.toLowerCase();
+    for (let at = nextWordStart(lower, 0); at !== -1;) {
+      const end = wordEnd(lower, at);
+      const e = this.entryOf(lower, at, end);
+      at = nextWordStart(lower, end);
+      if (this.seen[e] === stamp) continue;
+      this.seen[e] = stamp;
       distinct.push(e);
     }
     const n = distinct.length;
     const shared = new Array<number>(this.sizes.length).fill(0);
-    for (const e of distinct) for (const k of e.holders) shared[k]!++;
+    for (const e of distinct) for (const k of this.holders[e]!) shared[k]!++;
     const repeats = n > 0 && this.sizes.some((size, k) => size > 0 && shared[k]! / Math.min(size, n) >= this.threshold);
     return {
       repeats,
       keep: () => {
         const k = this.sizes.length;
         this.sizes.push(n);
-        for (const e of distinct) e.holders.push(k);
+        for (const e of distinct) this.holders[e]!.push(k);
       },
     };
   }
+
+  /** The entry of the word lower[at, end), added when new. */
+  private entryOf(lower: string, at: number, end: number): number {
+    let h = FNV_OFFSET;
+    for (let i = at; i < end; i++) h = Math.imul(h ^ lower.charCodeAt(i), FNV_PRIME);
+    const mask = this.slots.length - 1;
+    const len = end - at;
+    for (let s = h & mask; ; s = (s + 1) & mask) {
+      const slot = this.slots[s]!;
+      if (slot === 0) break;
+      const e = slot - 1;
+      if (this.hashes[e] === h && sameWord(this.words[e]!, lower, at, len)) return e;
+    }
+    const e = this.words.length;
+    this.words.push(lower.slice(at, end));
+    this.hashes.push(h);
+    this.seen.push(0);
+    this.holders.push([]);
+    if (2 * (e + 1) > this.slots.length) this.grow();
+    else this.place(e);
+    return e;
+  }
+
+  private place(e: number): void {
+    const mask = this.slots.length - 1;
+    let s = this.hashes[e]! & mask;
+    while (this.slots[s] !== 0) s = (s + 1) & mask;
+    this.slots[s] = e + 1;
+  }
+
+  private grow(): void {
+    this.slots = new Int32Array(this.slots.length * 2);
+    for (let e = 0; e < this.words.length; e++) this.place(e);
+  }
+}
+
+function sameWord(word: string, s: string, at: number, len: number): boolean {
+  if (word.length !== len) return false;
+  for (let i = 0; i < len; i++) if (word.charCodeAt(i) !== s.charCodeAt(at + i)) return false;
+  return true;
 }

@@ -1,6 +1,7 @@
 import { units, type Unit } from "../ingest/units.js";
 import { stem } from "./excerpt.js";
 import { STOP_WORDS } from "./keyword/index.js";
+import { cpAt, isHigh, isLow, isWordCp } from "./word-chars.js";
 
 /**
  * A candidate memory's text as recall needs it, read once per recall: its units (lines or
@@ -26,30 +27,6 @@ export interface ScanStems {
 
 const WORDS = /[\p{L}\p{N}]+/gu;
 const EMPTY: ReadonlySet<string> = new Set();
-
-/** Whether a code point is a word character (`[\p{L}\p{N}]`, what WORDS matches), memoised per BMP unit. */
-const bmpWord = new Uint8Array(0x10000);
-const ONE_WORD_CHAR = /^[\p{L}\p{N}]$/u;
-function isWordCp(cp: number): boolean {
-  if (cp < 0x80) return (cp >= 0x61 && cp <= 0x7a) || (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a);
-  if (cp >= 0x10000) return ONE_WORD_CHAR.test(String.fromCodePoint(cp));
-  let v = bmpWord[cp]!;
-  if (v === 0) bmpWord[cp] = v = ONE_WORD_CHAR.test(String.fromCharCode(cp)) ? 1 : 2;
-  return v === 1;
-}
-
-const isHigh = (c: number) => c >= 0xd800 && c < 0xdc00;
-const isLow = (c: number) => c >= 0xdc00 && c < 0xe000;
-
-/** The code point at `i` (a surrogate pair read whole) and its length in UTF-16 units. */
-function cpAt(s: string, i: number): number {
-  const c = s.charCodeAt(i);
-  if (isHigh(c) && i + 1 < s.length) {
-    const d = s.charCodeAt(i + 1);
-    if (isLow(d)) return (c - 0xd800) * 0x400 + (d - 0xdc00) + 0x10000;
-  }
-  return c;
-}
 
 /** Whether a word (a maximal run of WORDS) starts at `i`, and where it ends (-1: none starts there). */
 function wordEndAt(s: string, i: number): number {

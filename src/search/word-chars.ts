@@ -1,0 +1,68 @@
+/**
+ * Words as `/[\p{L}\p{N}]+/gu` reads them, found by char codes instead of the regular expression:
+ * the ASCII letters and digits by a comparison, other code points by the Unicode expression once
+ * each (memoised per BMP unit). One home for the scanners of recall (recall-scan, recall-overlap).
+ */
+const bmpWord = new Uint8Array(0x10000);
+const ONE_WORD_CHAR = /^[\p{L}\p{N}]$/u;
+
+/** Whether a code point is a word character (`[\p{L}\p{N}]`). */
+export function isWordCp(cp: number): boolean {
+  if (cp < 0x80) return (cp >= 0x61 && cp <= 0x7a) || (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a);
+  if (cp >= 0x10000) return ONE_WORD_CHAR.test(String.fromCodePoint(cp));
+  let v = bmpWord[cp]!;
+  if (v === 0) bmpWord[cp] = v = ONE_WORD_CHAR.test(String.fromCharCode(cp)) ? 1 : 2;
+  return v === 1;
+}
+
+export const isHigh = (c: number): boolean => c >= 0xd800 && c < 0xdc00;
+export const isLow = (c: number): boolean => c >= 0xdc00 && c < 0xe000;
+
+/** The code point at `i` (a surrogate pair read whole). */
+export function cpAt(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  if (isHigh(c) && i + 1 < s.length) {
+    const d = s.charCodeAt(i + 1);
+    if (isLow(d)) return (c - 0xd800) * 0x400 + (d - 0xdc00) + 0x10000;
+  }
+  return c;
+}
+
+/**
+ * The end of the word starting at `i` (a maximal run of word code points; `i` itself is a word
+ * character), i.e. the first index after it.
+ */
+export function wordEnd(s: string, i: number): number {
+  let j = i;
+  while (j < s.length) {
+    const c = s.charCodeAt(j);
+    if (c < 0x80) {
+      if (!((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a))) break;
+      j++;
+      continue;
+    }
+    const cp = cpAt(s, j);
+    if (!isWordCp(cp)) break;
+    j += cp >= 0x10000 ? 2 : 1;
+  }
+  return j;
+}
+
+/**
+ * The next word of `s` at or after `from`: its start, or -1 when there is none (its end is
+ * wordEnd(s, start)). What successive WORDS.exec calls find.
+ */
+export function nextWordStart(s: string, from: number): number {
+  for (let i = from; i < s.length;) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) {
+      if ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a)) return i;
+      i++;
+      continue;
+    }
+    const cp = cpAt(s, i);
+    if (isWordCp(cp)) return i;
+    i += cp >= 0x10000 ? 2 : 1;
+  }
+  return -1;
+}
