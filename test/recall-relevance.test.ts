@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { RecallSchema } from "../src/config/schema.js";
 import { recall } from "../src/search/recall.js";
-import { cleanMemoryText, escapeForBlock } from "../src/search/recall-clean.js";
+import { cleanMemoryText } from "../src/search/recall-clean.js";
+import { escapeForBlock } from "../src/search/recall-escape.js";
 import { isGathering, spreadByGroup } from "../src/search/recall-gather.js";
 import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
 

@@ -1,4 +1,4 @@
-import { escapeForBlock } from "./recall-clean.js";
+import { escapeForBlock } from "./recall-escape.js";
 
 /** The block agents already understand (see the Cortex plugins); nothing inside can close it. */
 export const RECALL_OPEN = "<cortex_memories>";

@@ -75,10 +75,13 @@ const CONVERSATIONAL = new Set(
 
 /** Vectors sampled per index for the null distribution. */
 const NULL_SAMPLE = 256;
-/** The sampled vectors with their squared norms (Σ v², summed as similarityStats always did). */
+/**
+ * The sampled vectors, and those of one length (the query's) one after another in one array with
+ * their squared norms (Σ v², summed as similarityStats always did): read in one sweep per recall.
+ */
 interface NullSample {
   vectors: Float32Array[];
-  norms: Float64Array;
+  flat?: { dims: number; values: Float32Array; norms: Float64Array };
 }
 const nullSamples = new WeakMap<IndexStore, { key: number; sample: NullSample }>();
 
@@ -94,9 +97,18 @@ function sampleOf(store: IndexStore): NullSample {
   if (hit && (hit.key === key || (hit.sample.vectors.length >= NULL_SAMPLE && Math.abs(key - hit.key) * 16 < hit.key)))
     return hit.sample;
   const vectors = store.vectorSample(NULL_SAMPLE);
-  const sample = { vectors, norms: Float64Array.from(vectors, squaredNorm) };
+  const sample = { vectors };
   nullSamples.set(store, { key, sample });
   return sample;
+}
+
+/** The sample's vectors of `dims` dimensions, in one array, with their squared norms. */
+function flatOf(sample: NullSample, dims: number): NonNullable<NullSample["flat"]> {
+  if (sample.flat?.dims === dims) return sample.flat;
+  const vectors = sample.vectors.filter((v) => v.length === dims);
+  const values = new Float32Array(vectors.length * dims);
+  vectors.forEach((v, k) => values.set(v, k * dims));
+  return (sample.flat = { dims, values, norms: Float64Array.from(vectors, squaredNorm) });
 }
 
 function squaredNorm(v: Float32Array): number {
@@ -179,19 +191,18 @@ export async function profilePrompt(
 }
 
 function similarityStats(q: Float32Array, sample: NullSample): { mean: number; sd: number; n: number } {
-  // Plain loops into a typed array (no closure, no growing array): recall runs this every time.
-  const { vectors, norms } = sample;
-  const sims = new Float64Array(vectors.length);
+  // Plain loops over typed arrays (no closure, no growing array): recall runs this every time.
   const dims = q.length;
+  const { values, norms } = flatOf(sample, dims);
+  const n = norms.length;
+  const sims = new Float64Array(n);
   const nq = squaredNorm(q);
-  let n = 0;
-  for (let k = 0; k < vectors.length; k++) {
-    const v = vectors[k]!;
-    if (v.length !== dims) continue;
+  const qd = Float64Array.from(q);
+  for (let k = 0, off = 0; k < n; k++, off += dims) {
     let dot = 0;
-    for (let i = 0; i < dims; i++) dot += q[i]! * v[i]!;
+    for (let i = 0; i < dims; i++) dot += qd[i]! * values[off + i]!;
     const nv = norms[k]!;
-    sims[n++] = nv > 0 && nq > 0 ? dot / Math.sqrt(nv * nq) : 0;
+    sims[k] = nv > 0 && nq > 0 ? dot / Math.sqrt(nv * nq) : 0;
   }
   let sum = 0;
   for (let k = 0; k < n; k++) sum += sims[k]!;
