@@ -1,51 +1,28 @@
 /**
- * The char-code word scanner (src/search/word-chars.ts) must find exactly the words
- * `/[\p{L}\p{N}]+/gu` finds, on text with every kind of character a memory can hold.
+ * The char-code word test (src/search/word-chars.ts) must say what `/[\p{L}\p{N}]/u` says, for
+ * every code point: recall's scanners find words with it instead of the expression.
  */
 import { describe, expect, it } from "vitest";
-import { nextWordStart, wordEnd } from "../src/search/word-chars.js";
-import { mulberry32 } from "../src/util/prng.js";
+import { ASCII_WORD, isWordCp, wordUnitsAt } from "../src/search/word-chars.js";
 
-const PIECES = [
-  "a",
-  "Z",
-  "9",
-  " ",
-  "\n",
-  "-",
-  "_",
-  "é",
-  "É",
-  "ß",
-  "·",
-  "…",
-  "中",
-  "٣",
-  "😀",
-  "𝐀",
-  "\ud800",
-  "\udc00",
-  "'",
-  "ǅ",
-  "\u0301",
-];
-
-function scanned(s: string): string[] {
-  const out: string[] = [];
-  for (let at = nextWordStart(s, 0); at !== -1;) {
-    const end = wordEnd(s, at);
-    out.push(s.slice(at, end));
-    at = nextWordStart(s, end);
-  }
-  return out;
-}
-
-describe("word scanner", () => {
-  it("finds the words the Unicode expression finds", () => {
-    const r = mulberry32(19);
-    for (let t = 0; t < 2000; t++) {
-      const s = Array.from({ length: Math.floor(r() * 40) }, () => PIECES[Math.floor(r() * PIECES.length)]!).join("");
-      expect(scanned(s)).toEqual(s.match(/[\p{L}\p{N}]+/gu) ?? []);
+describe("word characters", () => {
+  it("are the letters and digits of the Unicode expression, for every code point", () => {
+    const bad: number[] = [];
+    for (let cp = 0; cp <= 0x10ffff; cp += cp < 0x30000 ? 1 : 97) {
+      if (cp >= 0xd800 && cp < 0xe000) continue;
+      const ch = String.fromCodePoint(cp);
+      const want = /^[\p{L}\p{N}]$/u.test(ch);
+      if (isWordCp(cp) !== want || wordUnitsAt(`${ch}x`, 0) > 0 !== want) bad.push(cp);
+      if (cp < 128 && (ASCII_WORD[cp] === 1) !== want) bad.push(cp);
     }
+    expect(bad).toEqual([]);
+  });
+
+  it("read a surrogate pair whole and a lone surrogate as no word character", () => {
+    expect(wordUnitsAt("𝐀", 0)).toBe(2);
+    expect(wordUnitsAt("😀", 0)).toBe(0);
+    expect(wordUnitsAt("\ud835", 0)).toBe(0);
+    expect(wordUnitsAt("\udc00a", 0)).toBe(0);
+    expect(wordUnitsAt("é", 0)).toBe(1);
   });
 });

@@ -9,7 +9,7 @@
  * a hash of their UTF-16 units computed while scanning, compared unit by unit with the word stored
  * for the slot: no string is cut out of the text but a word's first occurrence.
  */
-import { nextWordStart, wordEnd } from "./word-chars.js";
+import { ASCII_WORD, wordUnitsAt } from "./word-chars.js";
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -36,10 +36,26 @@ export class PackedWords {
     const stamp = ++this.candidate;
     const distinct: number[] = [];
     const lower = text.toLowerCase();
-    for (let at = nextWordStart(lower, 0); at !== -1;) {
-      const end = wordEnd(lower, at);
-      const e = this.entryOf(lower, at, end);
-      at = nextWordStart(lower, end);
+    const len = lower.length;
+    // Each word hashed as it is read (its UTF-16 units), then looked up.
+    for (let i = 0; i < len;) {
+      let c = lower.charCodeAt(i);
+      let units = c < 0x80 ? ASCII_WORD[c]! : wordUnitsAt(lower, i);
+      if (units === 0) {
+        i++;
+        continue;
+      }
+      const at = i;
+      let h = FNV_OFFSET;
+      do {
+        h = Math.imul(h ^ c, FNV_PRIME);
+        if (units === 2) h = Math.imul(h ^ lower.charCodeAt(i + 1), FNV_PRIME);
+        i += units;
+        if (i >= len) break;
+        c = lower.charCodeAt(i);
+        units = c < 0x80 ? ASCII_WORD[c]! : wordUnitsAt(lower, i);
+      } while (units !== 0);
+      const e = this.entryOf(lower, at, i, h);
       if (this.seen[e] === stamp) continue;
       this.seen[e] = stamp;
       distinct.push(e);
@@ -58,10 +74,8 @@ export class PackedWords {
     };
   }
 
-  /** The entry of the word lower[at, end), added when new. */
-  private entryOf(lower: string, at: number, end: number): number {
-    let h = FNV_OFFSET;
-    for (let i = at; i < end; i++) h = Math.imul(h ^ lower.charCodeAt(i), FNV_PRIME);
+  /** The entry of the word lower[at, end) of hash h, added when new. */
+  private entryOf(lower: string, at: number, end: number, h: number): number {
     const mask = this.slots.length - 1;
     const len = end - at;
     for (let s = h & mask; ; s = (s + 1) & mask) {

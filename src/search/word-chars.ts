@@ -1,10 +1,15 @@
 /**
  * Words as `/[\p{L}\p{N}]+/gu` reads them, found by char codes instead of the regular expression:
  * the ASCII letters and digits by a comparison, other code points by the Unicode expression once
- * each (memoised per BMP unit). One home for the scanners of recall (recall-scan, recall-overlap).
+ * each (memoised per BMP unit). One home for the word scanners of recall (recall-scan, recall-overlap).
  */
 const bmpWord = new Uint8Array(0x10000);
 const ONE_WORD_CHAR = /^[\p{L}\p{N}]$/u;
+
+/** 1 for the ASCII letters and digits, else 0 (per char code below 128). */
+export const ASCII_WORD = new Uint8Array(128);
+for (let c = 0; c < 128; c++)
+  ASCII_WORD[c] = (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) ? 1 : 0;
 
 /** Whether a code point is a word character (`[\p{L}\p{N}]`). */
 export function isWordCp(cp: number): boolean {
@@ -28,41 +33,8 @@ export function cpAt(s: string, i: number): number {
   return c;
 }
 
-/**
- * The end of the word starting at `i` (a maximal run of word code points; `i` itself is a word
- * character), i.e. the first index after it.
- */
-export function wordEnd(s: string, i: number): number {
-  let j = i;
-  while (j < s.length) {
-    const c = s.charCodeAt(j);
-    if (c < 0x80) {
-      if (!((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a))) break;
-      j++;
-      continue;
-    }
-    const cp = cpAt(s, j);
-    if (!isWordCp(cp)) break;
-    j += cp >= 0x10000 ? 2 : 1;
-  }
-  return j;
-}
-
-/**
- * The next word of `s` at or after `from`: its start, or -1 when there is none (its end is
- * wordEnd(s, start)). What successive WORDS.exec calls find.
- */
-export function nextWordStart(s: string, from: number): number {
-  for (let i = from; i < s.length;) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) {
-      if ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a)) return i;
-      i++;
-      continue;
-    }
-    const cp = cpAt(s, i);
-    if (isWordCp(cp)) return i;
-    i += cp >= 0x10000 ? 2 : 1;
-  }
-  return -1;
+/** The UTF-16 units of the word character at `i` (1, or 2 for a surrogate pair), 0 when it is none. */
+export function wordUnitsAt(s: string, i: number): number {
+  const cp = cpAt(s, i);
+  return isWordCp(cp) ? (cp >= 0x10000 ? 2 : 1) : 0;
 }
