@@ -13,9 +13,11 @@ export interface CopyHit {
   text?: string;
 }
 
+const SIDECAR_SUFFIX = new RegExp(`\\.${SIDECAR_TAG}\\.md$`, "i");
+
 /** The file a path belongs with: its original when it is a conflict copy or a sidecar, else itself. */
 export function familyOf(path: string): string {
-  const side = path.replace(new RegExp(`\\.${SIDECAR_TAG}\\.md$`, "i"), ".md");
+  const side = path.replace(SIDECAR_SUFFIX, ".md");
   if (side !== path) return side.replace(/^memory\/MEMORY\.md$/, "MEMORY.md");
   return conflictCopyKey(path) ?? path;
 }
