@@ -151,6 +151,31 @@ describe("the in-memory vector search", () => {
     for (const q of vectors(5, 5)) expect(b.nearest(q, 40)).toEqual(a.nearest(q, 40));
   });
 
+  it("stays exact above 512 dims: flat ±vectors whose int8 × int16 sums would overflow int32", () => {
+    // Offsets from the mean that are flat ±1 code to ±127 everywhere, and a flat query to ±32767:
+    // 127 × 32767 × 1024 is past 2³¹, so an unguarded int32 sum wraps and the bounds lose the nearest.
+    for (const dims of [520, 768, 1024, 3072]) {
+      const flat = (f: (j: number) => number) => Float32Array.from({ length: dims }, (_, j) => f(j));
+      const vs = [
+        flat(() => 1),
+        flat(() => -1),
+        flat((j) => (j % 2 ? 1 : -1)),
+        flat((j) => (j % 2 ? -1 : 1)),
+        flat((j) => (j < dims / 2 ? 1 : -1)),
+        flat((j) => (j < dims / 2 ? -1 : 1)),
+      ];
+      for (const useSimd of [true, false]) {
+        const m = new VectorMatrix(dims, 8, useSimd);
+        vs.forEach((v, i) => m.set(i + 1, v));
+        for (const q of [...vs, flat((j) => (j % 3 ? 1 : -1))]) {
+          const all = vs.map((_, i) => ({ id: i + 1, distance: vecCosineDistance(q, vs[i]!, 0) }));
+          const want = all.sort((a, b) => a.distance - b.distance || a.id - b.id);
+          for (const k of [1, 2, 3]) expect(m.nearest(q, k)).toEqual(want.slice(0, k));
+        }
+      }
+    }
+  });
+
   it("follows this connection's writes: new, replaced and deleted chunks, and a rolled-back write", () => {
     const store = openStore(join(tempDir(), "index.sqlite"));
     const vs = vectors(900, 6);
