@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { B, K1, fts5Idf } from "./bm25.js";
+import { CommitWatch } from "./db-generation.js";
 
 /** Path tokens held at most (beyond it the path stage asks FTS5). */
 const MAX_INSTANCES = 2_000_000;
@@ -31,7 +32,7 @@ interface Loaded {
  */
 export class PathIndex {
   private readonly stmts;
-  private loadedVersion: number | null = null;
+  private readonly commits;
   private loaded: Loaded | null = null;
   private readonly dirty = new Set<number>();
 
@@ -41,13 +42,13 @@ export class PathIndex {
       instances: db.prepare(`SELECT term, doc FROM temp.files_instances LIMIT ${MAX_INSTANCES + 1}`).raw(),
       paths: db.prepare(`SELECT id, path FROM files`).raw(),
       path: db.prepare(`SELECT path FROM files WHERE id = ?`).pluck(),
-      dataVersion: db.prepare(`PRAGMA data_version`).pluck(),
     };
+    this.commits = new CommitWatch(db);
   }
 
   /** Called by the store inside a transaction that writes a file's row. */
   fileChanged(fileId: number): void {
-    if (this.loadedVersion !== null) this.dirty.add(fileId);
+    if (this.commits.loaded) this.dirty.add(fileId);
   }
 
   /** Files whose path holds `word` (as search() takes it), or null when the index cannot say. */
@@ -87,11 +88,11 @@ export class PathIndex {
   }
 
   private current(): Loaded | null {
-    const version = this.stmts.dataVersion.get() as number;
-    if (version === this.loadedVersion && !this.pathsChanged()) return this.loaded;
+    const version = this.commits.read();
+    if (!this.commits.changed(version) && !this.pathsChanged()) return this.loaded;
     this.dirty.clear();
     this.loaded = this.load();
-    this.loadedVersion = version;
+    this.commits.mark(version);
     return this.loaded;
   }
 
