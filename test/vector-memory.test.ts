@@ -2,11 +2,12 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../src/index/db.js";
-import { IndexStore, type StoredChunkInput } from "../src/index/store.js";
+import { IndexStore } from "../src/index/store.js";
 import { VectorMatrix, vecCosineDistance } from "../src/index/vector-matrix.js";
 import { jsScan, simdScan, wasmMemory } from "../src/index/simd-dot.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { tempDir } from "./helpers/workspace.js";
+import { chunksFor, openVectorStore } from "./helpers/vector-store.js";
 import { rawDb } from "./helpers/raw-db.js";
 
 const DIMS = 100;
@@ -41,21 +42,7 @@ function vectors(n: number, seed: number, dims = DIMS): Float32Array[] {
   return out;
 }
 
-function chunksFor(vs: Float32Array[], from: number): StoredChunkInput[] {
-  return vs.map((vector, i) => ({
-    text: `chunk ${from + i}`,
-    startLine: i + 1,
-    endLine: i + 1,
-    hash: (from + i).toString(16).padStart(64, "0"),
-    vector,
-  }));
-}
-
-function openStore(path: string): IndexStore {
-  const store = new IndexStore(openDatabase(path), "t");
-  store.useVectorIdentity({ identity: "test-identity", dims: DIMS, model: "test" });
-  return store;
-}
+const openStore = (path: string) => openVectorStore(path, DIMS);
 
 function addFile(store: IndexStore, name: string, vs: Float32Array[], from: number): void {
   store.replaceFile(
