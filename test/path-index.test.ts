@@ -1,8 +1,10 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { PathIndex } from "../src/index/path-index.js";
 import { IndexStore } from "../src/index/store.js";
 import { indexedWorkspace, syncFromAnotherConnection } from "./helpers/workspace.js";
+import { rawDb } from "./helpers/raw-db.js";
 
 const WORDS = ["kafka", "deploy", "notes", "2026", "budget", "retro", "garden", "team", "q3", "infra"];
 
@@ -64,6 +66,28 @@ describe("path index in memory", () => {
     expect(store.pathFilesWith("kafka")).toBe(store.pathSearch(`"kafka"`, 10_000).length);
     // Words that are not one lowercase ASCII token are left to FTS5.
     expect(store.pathSearchWords(["café"], 10)).toBeNull();
+    store.close();
+  });
+
+  it("past its cap of path tokens it still counts each word's files (not past its cap of words)", async () => {
+    const paths = randomPaths(5, 40);
+    const { root, dbPath, store } = await indexedWorkspace(Object.fromEntries(paths.map((p) => [p, "- a line\n"])));
+    const counts = new PathIndex(rawDb(store), { maxInstances: 3 });
+    const none = new PathIndex(rawDb(store), { maxInstances: 3, maxTerms: 2 });
+    const expectCounts = () => {
+      for (const w of [...WORDS, "memory", "moved", "absent"]) {
+        expect(counts.filesWith(w)).toBe(store.pathSearch(`"${w}"`, 10_000).length);
+        expect(none.filesWith(w)).toBeNull();
+      }
+      expect(counts.search(["kafka"], 10)).toBeNull(); // ranking is FTS5's then
+      expect(counts.filesWith("café")).toBeNull();
+    };
+    expectCounts();
+    renameSync(join(root, paths[0]!), join(root, "memory/moved-kafka.md"));
+    rmSync(join(root, paths[1]!));
+    await syncFromAnotherConnection(root, dbPath);
+    expectCounts();
+    expect(counts.filesWith("moved")).toBe(1);
     store.close();
   });
 });
