@@ -3,11 +3,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SearchSchema } from "../src/config/schema.js";
 import { importanceOf } from "../src/index/chunk-meta.js";
-import { openDatabase } from "../src/index/db.js";
 import { IndexStore, type ChunkRow } from "../src/index/store.js";
-import { Indexer } from "../src/index/sync.js";
 import { Searcher } from "../src/search/searcher.js";
-import { tempDir, writeFiles } from "./helpers/workspace.js";
+import { indexedWorkspace, syncFromAnotherConnection } from "./helpers/workspace.js";
 import { rawDb } from "./helpers/raw-db.js";
 
 /** A small random workspace: notes, daily logs, a transcript; some chunks annotated with importance. */
@@ -33,19 +31,9 @@ function randomFiles(seed: number): Record<string, string> {
 
 /** An indexed workspace; `warm`: its chunk metadata loaded as the daemon does (else read per lookup at first). */
 async function indexed(files: Record<string, string>, warm = true) {
-  const root = tempDir();
-  writeFiles(root, files);
-  const dbPath = join(tempDir(), "i.sqlite");
-  const store = new IndexStore(openDatabase(dbPath), "t");
-  const indexer = new Indexer({
-    store,
-    target: { root },
-    provider: null,
-    chunking: { maxTokens: 60, overlapTokens: 10 },
-  });
-  await indexer.sync();
-  if (warm) store.warmChunkMeta();
-  return { root, dbPath, store, indexer };
+  const ws = await indexedWorkspace(files);
+  if (warm) ws.store.warmChunkMeta();
+  return ws;
 }
 
 function allIds(store: IndexStore): number[] {
@@ -101,14 +89,7 @@ describe("chunk metadata in memory", () => {
       join(root, "MEMORY.md"),
       "# Memory\n\n- The office wifi password never rotates. <!-- importance: 3 -->\n",
     );
-    const other = new IndexStore(openDatabase(dbPath), "t");
-    await new Indexer({
-      store: other,
-      target: { root },
-      provider: null,
-      chunking: { maxTokens: 60, overlapTokens: 10 },
-    }).sync();
-    other.close();
+    await syncFromAnotherConnection(root, dbPath);
     expectInStep(store);
     const memory = [...store.chunkMeta(allIds(store)).values()].filter((m) => m.path === "MEMORY.md");
     expect(memory.map((m) => m.importance)).toContain(3);

@@ -9,7 +9,7 @@ import { Indexer } from "../src/index/sync.js";
 import { buildKeywordQuery } from "../src/search/keyword/query.js";
 import { rankKeywords } from "../src/search/keyword/strategy.js";
 import { mulberry32 } from "../src/util/prng.js";
-import { tempDir, writeFiles } from "./helpers/workspace.js";
+import { indexedWorkspace, writeFiles } from "./helpers/workspace.js";
 
 /**
  * The daemon's keyword leg ranks from postings in memory (index/keyword-postings): its top k must
@@ -54,12 +54,14 @@ let store: IndexStore;
 let indexer: Indexer;
 
 beforeAll(async () => {
-  root = tempDir();
-  writeFiles(root, corpus(3, 120));
-  dbFile = join(tempDir(), "i.sqlite");
-  store = new IndexStore(openDatabase(dbFile), "t");
-  indexer = new Indexer({ store, target: { root }, provider: null, chunking: { maxTokens: 40, overlapTokens: 0 } });
-  await indexer.sync();
+  ({
+    root,
+    dbPath: dbFile,
+    store,
+    indexer,
+  } = await indexedWorkspace(corpus(3, 120), {
+    chunking: { maxTokens: 40, overlapTokens: 0 },
+  }));
   store.keepKeywordsInMemory();
   expect(await store.text.postings.ready()).toBe(true);
 });

@@ -1,11 +1,9 @@
 import Database from "better-sqlite3";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../src/index/db.js";
 import { SCHEMA_VERSION } from "../src/index/migrations.js";
 import { IndexStore } from "../src/index/store.js";
-import { Indexer } from "../src/index/sync.js";
-import { tempDir, writeFiles } from "./helpers/workspace.js";
+import { indexedWorkspace } from "./helpers/workspace.js";
 
 const tables = (file: string): string[] => {
   const db = new Database(file, { readonly: true });
@@ -21,16 +19,10 @@ const tables = (file: string): string[] => {
 
 describe("index migrations", () => {
   it("an index from schema 8 loses the unused term-list tables and keeps its chunks and search", async () => {
-    const root = tempDir();
-    writeFiles(root, { "MEMORY.md": "# Memory\n\n- The kafka cluster moved to the new racks.\n" });
-    const file = join(tempDir(), "i.sqlite");
-    const store = new IndexStore(openDatabase(file), "t");
-    await new Indexer({
-      store,
-      target: { root },
-      provider: null,
-      chunking: { maxTokens: 60, overlapTokens: 0 },
-    }).sync();
+    const { dbPath: file, store } = await indexedWorkspace(
+      { "MEMORY.md": "# Memory\n\n- The kafka cluster moved to the new racks.\n" },
+      { chunking: { maxTokens: 60, overlapTokens: 0 } },
+    );
     store.close();
     expect(tables(file)).toEqual([]);
 

@@ -22,7 +22,7 @@ import type { SearchResponse } from "../src/search/types.js";
 import { ensureTinyTestModel } from "./fixtures/embed/tiny-model.js";
 import { counting } from "./helpers/models.js";
 import { rawDb } from "./helpers/raw-db.js";
-import { tempDir, writeFiles } from "./helpers/workspace.js";
+import { indexedWorkspace } from "./helpers/workspace.js";
 
 let provider: StaticBertProvider;
 beforeAll(async () => {
@@ -41,18 +41,7 @@ const FILES = {
 const QUERIES = ["melody of the orchestra", "rent and bills", "tokyo hotel", "cake and bread", "savings budget"];
 
 async function indexed(files: Record<string, string> = FILES, p: EmbeddingProvider = provider) {
-  const root = tempDir();
-  writeFiles(root, files);
-  const dbPath = join(tempDir(), "i.sqlite");
-  const store = new IndexStore(openDatabase(dbPath), "t");
-  const indexer = new Indexer({
-    store,
-    target: { root },
-    provider: p,
-    chunking: { maxTokens: 400, overlapTokens: 80 },
-  });
-  await indexer.sync();
-  return { root, dbPath, store, indexer };
+  return indexedWorkspace(files, { provider: p, chunking: { maxTokens: 400, overlapTokens: 80 } });
 }
 
 function allIds(store: IndexStore): number[] {

@@ -1,10 +1,10 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { openDatabase } from "../src/index/db.js";
+import { PathIndex } from "../src/index/path-index.js";
 import { IndexStore } from "../src/index/store.js";
-import { Indexer } from "../src/index/sync.js";
-import { tempDir, writeFiles } from "./helpers/workspace.js";
+import { indexedWorkspace, syncFromAnotherConnection } from "./helpers/workspace.js";
+import { rawDb } from "./helpers/raw-db.js";
 
 const WORDS = ["kafka", "deploy", "notes", "2026", "budget", "retro", "garden", "team", "q3", "infra"];
 
@@ -36,18 +36,10 @@ function expectLikeFts(store: IndexStore, words: string[]): void {
 
 describe("path index in memory", () => {
   it("ranks files as FTS5's bm25 over paths does, and follows renames, new and deleted files", async () => {
-    const root = tempDir();
     const paths = randomPaths(11, 60);
-    writeFiles(root, Object.fromEntries(paths.map((p) => [p, "- a line\n"])));
-    const dbPath = join(tempDir(), "i.sqlite");
-    const store = new IndexStore(openDatabase(dbPath), "t");
-    const indexer = new Indexer({
-      store,
-      target: { root },
-      provider: null,
-      chunking: { maxTokens: 60, overlapTokens: 10 },
-    });
-    await indexer.sync();
+    const { root, dbPath, store, indexer } = await indexedWorkspace(
+      Object.fromEntries(paths.map((p) => [p, "- a line\n"])),
+    );
     const queries = [
       ["kafka"],
       ["deploy", "notes"],
@@ -68,19 +60,34 @@ describe("path index in memory", () => {
     ]);
     // Another connection (as another process would) renames a file: followed too.
     renameSync(join(root, "memory/kafka-kafka-moved.md"), join(root, "memory/garden-retro.md"));
-    const other = new IndexStore(openDatabase(dbPath), "t");
-    await new Indexer({
-      store: other,
-      target: { root },
-      provider: null,
-      chunking: { maxTokens: 60, overlapTokens: 10 },
-    }).sync();
-    other.close();
+    await syncFromAnotherConnection(root, dbPath);
     for (const words of [...queries, ["moved"]]) expectLikeFts(store, words);
     expect(store.pathFilesWith("moved")).toBe(0);
     expect(store.pathFilesWith("kafka")).toBe(store.pathSearch(`"kafka"`, 10_000).length);
     // Words that are not one lowercase ASCII token are left to FTS5.
     expect(store.pathSearchWords(["café"], 10)).toBeNull();
+    store.close();
+  });
+
+  it("past its cap of path tokens it still counts each word's files (not past its cap of words)", async () => {
+    const paths = randomPaths(5, 40);
+    const { root, dbPath, store } = await indexedWorkspace(Object.fromEntries(paths.map((p) => [p, "- a line\n"])));
+    const counts = new PathIndex(rawDb(store), { maxInstances: 3 });
+    const none = new PathIndex(rawDb(store), { maxInstances: 3, maxTerms: 2 });
+    const expectCounts = () => {
+      for (const w of [...WORDS, "memory", "moved", "absent"]) {
+        expect(counts.filesWith(w)).toBe(store.pathSearch(`"${w}"`, 10_000).length);
+        expect(none.filesWith(w)).toBeNull();
+      }
+      expect(counts.search(["kafka"], 10)).toBeNull(); // ranking is FTS5's then
+      expect(counts.filesWith("café")).toBeNull();
+    };
+    expectCounts();
+    renameSync(join(root, paths[0]!), join(root, "memory/moved-kafka.md"));
+    rmSync(join(root, paths[1]!));
+    await syncFromAnotherConnection(root, dbPath);
+    expectCounts();
+    expect(counts.filesWith("moved")).toBe(1);
     store.close();
   });
 });

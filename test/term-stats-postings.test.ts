@@ -5,7 +5,7 @@ import { openDatabase } from "../src/index/db.js";
 import { IndexStore } from "../src/index/store.js";
 import { Indexer } from "../src/index/sync.js";
 import { mulberry32 } from "../src/util/prng.js";
-import { tempDir, writeFiles } from "./helpers/workspace.js";
+import { indexedWorkspace } from "./helpers/workspace.js";
 
 /**
  * The relevance decision's word statistics (store.termStats) read a word's df from the postings in
@@ -41,17 +41,16 @@ let plain: IndexStore;
 let indexer: Indexer;
 
 beforeAll(async () => {
-  root = tempDir();
-  writeFiles(root, corpus(11, 150));
-  const dbFile = join(tempDir(), "i.sqlite");
-  memory = new IndexStore(openDatabase(dbFile), "memory");
-  indexer = new Indexer({
+  let dbFile: string;
+  ({
+    root,
+    dbPath: dbFile,
     store: memory,
-    target: { root },
-    provider: null,
+    indexer,
+  } = await indexedWorkspace(corpus(11, 150), {
     chunking: { maxTokens: 40, overlapTokens: 0 },
-  });
-  await indexer.sync();
+    name: "memory",
+  }));
   memory.keepKeywordsInMemory();
   expect(await memory.text.postings.ready()).toBe(true);
   plain = new IndexStore(openDatabase(dbFile), "plain");

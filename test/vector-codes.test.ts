@@ -2,10 +2,11 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../src/index/db.js";
-import { IndexStore, type StoredChunkInput } from "../src/index/store.js";
+import { IndexStore } from "../src/index/store.js";
 import { QuantizedVectors, fitQuantizer, quantize, topByScore } from "../src/index/vector-codes.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { tempDir } from "./helpers/workspace.js";
+import { chunksFor as vectorChunks, openVectorStore } from "./helpers/vector-store.js";
 import { rawDb } from "./helpers/raw-db.js";
 
 const DIMS = 100;
@@ -74,21 +75,9 @@ describe("QuantizedVectors", () => {
   });
 });
 
-function chunksFor(vs: Float32Array[], from: number): StoredChunkInput[] {
-  return vs.map((vector, i) => ({
-    text: `chunk ${from + i} about topic ${i % 7}`,
-    startLine: i + 1,
-    endLine: i + 1,
-    hash: (from + i).toString(16).padStart(64, "0"),
-    vector,
-  }));
-}
-
-function openStore(path: string): IndexStore {
-  const store = new IndexStore(openDatabase(path), "t");
-  store.useVectorIdentity({ identity: "test-identity", dims: DIMS, model: "test" });
-  return store;
-}
+const chunksFor = (vs: Float32Array[], from: number) =>
+  vectorChunks(vs, from, (n, i) => `chunk ${n} about topic ${i % 7}`);
+const openStore = (path: string) => openVectorStore(path, DIMS);
 
 describe("topByScore", () => {
   it("returns the same best m as a full sort (score descending, ties by smaller id)", () => {

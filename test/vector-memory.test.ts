@@ -2,11 +2,12 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../src/index/db.js";
-import { IndexStore, type StoredChunkInput } from "../src/index/store.js";
+import { IndexStore } from "../src/index/store.js";
 import { VectorMatrix, vecCosineDistance } from "../src/index/vector-matrix.js";
 import { jsScan, simdScan, wasmMemory } from "../src/index/simd-dot.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { tempDir } from "./helpers/workspace.js";
+import { chunksFor, openVectorStore } from "./helpers/vector-store.js";
 import { rawDb } from "./helpers/raw-db.js";
 
 const DIMS = 100;
@@ -41,21 +42,7 @@ function vectors(n: number, seed: number, dims = DIMS): Float32Array[] {
   return out;
 }
 
-function chunksFor(vs: Float32Array[], from: number): StoredChunkInput[] {
-  return vs.map((vector, i) => ({
-    text: `chunk ${from + i}`,
-    startLine: i + 1,
-    endLine: i + 1,
-    hash: (from + i).toString(16).padStart(64, "0"),
-    vector,
-  }));
-}
-
-function openStore(path: string): IndexStore {
-  const store = new IndexStore(openDatabase(path), "t");
-  store.useVectorIdentity({ identity: "test-identity", dims: DIMS, model: "test" });
-  return store;
-}
+const openStore = (path: string) => openVectorStore(path, DIMS);
 
 function addFile(store: IndexStore, name: string, vs: Float32Array[], from: number): void {
   store.replaceFile(
@@ -149,6 +136,31 @@ describe("the in-memory vector search", () => {
     const b = new VectorMatrix(DIMS, 8, false);
     vs.forEach((v, i) => (a.set(i + 1, v), b.set(i + 1, v)));
     for (const q of vectors(5, 5)) expect(b.nearest(q, 40)).toEqual(a.nearest(q, 40));
+  });
+
+  it("stays exact above 512 dims: flat ±vectors whose int8 × int16 sums would overflow int32", () => {
+    // Offsets from the mean that are flat ±1 code to ±127 everywhere, and a flat query to ±32767:
+    // 127 × 32767 × 1024 is past 2³¹, so an unguarded int32 sum wraps and the bounds lose the nearest.
+    for (const dims of [520, 768, 1024, 3072]) {
+      const flat = (f: (j: number) => number) => Float32Array.from({ length: dims }, (_, j) => f(j));
+      const vs = [
+        flat(() => 1),
+        flat(() => -1),
+        flat((j) => (j % 2 ? 1 : -1)),
+        flat((j) => (j % 2 ? -1 : 1)),
+        flat((j) => (j < dims / 2 ? 1 : -1)),
+        flat((j) => (j < dims / 2 ? -1 : 1)),
+      ];
+      for (const useSimd of [true, false]) {
+        const m = new VectorMatrix(dims, 8, useSimd);
+        vs.forEach((v, i) => m.set(i + 1, v));
+        for (const q of [...vs, flat((j) => (j % 3 ? 1 : -1))]) {
+          const all = vs.map((_, i) => ({ id: i + 1, distance: vecCosineDistance(q, vs[i]!, 0) }));
+          const want = all.sort((a, b) => a.distance - b.distance || a.id - b.id);
+          for (const k of [1, 2, 3]) expect(m.nearest(q, k)).toEqual(want.slice(0, k));
+        }
+      }
+    }
   });
 
   it("follows this connection's writes: new, replaced and deleted chunks, and a rolled-back write", () => {

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { FileClass } from "../ingest/types.js";
 import type { ChunkBody, ChunkRow } from "./chunks-repo.js";
+import { CommitWatch } from "./db-generation.js";
 
 /** What the ranking stages read of a chunk besides its text: its file, place, date and importance. */
 export type ChunkMeta = Omit<ChunkRow, keyof ChunkBody> & {
@@ -53,7 +54,7 @@ const CHUNK_COLUMNS = `id, file_id, seq, start_line, end_line, ts, CASE WHEN tex
  */
 export class ChunkMetaTable {
   private readonly stmts;
-  private loadedVersion: number | null = null;
+  private readonly commits;
   private lookups = 0;
   private readonly dirty = new Set<number>();
   private files = new Map<number, FileEntry>();
@@ -71,8 +72,8 @@ export class ChunkMetaTable {
   private importances = new Int8Array(0);
 
   constructor(db: Database.Database) {
+    this.commits = new CommitWatch(db);
     this.stmts = {
-      dataVersion: db.prepare(`PRAGMA data_version`).pluck(),
       allChunks: db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks`).raw(),
       allFiles: db.prepare(`SELECT id, path, class, date FROM files`).raw(),
       fileChunks: db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE file_id = ?`).raw(),
@@ -88,7 +89,7 @@ export class ChunkMetaTable {
 
   /** Called by the store inside a transaction that writes a file's row or chunks. */
   fileChanged(fileId: number): void {
-    if (this.loadedVersion !== null) this.dirty.add(fileId);
+    if (this.commits.loaded) this.dirty.add(fileId);
   }
 
   /** Loads the whole table now (the daemon, after its startup sync), so no search waits for it. */
@@ -98,7 +99,7 @@ export class ChunkMetaTable {
 
   /** The metadata of each id that is a chunk of the index (others are left out). */
   lookup(ids: readonly number[]): Map<number, ChunkMeta> {
-    if (this.loadedVersion === null && ++this.lookups <= LOOKUPS_BEFORE_LOAD) return this.readIds(ids);
+    if (!this.commits.loaded && ++this.lookups <= LOOKUPS_BEFORE_LOAD) return this.readIds(ids);
     this.current();
     const out = new Map<number, ChunkMeta>();
     for (const id of ids) {
@@ -143,8 +144,8 @@ export class ChunkMetaTable {
   }
 
   private current(): void {
-    const version = this.stmts.dataVersion.get() as number;
-    if (version !== this.loadedVersion) return this.loadAll(version);
+    const version = this.commits.read();
+    if (this.commits.changed(version)) return this.loadAll(version);
     if (this.dirty.size === 0) return;
     // All the changed files' chunks go before any is read back (a deleted chunk's id may be reused).
     for (const fileId of this.dirty) this.dropFile(fileId);
@@ -163,7 +164,7 @@ export class ChunkMetaTable {
     this.size = 0;
     this.grow(rows.length);
     for (const r of rows) this.put(r);
-    this.loadedVersion = version;
+    this.commits.mark(version);
   }
 
   private dropFile(fileId: number): void {

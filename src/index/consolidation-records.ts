@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { hexToBlob } from "./blobs.js";
+import { CommitWatch } from "./db-generation.js";
 import { statements, tableExists } from "./statements.js";
 
 export interface DuplicateInfo {
@@ -39,12 +40,13 @@ export class ConsolidationRecords {
   /** Writes of the tables by this connection (another connection's move PRAGMA data_version). */
   private writes = 0;
   /** Whether any mark is recorded, as of a data version and this connection's writes. */
-  private recorded: { version: string; any: boolean } | null = null;
+  private recorded: { writes: number; any: boolean } | null = null;
+  private readonly commits;
   private tablesExist = false;
 
   constructor(private readonly db: Database.Database) {
+    this.commits = new CommitWatch(db);
     this.stmts = statements(db, {
-      dataVersion: `PRAGMA data_version`,
       anyMark: `SELECT EXISTS (SELECT 1 FROM dup_groups) OR EXISTS (SELECT 1 FROM supersessions) OR EXISTS (SELECT 1 FROM reinforcement)`,
       dupsOf: `SELECT lower(hex(chunk_hash)) AS h, lower(hex(canonical_hash)) AS ch, canonical_path AS p, canonical_start AS s, canonical_end AS e, size
        FROM dup_groups WHERE chunk_hash IN (SELECT unhex(value) FROM json_each(?))`,
@@ -76,10 +78,11 @@ export class ConsolidationRecords {
    * connection writes the tables or another connection commits anything.
    */
   private anyMarks(): boolean {
-    const version = `${this.stmts.dataVersion.pluck().get() as number}:${this.writes}`;
-    if (this.recorded?.version === version) return this.recorded.any;
+    const version = this.commits.read();
+    if (this.recorded?.writes === this.writes && !this.commits.changed(version)) return this.recorded.any;
     const any = this.hasTables() && !!this.stmts.anyMark.pluck().get();
-    this.recorded = { version, any };
+    this.recorded = { writes: this.writes, any };
+    this.commits.mark(version);
     return any;
   }
 

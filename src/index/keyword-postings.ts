@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
 import { statSync } from "node:fs";
+import { CommitWatch } from "./db-generation.js";
 import { ftsTotalsReader } from "./fts-totals.js";
 import { FtsTokenizer } from "./fts-tokens.js";
 import { errorMessage } from "../util/error-message.js";
@@ -88,8 +89,7 @@ export class KeywordPostings {
   private changes: Change[] = [];
   private broken = false;
   private closed = false;
-  private baseline = -1;
-  private readonly dataVersion;
+  private readonly commits;
   private readonly totals;
   private readonly tokenizer;
   private readonly lnStmt;
@@ -121,7 +121,7 @@ export class KeywordPostings {
     this.walGrowthMax = opts.walGrowthMax ?? WAL_GROWTH_MAX;
     this.stepMs = opts.stepMs ?? STEP_MS;
     this.retryMs = opts.retryMs ?? RETRY_MS;
-    this.dataVersion = db.prepare(`PRAGMA data_version`).pluck();
+    this.commits = new CommitWatch(db);
     this.totals = ftsTotalsReader(db, "chunks_fts");
     this.tokenizer = new FtsTokenizer(db, "postings_scratch");
     this.lnStmt = db.prepare(`SELECT ln(?)`).pluck();
@@ -182,7 +182,7 @@ export class KeywordPostings {
       return null;
     }
     if (this.db.inTransaction) return null;
-    if (this.broken || this.changes.length > MAX_PENDING || this.dataVersion.get() !== this.baseline) {
+    if (this.broken || this.changes.length > MAX_PENDING || this.commits.changed()) {
       this.data = null;
       this.startLoad();
       return null;
@@ -258,7 +258,7 @@ export class KeywordPostings {
       const snapshot = () => {
         this.changes = [];
         this.broken = false;
-        this.baseline = this.dataVersion.get() as number;
+        this.commits.mark();
       };
       const vocab: [string, number, number][] = [];
       const vocabRows = reader.prepare(`SELECT term, doc, cnt FROM temp.postings_rows`).raw();

@@ -1,8 +1,11 @@
 import type Database from "better-sqlite3";
 import { B, K1, fts5Idf } from "./bm25.js";
+import { CommitWatch } from "./db-generation.js";
 
-/** Path tokens held at most (beyond it the path stage asks FTS5). */
+/** Path tokens held at most (beyond it only each word's file count is held, and search asks FTS5). */
 const MAX_INSTANCES = 2_000_000;
+/** Distinct path words counted at most beyond MAX_INSTANCES (a few MB; beyond it FTS5 counts). */
+const MAX_TERMS = 200_000;
 
 interface Postings {
   files: Int32Array;
@@ -12,7 +15,10 @@ interface Postings {
 interface Loaded {
   /** Each file's path, to tell whether a write changed any. */
   paths: Map<number, string>;
-  postings: Map<string, Postings>;
+  /** null past maxInstances path tokens: then only `fileCounts` is held. */
+  postings: Map<string, Postings> | null;
+  /** Files whose path holds each word (past maxInstances; else postings say it). */
+  fileCounts: Map<string, number> | null;
   /** Tokens of each file's path (FTS5's document size). */
   lengths: Map<number, number>;
   rows: number;
@@ -26,35 +32,44 @@ interface Loaded {
  * query. Read again when the paths change: another connection's commit (PRAGMA data_version), or a
  * write of this connection that added, renamed or deleted a file (the store tells of each file it
  * writes; a re-indexed file keeps its path, and re-reading then would cost every search after a
- * transcript append). Paths are few (a few tokens each), so this is small; a workspace past MAX_INSTANCES path tokens
- * keeps none (searches say "unknown": ask FTS5).
+ * transcript append). Paths are few (a few tokens each), so this is small; a workspace past
+ * MAX_INSTANCES path tokens keeps only each word's file count (fts5vocab 'row'; searches say
+ * "unknown": ask FTS5), and past MAX_TERMS distinct words not even that.
  */
 export class PathIndex {
   private readonly stmts;
-  private loadedVersion: number | null = null;
+  private readonly commits;
   private loaded: Loaded | null = null;
   private readonly dirty = new Set<number>();
 
-  constructor(db: Database.Database) {
+  private readonly maxInstances: number;
+  private readonly maxTerms: number;
+
+  constructor(db: Database.Database, opts: { maxInstances?: number; maxTerms?: number } = {}) {
+    this.maxInstances = opts.maxInstances ?? MAX_INSTANCES;
+    this.maxTerms = opts.maxTerms ?? MAX_TERMS;
     db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.files_instances USING fts5vocab(main, files_fts, 'instance')`);
+    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.files_vocab USING fts5vocab(main, files_fts, 'row')`);
     this.stmts = {
-      instances: db.prepare(`SELECT term, doc FROM temp.files_instances LIMIT ${MAX_INSTANCES + 1}`).raw(),
+      instances: db.prepare(`SELECT term, doc FROM temp.files_instances LIMIT ?`).raw(),
+      words: db.prepare(`SELECT term, doc FROM temp.files_vocab LIMIT ?`).raw(),
       paths: db.prepare(`SELECT id, path FROM files`).raw(),
       path: db.prepare(`SELECT path FROM files WHERE id = ?`).pluck(),
-      dataVersion: db.prepare(`PRAGMA data_version`).pluck(),
     };
+    this.commits = new CommitWatch(db);
   }
 
   /** Called by the store inside a transaction that writes a file's row. */
   fileChanged(fileId: number): void {
-    if (this.loadedVersion !== null) this.dirty.add(fileId);
+    if (this.commits.loaded) this.dirty.add(fileId);
   }
 
   /** Files whose path holds `word` (as search() takes it), or null when the index cannot say. */
   filesWith(word: string): number | null {
     if (!/^[a-z0-9]+$/.test(word)) return null;
     const idx = this.current();
-    return idx ? (idx.postings.get(word)?.files.length ?? 0) : null;
+    if (!idx) return null;
+    return idx.postings ? (idx.postings.get(word)?.files.length ?? 0) : (idx.fileCounts!.get(word) ?? 0);
   }
 
   /**
@@ -65,7 +80,7 @@ export class PathIndex {
   search(words: readonly string[], limit: number): { fileId: number; rank: number }[] | null {
     if (!words.every((w) => /^[a-z0-9]+$/.test(w))) return null;
     const idx = this.current();
-    if (!idx) return null;
+    if (!idx?.postings) return null;
     const scores = new Map<number, number>();
     for (const w of words) {
       const p = idx.postings.get(w);
@@ -87,11 +102,11 @@ export class PathIndex {
   }
 
   private current(): Loaded | null {
-    const version = this.stmts.dataVersion.get() as number;
-    if (version === this.loadedVersion && !this.pathsChanged()) return this.loaded;
+    const version = this.commits.read();
+    if (!this.commits.changed(version) && !this.pathsChanged()) return this.loaded;
     this.dirty.clear();
     this.loaded = this.load();
-    this.loadedVersion = version;
+    this.commits.mark(version);
     return this.loaded;
   }
 
@@ -108,9 +123,13 @@ export class PathIndex {
   }
 
   private load(): Loaded | null {
-    const rows = this.stmts.instances.all() as [string, number][];
-    if (rows.length > MAX_INSTANCES) return null;
+    const rows = this.stmts.instances.all(this.maxInstances + 1) as [string, number][];
     const paths = new Map(this.stmts.paths.all() as [number, string][]);
+    if (rows.length > this.maxInstances) {
+      const words = this.stmts.words.all(this.maxTerms + 1) as [string, number][];
+      if (words.length > this.maxTerms) return null;
+      return { paths, postings: null, fileCounts: new Map(words), lengths: new Map(), rows: 0, avgTokens: 1 };
+    }
     const lengths = new Map<number, number>();
     const counts = new Map<string, Map<number, number>>();
     for (const [term, doc] of rows) {
@@ -123,6 +142,6 @@ export class PathIndex {
     for (const [term, m] of counts)
       postings.set(term, { files: Int32Array.from(m.keys()), tfs: Int32Array.from(m.values()) });
     const n = lengths.size;
-    return { paths, postings, lengths, rows: n, avgTokens: n ? rows.length / n : 1 };
+    return { paths, postings, fileCounts: null, lengths, rows: n, avgTokens: n ? rows.length / n : 1 };
   }
 }

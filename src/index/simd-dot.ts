@@ -5,8 +5,17 @@
  * in the repository).
  *
  * Rows are `groups` × 8 int8 codes (the tail beyond the real dimension is zero); the query is as
- * many int16 values. Sums stay below 2³¹ for rows of up to 512 codes (127 × 32,767 × 512).
+ * many int16 values. A sum is exact when |Σ| < 2³¹ (the lanes' adds wrap, so only the total must
+ * fit): callers keep query values within ±queryRange(dims).
  */
+
+/**
+ * The largest |query value| for which no row of `dims` int8 codes (|c| ≤ 127) can take the sum
+ * past int32: 32,767 up to 516 dims, then (2³¹ − 1) / (127 · dims) (16,512 at 1024 dims).
+ */
+export function queryRange(dims: number): number {
+  return Math.min(32767, Math.floor((2 ** 31 - 1) / (127 * Math.max(1, dims))));
+}
 
 /** Bound on |float32 sum − exact| / (|q|·|x|) for dot products of up to `n` terms in any order: 2·γ_n, u = 2⁻²⁴, with room to spare. */
 export function scanDotError(n: number): number {

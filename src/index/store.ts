@@ -251,8 +251,8 @@ export class IndexStore {
   termStats(terms: readonly string[]): TermLookup {
     return this.text.termStats(terms);
   }
-  pathMatchCount(match: string, word: string, limit: number): number {
-    return this.text.pathMatchCount(match, word, limit);
+  pathMatchCount(match: string, limit: number): number {
+    return this.text.pathMatchCount(match, limit);
   }
   ftsTotals(): { rows: number; tokens: number } {
     return this.text.ftsTotals();

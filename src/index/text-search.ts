@@ -1,7 +1,6 @@
 import type Database from "better-sqlite3";
 import type { KeywordHit } from "./bm25.js";
 import { KeywordPostings, type PostingsView } from "./keyword-postings.js";
-import { PathVocabulary } from "./path-vocab.js";
 import { statements } from "./statements.js";
 import { TermStats, type TermLookup } from "./term-stats.js";
 
@@ -9,7 +8,6 @@ import { TermStats, type TermLookup } from "./term-stats.js";
 export class TextSearch {
   private readonly stmts;
   private termCounts: TermStats | undefined;
-  private pathWords: PathVocabulary | undefined;
   /** The chunk index's postings in memory (off unless the daemon keeps them: see keyword-postings). */
   readonly postings: KeywordPostings;
 
@@ -47,12 +45,10 @@ export class TextSearch {
   }
 
   /**
-   * Files whose path matches `match` (the FTS5 phrase of `word`), counted up to limit + 1: from the
-   * path words in memory (see path-vocab) when they can say, else by FTS5 (bounded, cached).
+   * Files whose path matches `match` (the FTS5 phrase of a word), counted up to limit + 1 by FTS5
+   * (bounded, cached), for the words the path index in memory cannot count (see path-index).
    */
-  pathMatchCount(match: string, word: string, limit: number): number {
-    const known = (this.pathWords ??= new PathVocabulary(this.db)).filesWith(word);
-    if (known !== null) return Math.min(known, limit + 1);
+  pathMatchCount(match: string, limit: number): number {
     return this.counts.memo(
       `paths ${limit} ${match}`,
       () => (this.stmts.pathMatches.get(match, limit + 1) as { n: number }).n,

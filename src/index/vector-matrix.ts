@@ -1,4 +1,4 @@
-import { jsScan, scanDotError, simdScan, wasmMemory, type ScanFn, type WasmMemory } from "./simd-dot.js";
+import { jsScan, queryRange, scanDotError, simdScan, wasmMemory, type ScanFn, type WasmMemory } from "./simd-dot.js";
 
 /**
  * The chunk vectors held in memory, for an exact k-nearest search without sqlite-vec. Each vector
@@ -174,7 +174,8 @@ export class VectorMatrix {
     if (n <= k) return this.verify(query, Array.from(this.ids.subarray(0, n).keys()), k);
     this.encodeStale();
     const mean = this.mean!;
-    // The query as int16: q = sq·d + f, |f_j| ≤ sq / 2.
+    // The query as int16: q = sq·d + f, |f_j| ≤ sq / 2, |d_j| ≤ queryRange(D) so that no Σd·c
+    // overflows int32 (past 516 dims the range shrinks below 32,767: the bounds widen a little).
     let qMax = 0;
     let qq = 0;
     let qMean = 0;
@@ -185,7 +186,7 @@ export class VectorMatrix {
     }
     const qNorm = Math.sqrt(qq);
     if (!(qMax > 0)) return this.verify(query, Array.from(this.ids.subarray(0, n).keys()), k);
-    const sq = qMax / 32767;
+    const sq = qMax / queryRange(D);
     const q16 = new Int16Array(this.memory.buffer, this.queryAt, this.stride);
     q16.fill(0);
     for (let j = 0; j < D; j++) q16[j] = Math.round(query[j]! / sq);

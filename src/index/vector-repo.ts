@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { floatView, fromBlob, toBlob } from "./blobs.js";
+import { CommitWatch } from "./db-generation.js";
 import type { MetaRepo } from "./meta-repo.js";
 import { statements, tableExists } from "./statements.js";
 import { QuantizedVectors, blobToCode, codeToBlob, fitQuantizer, quantize, type Quantizer } from "./vector-codes.js";
@@ -57,11 +58,11 @@ export class VectorRepo {
   private codes: QuantizedVectors | null = null;
   /** The quantizer of chunk_codes (meta vector_codes); null until codes are first needed. */
   private quantizer: Quantizer | null = null;
-  private codesDataVersion = -1;
+  private readonly codesCommits;
   private readonly touchedVectors = new Set<number>();
   /** The vectors in memory (loaded on the first search), the data version they match and the ids written since. */
   private matrix: VectorMatrix | null = null;
-  private matrixDataVersion = -1;
+  private readonly matrixCommits;
   private readonly touchedRows = new Set<number>();
   /** Vectors stored, counted at open and kept up to date by this connection's writes. */
   private vectorCount = -1;
@@ -80,6 +81,8 @@ export class VectorRepo {
     /** Vectors stored, counted from the index (see IndexStore.counts). */
     private readonly countStored: () => number,
   ) {
+    this.codesCommits = new CommitWatch(db);
+    this.matrixCommits = new CommitWatch(db);
     this.stmts = statements(db, {
       setVecState: `UPDATE chunks SET vec_state = ? WHERE id = ?`,
       pending: `SELECT id, lower(hex(hash)) AS hash, text FROM chunks WHERE vec_state = ${VEC_PENDING} AND id > ? ORDER BY id LIMIT ?`,
@@ -96,7 +99,6 @@ export class VectorRepo {
       codeGet: `SELECT code FROM chunk_codes WHERE id = ?`,
       codeAll: `SELECT id, code FROM chunk_codes ORDER BY id`,
       codesClear: `DELETE FROM chunk_codes`,
-      dataVersion: `PRAGMA data_version`,
     });
     this.passages = new PassageVectorRepo(db, meta);
     const identity = this.getVectorIdentity();
@@ -245,8 +247,8 @@ export class VectorRepo {
    */
   private prepareMatrix(): VectorMatrix {
     const dims = this.vecDims!;
-    const dataVersion = this.stmts.dataVersion.pluck().get() as number;
-    if (this.matrix && dataVersion === this.matrixDataVersion && this.matrix.dims === dims) {
+    const dataVersion = this.matrixCommits.read();
+    if (this.matrix && !this.matrixCommits.changed(dataVersion) && this.matrix.dims === dims) {
       if (this.touchedRows.size > 0) {
         for (const id of this.touchedRows) {
           const row = this.stmts.vecGet.get(BigInt(id)) as { embedding: Buffer } | undefined;
@@ -263,7 +265,7 @@ export class VectorRepo {
       matrix.set(Number(id), floatView(embedding));
     }
     this.matrix = matrix;
-    this.matrixDataVersion = dataVersion;
+    this.matrixCommits.mark(dataVersion);
     this.vectorCount = matrix.size;
     return matrix;
   }
@@ -307,14 +309,14 @@ export class VectorRepo {
    */
   prepareVectorCodes(): QuantizedVectors | null {
     if (this.vecDims === null) return null;
-    const dataVersion = this.db.pragma("data_version", { simple: true }) as number;
-    if (dataVersion !== this.codesDataVersion) this.quantizer = null; // another connection may have (re)built them
+    const dataVersion = this.codesCommits.read();
+    if (this.codesCommits.changed(dataVersion)) this.quantizer = null; // another connection may have (re)built them
     let q = this.currentQuantizer();
     if (!q) {
       q = this.buildCodeTable();
       this.codes = null;
     }
-    if (!this.codes || dataVersion !== this.codesDataVersion) {
+    if (!this.codes || this.codesCommits.changed(dataVersion)) {
       this.touchedVectors.clear();
       const codes = new QuantizedVectors(this.vecDims, q, this.countVectors() + 1024);
       for (const [id, code] of this.stmts.codeAll.raw().iterate() as IterableIterator<[number, Buffer]>) {
@@ -330,7 +332,7 @@ export class VectorRepo {
       }
       this.touchedVectors.clear();
     }
-    this.codesDataVersion = this.db.pragma("data_version", { simple: true }) as number;
+    this.codesCommits.mark();
     return this.codes;
   }
 

@@ -237,8 +237,7 @@ export class Searcher {
     // A word in no path adds nothing to any file's score: left out too, and with no word left, no query.
     const words: string[] = [];
     const q = buildPathQuery(query, (quoted, word) => {
-      const n =
-        this.deps.store.pathFilesWith(word) ?? this.deps.store.pathMatchCount(quoted, word, PATH_TERM_MAX_FILES);
+      const n = this.deps.store.pathFilesWith(word) ?? this.deps.store.pathMatchCount(quoted, PATH_TERM_MAX_FILES);
       const keep = n > 0 && n <= PATH_TERM_MAX_FILES;
       if (keep) words.push(word);
       return keep;

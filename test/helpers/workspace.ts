@@ -6,6 +6,7 @@ import type { EmbeddingProvider } from "../../src/embed/provider.js";
 import { openDatabase } from "../../src/index/db.js";
 import { IndexStore } from "../../src/index/store.js";
 import { Indexer } from "../../src/index/sync.js";
+import type { ChunkingOptions } from "../../src/ingest/types.js";
 import { Searcher } from "../../src/search/searcher.js";
 import { SearchSchema } from "../../src/config/schema.js";
 
@@ -49,6 +50,58 @@ export function openTestIndex(
   const indexer = new Indexer({ store, target: { root }, provider, chunking: { maxTokens: 400, overlapTokens: 80 } });
   const searcher = new Searcher({ store, provider, config: SearchSchema.parse({}) });
   return { root, dbPath, store, indexer, searcher, close: () => store.close() };
+}
+
+export interface IndexedWorkspace {
+  root: string;
+  dbPath: string;
+  store: IndexStore;
+  indexer: Indexer;
+}
+
+export interface IndexingOptions {
+  /** null (the default): keyword only. */
+  provider?: EmbeddingProvider | null;
+  /** Default 60 tokens, 10 overlapping. */
+  chunking?: ChunkingOptions;
+  /** The store's name (default "t"). */
+  name?: string;
+}
+
+function indexerFor(store: IndexStore, root: string, opts: IndexingOptions): Indexer {
+  const chunking = opts.chunking ?? { maxTokens: 60, overlapTokens: 10 };
+  return new Indexer({ store, target: { root }, provider: opts.provider ?? null, chunking });
+}
+
+/**
+ * `files` written under a fresh root and indexed once by a fresh IndexStore + Indexer, over a
+ * SQLite file (i.sqlite) in another temp dir.
+ */
+export async function indexedWorkspace(
+  files: Record<string, string>,
+  opts: IndexingOptions = {},
+): Promise<IndexedWorkspace> {
+  const root = tempDir();
+  writeFiles(root, files);
+  const dbPath = join(tempDir(), "i.sqlite");
+  const store = new IndexStore(openDatabase(dbPath), opts.name ?? "t");
+  const indexer = indexerFor(store, root, opts);
+  await indexer.sync();
+  return { root, dbPath, store, indexer };
+}
+
+/** Syncs `root` into the index at `dbPath` from another connection (as another process would), then closes it. */
+export async function syncFromAnotherConnection(
+  root: string,
+  dbPath: string,
+  opts: IndexingOptions = {},
+): Promise<void> {
+  const other = new IndexStore(openDatabase(dbPath), opts.name ?? "t");
+  try {
+    await indexerFor(other, root, opts).sync();
+  } finally {
+    other.close();
+  }
 }
 
 /** Everything the index holds, without row ids or timestamps (shared with the crash stress script). */
