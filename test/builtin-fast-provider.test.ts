@@ -97,6 +97,29 @@ describe("createStaticBertProvider", () => {
     expect(first).toEqual((await provider.embedBatch([text]))[0]);
   });
 
+  it("sums the token rows one by one in order: the mean and norm of a plain loop, bit for bit, for any count", async () => {
+    const model = await loadStaticBertModel(modelPath);
+    const plain = (ids: number[]): Float32Array | null => {
+      const all = [model.clsId, ...ids, model.sepId];
+      const sum = new Float64Array(model.dims);
+      for (const id of all) {
+        const off = model.rows.offset(id);
+        for (let i = 0; i < model.dims; i++) sum[i]! += model.rows.table[off + i]!;
+      }
+      let sq = 0;
+      for (let i = 0; i < model.dims; i++) {
+        sum[i] = sum[i]! / all.length;
+        sq += sum[i]! * sum[i]!;
+      }
+      const norm = Math.sqrt(sq);
+      return norm > 1e-12 ? Float32Array.from(sum, (x) => x / norm) : null;
+    };
+    const ids = model.tokenizer.tokenize(
+      "the quarterly budget review moved to tuesday with the bank and the jazz band",
+    );
+    for (let n = 0; n <= ids.length; n++) expect(embedTokenIds(model, ids.slice(0, n))).toEqual(plain(ids.slice(0, n)));
+  });
+
   it("has the local provider's identity format", () => {
     expect(provider.identity).toMatch(/^local:cortexd-glove-100d-sif\.gguf:[0-9a-f]{16}$/);
     expect(provider.modelName).toBe("cortexd-glove-100d-sif.gguf");

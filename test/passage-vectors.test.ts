@@ -130,14 +130,18 @@ describe("passage vectors", () => {
     for (const query of QUERIES) {
       const [q] = await provider.embedBatch([query]);
       const want = await queryTime(store, q!, ids);
-      const got = await new PassageScorer(watched).best(
-        q!,
-        ids.map((id) => rows.get(id)!),
-        stored,
-      );
+      const read: number[][] = [];
+      const got = await new PassageScorer(watched).scores(q!, ids, stored, (need) => (read.push(need), rows));
       got.forEach((s, i) => expect(s).toBe(want[i]!)); // bit for bit
+      expect(read).toEqual([]); // no chunk text is read either
+      expect(texts).toEqual([]); // nor embedded
+      // A chunk without stored vectors among them: only its text is read.
+      const without = new Map([...stored].filter(([id]) => id !== ids[0]));
+      const mixed = await new PassageScorer(watched).scores(q!, ids, without, (need) => (read.push(need), rows));
+      expect(read).toEqual([[ids[0]]]);
+      texts.length = 0;
+      mixed.forEach((s, i) => expect(s).toBeCloseTo(want[i]!, 9));
     }
-    expect(texts).toEqual([]);
     store.close();
   });
 

@@ -1,6 +1,6 @@
 import type { EmbeddingProvider } from "../embed/provider.js";
 import { units } from "../ingest/units.js";
-import { estimateRecords, passageRecords } from "../index/passage-codes.js";
+import { estimateRecords, passageRecords, type PassageEstimate, type PassageRecords } from "../index/passage-codes.js";
 
 /** Unit vectors kept per chunk content hash, bounded by bytes (least recently used dropped first). */
 export const PASSAGE_CACHE_BYTES = 8 * 1024 * 1024;
@@ -28,47 +28,76 @@ export class PassageScorer {
 
   /**
    * For each chunk, the highest cosine similarity between `query` (unit length) and any of its units
-   * (0 when none embeds). A chunk with `stored` passage vectors (index/passage-codes.ts) has every
-   * unit estimated from them; only the units whose estimate, give or take its error bound, can be
-   * the best are scored exactly (usually one or two a chunk): from their stored token ids when
-   * the blob has them (nothing is tokenized), else embedded from their text; so the result is
-   * what embedding every unit gives. A chunk without them has all its units embedded (and cached).
+   * (0 when none embeds): scores() of chunks whose texts are all at hand.
    */
   async best(
     query: Float32Array,
     chunks: readonly { id: number; hash: string; text: string }[],
     stored: ReadonlyMap<number, Buffer> = new Map(),
   ): Promise<number[]> {
+    const byId = new Map(chunks.map((c) => [c.id, c]));
+    const got = await this.scores(
+      query,
+      chunks.map((c) => c.id),
+      stored,
+      () => byId,
+    );
+    return got.map((s) => s ?? 0);
+  }
+
+  /**
+   * For each chunk id, the highest cosine similarity between `query` (unit length) and any of its
+   * units (0 when none embeds; undefined when the chunk needed its text and `readTexts` has none).
+   * A chunk with `stored` passage vectors (index/passage-codes.ts) has every unit estimated from
+   * them; only the units whose estimate, give or take its error bound, can be the best are scored
+   * exactly (usually one or two a chunk): from their stored token ids when the blob has them
+   * (nothing is tokenized, and the chunk's text is not read), else embedded from their text; so
+   * the result is what embedding every unit gives. A chunk without them has all its units embedded
+   * (and cached). `readTexts` is called once, with the ids whose text is needed (if any).
+   */
+  async scores(
+    query: Float32Array,
+    ids: readonly number[],
+    stored: ReadonlyMap<number, Buffer>,
+    readTexts: (ids: number[]) => ReadonlyMap<number, { hash: string; text: string }>,
+  ): Promise<(number | undefined)[]> {
     let l1 = 0;
     for (let i = 0; i < query.length; i++) l1 += Math.abs(query[i]!);
-    const scores: (number | null)[] = [];
-    /** Units to score exactly from their text: the chunk's index in `chunks` and the unit's text. */
-    const exact: { chunk: number; text: string }[] = [];
+    const scores = new Array<number | undefined>(ids.length).fill(undefined);
+    const reads: (PassageRecords | null)[] = new Array(ids.length);
+    const needText: number[] = [];
     const { embedIds } = this.provider;
-    chunks.forEach((c, i) => {
-      const blob = stored.get(c.id);
-      const read = blob ? passageRecords(blob, query.length) : null;
-      if (!read) return void (scores[i] = null); // not stored
-      const est = estimateRecords(read, query, l1);
-      let floor = 0;
-      for (const e of est) floor = Math.max(floor, e.score - e.error);
-      const open = (e: { score: number; error: number }) => e.error > 0 && e.score + e.error >= floor;
-      let best = 0;
-      if (embedIds && read.hasIds) {
-        est.forEach((e, u) => {
-          if (!open(e)) return;
-          const v = embedIds.call(this.provider, read.ids(u)!);
-          if (v && v.length === query.length) best = Math.max(best, dotOf(v, 0, query));
-        });
-        return void (scores[i] = best);
+    ids.forEach((id, i) => {
+      const blob = stored.get(id);
+      const read = (reads[i] = blob ? passageRecords(blob, query.length) : null);
+      if (embedIds && read?.hasIds) scores[i] = this.fromIds(read, query, l1, embedIds);
+      else needText.push(i);
+    });
+    if (needText.length === 0) return scores;
+    const texts = readTexts(needText.map((i) => ids[i]!));
+    /** Units to score exactly from their text: the chunk's index in `ids` and the unit's text. */
+    const exact: { chunk: number; text: string }[] = [];
+    const rest: { i: number; hash: string; text: string }[] = [];
+    for (const i of needText) {
+      const row = texts.get(ids[i]!);
+      if (!row) continue; // undefined: not a chunk (any more)
+      const read = reads[i];
+      if (!read) {
+        rest.push({ i, hash: row.hash, text: row.text }); // not stored
+        continue;
       }
-      const us = units(c.text);
-      if (est.length !== us.length) return void (scores[i] = null); // not this text's
+      const est = estimateRecords(read, query, l1);
+      const us = units(row.text);
+      if (est.length !== us.length) {
+        rest.push({ i, hash: row.hash, text: row.text }); // not this text's
+        continue;
+      }
+      const floor = floorOf(est);
       est.forEach((e, u) => {
-        if (open(e)) exact.push({ chunk: i, text: us[u]!.text });
+        if (e.error > 0 && e.score + e.error >= floor) exact.push({ chunk: i, text: us[u]!.text });
       });
       scores[i] = 0;
-    });
+    }
     if (exact.length > 0) {
       const vecs = await this.provider.embedBatch(exact.map((x) => x.text));
       exact.forEach((x, j) => {
@@ -78,11 +107,40 @@ export class PassageScorer {
         if (dot > scores[x.chunk]!) scores[x.chunk] = dot;
       });
     }
-    const rest = chunks.filter((_, i) => scores[i] === null);
-    if (rest.length === 0) return scores as number[];
-    const embedded = await this.embedded(query, rest);
-    let at = 0;
-    return scores.map((s) => s ?? embedded[at++]!);
+    if (rest.length > 0) {
+      const embedded = await this.embedded(query, rest);
+      rest.forEach((r, j) => (scores[r.i] = embedded[j]!));
+    }
+    return scores;
+  }
+
+  /**
+   * A chunk's best unit from its stored token ids: the units that can be the best (their estimate's
+   * upper bound reaches every unit's lower bound) in order of that upper bound, until the next one's
+   * cannot beat the best exact score found (its exact score is at most its upper bound).
+   */
+  private fromIds(
+    read: PassageRecords,
+    query: Float32Array,
+    l1: number,
+    embedIds: NonNullable<EmbeddingProvider["embedIds"]>,
+  ): number {
+    const est = estimateRecords(read, query, l1);
+    const floor = floorOf(est);
+    const open: number[] = [];
+    for (let u = 0; u < est.length; u++) {
+      const e = est[u]!;
+      if (e.error > 0 && e.score + e.error >= floor) open.push(u);
+    }
+    const upper = (u: number) => est[u]!.score + est[u]!.error;
+    if (open.length > 1) open.sort((a, b) => upper(b) - upper(a) || a - b);
+    let best = 0;
+    for (const u of open) {
+      if (upper(u) <= best) break;
+      const v = embedIds.call(this.provider, read.ids(u)!);
+      if (v && v.length === query.length) best = Math.max(best, dotOf(v, 0, query));
+    }
+    return best;
   }
 
   /** best() for chunks without stored passage vectors: their units embedded now (and cached). */
@@ -132,6 +190,13 @@ export class PassageScorer {
       this.bytes -= old.byteLength;
     }
   }
+}
+
+/** The highest lower bound of the estimates (0 at least). */
+function floorOf(est: readonly PassageEstimate[]): number {
+  let floor = 0;
+  for (const e of est) floor = Math.max(floor, e.score - e.error);
+  return floor;
 }
 
 /** The dot product of `query` with the vector at `off` in `rows`. */

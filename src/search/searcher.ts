@@ -211,18 +211,15 @@ export class Searcher {
     if (!this.passages || passages === "off" || passageWeight === 0) return;
     if (passages === "auto" && !this.deps.provider?.staticModel) return;
     const top = [...cands].sort((a, b) => b.score - a.score || a.id - b.id).slice(0, passageCandidates);
-    const texts = rows.read(
-      top.map((c) => c.id),
-      "passage",
+    const ids = top.map((c) => c.id);
+    // Texts only for the chunks whose stored passage vectors lack token ids (or that have none).
+    const best = await this.passages.scores(query, ids, this.deps.store.vectors.passages.byIds(ids), (need) =>
+      rows.read(need, "passage"),
     );
-    const head = top.filter((c) => texts.has(c.id));
-    const best = await this.passages.best(
-      query,
-      head.map((c) => texts.get(c.id)!),
-      this.deps.store.vectors.passages.byIds(head.map((c) => c.id)),
-    );
-    head.forEach((c, i) => {
-      const add = passageWeight * best[i]!;
+    top.forEach((c, i) => {
+      const s = best[i];
+      if (s === undefined) return;
+      const add = passageWeight * s;
       c.score += add;
       c.explain.passage = round(add);
     });
