@@ -61,11 +61,6 @@ export function openDatabase(path: string, opts: OpenDatabaseOptions = {}): Open
   // 8 MB page cache per index: the hot FTS and vector pages of a 2,000-file workspace fit; more
   // only raised the idle footprint (the OS page cache serves the rest).
   db.pragma("cache_size = -8000");
-  // Pages read through a memory map (up to 256 MiB of the file) rather than copied into the page
-  // cache by a read() each: a search's scattered rows (30 passage blobs, ~35 chunk texts, most
-  // outside the 8 MB cache) cost ~40% less. The mapped pages are the OS page cache's own (shared,
-  // reclaimable), not a second copy; writes still go through SQLite's normal path.
-  db.pragma("mmap_size = 268435456");
   let vecAvailable = false;
   let vecError: string | undefined;
   if (opts.loadVec !== false) {
