@@ -7,6 +7,8 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { openDatabase } from "../src/index/db.js";
+import { IndexStore } from "../src/index/store.js";
 import { daemonsPerTest } from "./helpers/daemon.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
@@ -43,5 +45,36 @@ describe("recall access log", () => {
     } finally {
       db.close();
     }
+  });
+
+  it("writes queued recalls together, after the answers' turn, and all of them", async () => {
+    const file = join(tempDir(), "index.sqlite");
+    const store = new IndexStore(openDatabase(file), "t");
+    const onDisk = () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return db.prepare("SELECT count(*) FROM recalls").pluck().get() as number;
+      } finally {
+        db.close();
+      }
+    };
+    const hit = { hash: "ab".repeat(32), path: "memory/2026-11-10.md", startLine: 3, endLine: 4 };
+    try {
+      const until = async (n: number) => {
+        for (let waited = 0; onDisk() < n && waited < 10_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+        return onDisk();
+      };
+      for (let i = 0; i < 5; i++) store.recalls.recordLater(`${i}`.padStart(64, "0"), [hit]);
+      await new Promise((r) => setImmediate(r));
+      // The answers' turn went by: nothing written yet, the five wait to go together.
+      expect(onDisk()).toBe(0);
+      // Then they are written without anything asking for them.
+      expect(await until(5)).toBe(5);
+      // Queued right before the index closes: written by the close.
+      for (let i = 0; i < 3; i++) store.recalls.recordLater(`${i}`.padStart(64, "1"), [hit]);
+    } finally {
+      store.close();
+    }
+    expect(onDisk()).toBe(8);
   });
 });

@@ -4,12 +4,20 @@ import { statements } from "./statements.js";
 
 type RecalledChunk = { hash: string; path: string; startLine: number; endLine: number };
 
+/**
+ * How long a queued recall waits for others to be written with (one transaction for all), and how
+ * many may wait: a recall every turn then costs the turn no write, and a stream of recalls one
+ * write every quarter of a second.
+ */
+const FLUSH_AFTER_MS = 250;
+const MAX_PENDING = 256;
+
 /** The recall log (recalls): which chunk texts were recalled, for which query, when. */
 export class RecallLog {
   private readonly stmts;
   /** Recalls queued by recordLater, written together once the answer has gone (see flush). */
   private pending: { queryHash: string; hits: readonly RecalledChunk[]; at: number }[] = [];
-  private scheduled = false;
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly db: Database.Database,
@@ -34,22 +42,27 @@ export class RecallLog {
   }
 
   /**
-   * recordRecalls off the caller's path: queued with the time of the recall and written on the
-   * next turn of the event loop (after a daemon has sent its answer), or before any read of the log
-   * and when the index closes (IndexStore.close), whichever comes first. A write that fails (a full
-   * or read-only disk) is dropped: the log only feeds promotion.
+   * recordRecalls off the caller's path: queued with the time of the recall and written together
+   * with the others queued within FLUSH_AFTER_MS (long after a daemon has sent its answer; at once
+   * from MAX_PENDING on), or before any read of the log and when the index closes
+   * (IndexStore.close), whichever comes first. A write that fails (a full or read-only disk) is
+   * dropped, as are the entries of a process killed before they were written: the log only feeds
+   * promotion.
    */
   recordLater(queryHash: string, hits: readonly RecalledChunk[]): void {
     if (hits.length === 0) return;
     this.pending.push({ queryHash, hits, at: this.clock() });
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => this.flush());
+    if (this.pending.length >= MAX_PENDING) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.flush(), 0);
+    } else this.timer ??= setTimeout(() => this.flush(), FLUSH_AFTER_MS);
+    this.timer.unref();
   }
 
   /** Writes the queued recalls now (one transaction). */
   flush(): void {
-    this.scheduled = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     if (this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
