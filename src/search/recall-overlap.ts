@@ -9,10 +9,7 @@
  * a hash of their UTF-16 units computed while scanning, compared unit by unit with the word stored
  * for the slot: no string is cut out of the text but a word's first occurrence.
  */
-import { ASCII_WORD, wordUnitsAt } from "./word-chars.js";
-
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
+import { ASCII_WORD, FNV_OFFSET, FNV_PRIME, wordUnitsAt } from "./word-chars.js";
 
 export class PackedWords {
   /** Open addressing: entry index + 1 per slot (0: empty); capacity a power of two, at most half full. */

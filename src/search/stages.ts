@@ -1,6 +1,7 @@
 import type { SearchConfig } from "../config/schema.js";
 import type { ChunkMeta, ChunkRow } from "../index/store.js";
 import type { Candidate } from "./types.js";
+import { FNV_OFFSET, FNV_PRIME, isWordCp } from "./word-chars.js";
 
 /** BM25 rank (negative, lower is better) → a score in (0, 1): `half` is the BM25 score that maps to 0.5. */
 export function bm25ToScore(rank: number, half = 1): number {
@@ -93,19 +94,6 @@ export function applyImportance(c: Candidate, row: Pick<ChunkMeta, "importance">
   c.explain.importance = round(f);
 }
 
-/** Whether each non-ASCII code point seen is a letter or digit (`[\p{L}\p{N}]`), bounded. */
-const wordChar = new Map<number, boolean>();
-const WORD_CHAR = /^[\p{L}\p{N}]$/u;
-
-function isWordCodePoint(cp: number): boolean {
-  let yes = wordChar.get(cp);
-  if (yes === undefined) {
-    yes = WORD_CHAR.test(String.fromCodePoint(cp));
-    if (wordChar.size < 65_536) wordChar.set(cp, yes);
-  }
-  return yes;
-}
-
 /** Scratch space for one text's token hashes. */
 let scratch = new Int32Array(1024);
 
@@ -124,7 +112,7 @@ export function textTokenHashes(text: string): Int32Array {
     }
   }
   let n = 0;
-  let h = 0x811c9dc5;
+  let h = FNV_OFFSET;
   let inToken = false;
   const push = () => {
     if (n === scratch.length) {
@@ -133,7 +121,7 @@ export function textTokenHashes(text: string): Int32Array {
       scratch = more;
     }
     scratch[n++] = h | 0;
-    h = 0x811c9dc5;
+    h = FNV_OFFSET;
     inToken = false;
   };
   for (let i = 0; i < s.length; i++) {
@@ -142,17 +130,17 @@ export function textTokenHashes(text: string): Int32Array {
       if (c >= 65 && c <= 90) c += 32;
       if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
         h ^= c;
-        h = Math.imul(h, 0x01000193);
+        h = Math.imul(h, FNV_PRIME);
         inToken = true;
       } else if (inToken) push();
       continue;
     }
     const cp = s.codePointAt(i)!;
     const units = cp > 0xffff ? 2 : 1;
-    if (isWordCodePoint(cp)) {
+    if (isWordCp(cp)) {
       for (let u = 0; u < units; u++) {
         h ^= s.charCodeAt(i + u);
-        h = Math.imul(h, 0x01000193);
+        h = Math.imul(h, FNV_PRIME);
       }
       inToken = true;
     } else if (inToken) push();

@@ -1,8 +1,15 @@
 /**
  * Words as `/[\p{L}\p{N}]+/gu` reads them, found by char codes instead of the regular expression:
  * the ASCII letters and digits by a comparison, other code points by the Unicode expression once
- * each (memoised per BMP unit). One home for the word scanners of recall (recall-scan, recall-overlap).
+ * each (memoised per BMP unit). One home for the word scanners of search and recall (MMR's
+ * token signatures in stages.ts, recall-scan, recall-overlap), and for the FNV-1a hash two of them
+ * take of a word's UTF-16 units.
  */
+
+/** FNV-1a (32 bit) over a word's UTF-16 units: h = imul(h ^ unit, FNV_PRIME) from FNV_OFFSET. */
+export const FNV_OFFSET = 0x811c9dc5;
+export const FNV_PRIME = 0x01000193;
+
 const bmpWord = new Uint8Array(0x10000);
 const ONE_WORD_CHAR = /^[\p{L}\p{N}]$/u;
 
