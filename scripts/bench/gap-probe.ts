@@ -20,6 +20,8 @@ export async function gapProbe(args: Args): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), "cortexd-gap-"));
   const prof = args.flags["cpu-prof"];
   const nodeArgs = prof ? ["--cpu-prof", `--cpu-prof-dir=${String(prof)}`] : [];
+  // --node-args "…": V8/Node flags for the daemon after its own (e.g. a young generation size to compare).
+  if (args.flags["node-args"]) nodeArgs.push(...String(args.flags["node-args"]).split(/\s+/).filter(Boolean));
   const d = await spawnDaemon({ home, root, provider: "auto", nodeArgs });
   try {
     await waitIndexed(d, "auto");

@@ -4,6 +4,7 @@ import { ChunksRepo, type ChunkBody, type ChunkRow } from "./chunks-repo.js";
 import { ConsolidationRecords } from "./consolidation-records.js";
 import { closeDatabase, type OpenedDb } from "./db.js";
 import { DbUpkeep } from "./db-upkeep.js";
+import { dataVersionOf } from "./db-generation.js";
 import { EmbedCacheRepo } from "./embed-cache-repo.js";
 import { FilesRepo, type FileMeta, type FileRow, type FileStamp, type StoredChunkInput } from "./files-repo.js";
 import { ftsTotalsReader } from "./fts-totals.js";
@@ -76,6 +77,14 @@ export class IndexStore {
   /** Up to n chunk vectors spread over the index (see vector-sample); none without vectors. */
   vectorSample(n: number): Float32Array[] {
     return this.vectors.sample(n);
+  }
+
+  /**
+   * Holds the index's data version for one request (index/db-generation.ts): its in-memory copies
+   * ask SQLite whether another connection committed once, not once each. Call the release when done.
+   */
+  pinDataVersion(): () => void {
+    return dataVersionOf(this.db).pin();
   }
 
   /** Runs `fn` in one transaction (nested calls join the outer one). */

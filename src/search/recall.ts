@@ -65,6 +65,16 @@ interface Packed {
  * budget. Records which memories were injected for which query (promotion counts them).
  */
 export async function recall(searcher: Searcher, store: IndexStore, req: RecallRequest): Promise<RecallResult> {
+  // One data-version read for the recall's own reads of the in-memory copies (index/db-generation.ts).
+  const release = store.pinDataVersion();
+  try {
+    return await recallPinned(searcher, store, req);
+  } finally {
+    release();
+  }
+}
+
+async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRequest): Promise<RecallResult> {
   const budget = req.budgetTokens ?? DEFAULT_RECALL_BUDGET;
   const cfg = req.config ?? DEFAULT_RECALL_CONFIG;
   const timer = new StageTimer();

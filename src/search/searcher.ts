@@ -78,6 +78,16 @@ export class Searcher {
   }
 
   async search(req: SearchRequest): Promise<SearchResponse> {
+    // One data-version read for the whole search, not one per in-memory copy it consults.
+    const release = this.deps.store.pinDataVersion();
+    try {
+      return await this.rank(req);
+    } finally {
+      release();
+    }
+  }
+
+  private async rank(req: SearchRequest): Promise<SearchResponse> {
     const started = performance.now();
     const timer = new StageTimer();
     const cfg = this.deps.config;
