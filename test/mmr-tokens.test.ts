@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { mmr, textTokenHashes } from "../src/search/stages.js";
+import { jaccardAtLeast, mmr, textTokenHashes, tokenSignatureOf } from "../src/search/stages.js";
 import type { Candidate } from "../src/search/types.js";
 
 /** The definition MMR's near-duplicate test relies on: FNV-1a of each lowercased `[\p{L}\p{N}]+` run. */
@@ -90,6 +90,72 @@ describe("MMR", () => {
         expect(got).toEqual(referenceMmr(ranked, texts, 0.7, window, t));
       }),
       { numRuns: 300, seed: 7 },
+    );
+  });
+
+  it("rules a pair out by its bit maps only when its Jaccard is below the threshold, at any set size", () => {
+    // Sets from a few hashes to ~2,000 (the 1,024-bit maps saturate), sharing a chosen part.
+    const pair = fc
+      .tuple(
+        fc.integer({ min: 0, max: 2000 }),
+        fc.integer({ min: 0, max: 2000 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.integer(),
+      )
+      .map(([na, nb, share, seed]) => {
+        let x = seed | 1;
+        const next = () => (x = Math.imul(x ^ (x >>> 15), 0x2c1b3c6d) ^ Math.imul(x, 0x297a2d39)) | 0;
+        const a = new Set<number>();
+        while (a.size < na) a.add(next());
+        const b = new Set<number>([...a].slice(0, Math.floor(share * Math.min(na, nb))));
+        while (b.size < nb) b.add(next());
+        return [a, b] as const;
+      });
+    fc.assert(
+      fc.property(pair, fc.constantFrom(0.1, 0.3, 0.5, 0.8, 1), ([a, b], t) => {
+        const inter = [...a].filter((h) => b.has(h)).length;
+        const exact = a.size + b.size === 0 ? 1 : inter / (a.size + b.size - inter);
+        const sig = (s: Set<number>) => tokenSignatureOf(Int32Array.from(s).sort());
+        const got = jaccardAtLeast(sig(a), sig(b), t);
+        if (exact >= t) expect(got).toBe(exact);
+        else expect(got).toBeLessThan(t);
+      }),
+      { numRuns: 400, seed: 11 },
+    );
+  });
+
+  it("orders families of near-duplicates as its definition does: each candidate's closest pick counts", () => {
+    // Variants of a few texts (some words replaced), with close scores, so which pick a candidate is
+    // most similar to, and by how much, decides the order.
+    const family = fc.tuple(
+      fc.array(fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 20, maxLength: 70 }), {
+        minLength: 1,
+        maxLength: 3,
+      }),
+      fc.array(
+        fc.tuple(
+          fc.nat(),
+          fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 400 })), { maxLength: 20 }),
+          fc.double({ min: 0.5, max: 0.6, noNaN: true }),
+        ),
+        { minLength: 3, maxLength: 40 },
+      ),
+    );
+    fc.assert(
+      fc.property(family, fc.constantFrom(0.3, 0.5, 0.6), ([bases, variants], t) => {
+        const list = variants.map(([b, edits, score]) => {
+          const words = [...bases[b % bases.length]!];
+          for (const [at, w] of edits) words[at % words.length] = w;
+          return [words.map((n) => `w${n}`).join(" "), score] as const;
+        });
+        const ranked: Candidate[] = list
+          .map(([, score], i) => ({ id: i + 1, score, textScore: 0, vectorScore: 0, explain: {} }))
+          .sort((a, b) => b.score - a.score || a.id - b.id);
+        const texts = new Map(list.map(([x], i) => [i + 1, x]));
+        const rows = new Map([...texts].map(([id, x]) => [id, { text: x, hash: `f${x}` }]));
+        expect(mmr(ranked, rows, 0.7, 40, t).map((c) => c.id)).toEqual(referenceMmr(ranked, texts, 0.7, 40, t));
+      }),
+      { numRuns: 300, seed: 5 },
     );
   });
 });

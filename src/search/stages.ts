@@ -153,15 +153,47 @@ export function textTokenHashes(text: string): Int32Array {
   return sorted.slice(0, unique);
 }
 
+/**
+ * A text's token set for MMR: its sorted unique hashes, and a 1,024-bit map of them (a hash's top
+ * ten bits pick its bit) with `spare`, how many hashes share their bit with another. Two sets
+ * share at most popcount(bitsA & bitsB) + min(spareA, spareB) hashes (each common bit holds at
+ * most one shared hash more than the hashes beyond the first on it), so most pairs of a window,
+ * which are far from near-duplicates, are ruled out by 32 word ANDs instead of a merge.
+ */
+interface TokenSignature {
+  hashes: Int32Array;
+  bits: Int32Array;
+  spare: number;
+}
+
+const SIGNATURE_WORDS = 32;
+
+function popcount32(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  x = (x + (x >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(x, 0x01010101) >>> 24;
+}
+
+export function tokenSignatureOf(hashes: Int32Array): TokenSignature {
+  const bits = new Int32Array(SIGNATURE_WORDS);
+  for (let i = 0; i < hashes.length; i++) {
+    const b = hashes[i]! >>> 22;
+    bits[b >>> 5]! |= 1 << (b & 31);
+  }
+  let set = 0;
+  for (let w = 0; w < SIGNATURE_WORDS; w++) set += popcount32(bits[w]!);
+  return { hashes, bits, spare: hashes.length - set };
+}
+
 /** Token-set signatures by chunk content hash (chunks rarely change; this keeps MMR cheap). */
-const signatures = new Map<string, Int32Array>();
+const signatures = new Map<string, TokenSignature>();
 const SIGNATURE_CACHE = 20_000;
 
-/** The sorted, unique token hashes of a text: sets that intersect by merging. */
-function tokenSignature(text: string, key: string): Int32Array {
+function tokenSignature(text: string, key: string): TokenSignature {
   const hit = signatures.get(key);
   if (hit) return hit;
-  const sig = textTokenHashes(text);
+  const sig = tokenSignatureOf(textTokenHashes(text));
   if (signatures.size >= SIGNATURE_CACHE) signatures.delete(signatures.keys().next().value!);
   signatures.set(key, sig);
   return sig;
@@ -169,24 +201,34 @@ function tokenSignature(text: string, key: string): Int32Array {
 
 /**
  * The token-Jaccard similarity of two signatures when it is at least `threshold`, else some value
- * below it: the merge stops once even every remaining hash matching could not reach it (exact).
+ * below it (exact): the bit maps' bound on the shared hashes first, then a merge that stops once
+ * even every remaining hash matching could not reach the threshold.
  */
-function jaccardAtLeast(a: Int32Array, b: Int32Array, threshold: number): number {
+export function jaccardAtLeast(sa: TokenSignature, sb: TokenSignature, threshold: number): number {
+  const a = sa.hashes;
+  const b = sb.hashes;
   if (a.length === 0 && b.length === 0) return 1;
+  let common = 0;
+  for (let w = 0; w < SIGNATURE_WORDS; w++) common += popcount32(sa.bits[w]! & sb.bits[w]!);
+  const most = Math.min(common + Math.min(sa.spare, sb.spare), a.length, b.length);
+  // The similarity rises with the shared count: the bound's value below the threshold rules the pair out.
+  if (most / (a.length + b.length - most) < threshold) return 0;
   let i = 0;
   let j = 0;
   let inter = 0;
-  while (i < a.length && j < b.length) {
-    if ((i + j) % 32 === 0) {
-      const most = inter + Math.min(a.length - i, b.length - j);
-      if (most < threshold * (a.length + b.length - most)) return 0;
+  const na = a.length;
+  const nb = b.length;
+  while (i < na && j < nb) {
+    if (((i + j) & 31) === 0) {
+      const left = inter + Math.min(na - i, nb - j);
+      if (left < threshold * (na + nb - left)) return 0;
     }
-    if (a[i]! === b[j]!) {
-      inter++;
-      i++;
-      j++;
-    } else if (a[i]! < b[j]!) i++;
-    else j++;
+    const x = a[i]!;
+    const y = b[j]!;
+    // Branch-free steps: which side moves is data, not a jump the processor must guess.
+    inter += +(x === y);
+    i += +(x <= y);
+    j += +(x >= y);
   }
   return inter / (a.length + b.length - inter);
 }
@@ -209,8 +251,8 @@ export function mmr(
   const tail = ranked.slice(window);
   const n = head.length;
   const lengths = head.map((c) => rows.get(c.id)?.text.length ?? 0);
-  const sigs: (Int32Array | undefined)[] = new Array<Int32Array | undefined>(n);
-  const setOf = (i: number): Int32Array => {
+  const sigs: (TokenSignature | undefined)[] = new Array<TokenSignature | undefined>(n);
+  const setOf = (i: number): TokenSignature => {
     const row = rows.get(head[i]!.id);
     return (sigs[i] ??= tokenSignature(row?.text ?? "", row?.hash ?? String(head[i]!.id)));
   };
@@ -240,9 +282,13 @@ export function mmr(
       if (Math.min(ol, cl) < threshold * Math.max(ol, cl)) continue;
       const os = setOf(oi);
       const cs = setOf(ci);
-      if (Math.min(os.length, cs.length) < threshold * Math.max(os.length, cs.length)) continue;
+      const on = os.hashes.length;
+      const cn = cs.hashes.length;
+      // Only a similarity above what this candidate already has from the picks can change it.
+      const floor = Math.max(threshold, maxSim[oi]!);
+      if (Math.min(on, cn) < floor * Math.max(on, cn)) continue;
       // Only near-duplicates are pushed down: ordinary topical overlap between memories is not.
-      const sim = jaccardAtLeast(os, cs, threshold);
+      const sim = jaccardAtLeast(os, cs, floor);
       if (sim >= threshold && sim > maxSim[oi]!) maxSim[oi] = sim;
     }
   }
