@@ -4,7 +4,7 @@ import { CortexClient } from "../../src/client/client.js";
 import { procMemMb, spawnDaemon, stopDaemon, waitIndexed, type RunningDaemon } from "./daemon-proc.js";
 import { randomQueries } from "./corpus-queries.js";
 import { generateWorkspace } from "./generate.js";
-import { benchPath, fmtMs, freshDir, median, percentile, type Args } from "./util.js";
+import { benchPath, fmtMs, freshDir, median, nodeArgsFlag, percentile, type Args } from "./util.js";
 
 type Running = RunningDaemon;
 
@@ -86,7 +86,7 @@ export async function benchDaemon(args: Args): Promise<void> {
   for (const provider of ["none", "auto"] as const) {
     const home = freshDir(benchPath(`home-daemon-${provider}`));
     const t0 = performance.now();
-    const r = await spawnDaemon({ home, root, provider, debounceMs });
+    const r = await spawnDaemon({ home, root, provider, debounceMs, nodeArgs: nodeArgsFlag(args) });
     await waitIndexed(r, provider);
     const label = provider === "none" ? "keyword-only" : "hybrid (built-in model)";
     console.log(`\n[${label}] started and indexed in ${fmtMs(performance.now() - t0)}`);

@@ -29,6 +29,8 @@ export interface DaemonSpec {
   stderr?: "inherit" | "ignore";
   /** Node flags added to the daemon's own (e.g. `--cpu-prof --cpu-prof-dir=DIR` to profile it). */
   nodeArgs?: string[];
+  /** The package whose build runs (default: this one; another checkout's, to compare two builds). */
+  packageRoot?: string;
 }
 
 /** Copies the built-in model into the daemon's data dir when a bench already built it (saves a rebuild). */
@@ -68,10 +70,14 @@ export async function spawnDaemon(spec: DaemonSpec): Promise<RunningDaemon> {
   );
   shareBuiltinModel(home);
   const env = { ...cortexdEnv(home), NODE_OPTIONS: DAEMON_NODE_OPTIONS }; // as the service files and `cortexd start` run it
-  const child = spawn(process.execPath, [...(spec.nodeArgs ?? []), join(PACKAGE_ROOT, "dist/src/cli/main.js"), "run"], {
-    env,
-    stdio: ["ignore", "ignore", spec.stderr ?? "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(spec.nodeArgs ?? []), join(spec.packageRoot ?? PACKAGE_ROOT, "dist/src/cli/main.js"), "run"],
+    {
+      env,
+      stdio: ["ignore", "ignore", spec.stderr ?? "inherit"],
+    },
+  );
   const socket = join(home, "run", "cortexd", "cortexd.sock");
   const end = Date.now() + 60_000;
   while (!(await probeDaemon(socket, 300)).up) {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { randomQueries } from "./corpus-queries.js";
 import { spawnDaemon, stopDaemon, waitIndexed } from "./daemon-proc.js";
 import { generateNotesWorkspace } from "./generate-notes.js";
-import { benchPath, fmtMs, median, percentile, type Args } from "./util.js";
+import { benchPath, fmtMs, median, nodeArgsFlag, percentile, type Args } from "./util.js";
 
 /**
  * The socket gap: a real daemon's wall time per request (client side) against the stage total it
@@ -19,9 +19,7 @@ export async function gapProbe(args: Args): Promise<void> {
   generateNotesWorkspace(root, files);
   const home = mkdtempSync(join(tmpdir(), "cortexd-gap-"));
   const prof = args.flags["cpu-prof"];
-  const nodeArgs = prof ? ["--cpu-prof", `--cpu-prof-dir=${String(prof)}`] : [];
-  // --node-args "…": V8/Node flags for the daemon after its own (e.g. a young generation size to compare).
-  if (args.flags["node-args"]) nodeArgs.push(...String(args.flags["node-args"]).split(/\s+/).filter(Boolean));
+  const nodeArgs = [...(prof ? ["--cpu-prof", `--cpu-prof-dir=${String(prof)}`] : []), ...nodeArgsFlag(args)];
   const d = await spawnDaemon({ home, root, provider: "auto", nodeArgs });
   try {
     await waitIndexed(d, "auto");

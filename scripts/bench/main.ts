@@ -1,3 +1,4 @@
+import { abDaemon } from "./ab-daemon.js";
 import { benchAbuse } from "./abuse-bench.js";
 import { benchConsolidate } from "./consolidate-bench.js";
 import { benchCrash } from "./crash-bench.js";
@@ -29,6 +30,7 @@ const BENCHES: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<vo
   gap: gapProbe,
   soak: benchSoak,
   abuse: benchAbuse,
+  "ab-daemon": abDaemon,
 };
 
 const args = parseArgs(process.argv.slice(2));

@@ -58,3 +58,9 @@ export function parseArgs(argv: string[]): Args {
   }
   return { flags, positional };
 }
+
+/** `--node-args "…"`: Node/V8 flags for a bench's daemon after its own (e.g. a young generation size to compare). */
+export function nodeArgsFlag(args: Args): string[] {
+  const v = args.flags["node-args"];
+  return typeof v === "string" ? v.split(/\s+/).filter(Boolean) : [];
+}
