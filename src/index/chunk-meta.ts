@@ -4,7 +4,7 @@ import type { ChunkBody, ChunkRow } from "./chunks-repo.js";
 import { CommitWatch } from "./db-generation.js";
 
 /** What the ranking stages read of a chunk besides its text: its file, place, date and importance. */
-export type ChunkMeta = Omit<ChunkRow, keyof ChunkBody> & {
+export type ChunkMeta = Omit<ChunkRow, keyof ChunkBody | "vecState"> & {
   /** N of the chunk's `<!-- importance: N -->` (as written, 0–99), or null when it has none. */
   importance: number | null;
 };

@@ -3,6 +3,7 @@ import type { FileClass } from "../ingest/types.js";
 import { hexToBlob } from "./blobs.js";
 import { ChunkMetaTable } from "./chunk-meta.js";
 import { dbGeneration } from "./db-generation.js";
+import { RowCache } from "./row-cache.js";
 import { statements } from "./statements.js";
 import { VEC_NONE, VEC_PENDING } from "./vector-repo.js";
 
@@ -35,7 +36,10 @@ export interface ChunkRow {
 }
 
 /** What of a chunk row is not in its metadata (chunk-meta.ts). */
-export type ChunkBody = Pick<ChunkRow, "text" | "hash" | "vecState">;
+export type ChunkBody = Pick<ChunkRow, "text" | "hash">;
+
+/** Chunk bodies kept in memory (row-cache.ts): texts of ~1–2 KB, so ~10,000 chunks. */
+export const BODY_CACHE_BYTES = 16 * 1024 * 1024;
 
 const CHUNK_COLUMNS = `c.id, c.file_id AS fileId, c.seq, f.path, f.class, f.date, c.start_line AS startLine,
   c.end_line AS endLine, c.text, lower(hex(c.hash)) AS hash, c.ts, c.vec_state AS vecState`;
@@ -47,14 +51,19 @@ export class ChunksRepo {
   readonly meta: ChunkMetaTable;
   private daysCache: { generation: string; value: { days: number; oldest: string | null } } | undefined;
   private generation: (() => string) | undefined;
+  private readonly bodies: RowCache<ChunkBody & { fileId: number }>;
+  /** Per file, the count of file writes when it was last written (bodies read before that are stale). */
+  private readonly fileWrites = new Map<number, number>();
+  private writes = 0;
 
   constructor(private readonly db: Database.Database) {
     this.meta = new ChunkMetaTable(db);
+    this.bodies = new RowCache(db, BODY_CACHE_BYTES);
     this.stmts = statements(db, {
       chunksOfPath: `SELECT ${CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ? ORDER BY c.seq`,
       chunksByIds: `SELECT ${CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?))`,
       chunkTexts: `SELECT id, text FROM chunks WHERE id IN (SELECT value FROM json_each(?))`,
-      chunkBodies: `SELECT id, text, lower(hex(hash)), vec_state FROM chunks WHERE id IN (SELECT value FROM json_each(?))`,
+      chunkBodies: `SELECT id, file_id, text, lower(hex(hash)) FROM chunks WHERE id IN (SELECT value FROM json_each(?))`,
       transcriptFiles: `SELECT count(*) FROM files WHERE class = 'transcript'`,
       memoryDays: `SELECT count(DISTINCT date) AS days, min(date) AS oldest FROM files WHERE date IS NOT NULL`,
       memoryDates: `SELECT DISTINCT date FROM files WHERE date IS NOT NULL`,
@@ -89,18 +98,31 @@ export class ChunksRepo {
     return out;
   }
 
-  /** The text, content hash and vector state of each chunk id (missing ids are left out): the rest is in `meta`. */
+  /**
+   * The text and content hash of each chunk id (missing ids are left out): the rest is in `meta`.
+   * Bodies read recently come from memory (row-cache.ts): a chunk's body changes only with its file,
+   * whose every write this connection tells `fileChanged`.
+   */
   chunkBodies(ids: readonly number[]): Map<number, ChunkBody> {
-    const out = new Map<number, ChunkBody>();
-    if (ids.length === 0) return out;
-    for (const [id, text, hash, vecState] of this.stmts.chunkBodies.raw().all(JSON.stringify(ids)) as [
+    const { hits: out, missing } = this.bodies.take(ids, (b, stamp) => (this.fileWrites.get(b.fileId) ?? 0) <= stamp);
+    if (missing.length === 0) return out;
+    const stamp = this.writes;
+    for (const [id, fileId, text, hash] of this.stmts.chunkBodies.raw().all(JSON.stringify(missing)) as [
+      number,
       number,
       string,
       string,
-      number,
-    ][])
-      out.set(id, { text, hash, vecState });
+    ][]) {
+      const body = { text, hash, fileId };
+      out.set(id, body);
+      this.bodies.put(id, body, 2 * text.length + 120, stamp);
+    }
     return out;
+  }
+
+  /** Called by the store inside a transaction that writes a file's row or chunks: its bodies read before are stale. */
+  fileChanged(fileId: number): void {
+    this.fileWrites.set(fileId, ++this.writes);
   }
 
   /** Transcript files (on the files_class index). */

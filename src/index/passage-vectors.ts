@@ -3,6 +3,10 @@ import type { MetaRepo } from "./meta-repo.js";
 import { statements } from "./statements.js";
 import { VEC_STORED } from "./vector-repo.js";
 import { PASSAGE_FORMAT2_PREFIX } from "./passage-codes.js";
+import { RowCache } from "./row-cache.js";
+
+/** Passage blobs kept in memory (row-cache.ts): ~2 KB a chunk, so ~8,000 chunks. */
+export const PASSAGE_BLOB_CACHE_BYTES = 16 * 1024 * 1024;
 
 /** meta key: the embedding identity whose passage vectors are complete (every stored chunk vector has them). */
 const COMPLETE_KEY = "passage_vectors";
@@ -15,11 +19,14 @@ const COMPLETE_KEY = "passage_vectors";
  */
 export class PassageVectorRepo {
   private readonly stmts;
+  /** Blobs read recently; every write of the table goes through put/delete/clear, which drop them. */
+  private readonly blobs: RowCache<Buffer>;
 
   constructor(
     private readonly db: Database.Database,
     private readonly meta: MetaRepo,
   ) {
+    this.blobs = new RowCache(db, PASSAGE_BLOB_CACHE_BYTES);
     this.stmts = statements(db, {
       put: `INSERT OR REPLACE INTO passage_vectors (id, vecs) VALUES (?, ?)`,
       del: `DELETE FROM passage_vectors WHERE id = ?`,
@@ -35,24 +42,30 @@ export class PassageVectorRepo {
   }
 
   put(id: number, vecs: Buffer): void {
+    this.blobs.drop(id);
     this.stmts.put.run(id, vecs);
   }
 
   delete(id: number): void {
+    this.blobs.drop(id);
     this.stmts.del.run(id);
   }
 
   /** Drops every passage vector (the model changed: they are re-done with the chunk vectors). */
   clear(): void {
+    this.blobs.clear();
     this.stmts.clear.run();
     this.meta.deleteMeta(COMPLETE_KEY);
   }
 
-  /** The blobs of the chunks that have them, in one statement. */
+  /** The blobs of the chunks that have them: from memory when read recently, the rest in one statement. */
   byIds(ids: readonly number[]): Map<number, Buffer> {
-    const out = new Map<number, Buffer>();
-    if (ids.length === 0) return out;
-    for (const [id, vecs] of this.stmts.byIds.raw().all(JSON.stringify(ids)) as [number, Buffer][]) out.set(id, vecs);
+    const { hits: out, missing } = this.blobs.take(ids);
+    if (missing.length === 0) return out;
+    for (const [id, vecs] of this.stmts.byIds.raw().all(JSON.stringify(missing)) as [number, Buffer][]) {
+      out.set(id, vecs);
+      this.blobs.put(id, vecs, vecs.length + 100);
+    }
     return out;
   }
 

@@ -60,6 +60,7 @@ export class IndexStore {
     this.chunks = new ChunksRepo(this.db);
     this.files = new FilesRepo(this.db, clock, this.vectors, this.text.postings, (id) => {
       this.chunks.meta.fileChanged(id);
+      this.chunks.fileChanged(id);
       this.paths?.fileChanged(id);
     });
     this.embedCache = new EmbedCacheRepo(this.db, clock);

@@ -2,7 +2,7 @@ import type { ChunkMeta, ChunkRow, IndexStore } from "../index/store.js";
 import type { StageTimer } from "./stage-timer.js";
 
 /** A chunk row as the stages see it: the whole row with its metadata's importance. */
-export type RankedRow = ChunkRow & Pick<ChunkMeta, "importance">;
+export type RankedRow = Omit<ChunkRow, "vecState"> & Pick<ChunkMeta, "importance">;
 
 /**
  * One search's whole chunk rows, their bodies (text, hash) read only for the chunks a stage needs
@@ -40,7 +40,6 @@ export class ChunkRows {
         importance: m.importance,
         text: body.text,
         hash: body.hash,
-        vecState: body.vecState,
       });
     }
     this.timer.lap("rows");
