@@ -6,6 +6,7 @@
  * (the tiny test GGUF through the TypeScript path).
  */
 import { rmSync, writeFileSync } from "node:fs";
+import Database from "better-sqlite3";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SearchSchema } from "../src/config/schema.js";
@@ -39,6 +40,16 @@ const FILES = {
   "memory/notes/trip.md": "# trip\n\n- flight to tokyo, hotel booked\n- the dog and the cat\n",
 };
 const QUERIES = ["melody of the orchestra", "rent and bills", "tokyo hotel", "cake and bread", "savings budget"];
+
+/** Runs `fn` on a second connection to the index (as another process writes it), then closes it. */
+function withConnection(dbPath: string, fn: (db: Database.Database) => void): void {
+  const db = new Database(dbPath);
+  try {
+    fn(db);
+  } finally {
+    db.close();
+  }
+}
 
 async function indexed(files: Record<string, string> = FILES, p: EmbeddingProvider = provider) {
   return indexedWorkspace(files, { provider: p, chunking: { maxTokens: 400, overlapTokens: 80 } });
@@ -92,7 +103,7 @@ describe("passage vectors", () => {
 
   it("the passage stage reads them (few lines embedded per query) and ranks exactly as query-time embedding does", async () => {
     const spy = counting(provider);
-    const { store } = await indexed(FILES, spy);
+    const { store, dbPath } = await indexed(FILES, spy);
     // A new searcher for each query: the query-time path's cache of earlier queries does not count.
     const lines = async (out: SearchResponse[]) => {
       spy.calls.length = 0;
@@ -104,8 +115,9 @@ describe("passage vectors", () => {
     };
     const stored: SearchResponse[] = [];
     const withStored = await lines(stored);
-    // Without stored passage vectors: the query-time path embeds every line of the candidates.
-    rawDb(store).exec("DELETE FROM passage_vectors");
+    // Without stored passage vectors (another process's index, written on its connection): the
+    // query-time path embeds every line of the candidates.
+    withConnection(dbPath, (db) => db.exec("DELETE FROM passage_vectors"));
     const live: SearchResponse[] = [];
     const withoutStored = await lines(live);
     expect(withStored).toBeLessThan(withoutStored / 2);
@@ -146,19 +158,23 @@ describe("passage vectors", () => {
   });
 
   it("an index whose passage vectors lack token ids (format 1) scores alike and gets them from its next sync", async () => {
-    const { store, indexer } = await indexed();
+    const { store, indexer, dbPath } = await indexed();
     const searcher = new Searcher({ store, provider, config: SearchSchema.parse({ recencyWeight: 0 }) });
     const want: SearchResponse[] = [];
     for (const query of QUERIES) want.push(await searcher.search({ query, explain: true }));
-    // Rewrite every blob as format 1 (the records alone) and mark them complete as that code did.
-    const db = rawDb(store);
+    // Rewrite every blob as format 1 (the records alone) and mark them complete as that code did,
+    // on its own connection (as that code's process would have).
     const ids = allIds(store);
     const rows = store.chunksByIds(ids);
+    const format1 = new Map<number, Buffer>();
     for (const id of ids) {
       const vecs = await provider.embedBatch(units(rows.get(id)!.text).map((u) => u.text));
-      db.prepare("UPDATE passage_vectors SET vecs = ? WHERE id = ?").run(encodePassageVectors(vecs, provider.dims), id);
+      format1.set(id, encodePassageVectors(vecs, provider.dims));
     }
-    db.prepare("UPDATE meta SET value = ? WHERE key = 'passage_vectors'").run(provider.identity);
+    withConnection(dbPath, (db) => {
+      for (const [id, vecs] of format1) db.prepare("UPDATE passage_vectors SET vecs = ? WHERE id = ?").run(vecs, id);
+      db.prepare("UPDATE meta SET value = ? WHERE key = 'passage_vectors'").run(provider.identity);
+    });
     const old = store.vectors.passages.byIds(ids);
     expect([...old.values()].every((b) => !passageRecords(b, provider.dims)!.hasIds)).toBe(true);
     for (const [i, query] of QUERIES.entries()) samePassages(await searcher.search({ query, explain: true }), want[i]!);
