@@ -8,7 +8,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStaticBertProvider, type StaticBertProvider } from "../src/embed/builtin/fast-provider.js";
-import { RowCache } from "../src/index/row-cache.js";
+import { RowCache, stringBytes } from "../src/index/row-cache.js";
 import type { IndexStore } from "../src/index/store.js";
 import { ensureTinyTestModel } from "./fixtures/embed/tiny-model.js";
 import { rawDb } from "./helpers/raw-db.js";
@@ -159,5 +159,13 @@ describe("RowCache", () => {
     expect(rows.take([3]).missing).toEqual([3]);
     other.close();
     db.close();
+  });
+});
+
+describe("stringBytes", () => {
+  it("counts a Latin-1 text a byte a character, any other two", () => {
+    expect(stringBytes("deploy café")).toBe(11);
+    expect(stringBytes("deploy 部署")).toBe(18);
+    expect(stringBytes("")).toBe(0);
   });
 });

@@ -3,7 +3,7 @@ import type { FileClass } from "../ingest/types.js";
 import { hexToBlob } from "./blobs.js";
 import { ChunkMetaTable } from "./chunk-meta.js";
 import { dbGeneration } from "./db-generation.js";
-import { RowCache } from "./row-cache.js";
+import { RowCache, stringBytes } from "./row-cache.js";
 import { statements } from "./statements.js";
 import { VEC_NONE, VEC_PENDING } from "./vector-repo.js";
 
@@ -115,7 +115,7 @@ export class ChunksRepo {
     ][]) {
       const body = { text, hash, fileId };
       out.set(id, body);
-      this.bodies.put(id, body, 2 * text.length + 120, stamp);
+      this.bodies.put(id, body, stringBytes(text) + 160, stamp);
     }
     return out;
   }

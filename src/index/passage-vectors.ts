@@ -5,8 +5,8 @@ import { VEC_STORED } from "./vector-repo.js";
 import { PASSAGE_FORMAT2_PREFIX } from "./passage-codes.js";
 import { RowCache } from "./row-cache.js";
 
-/** Passage blobs kept in memory (row-cache.ts): ~2 KB a chunk, so ~8,000 chunks. */
-export const PASSAGE_BLOB_CACHE_BYTES = 16 * 1024 * 1024;
+/** Passage blobs kept in memory (row-cache.ts): ~1.5–2 KB a chunk, so 10,000–13,000 chunks. */
+export const PASSAGE_BLOB_CACHE_BYTES = 20 * 1024 * 1024;
 
 /** meta key: the embedding identity whose passage vectors are complete (every stored chunk vector has them). */
 const COMPLETE_KEY = "passage_vectors";

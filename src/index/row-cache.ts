@@ -1,6 +1,12 @@
 import type Database from "better-sqlite3";
 import { CommitWatch } from "./db-generation.js";
 
+/** What a string of text holds in V8's heap: one byte a character when every one is Latin-1, else two. */
+export function stringBytes(text: string): number {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0xff) return 2 * text.length;
+  return text.length;
+}
+
 /** An entry: the value, what it counts against the bound, and the owner's stamp when it was read. */
 interface Entry<V> {
   value: V;
