@@ -5,7 +5,7 @@ import { randomQueries } from "./corpus-queries.js";
 import { spawnDaemon, stopDaemon, waitIndexed, type RunningDaemon } from "./daemon-proc.js";
 import { generateWorkspace } from "./generate.js";
 import { generateNotesWorkspace } from "./generate-notes.js";
-import { benchPath, fmtMs, median, percentile, type Args } from "./util.js";
+import { benchPath, fmtMs, median, nodeArgsFlag, percentile, type Args } from "./util.js";
 
 /**
  * Two daemons side by side, A and B, on the same generated workspace: two builds (`--a-root DIR`,
@@ -24,10 +24,9 @@ export async function abDaemon(args: Args): Promise<void> {
   else generateNotesWorkspace(root, files);
   const side = (name: "a" | "b") => {
     const dir = args.flags[`${name}-root`];
-    const flags = args.flags[`${name}-node-args`];
     return {
       ...(typeof dir === "string" ? { packageRoot: resolve(dir) } : {}),
-      nodeArgs: typeof flags === "string" ? flags.split(/\s+/).filter(Boolean) : [],
+      nodeArgs: nodeArgsFlag(args, `${name}-node-args`),
     };
   };
   const homes: string[] = [];

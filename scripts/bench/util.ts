@@ -59,8 +59,8 @@ export function parseArgs(argv: string[]): Args {
   return { flags, positional };
 }
 
-/** `--node-args "…"`: Node/V8 flags for a bench's daemon after its own (e.g. a young generation size to compare). */
-export function nodeArgsFlag(args: Args): string[] {
-  const v = args.flags["node-args"];
+/** `--node-args "…"` (or the flag named): Node/V8 flags for a bench's daemon, after its own. */
+export function nodeArgsFlag(args: Args, flag = "node-args"): string[] {
+  const v = args.flags[flag];
   return typeof v === "string" ? v.split(/\s+/).filter(Boolean) : [];
 }

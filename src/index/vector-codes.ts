@@ -9,6 +9,7 @@
  * Centring matters: embeddings of one model share a large common component (the built-in model's
  * unit vectors are ~0.93 cosine from their mean), so raw sign bits barely tell them apart.
  */
+import { popcount } from "../util/popcount.js";
 
 /** How a vector is turned into an int8 code: fixed for the life of an index's codes. */
 export interface Quantizer {
@@ -51,12 +52,6 @@ export function codeToBlob(code: Int8Array): Buffer {
 
 export function blobToCode(b: Buffer): Int8Array {
   return new Int8Array(b.buffer, b.byteOffset, b.byteLength);
-}
-
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { SearchConfig } from "../config/schema.js";
 import type { ChunkMeta, ChunkRow } from "../index/store.js";
 import type { Candidate } from "./types.js";
+import { popcount } from "../util/popcount.js";
 import { FNV_OFFSET, FNV_PRIME, isWordCp } from "./word-chars.js";
 
 /** BM25 rank (negative, lower is better) → a score in (0, 1): `half` is the BM25 score that maps to 0.5. */
@@ -168,13 +169,6 @@ interface TokenSignature {
 
 const SIGNATURE_WORDS = 32;
 
-function popcount32(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  x = (x + (x >>> 4)) & 0x0f0f0f0f;
-  return Math.imul(x, 0x01010101) >>> 24;
-}
-
 export function tokenSignatureOf(hashes: Int32Array): TokenSignature {
   const bits = new Int32Array(SIGNATURE_WORDS);
   for (let i = 0; i < hashes.length; i++) {
@@ -182,7 +176,7 @@ export function tokenSignatureOf(hashes: Int32Array): TokenSignature {
     bits[b >>> 5]! |= 1 << (b & 31);
   }
   let set = 0;
-  for (let w = 0; w < SIGNATURE_WORDS; w++) set += popcount32(bits[w]!);
+  for (let w = 0; w < SIGNATURE_WORDS; w++) set += popcount(bits[w]!);
   return { hashes, bits, spare: hashes.length - set };
 }
 
@@ -209,7 +203,7 @@ export function jaccardAtLeast(sa: TokenSignature, sb: TokenSignature, threshold
   const b = sb.hashes;
   if (a.length === 0 && b.length === 0) return 1;
   let common = 0;
-  for (let w = 0; w < SIGNATURE_WORDS; w++) common += popcount32(sa.bits[w]! & sb.bits[w]!);
+  for (let w = 0; w < SIGNATURE_WORDS; w++) common += popcount(sa.bits[w]! & sb.bits[w]!);
   const most = Math.min(common + Math.min(sa.spare, sb.spare), a.length, b.length);
   // The similarity rises with the shared count: the bound's value below the threshold rules the pair out.
   if (most / (a.length + b.length - most) < threshold) return 0;
