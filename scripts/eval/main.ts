@@ -2,15 +2,18 @@
  * Retrieval evaluations: `npm run eval -- <name> [options]`.
  *   locomo [dir]  LoCoMo retrieval set (default ../shared/eval/locomo from the repo root)
  *   noise         unrelated prompts against the LoCoMo workspaces: how often recall injects nothing
+ *   asks [dir]    everyday questions (../shared/eval/asks/dev): exact words, time windows, natural phrasing, small memories
  */
 import { parseArgs } from "./args.js";
 import { errorMessage } from "../../src/util/error-message.js";
 import { locomoCommand, LOCOMO_USAGE } from "./locomo.js";
 import { noiseCommand, NOISE_USAGE } from "./noise.js";
+import { asksCommand, ASKS_USAGE } from "./asks.js";
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; usage: string }> = {
   locomo: { run: locomoCommand, usage: LOCOMO_USAGE },
   noise: { run: noiseCommand, usage: NOISE_USAGE },
+  asks: { run: asksCommand, usage: ASKS_USAGE },
 };
 
 const argv = process.argv.slice(2);
