@@ -113,6 +113,11 @@ export const SearchSchema = z
      */
     keywordHalfScore: z.number().min(0.1).max(1000).default(7),
     maxResults: z.number().int().min(1).max(1000).default(6),
+    /**
+     * The exactness guarantee: a query token (word, id, code, name, quoted phrase) held verbatim by at
+     * most this many chunks puts them first in the results (0: off). See docs/recall.md.
+     */
+    exactChunks: z.number().int().min(0).max(20).default(3),
     /** Candidates fetched per leg = maxResults × this (capped at 200). */
     candidateMultiplier: z.number().int().min(1).max(50).default(4),
     snippetChars: z.number().int().min(50).max(20000).default(700),

@@ -9,6 +9,7 @@ import { applyImportance, applyRecency, bm25ToScore, distanceToScore, fuse, mmr,
 import type { Candidate, SearchHit, SearchRequest, SearchResponse } from "./types.js";
 import { errorMessage } from "../util/error-message.js";
 import { localDay } from "./dates.js";
+import { anchoredChunks, exactAnchors } from "./exact.js";
 
 export interface SearcherDeps {
   store: IndexStore;
@@ -101,6 +102,9 @@ export class Searcher {
     };
 
     const keywordRan = this.keywordStage(req.query, fetch, get);
+    // Chunks holding a query token that only a few chunks hold (exact.ts): always among the results.
+    const anchored = keywordRan ? anchoredChunks(exactAnchors(this.deps.store, req.query, cfg.exactChunks)) : new Map();
+    for (const id of anchored.keys()) get(id);
     timer.lap("keyword");
     const vector = await this.vectorStage(req.query, fetch, get);
     timer.lap("vector");
@@ -139,6 +143,7 @@ export class Searcher {
       cfg.mmrThreshold,
     );
     ranked = this.minScoreStage(ranked, req.minScore ?? cfg.minScore, limit);
+    ranked = exactFirst(ranked, anchored);
     const top = ranked.slice(0, limit);
     const texts = rows.read(
       top.map((c) => c.id),
@@ -273,4 +278,25 @@ export class Searcher {
     const keyword = ranked.filter((c) => c.textScore > 0).slice(0, Math.min(3, limit));
     return [...kept, ...keyword].sort((a, b) => b.score - a.score || a.id - b.id);
   }
+}
+
+/**
+ * Stage "exact": the chunks holding a query token verbatim that only a few chunks hold come first
+ * (those holding more such tokens before others, then by score), each scored at least as the best
+ * other result — so the default top-k holds them in every mode (docs/recall.md, the guarantee).
+ */
+function exactFirst(ranked: Candidate[], anchored: ReadonlyMap<number, number>): Candidate[] {
+  if (anchored.size === 0) return ranked;
+  const first = ranked
+    .filter((c) => anchored.has(c.id))
+    .sort((a, b) => anchored.get(b.id)! - anchored.get(a.id)! || b.score - a.score || a.id - b.id);
+  if (first.length === 0) return ranked;
+  const rest = ranked.filter((c) => !anchored.has(c.id));
+  const floor = rest[0]?.score ?? 0;
+  for (const c of first) {
+    c.explain.exact = anchored.get(c.id)!;
+    if (c.score < floor) c.score = floor;
+    c.explain.score = round(c.score);
+  }
+  return [...first, ...rest];
 }
