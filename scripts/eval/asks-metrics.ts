@@ -91,7 +91,12 @@ export function appears(target: string, text: string): boolean {
   return false;
 }
 
-export function scoreAsk(q: AskQuestion, context: string, hits: readonly SearchHit[], lines: readonly AskLine[]): AskScore {
+export function scoreAsk(
+  q: AskQuestion,
+  context: string,
+  hits: readonly SearchHit[],
+  lines: readonly AskLine[],
+): AskScore {
   const base: AskScore = { id: q.id, workspace: q.workspace, kind: q.kind, style: q.style, chars: context.length };
   const mems = contextMemories(context);
   const all = mems.map((m) => m.lines.join("\n")).join("\n");
@@ -101,7 +106,12 @@ export function scoreAsk(q: AskQuestion, context: string, hits: readonly SearchH
       const holds = (h: SearchHit) =>
         appears(token, h.snippet) ||
         (!!q.at && h.path === q.at.path && q.at.line >= h.startLine && q.at.line <= h.endLine);
-      return { ...base, search: hits.some(holds), top1: hits.length > 0 && holds(hits[0]!), found: appears(token, all) };
+      return {
+        ...base,
+        search: hits.some(holds),
+        top1: hits.length > 0 && holds(hits[0]!),
+        found: appears(token, all),
+      };
     }
     case "time": {
       const held = q.target.filter((t) => appears(t, all)).length;

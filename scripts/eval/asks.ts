@@ -90,7 +90,9 @@ export async function asksCommand(argv: string[]): Promise<number> {
     for (const [ws, qs] of byWorkspace) {
       const t0 = performance.now();
       const store = await indexWorkspace(join(dir, ws), join(tmp, `${ws}.sqlite`), ws, provider);
-      log(`${ws}: ${store.counts().chunks} chunks in ${(performance.now() - t0).toFixed(0)} ms; ${qs.length} questions`);
+      log(
+        `${ws}: ${store.counts().chunks} chunks in ${(performance.now() - t0).toFixed(0)} ms; ${qs.length} questions`,
+      );
       const wsLines = lines.filter((l) => l.workspace === ws);
       try {
         const searcher = new Searcher({ store, provider, config: searchConfig });
