@@ -1,9 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import type { z } from "zod";
 import { ConfigSchema, type Config } from "./schema.js";
 import { defaultConfigPath, defaultDataDir, expandPath } from "./paths.js";
 import { ConfigError } from "./config-error.js";
 import { JsoncError, parseJsonc } from "./jsonc.js";
+import { normaliseRoot, reusedNamespace } from "../workspace/root-path.js";
 
 export { ConfigError };
 
@@ -91,14 +93,20 @@ export function loadConfig(opts: LoadOptions = {}): LoadedConfig {
   raw = applyEnvOverrides(raw, env);
   if (opts.overrides) raw = { ...raw, ...opts.overrides };
   const config = validateConfig(raw, used ?? undefined);
-  config.workspaces = config.workspaces.map((w) => ({
-    ...w,
-    path: expandPath(w.path, env),
-    transcriptDirs: w.transcriptDirs.map((d) => expandPath(d, env)),
-    extraPaths: w.extraPaths.map((d) => expandPath(d, env)),
-    projects: w.projects.map((d) => expandPath(d, env)),
-  }));
   const dataDir = config.dataDir ? expandPath(config.dataDir, env) : defaultDataDir(env);
+  const where = { cwd: process.cwd(), home: env.HOME || homedir() };
+  config.workspaces = config.workspaces.map((w) => {
+    const root = normaliseRoot(w.path, where.cwd, where.home);
+    const name = w.name ?? reusedNamespace(w.path, root, dataDir, where);
+    return {
+      ...w,
+      path: root,
+      ...(name ? { name } : {}),
+      transcriptDirs: w.transcriptDirs.map((d) => expandPath(d, env)),
+      extraPaths: w.extraPaths.map((d) => expandPath(d, env)),
+      projects: w.projects.map((d) => expandPath(d, env)),
+    };
+  });
   config.dataDir = dataDir;
   return { config, file: used, dataDir };
 }

@@ -1,11 +1,11 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 
-/** Expands a leading "~" and makes the path absolute. */
+/** Expands a leading "~" and makes the path absolute (no trailing slash; workspace roots: workspace/root-path.ts). */
 export function expandPath(p: string, env: NodeJS.ProcessEnv = process.env): string {
   const home = env.HOME || homedir();
   if (p === "~") return home;
-  if (p.startsWith("~/")) return join(home, p.slice(2));
+  if (p.startsWith("~/")) return resolve(home, p.slice(2));
   return resolve(p);
 }
 

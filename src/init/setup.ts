@@ -1,8 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { editConfigFile } from "../config/edit.js";
 import { parseConfigText } from "../config/load.js";
 import { expandPath } from "../config/paths.js";
+import { normaliseRoot } from "../workspace/root-path.js";
 import type { Detected } from "./detect.js";
 
 /**
@@ -81,7 +83,9 @@ export function mergeWorkspaces(
   env: NodeJS.ProcessEnv,
 ): RawWorkspace[] {
   const out = raw.map((w) => ({ ...w }));
-  const at = out.findIndex((w) => typeof w.path === "string" && expandPath(w.path, env) === choices.workspace);
+  const home = env.HOME || homedir();
+  const root = normaliseRoot(choices.workspace, process.cwd(), home);
+  const at = out.findIndex((w) => typeof w.path === "string" && normaliseRoot(w.path, process.cwd(), home) === root);
   if (at < 0) {
     return [
       { path: choices.workspace, ...(choices.transcriptDirs.length ? { transcriptDirs: choices.transcriptDirs } : {}) },

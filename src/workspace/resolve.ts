@@ -1,7 +1,8 @@
 import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { WORKSPACE_MARKERS } from "./layout.js";
+import { normaliseRoot } from "./root-path.js";
 
 /**
  * One workspace resolution for every command (CLI, the daemon's `workspace` param, MCP, hooks):
@@ -44,11 +45,9 @@ export function describeKnown(known: readonly KnownWorkspace[]): string {
 
 const FIX = "run `cortexd init` to set one up, or pass an existing workspace directory with -w";
 
-/** A path selector made absolute: `~` is the home, a relative path is relative to `cwd`; no trailing slash. */
+/** A path selector made absolute: `~` is the home, a relative path is relative to `cwd` (workspace/root-path.ts). */
 export function absoluteSelector(selector: string, cwd: string, home: string): string {
-  const expanded = selector === "~" ? home : selector.startsWith("~/") ? join(home, selector.slice(2)) : selector;
-  const abs = resolve(cwd, expanded);
-  return abs.length > 1 ? abs.replace(/\/+$/, "") : abs;
+  return normaliseRoot(selector, cwd, home);
 }
 
 /**
@@ -61,7 +60,7 @@ export function findConfiguredWorkspace(
 ): KnownWorkspace & { index: number } {
   const byName = known.findIndex((w) => w.name === selector);
   if (byName >= 0) return { ...known[byName]!, index: byName };
-  const trimmed = selector.length > 1 ? selector.replace(/\/+$/, "") : selector;
+  const trimmed = isAbsolute(selector) ? normaliseRoot(selector, "/", "/") : selector;
   const byRoot = known.findIndex((w) => w.root === trimmed);
   if (byRoot >= 0) return { ...known[byRoot]!, index: byRoot };
   const why =

@@ -33,6 +33,17 @@ export function runCli(
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** runCli without blocking the event loop (needed when the test process owns a daemon child that must be reaped). */
+export async function runCliAsync(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const child = spawnCli(args, env);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d) => (stdout += d));
+  child.stderr!.on("data", (d) => (stderr += d));
+  const code = await new Promise<number | null>((r) => child.on("close", (c) => r(c)));
+  return { code, stdout, stderr };
+}
+
 export function spawnCli(args: string[], env: Record<string, string> = {}): ChildProcess {
   assertBuilt();
   return spawn(process.execPath, [CLI, ...args], {

@@ -12,7 +12,9 @@ import { AlreadyRunningError, lockPathFor } from "../../rpc/instance-lock.js";
 import { pidAlive } from "../../util/lock-file.js";
 import { DAEMON_NODE_OPTIONS } from "../../service/units.js";
 import { createLogger } from "../../util/logger.js";
+import { ConfigError } from "../../config/config-error.js";
 import { CliError, loadForCli, type GlobalOptions } from "../context.js";
+import { daemonSocket } from "../daemon-target.js";
 import { errorMessage } from "../../util/error-message.js";
 
 const MAIN = fileURLToPath(new URL("../main.js", import.meta.url));
@@ -119,8 +121,9 @@ async function startBackground(opts: GlobalOptions): Promise<void> {
 }
 
 async function stopDaemon(opts: GlobalOptions): Promise<boolean> {
-  const loaded = loadForCli(opts);
-  const socket = socketPathFor(loaded);
+  // Only the socket is needed (found without validating the config): a typo in the config must not
+  // lock the user out of the daemon that is running.
+  const socket = daemonSocket(opts) ?? socketPathFor(loadForCli(opts));
   const probe = await probeDaemon(socket, 1000);
   let pid: number | undefined;
   try {
@@ -168,6 +171,15 @@ export function registerDaemon(program: Command): void {
     .description("stop, then start the daemon")
     .action(async (_o, cmd: Command) => {
       const opts = cmd.optsWithGlobals<GlobalOptions>();
+      // The new daemon needs a valid config: check it before stopping the one that runs.
+      try {
+        loadForCli(opts);
+      } catch (e) {
+        if (!(e instanceof ConfigError)) throw e;
+        throw new ConfigError(
+          `${e.message}; the running daemon (if any) was left as it is: fix the config (\`cortexd config validate\`) and restart, or stop it with \`cortexd stop\``,
+        );
+      }
       await stopDaemon(opts);
       await startBackground(opts);
     });

@@ -5,6 +5,7 @@ import { probeDaemon, withClient } from "../../client/client.js";
 import type { IndexStore } from "../../index/store.js";
 import type { CortexStatus, HookFailuresStatus } from "../../rpc/protocol.js";
 import { readHookFailures } from "../../hooks/failures.js";
+import { ConfigError } from "../../config/config-error.js";
 import { VERSION } from "../../version.js";
 import { formatByReason } from "../../workspace/issues.js";
 import { defaultNamespace } from "../../workspace/namespace.js";
@@ -209,7 +210,12 @@ export function registerStatus(program: Command): void {
         process.exitCode = st.healthy ? STATUS_EXIT.healthy : STATUS_EXIT.degraded;
         return;
       }
-      const offline = await offlineWorkspaces(opts);
+      // A broken config does not hide that the daemon is down: say both, and what to fix.
+      const offline: { workspaces: OfflineWorkspace[]; configFile: string | null; configError?: string } =
+        await offlineWorkspaces(opts).catch((e: unknown) => {
+          if (!(e instanceof ConfigError)) throw e;
+          return { workspaces: [], configFile: e.file ?? null, configError: e.message };
+        });
       const code =
         probe.reason === "permission" || probe.reason === "error" ? STATUS_EXIT.unknown : STATUS_EXIT.notRunning;
       if (opts.json) {
@@ -234,6 +240,8 @@ export function registerStatus(program: Command): void {
         );
         console.log(`start it with \`cortexd start\`, or at login with \`cortexd service install\``);
         console.log(`config:    ${offline.configFile ?? "none (defaults)"}`);
+        if (offline.configError)
+          console.log(`           INVALID: ${offline.configError} (fix it, then \`cortexd config validate\`)`);
         console.log("workspaces (from the indexes on disk):");
         for (const w of offline.workspaces) {
           console.log(`  ${w.name}  ${w.root}`);
