@@ -15,13 +15,14 @@ export type AnnotatedHit = SearchHit & {
 
 /**
  * The recall hook: one hit per duplicate group (shown at the newest entry's location, with the
- * group size), superseded entries dropped unless `includeHistory` (then kept and marked). Hits
+ * group size), superseded entries dropped unless `includeHistory` (then kept and marked); with
+ * `asOf` (YYYY-MM-DD) only those superseded on or before that day. Hits
  * need their chunk hash (search with fullText). Order is kept.
  */
 export function applyConsolidation(
   store: IndexStore,
   hits: readonly SearchHit[],
-  opts: { includeHistory?: boolean } = {},
+  opts: { includeHistory?: boolean; asOf?: string } = {},
 ): AnnotatedHit[] {
   const marks = marksFor(
     store,
@@ -37,7 +38,8 @@ export function applyConsolidation(
       continue;
     }
     let h: AnnotatedHit = { ...hit };
-    if (m.superseded) {
+    // As of a day before the newer entry, the older one was still current.
+    if (m.superseded && (!opts.asOf || m.superseded.validTo <= opts.asOf)) {
       if (!opts.includeHistory) continue;
       h.supersededBy = `${m.superseded.byPath}:${m.superseded.byStart}`;
       h.validTo = m.superseded.validTo;

@@ -8,6 +8,7 @@ import { cleanMemoryText } from "./recall-clean.js";
 import { selectMemories, type Judged } from "./recall-select.js";
 import { profilePrompt, type PromptProfile } from "./relevance.js";
 import { parseDates } from "./dates.js";
+import { referenceTime } from "./as-of.js";
 import type { Searcher } from "./searcher.js";
 import { DEFAULT_EXCERPT, contentStems, excerpt, whole } from "./excerpt.js";
 import type { Unit } from "../ingest/units.js";
@@ -40,11 +41,11 @@ export interface RecallRequest {
   timings?: boolean;
   /** Say why each memory was kept or dropped. */
   explain?: boolean;
-  /** The day relative dates count from (YYYY-MM-DD or ISO date-time); default now. */
+  /** The day the recall is as of (YYYY-MM-DD or ISO date-time): relative dates, recency and supersession count from it; default now. */
   referenceDate?: string;
   /** The `recall` config section (default: its defaults). */
   config?: RecallConfig;
-  /** Wall clock (default Date.now), for relative dates. */
+  /** Wall clock (default Date.now), for relative dates, recency and supersession without a referenceDate. */
   now?: () => number;
 }
 
@@ -80,8 +81,10 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
   const timer = new StageTimer();
   // The search's embedding of the query, for the relevance decision's vector null (not embedded twice).
   let queryVector: Float32Array | undefined;
+  const asOf = referenceTime(req.referenceDate, req.now);
   const res = await searcher.search({
     query: req.query,
+    now: asOf,
     limit: req.limit ?? 30,
     fullText: true,
     onQueryVector: (v) => (queryVector = v),
@@ -92,7 +95,10 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
   if (req.scope === "group" || req.excludeCurated) hits = hits.filter((h) => h.source !== "curated");
   // Hook: a file and its conflict copies show each line once (sync/recall-copies.ts).
   hits = collapseConflictCopies(hits);
-  hits = applyConsolidation(store, hits, { includeHistory: req.includeHistory ?? false });
+  hits = applyConsolidation(store, hits, {
+    includeHistory: req.includeHistory ?? false,
+    ...(req.referenceDate ? { asOf: new Date(asOf).toISOString().slice(0, 10) } : {}),
+  });
   timer.lap("consolidation");
   const windows = parseDates(req.query, req.referenceDate ?? new Date((req.now ?? Date.now)()));
   // The words of a date ("last week") are the date preference's, not topic words.

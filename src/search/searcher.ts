@@ -123,7 +123,7 @@ export class Searcher {
     timer.lap("passage");
     this.pathStage(req.query, known, meta);
     timer.lap("path");
-    const now = (this.deps.now ?? Date.now)();
+    const now = req.now ?? (this.deps.now ?? Date.now)();
     for (const c of known) {
       const m = meta.get(c.id)!;
       applyImportance(c, m, cfg);

@@ -52,7 +52,7 @@ export function fuse(cands: Candidate[], cfg: SearchConfig, legs: { vector: bool
   }
 }
 
-/** 2^(−age/halfLife) for dated memories; null for evergreen ones (curated files, undated notes). */
+/** 2^(−|age|/halfLife) for dated memories; null for evergreen ones (curated files, undated notes). */
 export function recencyDecay(
   row: Pick<ChunkMeta, "class" | "date" | "ts">,
   now: number,
@@ -62,7 +62,8 @@ export function recencyDecay(
   if (row.class === "transcript" && row.ts) t = row.ts;
   else if (row.class === "daily" && row.date) t = Date.parse(`${row.date}T12:00:00Z`);
   if (t === null || Number.isNaN(t)) return null;
-  const ageDays = Math.max(0, (now - t) / 86_400_000);
+  // A memory dated after `now` (recall as of a past date) is as far from it as one before it.
+  const ageDays = Math.abs(now - t) / 86_400_000;
   return Math.pow(2, -ageDays / halfLifeDays);
 }
 

@@ -15,6 +15,11 @@ export interface SearchRequest {
   fullText?: boolean;
   /** Return the wall time of each stage (`timings`; also with `explain`). */
   timings?: boolean;
+  /**
+   * The moment recency counts from (ms since epoch; recall's `referenceDate`); default the
+   * searcher's clock. A memory dated after it ages as far as one dated before it.
+   */
+  now?: number;
   /** Called with the embedded query when the vector leg ran (recall's relevance decision reuses it). */
   onQueryVector?: (vector: Float32Array) => void;
 }
