@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { contextLines, scoreUpdate, valueMatcher } from "../scripts/eval/updates-metrics.js";
+
+describe("updates eval metrics (the dev README's rules)", () => {
+  it("matches a value as a whole token, case-insensitively, whitespace runs as one", () => {
+    expect(valueMatcher("Porto")("moved to Portobello")).toBe(false);
+    expect(valueMatcher("Porto")("moved to porto.")).toBe(true);
+    expect(valueMatcher("9:30am")("at 09:30am")).toBe(false);
+    expect(valueMatcher("VS Code")("uses VS   Code now")).toBe(true);
+  });
+  it("splits at newlines and at the ⏎ joining a chunk's lines", () => {
+    expect(contextLines("a ⏎ b\nc")).toEqual(["a", "b", "c"]);
+  });
+  it("found, current-first and stale-absent", () => {
+    const ctx = "x Hiro lives in Hamburg. ⏎ y\nHiro lives in Berlin.\nno longer Hamburg; Berlin now";
+    expect(scoreUpdate(ctx, ["Berlin"], ["Hamburg"])).toEqual({
+      found: true,
+      currentFirst: false,
+      staleAbsent: false,
+      chars: ctx.length,
+    });
+    const good = "Hiro lives in Berlin.\nno longer Hamburg; Berlin now";
+    expect(scoreUpdate(good, ["Berlin"], ["Hamburg"])).toMatchObject({ currentFirst: true, staleAbsent: true });
+    expect(scoreUpdate("", ["Berlin"], ["Hamburg"])).toMatchObject({
+      found: false,
+      currentFirst: false,
+      staleAbsent: true,
+    });
+  });
+});
