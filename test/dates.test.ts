@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { dayFirstFor, inWindows, parseDates } from "../src/search/dates.js";
+import { inWindows, parseDates } from "../src/search/dates.js";
+import { dayFirstFor } from "../src/search/date-order.js";
 
 /** Windows as "from..to" strings (a single day as just the day). */
 function read(text: string, ref = "2023-10-25", opts = {}): string[] {
@@ -99,6 +100,16 @@ describe("date parser: relative dates", () => {
     expect(read("last Wednesday")).toEqual(["2023-10-18"]);
     expect(read("Friday")).toEqual(["2023-10-20"]);
     expect(read("Sat")).toEqual([]);
+  });
+
+  it("a week of a month, the week before last, a bare day of the month", () => {
+    expect(read("the first week of October")).toEqual(["2023-10-01..2023-10-07"]);
+    expect(read("second week of March 2022")).toEqual(["2022-03-08..2022-03-14"]);
+    expect(read("the last week of September")).toEqual(["2023-09-24..2023-09-30"]);
+    expect(read("the week before last")).toEqual(["2023-10-09..2023-10-15"]);
+    expect(read("what did I do on the 3rd?")).toEqual(["2023-10-03"]);
+    expect(read("on the 28th")).toEqual(["2023-09-28"]);
+    expect(read("the 3rd floor")).toEqual([]);
   });
 
   it("no date at all: nothing (numbers, versions and times are no dates)", () => {

@@ -69,6 +69,10 @@ export class ChunksRepo {
       memoryDates: `SELECT DISTINCT date FROM files WHERE date IS NOT NULL`,
       dailyChunks: `SELECT c.id, lower(hex(c.hash)) AS hash, f.path, f.date, c.start_line AS startLine, c.end_line AS endLine, c.ts, c.text, c.vec_state AS vecState
        FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.class = 'daily' AND f.date IS NOT NULL ORDER BY f.date, c.id`,
+      dailyIdsBetween: `SELECT c.id FROM files f JOIN chunks c ON c.file_id = f.id
+       WHERE f.class = 'daily' AND f.date BETWEEN ? AND ? ORDER BY f.date, c.seq LIMIT ?`,
+      transcriptIdsBetween: `SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id
+       WHERE c.ts >= ? AND c.ts < ? AND f.class = 'transcript' ORDER BY c.ts, c.id LIMIT ?`,
       promotableChunk: `SELECT f.path, c.start_line AS startLine, c.end_line AS endLine, c.text FROM chunks c JOIN files f ON f.id = c.file_id
      WHERE c.hash = ? AND f.class IN ('daily', 'note') ORDER BY f.date DESC LIMIT 1`,
       // Literal states (not parameters): these counts run on the partial indexes chunks_novector and chunks_pending.
@@ -87,6 +91,22 @@ export class ChunksRepo {
     if (ids.length === 0) return out;
     for (const row of this.stmts.chunksByIds.all(JSON.stringify(ids)) as ChunkRow[]) out.set(row.id, row);
     return out;
+  }
+
+  /**
+   * The chunks dated in a span of days, oldest first, at most `limit` of each kind: daily logs by
+   * their file's date (files_date index), transcript chunks by their first message's time (ms,
+   * [fromMs, toMs), on the chunks_ts index).
+   */
+  datedBetween(
+    days: { from: string; to: string },
+    ms: { from: number; to: number },
+    limit: number,
+  ): { daily: number[]; transcript: number[] } {
+    return {
+      daily: this.stmts.dailyIdsBetween.pluck().all(days.from, days.to, limit) as number[],
+      transcript: this.stmts.transcriptIdsBetween.pluck().all(ms.from, ms.to, limit) as number[],
+    };
   }
 
   /** The text of each chunk id (missing ids are left out). */

@@ -171,6 +171,11 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
       DROP TABLE IF EXISTS term_lists;
     `);
   },
+  // 10: time-window recall reads the transcript chunks of a span of days by their first message's
+  // time (search/recall-window.ts) on an index, not a scan of every chunk.
+  (db) => {
+    db.exec(`CREATE INDEX IF NOT EXISTS chunks_ts ON chunks(ts) WHERE ts IS NOT NULL;`);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -199,6 +199,24 @@ const RULES: Rule[] = [
     },
     claims: true,
   },
+  // the first/second/third/fourth/last week of October (2023): days 1–7, 8–14, 15–21, 22–28, the last seven
+  {
+    re: new RegExp(
+      `\\b(?:the\\s+)?(first|1st|second|2nd|third|3rd|fourth|4th|last|final)\\s+week\\s+of\\s+${MONTH}(?:,?\\s+${YEAR})?\\b`,
+      "gi",
+    ),
+    read: (m, ref) => {
+      const mo = monthIndex(m[2]!);
+      const { y, m: cur } = parts(ref);
+      const yy = m[3] ? +m[3] : mo <= cur ? y : y - 1;
+      const [first, last] = monthWindow(yy, mo);
+      const k = ["first", "1st", "second", "2nd", "third", "3rd", "fourth", "4th"].indexOf(m[1]!.toLowerCase());
+      if (k < 0) return one(last - 6 * DAY_MS, last);
+      const start = first + Math.floor(k / 2) * 7 * DAY_MS;
+      return one(start, start + 6 * DAY_MS);
+    },
+    claims: true,
+  },
   // March 2023 · May of 2022
   {
     re: new RegExp(`\\b${MONTH},?\\s+(?:of\\s+)?${YEAR}\\b`, "gi"),
@@ -211,6 +229,14 @@ const RULES: Rule[] = [
   },
   // the day before yesterday
   { re: /\bthe\s+day\s+before\s+yesterday\b/gi, read: (_m, ref) => one(ref - 2 * DAY_MS) },
+  // the week before last
+  {
+    re: /\bthe\s+week\s+before\s+last\b/gi,
+    read: (_m, ref) => {
+      const mon = mondayOf(ref);
+      return one(mon - 14 * DAY_MS, mon - 8 * DAY_MS);
+    },
+  },
   // today, tonight, this morning/afternoon/evening
   { re: /\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b/gi, read: (_m, ref) => one(ref) },
   // yesterday, last night
@@ -300,6 +326,21 @@ const RULES: Rule[] = [
       return one(ref - back * DAY_MS);
     },
   },
+  // on the 3rd · the 21st: the latest such day of a month, not after the reference (a suffix is needed)
+  {
+    re: /\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:century|time|floor|place|anniversary|birthday|week))/gi,
+    read: (m, ref) => {
+      const d = +m[1]!;
+      const { y, m: cur } = parts(ref);
+      for (let k = 0; k < 3; k++) {
+        const t = new Date(Date.UTC(y, cur - k, 1));
+        const yy = t.getUTCFullYear();
+        const mo = t.getUTCMonth();
+        if (valid(yy, mo, d) && day(yy, mo, d) <= ref) return one(day(yy, mo, d));
+      }
+      return null;
+    },
+  },
   // in 2022 · 2022 (a year)
   { re: new RegExp(`\\b${YEAR}\\b`, "g"), read: (m) => one(day(+m[1]!, 0, 1), day(+m[1]!, 11, 31)) },
 ];
@@ -344,24 +385,4 @@ export function parseDates(text: string, ref: Date | string, opts: DateParseOpti
 /** Whether a day (YYYY-MM-DD) falls in any of the windows. */
 export function inWindows(date: string, windows: readonly DateWindow[]): boolean {
   return windows.some((w) => date >= w.from && date <= w.to);
-}
-
-/** Numeric date order from a BCP 47 locale: day first except where month/day/year is the custom. */
-export function dayFirstFor(locale: string | undefined): boolean | undefined {
-  if (!locale) return undefined;
-  try {
-    const order = new Intl.DateTimeFormat(locale, { day: "numeric", month: "numeric", year: "numeric" })
-      .formatToParts(new Date(Date.UTC(2001, 10, 22)))
-      .filter((p) => p.type === "day" || p.type === "month")
-      .map((p) => p.type);
-    return order[0] === "day";
-  } catch {
-    return undefined;
-  }
-}
-
-/** A timestamp's local calendar day, YYYY-MM-DD. */
-export function localDay(ts: number): string {
-  const d = new Date(ts);
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
 }

@@ -3,6 +3,7 @@ import type { AnnotatedHit } from "../consolidate/annotate.js";
 import { inWindows, type DateWindow } from "./dates.js";
 import { isGathering, spreadByGroup } from "./recall-gather.js";
 import { judge, type Evidence, type PromptProfile } from "./relevance.js";
+import type { WindowAnswer } from "./recall-window.js";
 
 /** A candidate with the decision about it. */
 export interface Judged {
@@ -102,6 +103,32 @@ export function selectMemories(
     all: judged,
     gathering,
   };
+}
+
+/**
+ * The selection of a time prompt answered from its window (recall-window.ts): every memory of the
+ * answer is kept, in its spread order; the relevance decision is not asked (the prompt names the
+ * window, not a topic to weigh).
+ */
+export function selectWindow(
+  answer: WindowAnswer,
+  hits: readonly AnnotatedHit[],
+  profile: PromptProfile,
+  cfg: RecallConfig,
+  opts: { promptStems: (hit: AnnotatedHit) => ReadonlySet<string>; explain: boolean },
+): Selection {
+  const why = answer.topic.length
+    ? `dated in the prompt's window and holds one of: ${answer.topic.join(", ")}`
+    : "dated in the prompt's window (the prompt names no topic)";
+  const kept: Judged[] = hits.map((hit) => ({
+    hit,
+    score: hit.score,
+    evidence: judge(opts.promptStems(hit), hit.vectorScore, profile, cfg),
+    dateMatch: true,
+    kept: true,
+    reason: opts.explain ? `${why}; ${answer.total} such memories` : "",
+  }));
+  return { kept, all: kept, gathering: false };
 }
 
 function order(kept: Judged[], gathering: boolean, cfg: RecallConfig): Judged[] {

@@ -5,7 +5,8 @@ import type { RecallExplain, RecallResult, RecalledMemory } from "../rpc/protoco
 import { chunkHash, sha256 } from "../util/hash.js";
 import { formatMemoryLine, formatRecallBlock, RECALL_CLOSE, RECALL_NOTE, RECALL_OPEN } from "./recall-format.js";
 import { cleanMemoryText } from "./recall-clean.js";
-import { selectMemories, type Judged } from "./recall-select.js";
+import { selectMemories, selectWindow, type Judged } from "./recall-select.js";
+import { windowMemories } from "./recall-window.js";
 import { profilePrompt, type PromptProfile } from "./relevance.js";
 import { parseDates } from "./dates.js";
 import { referenceTime } from "./as-of.js";
@@ -95,10 +96,11 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
   if (req.scope === "group" || req.excludeCurated) hits = hits.filter((h) => h.source !== "curated");
   // Hook: a file and its conflict copies show each line once (sync/recall-copies.ts).
   hits = collapseConflictCopies(hits);
-  hits = applyConsolidation(store, hits, {
+  const consolidation = {
     includeHistory: req.includeHistory ?? false,
     ...(req.referenceDate ? { asOf: new Date(asOf).toISOString().slice(0, 10) } : {}),
-  });
+  };
+  hits = applyConsolidation(store, hits, consolidation);
   timer.lap("consolidation");
   const windows = parseDates(req.query, req.referenceDate ?? new Date((req.now ?? Date.now)()));
   // The words of a date ("last week") are the date preference's, not topic words.
@@ -121,12 +123,18 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
     if (!s) scans.set(hit, (s = scanner(hit.text ?? hit.snippet)));
     return s;
   };
-  const selection = selectMemories(hits, profile, cfg, req.query, windows, {
-    promptStems: (hit) => scanOf(hit).promptStems,
-    explain: req.explain ?? false,
-  });
+  const judging = { promptStems: (hit: AnnotatedHit) => scanOf(hit).promptStems, explain: req.explain ?? false };
+  // A prompt about a time is answered from the memories dated in its window (recall-window.ts).
+  const answer = windowMemories(store, windows, profile.words);
+  const selection = answer
+    ? selectWindow(answer, windowHits(store, answer.hits, hits, consolidation), profile, cfg, judging)
+    : selectMemories(hits, profile, cfg, req.query, windows, judging);
   timer.lap("select");
-  const packed = pack(selection.kept, queryStems, (j) => scanOf(j.hit), budget, cfg.wholeTop);
+  // A window's memories are each shown whole, and two days that read alike are two days (no collapse).
+  let packed = answer
+    ? pack(selection.kept, queryStems, (j) => scanOf(j.hit), budget, Infinity, Infinity)
+    : pack(selection.kept, queryStems, (j) => scanOf(j.hit), budget, cfg.wholeTop, 0.75);
+  if (answer) packed = packed.sort((a, b) => timeOrder(a.judged.hit, b.judged.hit));
   const memories: RecalledMemory[] = packed.map((k) => ({
     path: k.judged.hit.path,
     startLine: k.startLine,
@@ -162,6 +170,28 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
   if (req.explain) out.explain = explainOf(selection, packed, cfg, windows, profile);
   if (req.timings && res.timings) out.timings = { ...res.timings, ...timer.result() };
   return out;
+}
+
+/** A window's memories as search's hits are: conflict copies collapsed, consolidation applied, search's score kept. */
+function windowHits(
+  store: IndexStore,
+  hits: readonly AnnotatedHit[],
+  ranked: readonly AnnotatedHit[],
+  consolidation: Parameters<typeof applyConsolidation>[2],
+): AnnotatedHit[] {
+  const score = new Map(ranked.map((h) => [`${h.path}:${h.startLine}`, h.score]));
+  const scored = hits.map((h) => ({ ...h, score: score.get(`${h.path}:${h.startLine}`) ?? 0 }));
+  return applyConsolidation(store, collapseConflictCopies(scored), consolidation);
+}
+
+/** Oldest first: by day, a day's log before its transcripts, then by file and line. */
+function timeOrder(a: AnnotatedHit, b: AnnotatedHit): number {
+  return (
+    (a.date ?? "").localeCompare(b.date ?? "") ||
+    Number(b.source === "daily") - Number(a.source === "daily") ||
+    a.path.localeCompare(b.path) ||
+    a.startLine - b.startLine
+  );
 }
 
 function explainOf(
@@ -213,6 +243,8 @@ function pack(
   scanOf: (j: Judged) => ScannedText,
   budget: number,
   wholeTop: number,
+  /** Word overlap with a memory packed before at which a memory is a near duplicate (Infinity: none is). */
+  duplicateOverlap: number,
 ): Packed[] {
   let used = BLOCK_TOKENS;
   // Excerpts: show the lines of each chunk that answer the query, so more memories fit the budget.
@@ -228,8 +260,8 @@ function pack(
   /** Per path, the unit texts shown so far. */
   const shown = new Map<string, Set<string>>();
   const out: Packed[] = [];
-  // Near duplicates (word overlap ≥ 0.75 with a memory packed before) collapse to the first.
-  const packedWords = new PackedWords(0.75);
+  // Near duplicates (word overlap ≥ duplicateOverlap with a memory packed before) collapse to the first.
+  const packedWords = new PackedWords(duplicateOverlap);
   for (const judged of kept) {
     if (used >= budget) break;
     const hit = judged.hit;

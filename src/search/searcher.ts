@@ -8,7 +8,7 @@ import { StageTimer } from "./stage-timer.js";
 import { applyImportance, applyRecency, bm25ToScore, distanceToScore, fuse, mmr, round } from "./stages.js";
 import type { Candidate, SearchHit, SearchRequest, SearchResponse } from "./types.js";
 import { errorMessage } from "../util/error-message.js";
-import { localDay } from "./dates.js";
+import { localDay } from "../util/local-day.js";
 import { anchoredChunks, exactAnchors } from "./exact.js";
 
 export interface SearcherDeps {

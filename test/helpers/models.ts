@@ -37,3 +37,14 @@ export async function otherModelPath(dir: string): Promise<string> {
   await writeStaticBertGguf(path, { name: "other", words, dims, vectors: out, tensorType: "f32" });
   return path;
 }
+
+/** The built-in model (the default provider), built once into os.tmpdir()/cortexd-test-models. */
+export async function builtinProvider(): Promise<EmbeddingProvider> {
+  const { BUILTIN_BUILDER_VERSION } = await import("../../src/embed/builtin/build.js");
+  const { ensureBuiltinModel } = await import("../../src/embed/builtin/ensure.js");
+  const { createStaticBertProvider } = await import("../../src/embed/builtin/fast-provider.js");
+  const { tmpdir } = await import("node:os");
+  return createStaticBertProvider(
+    await ensureBuiltinModel(join(tmpdir(), "cortexd-test-models", `builtin-v${BUILTIN_BUILDER_VERSION}`)),
+  );
+}
