@@ -42,9 +42,10 @@ describe("recall as of a referenceDate", () => {
       recall(t.searcher, t.store, { query: "Where does the build cache live?", referenceDate, record: false });
     const january = await ask("2026-01-12");
     const june = await ask("2026-06-12");
-    expect(january.memories.map((m) => m.date)).toEqual(["2026-01-10", "2026-06-10"]);
-    expect(june.memories.map((m) => m.date)).toEqual(["2026-06-10", "2026-01-10"]);
-    expect(january.context.indexOf("alpha-1")).toBeLessThan(january.context.indexOf("beta-2"));
-    expect(june.context.indexOf("beta-2")).toBeLessThan(june.context.indexOf("alpha-1"));
+    // The two lines read alike: the other may be left out as a near duplicate, never put first.
+    expect(january.memories[0]!.date).toBe("2026-01-10");
+    expect(june.memories[0]!.date).toBe("2026-06-10");
+    expect(january.context).toContain("alpha-1");
+    expect(june.context).toContain("beta-2");
   });
 });

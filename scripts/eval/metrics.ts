@@ -133,6 +133,8 @@ export interface Aggregate {
   budgetRecall: number;
   /** Mean characters memory.recall injected per query (NaN when not measured). */
   injectedChars: number;
+  /** Share of queries for which memory.recall injected nothing (NaN when not measured): each is a miss. */
+  emptyRecalls: number;
 }
 
 export function mean(xs: readonly number[]): number {
@@ -157,6 +159,7 @@ export function aggregate(scores: readonly QueryScores[]): Aggregate {
     charsPerResult: results === 0 ? NaN : chars / results,
     budgetRecall: mean(scores.map((s) => s.budgetRecall)),
     injectedChars: mean(scores.flatMap((s) => (s.injectedChars === undefined ? [] : [s.injectedChars]))),
+    emptyRecalls: mean(scores.flatMap((s) => (s.injectedChars === undefined ? [] : [s.injectedChars === 0 ? 1 : 0]))),
   };
 }
 
@@ -177,6 +180,7 @@ export function macro(groups: readonly Aggregate[]): Aggregate {
     charsPerResult: mean(gs.map((g) => g.charsPerResult)),
     budgetRecall: mean(gs.map((g) => g.budgetRecall)),
     injectedChars: mean(gs.map((g) => g.injectedChars)),
+    emptyRecalls: mean(gs.map((g) => g.emptyRecalls)),
   };
 }
 

@@ -90,7 +90,17 @@ function msFmt(ms: number): string {
   return Number.isFinite(ms) ? `${ms.toFixed(ms < 10 ? 2 : 1)} ms` : "-";
 }
 
-const HEAD = ["category", "n", ...KS.map((k) => `hit@${k}`), "R@10", "MRR", "chars/res", "budgetR", "injected"];
+const HEAD = [
+  "category",
+  "n",
+  ...KS.map((k) => `hit@${k}`),
+  "R@10",
+  "MRR",
+  "chars/res",
+  "budgetR",
+  "injected",
+  "empty",
+];
 
 /** One table row; hit@k and R@k for k beyond the result limit are "-" (they would repeat hit@limit). */
 function row(label: string, n: string, a: Aggregate, limit: number): string[] {
@@ -104,6 +114,7 @@ function row(label: string, n: string, a: Aggregate, limit: number): string[] {
     Number.isFinite(a.charsPerResult) ? a.charsPerResult.toFixed(0) : "-",
     f3(a.budgetRecall),
     Number.isFinite(a.injectedChars) ? a.injectedChars.toFixed(0) : "-",
+    Number.isFinite(a.emptyRecalls) ? f3(a.emptyRecalls) : "-",
   ];
 }
 
@@ -154,7 +165,7 @@ export function formatSummaryLine(s: ModeSummary, budgetChars: number, limit: nu
   const m = s.overallMacro;
   if (!o || !m) return `${s.mode.padEnd(7)}: no category 1-4 queries`;
   return (
-    `${s.mode.padEnd(7)}: HEADLINE budgeted recall@${budgetChars}ch ${f3(o.budgetRecall)} (cat 1-4, n=${o.n}; macro ${f3(m.budgetRecall)}) · injected ${Number.isFinite(o.injectedChars) ? o.injectedChars.toFixed(0) : "-"} chars/question` +
+    `${s.mode.padEnd(7)}: HEADLINE budgeted recall@${budgetChars}ch ${f3(o.budgetRecall)} (cat 1-4, n=${o.n}; macro ${f3(m.budgetRecall)}) · injected ${Number.isFinite(o.injectedChars) ? o.injectedChars.toFixed(0) : "-"} chars/question · empty recalls ${Number.isFinite(o.emptyRecalls) ? `${(o.emptyRecalls * 100).toFixed(1)}% (${Math.round(o.emptyRecalls * o.n)})` : "-"}` +
     ` · hit@10 ${limit >= 10 ? f3(o.hit[10]) : "-"} · MRR ${f3(o.mrr)} · wall ${secs(s.timing.wallMs)} · p50 ${msFmt(s.timing.p50Ms)} p95 ${msFmt(s.timing.p95Ms)}`
   );
 }
@@ -206,7 +217,7 @@ export function formatReport(result: RunResult): string {
   }
   out.push("");
   out.push(
-    `summary (columns: hit@k = any evidence marker in the top k; R@10 = evidence recall@10; chars/res = mean characters per result; budgetR = evidence recall of memory.recall's context within ${Math.round(o.budgetChars / 4)} tokens; injected = mean characters of that context per question)`,
+    `summary (columns: hit@k = any evidence marker in the top k; R@10 = evidence recall@10; chars/res = mean characters per result; budgetR = evidence recall of memory.recall's context within ${Math.round(o.budgetChars / 4)} tokens; injected = mean characters of that context per question; empty = share of questions whose recall injected nothing, each a miss)`,
   );
   for (const s of summaries) out.push(formatSummaryLine(s, o.budgetChars, o.limit));
   out.push(`total wall ${secs(result.totalMs)}`);

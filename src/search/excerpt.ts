@@ -117,7 +117,12 @@ export function excerpt(
     let chars = 0;
     for (const [, i] of order) {
       const add: number[] = [];
-      for (let j = i - opts.before; j <= i + opts.after; j++) if (j >= 0 && j < us.length && !keep.has(j)) add.push(j);
+      for (let j = i - opts.before; j <= i + opts.after; j++) {
+        if (j < 0 || j >= us.length) continue;
+        // A list entry's context is its own continuation lines, never the next entries.
+        if (j > i && isEntry(us[i]!) && isEntry(us[j]!)) break;
+        if (!keep.has(j)) add.push(j);
+      }
       const cost = add.reduce((n, j) => n + us[j]!.text.length + 1, 0);
       if (keep.size > 0 && chars + cost > opts.maxChars) break;
       for (const j of add) keep.add(j);
@@ -137,6 +142,13 @@ export function excerpt(
     text: out.text.length > opts.maxChars ? `${out.text.slice(0, opts.maxChars)}…` : out.text,
     matched: best > 0,
   };
+}
+
+const ENTRY = /^\s*(?:[-*+]|\d{1,3}[.)])\s/;
+
+/** A list item of a markdown chunk: an entry of its own (a daily bullet, a MEMORY.md fact). */
+export function isEntry(u: Unit): boolean {
+  return ENTRY.test(u.text);
 }
 
 /** The whole chunk, less the units already shown elsewhere (null when every unit was). */

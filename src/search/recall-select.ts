@@ -32,7 +32,7 @@ const f2 = (x: number | null) => (x === null ? "n/a" : x.toFixed(2));
  * Which candidates recall injects, in which order: the date preference first (+ dateWeight to
  * memories dated in a window the prompt names), then the relevance decision (relevance.ts): none
  * relevant → nothing; else the relevant ones and those scoring within keepRatio of the best
- * relevant one (neighbours of a match that search ranks as high). A gathering prompt spreads them
+ * relevant one that share something with the prompt (neighbours of a match that search ranks as high). A gathering prompt spreads them
  * over days/sessions. With relevance "off", every candidate is kept in rank order.
  */
 export function selectMemories(
@@ -46,6 +46,8 @@ export function selectMemories(
     promptStems: (hit: AnnotatedHit) => ReadonlySet<string>;
     /** Write each candidate's reason (for explain; otherwise left empty). */
     explain: boolean;
+    /** The prompt is an instruction about the work at hand (prompt-intent.ts): nothing is relevant. */
+    instruction?: boolean;
   },
 ): Selection {
   const judged: Judged[] = hits.map((hit) => {
@@ -69,6 +71,12 @@ export function selectMemories(
     (j.dateMatch &&
       ((j.evidence.rareWords.length > 0 && j.evidence.coverage >= cfg.minCoverage / 2) ||
         (j.evidence.vectorZ ?? 0) >= cfg.vectorZ / 2));
+  if (opts.instruction) {
+    const empty =
+      "the prompt is an instruction about the work at hand, not a question of memory (no past reference, no exact token)";
+    if (opts.explain) for (const j of judged) j.reason = `not relevant: ${empty}`;
+    return { kept: [], all: judged, gathering, empty };
+  }
   // A prompt naming one of the memory's subjects is about it: the ranking then decides.
   const best = judged.find(relevant) ?? (profile.subjects.length > 0 ? judged[0] : undefined);
   if (!best) {
@@ -83,15 +91,24 @@ export function selectMemories(
     if (opts.explain) for (const j of judged) j.reason = describe(j, cfg, "not relevant");
     return { kept: [], all: judged, gathering, empty };
   }
-  // Neighbours of a match: memories that search ranks nearly as high.
+  // Neighbours of a match: memories that search ranks nearly as high and that show some evidence
+  // of their own (a word of the prompt, half the vector z, or the prompt's date); a memory sharing
+  // nothing with the prompt is not kept for ranking near one that does, however small the memory.
   const floor = best.score * cfg.keepRatio;
+  const someEvidence = (j: Judged) =>
+    j.evidence.words.length > 0 ||
+    (j.evidence.vectorZ ?? -Infinity) >= cfg.vectorZ / 2 ||
+    j.dateMatch ||
+    (!relevant(best) && profile.subjects.length > 0);
   for (const j of judged) {
     const isRelevant = relevant(j);
-    j.kept = isRelevant || j.score >= floor;
+    j.kept = isRelevant || (j.score >= floor && someEvidence(j));
     if (!opts.explain) continue;
     if (isRelevant) j.reason = describe(j, cfg, "relevant");
     else if (j.kept)
       j.reason = `${describe(j, cfg, "kept")}; score ${f2(j.score)} ≥ ${cfg.keepRatio} × best ${f2(best.score)}${relevant(best) ? "" : ` (the prompt names the memory's subject: ${profile.subjects.join(", ")})`}`;
+    else if (j.score >= floor)
+      j.reason = `${describe(j, cfg, "dropped")}; score ${f2(j.score)} ≥ ${cfg.keepRatio} × best ${f2(best.score)} but shares nothing with the prompt`;
     else j.reason = `${describe(j, cfg, "dropped")}; score ${f2(j.score)} < ${cfg.keepRatio} × best ${f2(best.score)}`;
   }
   return {
@@ -129,6 +146,18 @@ export function selectWindow(
     reason: opts.explain ? `${why}; ${answer.total} such memories` : "",
   }));
   return { kept, all: kept, gathering: false };
+}
+
+/** The window's memories, then the other selection's kept memories that are not among them. */
+export function withWindowFirst(window: Selection, rest: Selection): Selection {
+  const key = (j: Judged) => `${j.hit.path}:${j.hit.startLine}`;
+  const inWindow = new Set(window.kept.map(key));
+  const others = rest.all.filter((j) => !inWindow.has(key(j)));
+  return {
+    kept: [...window.kept, ...rest.kept.filter((j) => !inWindow.has(key(j)))],
+    all: [...window.all, ...others],
+    gathering: rest.gathering,
+  };
 }
 
 function order(kept: Judged[], gathering: boolean, cfg: RecallConfig): Judged[] {

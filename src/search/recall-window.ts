@@ -6,11 +6,11 @@
  * - The window's memories: daily logs of its days (by the file's date), then transcript chunks whose
  *   first message falls in it (by local day). Curated files have no date and are never in a window.
  * - With topic words as well ("what did we decide about pricing last week?"): the window's memories
- *   that hold one of them (FTS5, stemmed). When none does, there is no window answer and recall
- *   ranks as usual (the date still weighs in: recall-select's dateWeight).
- * - Topic words are the prompt's words other than its date phrase, stop words and frame words
- *   (frame-words.ts: "did", "happened", "work", "decide"), and the index must hold them.
- * - Order: when the window's memories fit the budget all are shown; when they do not, a spread: each
+ *   that hold one of them (FTS5, stemmed), best first (search's ranking, then BM25). When none does,
+ *   there is no window answer and recall ranks as usual (the date still weighs in: dateWeight).
+ * - Topic words are the prompt's words other than its date phrase, stop words and the frame of a
+ *   time question (TIME_FRAME: "did", "happened", "work", "decide"), and the index must hold them.
+ * - Order without a topic: when the window's memories fit the budget all are shown; when they do not, a spread: each
  *   day's first memory, then each day's second, and so on (daily logs before transcripts; the days of
  *   a round in halving order), so the whole window is represented. The block shows them in time
  *   order (oldest first).
@@ -19,7 +19,7 @@ import type { IndexStore, ChunkRow } from "../index/store.js";
 import type { AnnotatedHit } from "../consolidate/annotate.js";
 import type { DateWindow } from "./dates.js";
 import { localDay } from "../util/local-day.js";
-import { isFrameWord } from "./frame-words.js";
+import { stem } from "./excerpt.js";
 import type { PromptWord } from "./relevance.js";
 
 /** Chunk ids read per window and kind (integers from the files_date index): a year of logs fits. */
@@ -30,7 +30,7 @@ const MAX_MEMORIES = 160;
 export interface WindowAnswer {
   /** The memories to pack, in spread order (see above). */
   hits: AnnotatedHit[];
-  /** The topic words the window's memories were filtered by (empty: the whole window). */
+  /** The topic words the window's memories were filtered by (empty: the whole window, in spread order; else best first). */
   topic: string[];
   /** Memories dated in the window (after the topic filter), before the spread's cut. */
   total: number;
@@ -47,9 +47,24 @@ function nextDay(date: string): string {
   return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
 }
 
-/** The prompt words a window's memories are filtered by: known to the index, not frame words. */
+/**
+ * The frame of a question about a time: what one asks of any day ("what did I do", "what happened",
+ * "what did we decide", "anything I wrote down", "catch me up on"). Words outside it name a topic.
+ */
+const TIME_FRAME = new Set(
+  (
+    "do did does done doing happen happened happening go went going gone get got getting work worked working " +
+    "write wrote written down note noted notes log logged decide decided discuss discussed talk talked say said " +
+    "anything everything something stuff things thing up on going plate recap summary summarize summarise " +
+    "remind tell catch show list give day days week weeks month months year years time"
+  )
+    .split(" ")
+    .map(stem),
+);
+
+/** The prompt words a window's memories are filtered by: known to the index, not the frame of a time question. */
 export function windowTopic(words: readonly PromptWord[]): PromptWord[] {
-  return words.filter((w) => w.df > 0 && !isFrameWord(w.word));
+  return words.filter((w) => w.df > 0 && !TIME_FRAME.has(w.stem));
 }
 
 /**
@@ -84,19 +99,21 @@ export function windowMemories(
   if (seen.size === 0) return null;
   const topic = windowTopic(words);
   let keep: (id: number) => boolean = () => true;
+  let ranked: number[] | undefined;
   if (topic.length > 0) {
-    const match = topic.map((w) => `"${w.word.replace(/"/g, '""')}"`).join(" OR ");
-    const holding = new Set(
-      store.text
-        .keywordSearch(match, MAX_IDS, "rank")
-        .map((h) => h.id)
-        .filter((id) => seen.has(id)),
-    );
+    const holding = new Set(matching(store, topic, seen));
     if (holding.size === 0) return null;
     keep = (id) => holding.has(id);
+    // With a topic the window is a filter, and relevance orders: BM25 of all the prompt's known words
+    // (frame words too: "beach" in "how often did Mel go to the beach in 2023?"), daily logs and
+    // transcripts alike.
+    const known = words.filter((w) => w.df > 0);
+    const order = matching(store, known, holding);
+    const inOrder = new Set(order);
+    ranked = [...order, ...[...holding].filter((id) => !inOrder.has(id))];
   }
-  const ids = [...daily.filter(keep), ...transcript.filter(keep)];
-  const picked = spread(ids, store, MAX_MEMORIES);
+  const ids = ranked ?? [...daily.filter(keep), ...transcript.filter(keep)];
+  const picked = ranked ? ids.slice(0, MAX_MEMORIES) : spread(ids, store, MAX_MEMORIES);
   const rows = store.chunks.chunksByIds(picked);
   const hits: AnnotatedHit[] = [];
   for (const id of picked) {
@@ -104,6 +121,16 @@ export function windowMemories(
     if (row) hits.push(hitOf(row));
   }
   return { hits, topic: topic.map((w) => w.word), total: ids.length };
+}
+
+/** The chunks among `among` holding one of the words (FTS5, stemmed), best BM25 first. */
+function matching(store: Pick<IndexStore, "text">, words: readonly PromptWord[], among: ReadonlySet<number>): number[] {
+  if (words.length === 0) return [];
+  const match = words.map((w) => `"${w.word.replace(/"/g, '""')}"`).join(" OR ");
+  return store.text
+    .keywordSearch(match, MAX_IDS, "rank")
+    .map((h) => h.id)
+    .filter((id) => among.has(id));
 }
 
 /**

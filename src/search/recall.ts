@@ -5,13 +5,15 @@ import type { RecallExplain, RecallResult, RecalledMemory } from "../rpc/protoco
 import { chunkHash, sha256 } from "../util/hash.js";
 import { formatMemoryLine, formatRecallBlock, RECALL_CLOSE, RECALL_NOTE, RECALL_OPEN } from "./recall-format.js";
 import { cleanMemoryText } from "./recall-clean.js";
-import { selectMemories, selectWindow, type Judged } from "./recall-select.js";
+import { selectMemories, selectWindow, withWindowFirst, type Judged } from "./recall-select.js";
 import { windowMemories } from "./recall-window.js";
+import { isInstruction, namesSomething } from "./prompt-intent.js";
+import { exactAnchors } from "./exact.js";
 import { profilePrompt, type PromptProfile } from "./relevance.js";
 import { parseDates } from "./dates.js";
 import { referenceTime } from "./as-of.js";
 import type { Searcher } from "./searcher.js";
-import { DEFAULT_EXCERPT, contentStems, excerpt, whole } from "./excerpt.js";
+import { DEFAULT_EXCERPT, contentStems, excerpt, isEntry, whole } from "./excerpt.js";
 import type { Unit } from "../ingest/units.js";
 import { textScanner, type ScannedText } from "./recall-scan.js";
 import { applyConsolidation, consolidationNote, type AnnotatedHit } from "../consolidate/annotate.js";
@@ -126,15 +128,34 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
   const judging = { promptStems: (hit: AnnotatedHit) => scanOf(hit).promptStems, explain: req.explain ?? false };
   // A prompt about a time is answered from the memories dated in its window (recall-window.ts).
   const answer = windowMemories(store, windows, profile.words);
-  const selection = answer
-    ? selectWindow(answer, windowHits(store, answer.hits, hits, consolidation), profile, cfg, judging)
-    : selectMemories(hits, profile, cfg, req.query, windows, judging);
+  const ranked = () =>
+    selectMemories(hits, profile, cfg, req.query, windows, {
+      ...judging,
+      instruction:
+        isInstruction(req.query) &&
+        !exactAnchors(store, req.query, searcher.config.exactChunks).some((a) => namesSomething(a.term)),
+    });
+  // No topic: the window itself. A topic: the window's memories of it first, then what ranking
+  // keeps from elsewhere (a date in a question is often the date of a mention, not of the event).
+  const selection = !answer
+    ? ranked()
+    : answer.topic.length === 0
+      ? selectWindow(answer, windowHits(store, answer.hits, hits, false, consolidation), profile, cfg, judging)
+      : withWindowFirst(
+          selectWindow(answer, windowHits(store, answer.hits, hits, true, consolidation), profile, cfg, judging),
+          ranked(),
+        );
   timer.lap("select");
-  // A window's memories are each shown whole, and two days that read alike are two days (no collapse).
-  let packed = answer
-    ? pack(selection.kept, queryStems, (j) => scanOf(j.hit), budget, Infinity, Infinity)
-    : pack(selection.kept, queryStems, (j) => scanOf(j.hit), budget, cfg.wholeTop, 0.75);
-  if (answer) packed = packed.sort((a, b) => timeOrder(a.judged.hit, b.judged.hit));
+  // A window's memories without a topic are the window itself: shown whole, in time order.
+  const wholeWindow = answer !== null && answer.topic.length === 0;
+  let packed = pack(
+    selection.kept,
+    queryStems,
+    (j) => scanOf(j.hit),
+    budget,
+    wholeWindow ? WINDOW_PACKING : { wholeTop: cfg.wholeTop, duplicateOverlap: 0.75, matchingEntries: true },
+  );
+  if (wholeWindow) packed = packed.sort((a, b) => timeOrder(a.judged.hit, b.judged.hit));
   const memories: RecalledMemory[] = packed.map((k) => ({
     path: k.judged.hit.path,
     startLine: k.startLine,
@@ -172,16 +193,21 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
   return out;
 }
 
-/** A window's memories as search's hits are: conflict copies collapsed, consolidation applied, search's score kept. */
+/** A window's memories as search's hits are: conflict copies collapsed, consolidation applied, search's score (and, with a topic, order) kept. */
 function windowHits(
   store: IndexStore,
   hits: readonly AnnotatedHit[],
   ranked: readonly AnnotatedHit[],
+  topical: boolean,
   consolidation: Parameters<typeof applyConsolidation>[2],
 ): AnnotatedHit[] {
-  const score = new Map(ranked.map((h) => [`${h.path}:${h.startLine}`, h.score]));
-  const scored = hits.map((h) => ({ ...h, score: score.get(`${h.path}:${h.startLine}`) ?? 0 }));
-  return applyConsolidation(store, collapseConflictCopies(scored), consolidation);
+  const key = (h: AnnotatedHit) => `${h.path}:${h.startLine}`;
+  const rank = new Map(ranked.map((h, i) => [key(h), { i, score: h.score }]));
+  const scored = hits.map((h, i) => ({ hit: { ...h, score: rank.get(key(h))?.score ?? 0 }, i }));
+  // Those search ranked come first, in its order; the others keep the window's order.
+  if (topical)
+    scored.sort((a, b) => (rank.get(key(a.hit))?.i ?? Infinity) - (rank.get(key(b.hit))?.i ?? Infinity) || a.i - b.i);
+  return applyConsolidation(store, collapseConflictCopies(scored.map((s) => s.hit)), consolidation);
 }
 
 /** Oldest first: by day, a day's log before its transcripts, then by file and line. */
@@ -236,15 +262,25 @@ function explainOf(
   };
 }
 
+interface Packing {
+  /** The best this-many memories are shown whole, the others as excerpts. */
+  wholeTop: number;
+  /** Word overlap with a memory packed before at which a memory is a near duplicate (Infinity: none is). */
+  duplicateOverlap: number;
+  /** A list chunk (bullets) whose entries hold the prompt's words shows those entries only, even among the top. */
+  matchingEntries: boolean;
+}
+
+/** A window's memories are each shown whole, and two days that read alike are two days. */
+const WINDOW_PACKING: Packing = { wholeTop: Infinity, duplicateOverlap: Infinity, matchingEntries: false };
+
 /** The kept memories that fit the budget, as block lines: the best few whole, the rest as excerpts. */
 function pack(
   kept: readonly Judged[],
   queryStems: ReadonlySet<string>,
   scanOf: (j: Judged) => ScannedText,
   budget: number,
-  wholeTop: number,
-  /** Word overlap with a memory packed before at which a memory is a near duplicate (Infinity: none is). */
-  duplicateOverlap: number,
+  { wholeTop, duplicateOverlap, matchingEntries }: Packing,
 ): Packed[] {
   let used = BLOCK_TOKENS;
   // Excerpts: show the lines of each chunk that answer the query, so more memories fit the budget.
@@ -270,8 +306,13 @@ function pack(
     const shownHere = shown.get(hit.path);
     const isShown = shownHere ? (u: Unit) => shownHere.has(u.text) : () => false;
     const s = scanOf(judged);
+    // A list of entries (bullets) whose entries match the prompt shows those, not its other entries.
+    const listMatch =
+      matchingEntries && hit.source !== "transcript" && s.units.some((u, i) => isEntry(u) && s.held[i]!.size > 0);
     const ex =
-      out.length >= wholeTop ? excerpt(full, queryStems, idf, EXCERPT, isShown, s) : whole(full, isShown, s.units);
+      out.length >= wholeTop || listMatch
+        ? excerpt(full, queryStems, idf, EXCERPT, isShown, s)
+        : whole(full, isShown, s.units);
     if (!ex || ex.units.length === 0) continue;
     const cleaned = cleanMemoryText(ex.text);
     if (cleaned === "") continue;

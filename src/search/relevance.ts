@@ -3,6 +3,7 @@ import type { EmbeddingProvider } from "../embed/provider.js";
 import type { IndexStore } from "../index/store.js";
 import { stem } from "./excerpt.js";
 import { STOP_WORDS } from "./keyword/index.js";
+import { isFrameWord } from "./frame-words.js";
 
 /**
  * The relevance decision of recall: is a candidate memory a real match for the prompt, or merely
@@ -29,6 +30,10 @@ export interface PromptWord {
   /** Chunks holding it. */
   df: number;
   idf: number;
+  /** What holding it weighs in a memory's coverage: its idf, less for the prompt's frame (see promptWords). */
+  weight: number;
+  /** One of the most frequent English words (frame-words.ts). */
+  frame: boolean;
   rare: boolean;
   /** Written as a name in the prompt (capitalised, not at the start of a sentence) and held by at least subjectShare of the chunks: a subject of this memory. */
   subject: boolean;
@@ -152,11 +157,24 @@ export function promptWords(
       ...r,
       df,
       idf,
+      weight: wordWeight(r.word, df, idf),
+      frame: isFrameWord(r.word),
       rare: df > 0 && df <= Math.max(2, cfg.rareShare * chunks),
       subject: named.has(r.word) && chunks > 0 && df >= cfg.subjectShare * chunks,
     };
   });
   return { words, chunks };
+}
+
+/**
+ * A word's weight in a memory's coverage: its idf, but nothing for a frame word the index does not
+ * hold ("look", "fix", "time" in "the invoices look garbled again, what was the fix last time?"):
+ * the prompt's frame is not what it is about, and no memory lacking it is the less about the topic.
+ * A specific word the index lacks keeps its (high) weight: the prompt is about something the
+ * memory does not know.
+ */
+function wordWeight(word: string, df: number, idf: number): number {
+  return df === 0 && isFrameWord(word) ? 0 : idf;
 }
 
 /** What a prompt looks like to this index: its weighted words and its similarity to random memories. */
@@ -172,7 +190,7 @@ export async function profilePrompt(
   queryVector?: Float32Array,
 ): Promise<PromptProfile> {
   const { words, chunks } = promptWords(topic, store, cfg);
-  const weight = words.reduce((s, w) => s + w.idf, 0);
+  const weight = words.reduce((s, w) => s + w.weight, 0);
   let nullSim: PromptProfile["nullSim"] = null;
   if (provider && store.vectorDims !== null && query.trim() !== "") {
     const sample = sampleOf(store);
@@ -255,11 +273,14 @@ export function judge(
   let held = 0;
   const words: string[] = [];
   const rareWords: string[] = [];
+  // A prompt naming something specific (a word outside the frame) is matched by a memory holding
+  // one of its specific words; its everyday words alone are no topic.
+  const specific = p.words.some((w) => !w.frame);
   for (const w of p.words) {
     if (!stems.has(w.stem)) continue;
-    held += w.idf;
+    held += w.weight;
     words.push(w.word);
-    if (w.rare) rareWords.push(w.word);
+    if (w.rare && (!specific || !w.frame)) rareWords.push(w.word);
   }
   const coverage = p.weight > 0 ? held / p.weight : 0;
   const vectorZ = p.nullSim && vectorScore > 0 ? (vectorScore - p.nullSim.mean) / p.nullSim.sd : null;

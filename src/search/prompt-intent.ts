@@ -1,0 +1,42 @@
+/**
+ * Whether a prompt is an instruction about the work at hand ("run the tests again", "add a docstring
+ * to that function please", "can you rewrite this loop with map instead?") rather than a question
+ * the memory could answer. An agent gets such prompts all day; a memory that happens to hold "tests"
+ * or "function" is no answer to them. An instruction that points at the past ("deploy it like last
+ * time", "fix it the way we did before") or names a memory's id or code ("fix INC-4821") is a question of memory
+ * after all, and recall decides as usual.
+ */
+
+/** Verbs an instruction to a coding or writing agent opens with (base form). */
+const ACTION_VERBS = new Set(
+  (
+    "run rerun add rewrite refactor rename fix write make change update delete remove convert move format implement " +
+    "create generate install uninstall commit push pull merge rebase build compile test debug optimize optimise clean " +
+    "split extract replace translate simplify document lint undo revert open close bump upgrade downgrade configure " +
+    "set use switch start stop restart try retry redo wrap inline sort reorder indent comment uncomment type annotate " +
+    "draft edit shorten expand polish proofread reword rephrase paste insert append prepend copy duplicate port"
+  ).split(" "),
+);
+
+/** Openers that ask the agent to do something ("can you", "please", "let's"). */
+const REQUEST_OPENERS =
+  /^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+|pls\s+|now\s+|let'?s\s+|go\s+and\s+)/;
+
+/** Words that point at the past or at what is known: the memory may hold the answer. */
+const PAST_REFERENCE =
+  /\b(?:did|was|were|had|last\s+time|before|remember|remind|earlier|previously|used\s+to|once|ago|yesterday|decided|agreed|told|said|noted|what|when|where|which|who|why|how)\b/;
+
+/** Whether the prompt is an instruction about the work at hand with no pointer to the past. */
+export function isInstruction(prompt: string): boolean {
+  const text = prompt.trim().toLowerCase();
+  if (text === "" || text.length > 300) return false;
+  const rest = text.replace(REQUEST_OPENERS, "");
+  const first = /^[a-z]+/.exec(rest)?.[0];
+  if (!first || !ACTION_VERBS.has(first)) return false;
+  return !PAST_REFERENCE.test(text);
+}
+
+/** A token written as an id or code ("INC-4821", "ECONNRESET", "v0.9", "auth_service"), not a word or a plain name. */
+export function namesSomething(token: string): boolean {
+  return /[\p{N}_\-./#:@]/u.test(token) || /^\p{Lu}{2,}$/u.test(token);
+}

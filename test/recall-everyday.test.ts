@@ -1,0 +1,142 @@
+/**
+ * The everyday questions of issue #28 on real indexes of real files, with the built-in model (hybrid,
+ * the default) and keyword-only: a word written once is found by search's default top-k and by
+ * recall, natural phrasing is not judged by its frame words, a small memory is not dumped whole,
+ * and instructions or general questions inject nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EmbeddingProvider } from "../src/embed/provider.js";
+import { recall } from "../src/search/recall.js";
+import { isInstruction } from "../src/search/prompt-intent.js";
+import { builtinProvider } from "./helpers/models.js";
+import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
+
+const TOPICS = [
+  "Reviewed the pull request for the billing service with Dana",
+  "Rotated the staging database credentials after the audit",
+  "Paired with Sam on the flaky upload test in the pipeline",
+  "Wrote the quarterly goals draft and shared it with the team",
+  "Cleaned up the alerting thresholds for the message queue",
+  "Benchmarked the search endpoint after the cache change",
+  "Planned the offsite agenda with Priya and booked the venue",
+  "Updated the onboarding docs for the new support engineers",
+  "Helped Sam run the integration tests again on the new runner",
+  "Explained the difference between the two billing plans and let the client pick one",
+];
+
+/** A year of daily logs (300 files), every bullet unique; one line holds "Lyon", one "INC-4821". */
+function bigWorkspace(): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 300; i++) {
+    const d = new Date(Date.UTC(2026, 0, 1 + i)).toISOString().slice(0, 10);
+    const lines = [0, 1, 2, 3].map((k) => `- 0${k + 8}:15 ${TOPICS[(i + k) % TOPICS.length]} (entry ${i}.${k})`);
+    if (i === 137) lines[2] = "- 10:15 the Lyon item was logged.";
+    if (i === 211) lines[1] = "- 09:15 INC-4821 paged on-call: the queue consumer ran out of file handles.";
+    if (i === 250) lines[3] = "- 11:15 The Lidl invoices came out garbled: re-exported them from the portal as UTF-8.";
+    files[`memory/${d}.md`] = `# ${d}\n\n${lines.join("\n")}\n`;
+  }
+  return files;
+}
+
+/** A brand-new memory: a few facts in MEMORY.md and two days of logs. */
+const SMALL: Record<string, string> = {
+  "MEMORY.md": [
+    "# Memory",
+    "",
+    "- The parking garage code changed to 4471.",
+    "- Design sync moved to Wednesdays at 15:00.",
+    "- Office guest wifi password: tulip-harbor-88.",
+    "- Sofia recommended the book Four Thousand Weeks.",
+    "- The gym locker combination is 2-9-4.",
+    "- Prefers tea over coffee in the afternoon.",
+    "",
+  ].join("\n"),
+  "memory/2026-11-20.md":
+    "# 2026-11-20\n\n- 09:00 Booked the dentist for a teeth cleaning at 9:40 on Friday.\n- 14:00 Ordered a new monitor stand.\n",
+  "memory/2026-11-21.md":
+    "# 2026-11-21\n\n- 10:00 Renewed the car insurance online.\n- 16:30 Watered the plants on the balcony.\n",
+};
+
+for (const mode of ["hybrid", "keyword"] as const) {
+  describe(`everyday recall (${mode})`, () => {
+    let provider: EmbeddingProvider | null = null;
+    let big: TestIndex;
+    let small: TestIndex;
+    beforeAll(async () => {
+      if (mode === "hybrid") provider = await builtinProvider();
+      const open = async (files: Record<string, string>) => {
+        const root = tempDir();
+        writeFiles(root, files);
+        const t = openTestIndex(root, provider);
+        await t.indexer.sync();
+        return t;
+      };
+      big = await open(bigWorkspace());
+      small = await open(SMALL);
+    }, 180_000);
+    afterAll(async () => {
+      big?.close();
+      small?.close();
+      await provider?.close();
+    });
+    const ask = (t: TestIndex, query: string) =>
+      recall(t.searcher, t.store, { query, referenceDate: "2026-12-01", record: false });
+
+    it("search's default top-k holds the one line with a word written once (the Lyon case)", async () => {
+      for (const query of ["Lyon", "what do we know about Lyon?", "anything about INC-4821?"]) {
+        const res = await big.searcher.search({ query });
+        const word = query.includes("Lyon") ? "Lyon" : "INC-4821";
+        expect(res.mode).toBe(mode);
+        expect(res.results[0]?.snippet, query).toContain(word);
+      }
+    });
+
+    it("recall of a prompt naming such a word includes its line", async () => {
+      const r = await ask(big, "what do we know about INC-4821?");
+      expect(r.context).toContain("INC-4821 paged on-call");
+      expect((await ask(big, "Lyon")).context).toContain("the Lyon item was logged");
+    });
+
+    it("natural phrasing: the frame words a memory lacks do not count against it", async () => {
+      const r = await ask(big, "those Lidl invoices look all weird again, what was the fix we found last time?");
+      expect(r.context).toContain("re-exported them from the portal as UTF-8");
+    });
+
+    it("a small memory injects the fact asked for, not everything", async () => {
+      const r = await ask(small, "what is the parking garage code?");
+      expect(r.context).toContain("changed to 4471");
+      for (const other of ["tulip-harbor-88", "Four Thousand Weeks", "2-9-4", "monitor stand", "car insurance"])
+        expect(r.context).not.toContain(other);
+      const teeth = await ask(small, "what time is my teeth cleaning appointment?");
+      expect(teeth.context).toContain("9:40");
+      expect(teeth.memories.length).toBeLessThanOrEqual(2);
+    });
+
+    it("instructions and general questions inject nothing", async () => {
+      for (const query of [
+        "run the tests again",
+        "add a docstring to that function please",
+        "can you rewrite this loop with map instead?",
+        "what is the difference between let and const?",
+      ]) {
+        expect((await ask(big, query)).context, query).toBe("");
+        expect((await ask(small, query)).context, query).toBe("");
+      }
+    });
+  });
+}
+
+describe("isInstruction", () => {
+  it("tells an instruction about the work at hand from a question of memory", () => {
+    for (const p of ["run the tests again", "please rename this variable", "can you refactor that into a class?"])
+      expect(isInstruction(p), p).toBe(true);
+    for (const p of [
+      "deploy it like last time",
+      "fix the build the way we did before",
+      "what was the fix for the invoices?",
+      "the printer is broken again",
+      "",
+    ])
+      expect(isInstruction(p), p).toBe(false);
+  });
+});
