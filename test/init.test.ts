@@ -60,6 +60,15 @@ describe("cortexd init (real CLI and daemon, fresh HOME)", () => {
     expect(again).toMatchObject({ workspace: ws, created: [], configChanged: false, transcriptDirs: [] });
     const d = await daemonAfterInit(home);
     expect(status(d)).toMatchObject({ healthy: true, workspaces: [{ root: ws, files: 1 }] });
+    // The new MEMORY.md says what `save` really does, and its note is never recalled as a memory.
+    const placeholder = readFileSync(join(ws, "MEMORY.md"), "utf8");
+    expect(placeholder).toContain("appends to today's daily log");
+    const asked = runCli(
+      ["recall", "--json", "which long-term facts, decisions and preferences do my agents keep?"],
+      d.env,
+    );
+    expect(asked.code, asked.stderr).toBe(0);
+    expect((JSON.parse(asked.stdout) as { context: string }).context).toBe("");
     expect(runCli(["save", "The staging database is called ravenwood."], d.env).code).toBe(0);
     await waitUntil(() => search(d, "ravenwood").length > 0, 15_000);
     expect(search(d, "ravenwood")[0]).toMatch(/^memory\/\d{4}-\d{2}-\d{2}\.md$/);

@@ -88,6 +88,7 @@ for (const mode of ["hybrid", "keyword"] as const) {
         const word = query.includes("Lyon") ? "Lyon" : "INC-4821";
         expect(res.mode).toBe(mode);
         expect(res.results[0]?.snippet, query).toContain(word);
+        for (const h of res.results) expect(h.score >= 0 && h.score <= 1, `${query}: score ${h.score}`).toBe(true);
       }
     });
 

@@ -49,10 +49,15 @@ export function propose(d: Detected, opts: { workspace?: string; transcripts: bo
   return { workspace, transcriptDirs };
 }
 
+/**
+ * The new MEMORY.md: a heading and a note in an HTML comment (recall injects neither: a memory of
+ * headings and comments only is no memory, search/recall.ts).
+ */
 const MEMORY_MD = `# Memory
 
-Long-term facts, decisions and preferences for your agents. cortexd indexes this file, USER.md,
-memory/*.md (daily logs are memory/YYYY-MM-DD.md) and sessions/*.jsonl; \`cortexd save\` appends here.
+<!-- Long-term facts, decisions and preferences for your agents, one "- " bullet each. cortexd indexes
+this file, USER.md, memory/*.md and the transcripts. \`cortexd save "…"\` appends to today's daily log
+(memory/YYYY-MM-DD.md); \`cortexd save --target memory "…"\` appends here. -->
 `;
 
 /** Creates MEMORY.md and memory/ where they are missing; returns what it created. */

@@ -262,6 +262,16 @@ function explainOf(
   };
 }
 
+const HEADING = /^\s{0,3}#{1,6}(?:\s|$)/;
+
+/** Whether a memory's text is more than headings and HTML comments. */
+function hasContent(text: string): boolean {
+  return text
+    .replace(/<!--[\s\S]*?(?:-->|$)/g, "")
+    .split("\n")
+    .some((l) => l.trim() !== "" && !HEADING.test(l));
+}
+
 interface Packing {
   /** The best this-many memories are shown whole, the others as excerpts. */
   wholeTop: number;
@@ -315,7 +325,8 @@ function pack(
         : whole(full, isShown, s.units);
     if (!ex || ex.units.length === 0) continue;
     const cleaned = cleanMemoryText(ex.text);
-    if (cleaned === "") continue;
+    // A memory of headings and comments only (a new MEMORY.md) holds nothing to recall.
+    if (cleaned === "" || !hasContent(ex.text)) continue;
     const text = consolidationNote(hit, cleaned);
     // Markdown lines map to file lines; transcript chunk text does not (its lines are JSONL records).
     const startLine = hit.source === "transcript" ? hit.startLine : Math.min(hit.endLine, hit.startLine + ex.firstLine);

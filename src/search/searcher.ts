@@ -159,7 +159,8 @@ export class Searcher {
           path: row.path,
           startLine: row.startLine,
           endLine: row.endLine,
-          score: round(c.score),
+          // 0..1: boosts (passage, path, importance, exact) can lift the ranking value past 1, shown as 1.
+          score: round(Math.min(1, c.score)),
           vectorScore: round(c.vectorScore),
           textScore: round(c.textScore),
           snippet: snippetOf(row.text, cfg.snippetChars),
