@@ -33,6 +33,8 @@ function bigWorkspace(): Record<string, string> {
     if (i === 137) lines[2] = "- 10:15 the Lyon item was logged.";
     if (i === 211) lines[1] = "- 09:15 INC-4821 paged on-call: the queue consumer ran out of file handles.";
     if (i === 250) lines[3] = "- 11:15 The Lidl invoices came out garbled: re-exported them from the portal as UTF-8.";
+    if (i === 260)
+      lines[0] = "- 08:15 Laptop fans very loud during video calls: turning the background blur off halves the load.";
     files[`memory/${d}.md`] = `# ${d}\n\n${lines.join("\n")}\n`;
   }
   return files;
@@ -101,6 +103,11 @@ for (const mode of ["hybrid", "keyword"] as const) {
     it("natural phrasing: the frame words a memory lacks do not count against it", async () => {
       const r = await ask(big, "those Lidl invoices look all weird again, what was the fix we found last time?");
       expect(r.context).toContain("re-exported them from the portal as UTF-8");
+    });
+
+    it('other words for the same thing: "noisy" finds the fans the memory wrote down as loud (hybrid)', async () => {
+      const r = await ask(big, "why is my notebook so noisy in video calls, I remember figuring this out");
+      if (mode === "hybrid") expect(r.context).toContain("turning the background blur off");
     });
 
     it("a small memory injects the fact asked for, not everything", async () => {

@@ -9,6 +9,7 @@ import { selectMemories, selectWindow, withWindowFirst, type Judged } from "./re
 import { windowMemories } from "./recall-window.js";
 import { isInstruction, namesSomething } from "./prompt-intent.js";
 import { exactAnchors } from "./exact.js";
+import { softlyHeld } from "./soft-words.js";
 import { profilePrompt, type PromptProfile } from "./relevance.js";
 import { parseDates } from "./dates.js";
 import { referenceTime } from "./as-of.js";
@@ -125,7 +126,20 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
     if (!s) scans.set(hit, (s = scanner(hit.text ?? hit.snippet)));
     return s;
   };
-  const judging = { promptStems: (hit: AnnotatedHit) => scanOf(hit).promptStems, explain: req.explain ?? false };
+  // The prompt's specific words the index lacks, held by a candidate through another word for them.
+  const soft = await softlyHeld(
+    res.mode === "keyword" ? null : searcher.provider,
+    profile.words,
+    hits.map((h) => h.text ?? h.snippet),
+  );
+  const softOf = new Map(hits.map((h, i) => [h, soft[i]!]));
+  const promptStems = (hit: AnnotatedHit): ReadonlySet<string> => {
+    const also = softOf.get(hit);
+    const held = scanOf(hit).promptStems;
+    return also && also.size > 0 ? new Set([...held, ...also]) : held;
+  };
+  timer.lap("soft");
+  const judging = { promptStems, explain: req.explain ?? false };
   // A prompt about a time is answered from the memories dated in its window (recall-window.ts).
   const answer = windowMemories(store, windows, profile.words);
   const ranked = () =>

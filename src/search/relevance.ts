@@ -280,7 +280,8 @@ export function judge(
     if (!stems.has(w.stem)) continue;
     held += w.weight;
     words.push(w.word);
-    if (w.rare && (!specific || !w.frame)) rareWords.push(w.word);
+    // A word the index lacks is held only by another word for it (soft-words.ts): as topical as a rare one.
+    if ((w.rare || w.df === 0) && (!specific || !w.frame)) rareWords.push(w.word);
   }
   const coverage = p.weight > 0 ? held / p.weight : 0;
   const vectorZ = p.nullSim && vectorScore > 0 ? (vectorScore - p.nullSim.mean) / p.nullSim.sd : null;
