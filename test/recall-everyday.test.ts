@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EmbeddingProvider } from "../src/embed/provider.js";
 import { recall } from "../src/search/recall.js";
 import { isInstruction } from "../src/search/prompt-intent.js";
+import { abbreviates, isAbbreviation } from "../src/search/soft-words.js";
 import { builtinProvider } from "./helpers/models.js";
 import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
 
@@ -33,6 +34,8 @@ function bigWorkspace(): Record<string, string> {
     if (i === 137) lines[2] = "- 10:15 the Lyon item was logged.";
     if (i === 211) lines[1] = "- 09:15 INC-4821 paged on-call: the queue consumer ran out of file handles.";
     if (i === 250) lines[3] = "- 11:15 The Lidl invoices came out garbled: re-exported them from the portal as UTF-8.";
+    if (i === 270)
+      lines[2] = "- 10:15 Staging sent everyone back to the start page: cookies need SameSite=None plus Secure.";
     if (i === 260)
       lines[0] = "- 08:15 Laptop fans very loud during video calls: turning the background blur off halves the load.";
     files[`memory/${d}.md`] = `# ${d}\n\n${lines.join("\n")}\n`;
@@ -110,6 +113,11 @@ for (const mode of ["hybrid", "keyword"] as const) {
       if (mode === "hybrid") expect(r.context).toContain("turning the background blur off");
     });
 
+    it("an abbreviation finds the word it stands for ('stg' is staging)", async () => {
+      const r = await ask(big, "stg keeps sending me back to the start page, what did we change?");
+      expect(r.context).toContain("SameSite=None plus Secure");
+    });
+
     it("a small memory injects the fact asked for, not everything", async () => {
       const r = await ask(small, "what is the parking garage code?");
       expect(r.context).toContain("changed to 4471");
@@ -133,6 +141,19 @@ for (const mode of ["hybrid", "keyword"] as const) {
     });
   });
 }
+
+describe("abbreviates", () => {
+  it("spells out numeronyms and consonant clippings, not look-alikes", () => {
+    expect(abbreviates("k8s", "kubernetes")).toBe(true);
+    expect(abbreviates("stg", "staging")).toBe(true);
+    expect(abbreviates("prd", "production")).toBe(true);
+    expect(abbreviates("stg", "setting")).toBe(false);
+    expect(abbreviates("k8s", "kitchens")).toBe(false);
+    expect(isAbbreviation("rm")).toBe(false);
+    expect(isAbbreviation("stg")).toBe(true);
+    expect(isAbbreviation("tea")).toBe(false);
+  });
+});
 
 describe("isInstruction", () => {
   it("tells an instruction about the work at hand from a question of memory", () => {

@@ -1,6 +1,6 @@
 /**
  * Other words for the same thing: a user asks about "my notebook" where the memory says "laptop",
- * about "the espresso thing" where it says "coffee machine". A specific word of the prompt that the
+ * about "the espresso thing" where it says "coffee machine", about "stg" where it says "staging". A specific word of the prompt that the
  * index does not hold at all counts as held by a candidate memory that holds a word the model puts
  * right beside it (cosine of the two words' vectors ≥ SIMILAR). Only with a static model (a word's
  * vector is a lookup, no inference) and only for the recall's candidates, so the cost is bounded:
@@ -53,7 +53,7 @@ const WORD = /\p{L}{3,}/gu;
 
 /**
  * For each text (a candidate memory), the stems of the prompt's absent specific words it holds by
- * another word. Empty without a static model or without such words.
+ * another word: an abbreviation spelled out (any model), a near word (a static model's vectors).
  */
 export async function softlyHeld(
   provider: EmbeddingProvider | null,
@@ -62,8 +62,15 @@ export async function softlyHeld(
 ): Promise<Set<string>[]> {
   const out = texts.map(() => new Set<string>());
   const absent = words.filter((w) => w.df === 0 && !w.frame && w.word.length >= 3 && /^\p{L}+$/u.test(w.word));
-  if (!provider?.staticModel || absent.length === 0) return out;
+  const short = words.filter((w) => w.df === 0 && !w.frame && isAbbreviation(w.word));
+  if (absent.length === 0 && short.length === 0) return out;
   const perText = texts.map((t) => [...new Set((t.toLowerCase().match(WORD) ?? []).filter((w) => !STOP_WORDS.has(w)))]);
+  // Abbreviations ("k8s", "stg"): spelled out by a word of the memory, in any mode.
+  for (const a of short)
+    perText.forEach((ws, i) => {
+      if (ws.some((w) => abbreviates(a.word, w))) out[i]!.add(a.stem);
+    });
+  if (!provider?.staticModel || absent.length === 0) return out;
   const all = [...new Set(perText.flat())].slice(0, MAX_WORDS);
   const allowed = new Set(all);
   let vecs: Map<string, Float32Array | null>;
@@ -82,4 +89,27 @@ export async function softlyHeld(
     });
   }
   return out;
+}
+
+/** A short token that may stand for a longer word: a numeronym ("k8s", "i18n") or 3–4 letters, consonants after the first ("stg", "prd"). */
+export function isAbbreviation(token: string): boolean {
+  return /^\p{L}\d{1,2}\p{L}$/u.test(token) || (/^\p{L}{3,4}$/u.test(token) && !/[aeiou]/.test(token.slice(1)));
+}
+
+/**
+ * Whether `word` is spelled short as `abbr`: a numeronym counts the letters between the first and
+ * the last ("k8s" = kubernetes); otherwise the word's first letter and its consonants, repeats
+ * merged, begin with the abbreviation ("stg" = staging, not setting; "prd" = production).
+ */
+export function abbreviates(abbr: string, word: string): boolean {
+  if (word.length < abbr.length + 3) return false;
+  const numeronym = /^(\p{L})(\d{1,2})(\p{L})$/u.exec(abbr);
+  if (numeronym)
+    return (
+      word[0] === numeronym[1] && word[word.length - 1] === numeronym[3] && word.length - 2 === Number(numeronym[2])
+    );
+  if (word[0] !== abbr[0]) return false;
+  let skeleton = word[0]!;
+  for (const ch of word.slice(1)) if (!/[aeiouy]/.test(ch) && ch !== skeleton[skeleton.length - 1]) skeleton += ch;
+  return skeleton.startsWith(abbr);
 }
