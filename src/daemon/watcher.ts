@@ -128,6 +128,7 @@ export class FileWatcher {
       [ws.target.root, rootFilter(ws.target.root)],
       ...(ws.target.transcriptDirs ?? []).map((d): [string, (p: string) => boolean] => [d, treeFilter(d)]),
       ...(ws.target.extraPaths ?? []).map((d): [string, (p: string) => boolean] => [d, treeFilter(d)]),
+      ...(ws.target.claudeMemory ?? []).map((d): [string, (p: string) => boolean] => [d, treeFilter(d)]),
     ];
     for (const [base, ignored] of trees) {
       const w = new DirWatcher(base, ignored);

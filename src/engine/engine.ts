@@ -13,6 +13,7 @@ import { Searcher } from "../search/searcher.js";
 import { silentLogger } from "../util/logger.js";
 import { defaultNamespace } from "../workspace/namespace.js";
 import type { ScanTarget } from "../workspace/scan.js";
+import { assignClaudeMemory, findClaudeMemory } from "../workspace/claude-code-memory.js";
 import { findConfiguredWorkspace } from "../workspace/resolve.js";
 import { writeOptions } from "../sync/write-target.js";
 
@@ -90,7 +91,8 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
   const provider = selected.provider;
   const access = createIndexAccess({ logger, clock, quickCheck: opts.verifyIndexes ?? false });
   const names = new Set<string>();
-  const workspaces = config.workspaces.map((w): WorkspaceEngine => {
+  const claudeMemory = claudeMemoryPaths(config.workspaces);
+  const workspaces = config.workspaces.map((w, i): WorkspaceEngine => {
     const name = w.name ?? defaultNamespace(w.path);
     if (names.has(name))
       throw new Error(`two workspaces share the namespace "${name}": give one a different "name" in the config`);
@@ -103,7 +105,12 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
     });
     const store = new IndexStore(opened, name, clock);
     if (opts.keywordsInMemory) store.keepKeywordsInMemory();
-    const target: ScanTarget = { root: w.path, transcriptDirs: w.transcriptDirs, extraPaths: w.extraPaths };
+    const target: ScanTarget = {
+      root: w.path,
+      transcriptDirs: w.transcriptDirs,
+      extraPaths: w.extraPaths,
+      ...(claudeMemory[i]?.length ? { claudeMemory: claudeMemory[i] } : {}),
+    };
     const indexer = new Indexer({
       store,
       target,
@@ -166,4 +173,17 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
     },
   };
   return engine;
+}
+
+/**
+ * Claude Code's memory (found now, from this process's HOME) for the workspaces that index it
+ * (`claudeCodeMemory`), one list per configured workspace (empty for the others).
+ */
+function claudeMemoryPaths(configured: readonly WorkspaceConfig[]): string[][] {
+  const on = configured.flatMap((w, i) => (w.claudeCodeMemory ? [{ i, root: w.path, projects: w.projects }] : []));
+  const out = configured.map((): string[] => []);
+  if (!on.length) return out;
+  const found = findClaudeMemory({ projects: on.flatMap((w) => w.projects) });
+  assignClaudeMemory(found, on).forEach((paths, k) => (out[on[k]!.i] = paths));
+  return out;
 }

@@ -1,9 +1,10 @@
+import { replaceFrontmatter } from "./frontmatter.js";
 import { chunkMarkdown } from "./markdown.js";
 import { chunkTranscript, parseTranscript } from "./transcript.js";
 import type { Chunk, ChunkingOptions, FileClass } from "./types.js";
 
 /** Bumped whenever chunking output changes for the same input: a mismatch re-chunks every file. */
-export const CHUNKING_VERSION = 2;
+export const CHUNKING_VERSION = 3;
 
 export interface FileChunks {
   chunks: Chunk[];
@@ -20,7 +21,8 @@ export function chunkFile(cls: FileClass, text: string, opts: ChunkingOptions): 
     return { chunks: chunkTranscript(messages, opts), malformed: stats.malformed, lines: countLines(text) };
   }
   return {
-    chunks: chunkMarkdown(text, { ...opts, perEntry: cls === "curated" }),
+    // Frontmatter is metadata: one header line stands for it (ingest/frontmatter.ts).
+    chunks: chunkMarkdown(replaceFrontmatter(text), { ...opts, perEntry: cls === "curated" }),
     malformed: 0,
     lines: countLines(text),
   };
