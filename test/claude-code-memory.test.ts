@@ -156,6 +156,56 @@ describe("indexed by the daemon", () => {
     );
   });
 
+  it("a project that appears while the daemon runs: its auto memory is indexed without a restart", async () => {
+    const h = claudeHome();
+    const d = await daemonFor(h);
+    const late = join(h.home, "code", "orders-service");
+    const key = claudeProjectKey(late);
+    writeFiles(h.projects, {
+      [`${key}/9a1b.jsonl`]: JSON.stringify({ type: "user", cwd: late }) + "\n",
+      [`${key}/memory/pool.md`]:
+        "---\nname: pool\ndescription: connection pool size\ntype: project\n---\nThe orders pool holds forty connections.\n",
+    });
+    await waitUntil(
+      async () =>
+        (await d.call("memory.search", { query: "orders pool connections" })).results.some(
+          (r) => r.path === join(h.projects, key, "memory", "pool.md"),
+        ),
+      10_000,
+    );
+  });
+
+  it("recall for Claude Code leaves out what the CLI loads itself for the session's directory; search keeps it", async () => {
+    const h = claudeHome();
+    writeFiles(h.memoryDir, {
+      "MEMORY.md": "- [Tabs in Go](tabs_in_go.md) — Go indentation uses tabs, the reviewer's rule\n",
+    });
+    writeFiles(h.project, { "CLAUDE.md": "- Go indentation: tabs, as gofmt writes it.\n" });
+    const d = await daemonFor(h);
+    const query = "What indentation does the Go code use, tabs?";
+    const paths = (r: { memories: { path: string }[] }) => r.memories.map((m) => m.path);
+    const plain = paths(await d.call("memory.recall", { query }));
+    expect(plain).toEqual(expect.arrayContaining([join(h.memoryDir, "MEMORY.md"), join(h.project, "CLAUDE.md")]));
+    const forClaude = paths(await d.call("memory.recall", { query, host: "claude-code", cwd: h.project }));
+    expect(forClaude).toContain(join(h.memoryDir, "tabs_in_go.md"));
+    expect(forClaude).not.toContain(join(h.memoryDir, "MEMORY.md"));
+    expect(forClaude).not.toContain(join(h.project, "CLAUDE.md"));
+    // Below the project (no git repository): the CLI loads the CLAUDE.md above, but keys auto memory
+    // by the directory itself, so the project's MEMORY.md was not loaded there.
+    const below = paths(
+      await d.call("memory.recall", { query, host: "claude-code", cwd: join(h.project, "services") }),
+    );
+    expect(below).not.toContain(join(h.project, "CLAUDE.md"));
+    expect(below).toContain(join(h.memoryDir, "MEMORY.md"));
+    // Another project's session gets them: the CLI did not load them there.
+    const elsewhere = join(h.home, "code", "other");
+    mkdirSync(elsewhere, { recursive: true });
+    const other = paths(await d.call("memory.recall", { query, host: "claude-code", cwd: elsewhere }));
+    expect(other).toEqual(expect.arrayContaining([join(h.memoryDir, "MEMORY.md"), join(h.project, "CLAUDE.md")]));
+    const searched = (await d.call("memory.search", { query })).results.map((r) => r.path);
+    expect(searched).toEqual(expect.arrayContaining([join(h.memoryDir, "MEMORY.md"), join(h.project, "CLAUDE.md")]));
+  });
+
   it("autoMemoryEnabled: false: the auto-memory folder is not indexed (the CLAUDE.md files are)", async () => {
     const h = claudeHome({ settings: { autoMemoryEnabled: false } });
     const d = await daemonFor(h);

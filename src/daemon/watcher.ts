@@ -129,6 +129,9 @@ export class FileWatcher {
       ...(ws.target.transcriptDirs ?? []).map((d): [string, (p: string) => boolean] => [d, treeFilter(d)]),
       ...(ws.target.extraPaths ?? []).map((d): [string, (p: string) => boolean] => [d, treeFilter(d)]),
       ...(ws.target.claudeMemory ?? []).map((d): [string, (p: string) => boolean] => [d, treeFilter(d)]),
+      ...(ws.target.claudeProjects
+        ? [[ws.target.claudeProjects.dir, treeFilter(ws.target.claudeProjects.dir)] as [string, (p: string) => boolean]]
+        : []),
     ];
     for (const [base, ignored] of trees) {
       const w = new DirWatcher(base, ignored);

@@ -13,7 +13,13 @@ import { Searcher } from "../search/searcher.js";
 import { silentLogger } from "../util/logger.js";
 import { defaultNamespace } from "../workspace/namespace.js";
 import type { ScanTarget } from "../workspace/scan.js";
-import { assignClaudeMemory, findClaudeMemory } from "../workspace/claude-code-memory.js";
+import {
+  assignClaudeMemory,
+  autoMemoryFilter,
+  claudeProjectsDir,
+  findClaudeMemory,
+} from "../workspace/claude-code-memory.js";
+import { workspaceForCwd } from "../workspace/by-cwd.js";
 import { findConfiguredWorkspace } from "../workspace/resolve.js";
 import { writeOptions } from "../sync/write-target.js";
 
@@ -109,7 +115,8 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
       root: w.path,
       transcriptDirs: w.transcriptDirs,
       extraPaths: w.extraPaths,
-      ...(claudeMemory[i]?.length ? { claudeMemory: claudeMemory[i] } : {}),
+      ...(claudeMemory[i]?.paths.length ? { claudeMemory: claudeMemory[i].paths } : {}),
+      ...(claudeMemory[i]?.projects ? { claudeProjects: claudeMemory[i].projects } : {}),
     };
     const indexer = new Indexer({
       store,
@@ -176,14 +183,26 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
 }
 
 /**
- * Claude Code's memory (found now, from this process's HOME) for the workspaces that index it
- * (`claudeCodeMemory`), one list per configured workspace (empty for the others).
+ * Claude Code's memory for the workspaces that index it (`claudeCodeMemory`), per configured
+ * workspace: the folders and CLAUDE.md files found now (from this process's HOME), and the projects
+ * dir whose default auto-memory folders are matched file by file (so new projects need no restart).
+ * A project goes to the workspace whose root or `projects` holds it, else to the first of them.
  */
-function claudeMemoryPaths(configured: readonly WorkspaceConfig[]): string[][] {
+function claudeMemoryPaths(
+  configured: readonly WorkspaceConfig[],
+): ({ paths: string[]; projects?: NonNullable<ScanTarget["claudeProjects"]> } | undefined)[] {
   const on = configured.flatMap((w, i) => (w.claudeCodeMemory ? [{ i, root: w.path, projects: w.projects }] : []));
-  const out = configured.map((): string[] => []);
+  const out: ReturnType<typeof claudeMemoryPaths> = configured.map(() => undefined);
   if (!on.length) return out;
   const found = findClaudeMemory({ projects: on.flatMap((w) => w.projects) });
-  assignClaudeMemory(found, on).forEach((paths, k) => (out[on[k]!.i] = paths));
+  const dir = claudeProjectsDir();
+  const inTree = (p: string) => p.startsWith(dir + "/");
+  assignClaudeMemory(found, on).forEach((paths, k) => {
+    const owner = (project: string | undefined) => {
+      const ws = project ? workspaceForCwd(on, project) : undefined;
+      return (ws ?? on[0]) === on[k];
+    };
+    out[on[k]!.i] = { paths: paths.filter((p) => !inTree(p)), projects: { dir, accepts: autoMemoryFilter(owner) } };
+  });
   return out;
 }

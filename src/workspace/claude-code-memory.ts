@@ -255,6 +255,50 @@ export function findClaudeMemory(
   return { configDir, projects, sources };
 }
 
+/** Where the default auto-memory folders live: `<config>/projects` (one `<key>/memory/` each). */
+export function claudeProjectsDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(claudeConfigDir(env), "projects");
+}
+
+/**
+ * A filter for files under `<config>/projects`: true for a markdown file of a project's default
+ * auto-memory folder (`<key>/memory/**`) when auto memory is on for that project and `mine` says
+ * its project (undefined when unknown) belongs here. The tree is watched as a whole, so a project
+ * that appears while the daemon runs is indexed without a restart. A key's project is looked up
+ * from the transcripts again when it was not known (at most once a second per key).
+ */
+export function autoMemoryFilter(
+  mine: (project: string | undefined) => boolean,
+  env: NodeJS.ProcessEnv = process.env,
+): (absPath: string) => boolean {
+  const home = env.HOME || homedir();
+  const configDir = claudeConfigDir(env);
+  const base = join(configDir, "projects") + "/";
+  const decided = new Map<string, { ok: boolean; at: number; known: boolean }>();
+  return (absPath) => {
+    if (!absPath.startsWith(base)) return false;
+    const parts = absPath.slice(base.length).split("/");
+    if (parts.length < 3 || parts[1] !== "memory" || !parts.at(-1)!.toLowerCase().endsWith(".md")) return false;
+    const key = parts[0]!;
+    const now = Date.now();
+    const had = decided.get(key);
+    if (had && (had.known || now - had.at < 1000)) return had.ok;
+    const project = projectOfKey(configDir, key);
+    const dir = autoMemoryDir(project, { configDir, home, env, key });
+    const ok = dir === join(configDir, "projects", key, "memory") && mine(project);
+    decided.set(key, { ok, at: now, known: project !== undefined });
+    return ok;
+  };
+}
+
+/** The project directory a key stands for: a transcript's cwd (or a directory above it) with that key. */
+function projectOfKey(configDir: string, key: string): string | undefined {
+  const own = transcriptProjects(configDir);
+  for (const k of [...own.filter((k) => k.key === key), ...own])
+    for (let d = k.cwd; d && dirname(d) !== d; d = dirname(d)) if (claudeProjectKey(d) === key) return d;
+  return undefined;
+}
+
 /**
  * Which workspace each source belongs to: the workspace whose root or `projects` contains the
  * source's project (as the hooks' cwd selection picks one), else the first of them; the user's own

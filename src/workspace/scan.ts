@@ -23,6 +23,8 @@ export interface ScanTarget {
   extraPaths?: readonly string[];
   /** Claude Code's memory folders and CLAUDE.md files (workspace/claude-code-memory): read, never written. */
   claudeMemory?: readonly string[];
+  /** Claude Code's projects dir, whose `<key>/memory/` folders `accepts` says are this workspace's. */
+  claudeProjects?: { dir: string; accepts: (absPath: string) => boolean };
 }
 
 export interface ScanResult {
@@ -233,6 +235,14 @@ function extraTrees(target: ScanTarget): [string, Classify][] {
     ...(target.transcriptDirs ?? []).map((d): [string, Classify] => [d, (abs) => classifyExtraPath(abs, true)]),
     ...(target.extraPaths ?? []).map((d): [string, Classify] => [d, (abs) => classifyExtraPath(abs, false)]),
     ...(target.claudeMemory ?? []).map((d): [string, Classify] => [d, classifyClaudeMemoryPath]),
+    ...(target.claudeProjects
+      ? [
+          [
+            target.claudeProjects.dir,
+            (abs: string) => (target.claudeProjects!.accepts(abs) ? classifyClaudeMemoryPath(abs) : null),
+          ] as [string, Classify],
+        ]
+      : []),
   ];
 }
 
