@@ -206,3 +206,21 @@ function claudeMemoryPaths(
   });
   return out;
 }
+
+/**
+ * Finds Claude Code's memory again (a project appeared while the daemon runs): each workspace's
+ * `claudeMemory` becomes what is found now; returns the paths added, by workspace name.
+ */
+export function rediscoverClaudeMemory(engine: Engine): Map<string, string[]> {
+  const added = new Map<string, string[]>();
+  const found = claudeMemoryPaths(engine.workspaces.map((w) => w.config));
+  engine.workspaces.forEach((ws, i) => {
+    const paths = found[i]?.paths ?? [];
+    const had = new Set(ws.target.claudeMemory ?? []);
+    const fresh = paths.filter((p) => !had.has(p));
+    if (!fresh.length) return;
+    ws.target.claudeMemory = [...had, ...fresh];
+    added.set(ws.name, fresh);
+  });
+  return added;
+}
