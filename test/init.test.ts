@@ -135,7 +135,13 @@ describe("cortexd init (real CLI and daemon, fresh HOME)", () => {
     expect(init(home)).toMatchObject({ configChanged: false, claudeCodeMemory: true });
     const d = await daemonAfterInit(home);
     // MEMORY.md of the workspace, the transcript, the two auto-memory files, the two CLAUDE.md.
-    expect(status(d)).toMatchObject({ healthy: true, workspaces: [{ files: 6 }] });
+    expect(status(d)).toMatchObject({
+      healthy: true,
+      workspaces: [{ files: 6, claudeCode: "1 project, 2 auto-memory files, 2 CLAUDE.md" }],
+    });
+    expect(runCli(["status"], d.env).stdout).toContain(
+      "Claude Code: 1 project, 2 auto-memory files, 2 CLAUDE.md (read only)",
+    );
     expect(search(d, "who books a refund ledger")).toContain(
       join(home, ".claude", "projects", key, "memory", "refunds.md"),
     );

@@ -17,6 +17,7 @@ import {
   assignClaudeMemory,
   autoMemoryFilter,
   claudeProjectsDir,
+  describeClaudeMemory,
   findClaudeMemory,
 } from "../workspace/claude-code-memory.js";
 import { workspaceForCwd } from "../workspace/by-cwd.js";
@@ -28,6 +29,8 @@ export interface WorkspaceEngine {
   name: string;
   root: string;
   config: WorkspaceConfig;
+  /** What of Claude Code's memory this workspace indexes, as found ("1 project, 2 auto-memory files, 2 CLAUDE.md"). */
+  claudeCode?: string;
   target: ScanTarget;
   dbPath: string;
   store: IndexStore;
@@ -118,6 +121,7 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
       ...(claudeMemory[i]?.paths.length ? { claudeMemory: claudeMemory[i].paths } : {}),
       ...(claudeMemory[i]?.projects ? { claudeProjects: claudeMemory[i].projects } : {}),
     };
+    const claudeCode = claudeMemory[i]?.summary;
     const indexer = new Indexer({
       store,
       target,
@@ -137,6 +141,7 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
       name,
       root: w.path,
       config: w,
+      ...(claudeCode ? { claudeCode } : {}),
       target,
       dbPath,
       store,
@@ -190,7 +195,7 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
  */
 function claudeMemoryPaths(
   configured: readonly WorkspaceConfig[],
-): ({ paths: string[]; projects?: NonNullable<ScanTarget["claudeProjects"]> } | undefined)[] {
+): ({ paths: string[]; summary: string; projects?: NonNullable<ScanTarget["claudeProjects"]> } | undefined)[] {
   const on = configured.flatMap((w, i) => (w.claudeCodeMemory ? [{ i, root: w.path, projects: w.projects }] : []));
   const out: ReturnType<typeof claudeMemoryPaths> = configured.map(() => undefined);
   if (!on.length) return out;
@@ -202,7 +207,18 @@ function claudeMemoryPaths(
       const ws = project ? workspaceForCwd(on, project) : undefined;
       return (ws ?? on[0]) === on[k];
     };
-    out[on[k]!.i] = { paths: paths.filter((p) => !inTree(p)), projects: { dir, accepts: autoMemoryFilter(owner) } };
+    const mine = new Set(paths);
+    const sources = found.sources.filter((s) => mine.has(s.path));
+    const summary = describeClaudeMemory({
+      ...found,
+      projects: found.projects.filter((p) => owner(p)),
+      sources,
+    });
+    out[on[k]!.i] = {
+      paths: paths.filter((p) => !inTree(p)),
+      summary,
+      projects: { dir, accepts: autoMemoryFilter(owner) },
+    };
   });
   return out;
 }
@@ -216,6 +232,7 @@ export function rediscoverClaudeMemory(engine: Engine): Map<string, string[]> {
   const found = claudeMemoryPaths(engine.workspaces.map((w) => w.config));
   engine.workspaces.forEach((ws, i) => {
     const paths = found[i]?.paths ?? [];
+    if (found[i]) ws.claudeCode = found[i].summary;
     const had = new Set(ws.target.claudeMemory ?? []);
     const fresh = paths.filter((p) => !had.has(p));
     if (!fresh.length) return;
