@@ -134,6 +134,11 @@ describe("indexed by the daemon", () => {
     expect(topic, JSON.stringify(res.results.map((r) => r.path))).toBeDefined();
     expect(topic!.snippet).toContain("[feedback] tabs-in-go — the user wants Go indented with tabs");
     expect(topic!.snippet).not.toMatch(/^---|metadata:|name:|description:|type:/m);
+    // A hit on the index line names the topic file it links to.
+    const index = (await d.call("memory.search", { query: "reviewer rule gofmt" })).results.find(
+      (r) => r.path === join(h.memoryDir, "MEMORY.md"),
+    );
+    expect(index?.snippet).toContain(`[Tabs in Go](${join(h.memoryDir, "tabs_in_go.md")})`);
     const team = await d.call("memory.search", { query: "who carries the pager" });
     expect(team.results[0]!.path).toBe(join(h.memoryDir, "team", "platform", "oncall.md"));
     expect(team.results[0]!.snippet).toContain("[reference] oncall — who carries the pager");

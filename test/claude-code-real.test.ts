@@ -706,7 +706,7 @@ describe.skipIf(!installed)(
       // …so cortexd's recall does not bring it again.
       expect(count(sent, CLAUDE_MD_FACT)).toBe(1);
       expect(recallBlock(sent)).not.toContain(CLAUDE_MD_FACT);
-      expect(recallBlock(sent)).not.toContain(INDEX_LINE.slice(2));
+      expect(recallBlock(sent)).not.toContain("Go indentation: tabs, never spaces");
     });
   },
 );
