@@ -139,6 +139,9 @@ describe("indexed by the daemon", () => {
       (r) => r.path === join(h.memoryDir, "MEMORY.md"),
     );
     expect(index?.snippet).toContain(`[Tabs in Go](${join(h.memoryDir, "tabs_in_go.md")})`);
+    // …which memory.get (the MCP tool memory_get) opens, as it is on disk.
+    const got = await d.call("memory.get", { path: join(h.memoryDir, "tabs_in_go.md") });
+    expect(got.text).toBe(TOPIC.replace(/\n$/, ""));
     const team = await d.call("memory.search", { query: "who carries the pager" });
     expect(team.results[0]!.path).toBe(join(h.memoryDir, "team", "platform", "oncall.md"));
     expect(team.results[0]!.snippet).toContain("[reference] oncall — who carries the pager");
