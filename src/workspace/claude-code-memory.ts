@@ -274,29 +274,34 @@ export function autoMemoryFilter(
   const home = env.HOME || homedir();
   const configDir = claudeConfigDir(env);
   const base = join(configDir, "projects") + "/";
-  const decided = new Map<string, { ok: boolean; at: number; known: boolean }>();
+  const decided = new Map<string, { ok: boolean; known: boolean; at: number }>();
+  // key → project, from one read of every project folder's transcripts, read again on a miss
+  // (a new project) at most once a second: a scan of many projects reads them once, not per key.
+  let byKey = new Map<string, string>();
+  let readAt = -Infinity;
+  const projectOf = (key: string): string | undefined => {
+    if (!byKey.has(key) && Date.now() - readAt >= 1000) {
+      readAt = Date.now();
+      byKey = new Map();
+      for (const k of transcriptProjects(configDir))
+        for (let d = k.cwd; d && dirname(d) !== d; d = dirname(d))
+          if (!byKey.has(claudeProjectKey(d))) byKey.set(claudeProjectKey(d), d);
+    }
+    return byKey.get(key);
+  };
   return (absPath) => {
     if (!absPath.startsWith(base)) return false;
     const parts = absPath.slice(base.length).split("/");
     if (parts.length < 3 || parts[1] !== "memory" || !parts.at(-1)!.toLowerCase().endsWith(".md")) return false;
     const key = parts[0]!;
-    const now = Date.now();
     const had = decided.get(key);
-    if (had && (had.known || now - had.at < 1000)) return had.ok;
-    const project = projectOfKey(configDir, key);
+    if (had && (had.known || Date.now() - had.at < 1000)) return had.ok;
+    const project = projectOf(key);
     const dir = autoMemoryDir(project, { configDir, home, env, key });
     const ok = dir === join(configDir, "projects", key, "memory") && mine(project);
-    decided.set(key, { ok, at: now, known: project !== undefined });
+    decided.set(key, { ok, known: project !== undefined, at: Date.now() });
     return ok;
   };
-}
-
-/** The project directory a key stands for: a transcript's cwd (or a directory above it) with that key. */
-function projectOfKey(configDir: string, key: string): string | undefined {
-  const own = transcriptProjects(configDir);
-  for (const k of [...own.filter((k) => k.key === key), ...own])
-    for (let d = k.cwd; d && dirname(d) !== d; d = dirname(d)) if (claudeProjectKey(d) === key) return d;
-  return undefined;
 }
 
 /**
