@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { chunkFile } from "../src/ingest/chunk-file.js";
 import { parseFrontmatter, replaceFrontmatter } from "../src/ingest/frontmatter.js";
 import { DEFAULT_CHUNKING } from "../src/ingest/types.js";
+import { openTestIndex, tempDir, writeFiles } from "./helpers/workspace.js";
 
 describe("frontmatter", () => {
   it("reads name, description and type (top level or under metadata:), quoted or not", () => {
@@ -35,5 +36,22 @@ describe("frontmatter", () => {
     // A project memory is not a preference: no importance.
     expect(replaceFrontmatter("---\ntype: project\n---\n")).toBe("\n\n[project]\n");
     expect(replaceFrontmatter("no frontmatter\n")).toBe("no frontmatter\n");
+  });
+});
+
+describe("preference types rank as preferences", () => {
+  it("a feedback memory ranks above a project memory saying the same", async () => {
+    const root = tempDir();
+    const body = "Deploy the billing service only after the integration tests pass.\n";
+    writeFiles(root, {
+      "memory/notes/a-project.md": `---\nname: deploys\ndescription: deploy rule\ntype: project\n---\n${body}`,
+      "memory/notes/b-feedback.md": `---\nname: deploys\ndescription: deploy rule\ntype: feedback\n---\n${body}`,
+    });
+    const idx = openTestIndex(root, null);
+    await idx.indexer.sync();
+    const res = await idx.searcher.search({ query: "deploy billing integration tests" });
+    expect(res.results.map((r) => r.path)).toEqual(["memory/notes/b-feedback.md", "memory/notes/a-project.md"]);
+    expect(res.results[0]!.score).toBeGreaterThan(res.results[1]!.score);
+    idx.close();
   });
 });

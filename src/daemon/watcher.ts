@@ -129,7 +129,8 @@ export class FileWatcher {
       ...(ws.target.transcriptDirs ?? []).map((d): [string, (p: string) => boolean] => [d, treeFilter(d)]),
       ...(ws.target.extraPaths ?? []).map((d): [string, (p: string) => boolean] => [d, treeFilter(d)]),
       ...(ws.target.claudeMemory ?? []).map((d): [string, (p: string) => boolean] => [d, treeFilter(d)]),
-      ...(ws.target.claudeProjects
+      // Claude Code's projects dir: not twice when it is a transcript dir too (that watch reports its .md files).
+      ...(ws.target.claudeProjects && !ws.target.transcriptDirs?.includes(ws.target.claudeProjects.dir)
         ? [[ws.target.claudeProjects.dir, treeFilter(ws.target.claudeProjects.dir)] as [string, (p: string) => boolean]]
         : []),
     ];
