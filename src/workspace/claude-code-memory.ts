@@ -18,7 +18,8 @@ import { workspaceForCwd, type CwdCandidate } from "./by-cwd.js";
  * - agent memory: `<config>/agent-memory/<agent>/`, `<project>/.claude/agent-memory/<agent>/` and
  *   `<project>/.claude/agent-memory-local/<agent>/`;
  * - the CLAUDE.md family: `<config>/CLAUDE.md`; `CLAUDE.md`, `CLAUDE.local.md` and `.claude/CLAUDE.md`
- *   in the project directory and each directory above it; nested `CLAUDE.md` files below it.
+ *   in the project directory and each directory above it; nested `CLAUDE.md` files below it (a
+ *   bounded search: 3 levels, 500 directories a project, 5,000 in all).
  *
  * A project's directory is known from its transcripts (each line carries the session's `cwd`) or
  * from a workspace's configured `projects`. Nothing here writes: these files are Claude Code's.
@@ -172,16 +173,22 @@ export function countMarkdown(dir: string, cap = 100_000): number {
   return n;
 }
 
-/** Nested CLAUDE.md files below a project directory: a bounded walk (depth 4, 2,000 directories). */
-function nestedClaudeMd(project: string): string[] {
+/** Directories a search for nested CLAUDE.md files looks into: per project, and in all. */
+const NESTED_DEPTH = 3;
+const NESTED_DIRS_PER_PROJECT = 500;
+const NESTED_DIRS_TOTAL = 5000;
+
+/** Nested CLAUDE.md files below a project directory: a bounded walk (depth 3, 500 directories, from a shared budget). */
+function nestedClaudeMd(project: string, budget: { dirs: number }): string[] {
   const out: string[] = [];
-  let budget = 2000;
+  let own = NESTED_DIRS_PER_PROJECT;
   const walk = (dir: string, depth: number): void => {
     for (const e of listDir(dir)) {
-      if (!e.isDirectory() || e.name.startsWith(".") || e.name === "node_modules" || budget-- <= 0) continue;
+      if (!e.isDirectory() || e.name.startsWith(".") || e.name === "node_modules") continue;
+      if (own-- <= 0 || budget.dirs-- <= 0) return;
       const sub = join(dir, e.name);
       if (isFile(join(sub, "CLAUDE.md"))) out.push(join(sub, "CLAUDE.md"));
-      if (depth < 4) walk(sub, depth + 1);
+      if (depth < NESTED_DEPTH) walk(sub, depth + 1);
     }
   };
   walk(project, 1);
@@ -225,6 +232,7 @@ export function findClaudeMemory(
     sources.push({ ...s, files: dir ? countMarkdown(s.path) : 1 });
   };
   const known = transcriptProjects(configDir);
+  const nestedBudget = { dirs: NESTED_DIRS_TOTAL };
   const projects = [...new Set([...known.flatMap((k) => (k.cwd ? [k.cwd] : [])), ...(opts.projects ?? [])])].sort();
   const ancestors = new Map<string, string>(); // key → directory, for memory folders keyed by a git root above a cwd
   for (const p of projects) for (let d = p; dirname(d) !== d; d = dirname(d)) ancestors.set(claudeProjectKey(d), d);
@@ -250,7 +258,7 @@ export function findClaudeMemory(
       for (const name of CLAUDE_MD_NAMES) add({ path: join(d, name), kind: "claude-md", project });
       if (dirname(d) === d || d === home) break;
     }
-    for (const f of nestedClaudeMd(project)) add({ path: f, kind: "claude-md", project });
+    for (const f of nestedClaudeMd(project, nestedBudget)) add({ path: f, kind: "claude-md", project });
   }
   return { configDir, projects, sources };
 }
