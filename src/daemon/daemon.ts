@@ -1,4 +1,3 @@
-import { ClaudeMemoryRefresh } from "./claude-code-refresh.js";
 import type { Logger } from "pino";
 import type { LoadedConfig } from "../config/load.js";
 import { existsSync } from "node:fs";
@@ -23,6 +22,7 @@ import { buildStatus } from "./status.js";
 import { readHookFailures } from "../hooks/failures.js";
 import { SyncQueue } from "./sync-queue.js";
 import { FileWatcher, type WatcherStatus } from "./watcher.js";
+import { ClaudeMemoryRefresh } from "./claude-code-refresh.js";
 import { errorMessage } from "../util/error-message.js";
 import { GitSync } from "../sync/git-sync.js";
 import { deviceIdentity } from "../sync/device.js";
