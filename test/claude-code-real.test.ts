@@ -17,6 +17,7 @@ import { homedir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localDate } from "../src/memory-files/entry.js";
+import { claudeProjectKey } from "../src/workspace/claude-code-memory.js";
 import { isolatedEnv, runCli } from "./helpers/cli.js";
 import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { LAUNCHER } from "./helpers/hooks.js";
@@ -531,6 +532,181 @@ describe.skipIf(!installed)(
       // normal turn (about a second here; logged for the docs).
       console.log(`claude -p with the daemon down: ${r.ms} ms`);
       expect(r.ms).toBeLessThan(10_000);
+    });
+  },
+);
+
+// ---------------------------------------------------------------- Claude Code's own memory
+
+const CLAUDE_MD_FACT = "Go code in this repository is indented with tabs; run gofmt before committing.";
+const TOPIC_BODY = "Indent Go code with tabs, never spaces: the reviewer rejects space-indented patches.";
+const INDEX_LINE = "- [Tabs in Go](feedback_tabs.md) — Go indentation: tabs, never spaces";
+const TABS_QUESTION = "How should I indent the Go code, tabs or spaces?";
+const GOFMT_QUESTION = "Do I have to run gofmt before committing in this repository?";
+
+describe.skipIf(!installed)(
+  `the real Claude Code ${VERSION}'s own memory (auto memory, CLAUDE.md) through cortexd`,
+  () => {
+    const stub = new StubModel();
+    let home: string;
+    let env: Record<string, string>;
+    let daemon: TestDaemon;
+    let projA: string;
+    let projB: string;
+    let memoryDir: string;
+
+    const prompt = (text: string, cwd: string): Promise<ClaudeRun> =>
+      new Promise((done, fail) => {
+        const t0 = Date.now();
+        const child = spawn(CLAUDE, ["-p", text, "--model", MODEL, "--output-format", "json"], {
+          cwd,
+          env,
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d) => (stdout += d));
+        child.stderr.on("data", (d) => (stderr += d));
+        const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
+        child.on("error", fail);
+        child.on("close", (code) => {
+          clearTimeout(timer);
+          let json: ClaudeRun["json"];
+          try {
+            json = JSON.parse(stdout) as ClaudeRun["json"];
+          } catch {
+            // not JSON output
+          }
+          done({ code, stdout, stderr, ms: Date.now() - t0, ...(json ? { json } : {}) });
+        });
+      });
+    const expectOk = (r: ClaudeRun) => {
+      expect(r.code, `claude failed: ${r.stderr}\n${r.stdout}`).toBe(0);
+      expect(r.json?.is_error).toBe(false);
+    };
+    const recallBlock = (sent: string) =>
+      (
+        sent.match(/UserPromptSubmit hook additional context: <cortex_memories>[\s\S]*?<\/cortex_memories>/g) ?? []
+      ).join("\n");
+
+    beforeAll(async () => {
+      await stub.start();
+      home = tempDir("cortexd-ccmem-home-");
+      projA = join(home, "code", "bluefin-api");
+      projB = join(home, "code", "orders-service");
+      writeFiles(projA, { "CLAUDE.md": `- ${CLAUDE_MD_FACT}\n` });
+      mkdirSync(projB, { recursive: true });
+      const ws = join(home, "memory");
+      writeFiles(ws, { "MEMORY.md": "# Memory\n" });
+      // The CLI creates ~/.claude/projects on its first session; the daemon watches the tree from its
+      // start when it exists (else it finds it at the periodic reconcile), so it is made here.
+      const projects = join(home, ".claude", "projects");
+      mkdirSync(projects, { recursive: true });
+      memoryDir = join(projects, claudeProjectKey(projA), "memory");
+      // One workspace, as `cortexd init` writes it for a Claude Code user: the transcripts and Claude
+      // Code's own memory of every project.
+      daemon = await startDaemon({
+        home,
+        config: {
+          workspaces: [{ path: ws, transcriptDirs: [projects], claudeCodeMemory: true }],
+          daemon: { debounceMs: 50, settleMs: 20 },
+        },
+      });
+      await waitUntil(
+        async () => (await daemon.call("cortex.status", {})).workspaces.every((w) => w.lastSync !== null),
+        30_000,
+      );
+      env = {
+        PATH: [dirname(process.execPath), process.env.PATH ?? "/usr/bin:/bin"].join(delimiter),
+        ...isolatedEnv(home),
+        ANTHROPIC_BASE_URL: stub.url,
+        ANTHROPIC_API_KEY: "sk-ant-dummy-key-for-the-stub",
+        DISABLE_TELEMETRY: "1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_AUTOUPDATER: "1",
+        CORTEXD_LOG_LEVEL: "warn",
+        CORTEXD_HOOK_TIMEOUT_MS: "8000",
+      };
+      if (process.env.TMPDIR) env.TMPDIR = process.env.TMPDIR;
+      const install = runCli(["hook", "install", "claude-code"], env);
+      expect(install.code, install.stderr).toBe(0);
+    }, 180_000);
+
+    afterAll(async () => {
+      await daemon?.stop();
+      await stub.close();
+    });
+
+    it("session 1: the CLI writes an auto-memory topic file and its index line with its own Write tool; session 2 in another project recalls it", async () => {
+      // As the CLI's own instructions say: the topic file with frontmatter, then its line in MEMORY.md.
+      stub.reply = (req) => {
+        const done = toolResults(req).length;
+        if (done === 0)
+          return {
+            toolUse: {
+              name: "Write",
+              input: {
+                file_path: join(memoryDir, "feedback_tabs.md"),
+                content: `---\nname: tabs-in-go\ndescription: the user wants Go indented with tabs, never spaces\nmetadata:\n  type: feedback\n---\n\n${TOPIC_BODY}\n`,
+              },
+            },
+          };
+        if (done === 1)
+          return {
+            toolUse: { name: "Write", input: { file_path: join(memoryDir, "MEMORY.md"), content: `${INDEX_LINE}\n` } },
+          };
+        return { text: "Saved to memory." };
+      };
+      const from = stub.requests.length;
+      const r = await prompt("Remember: in Go I always want tabs, never spaces.", projA);
+      expectOk(r);
+      // The folder is the one the CLI names in its own system prompt (the layout cortexd finds).
+      const first = stub.turnFor(from, "Remember: in Go I always want tabs, never spaces.");
+      expect(JSON.stringify(first.body.system)).toContain(`persistent, file-based memory system at \`${memoryDir}/\``);
+      const results = stub.turns(from).flatMap((t) => toolResults(t));
+      expect(
+        results.every((b) => !b.is_error),
+        JSON.stringify(results),
+      ).toBe(true);
+      expect(readFileSync(join(memoryDir, "feedback_tabs.md"), "utf8")).toContain(TOPIC_BODY);
+      await waitUntil(
+        async () =>
+          (await daemon.call("memory.search", { query: "Go indented with tabs" })).results.some(
+            (h) => h.path === join(memoryDir, "feedback_tabs.md"),
+          ),
+        20_000,
+      );
+
+      stub.reply = () => ({ text: "Use tabs." });
+      const from2 = stub.requests.length;
+      const r2 = await prompt(TABS_QUESTION, projB);
+      expectOk(r2);
+      const block = recallBlock(messageText(stub.turnFor(from2, TABS_QUESTION)));
+      expect(block).toContain(TOPIC_BODY);
+      expect(block).toContain("[feedback] tabs-in-go");
+      // The CLI added its own keys to the frontmatter (node_type, originSessionId, modified): none is shown.
+      expect(readFileSync(join(memoryDir, "feedback_tabs.md"), "utf8")).toContain("originSessionId:");
+      expect(block).not.toMatch(/metadata:|originSessionId|node_type|^---$/m);
+    });
+
+    it("in the same project, recall does not repeat what the CLI put into the request itself", async () => {
+      stub.reply = () => ({ text: "Yes, run gofmt." });
+      // From another project the CLAUDE.md of bluefin-api is recalled (the CLI did not load it there)…
+      const fromB = stub.requests.length;
+      expectOk(await prompt(GOFMT_QUESTION, projB));
+      expect(recallBlock(messageText(stub.turnFor(fromB, GOFMT_QUESTION)))).toContain(CLAUDE_MD_FACT);
+      // …in bluefin-api itself the CLI loaded it, and the auto-memory index, on its own (measured here):
+      const from = stub.requests.length;
+      expectOk(await prompt(GOFMT_QUESTION, projA));
+      const turn = stub.turnFor(from, GOFMT_QUESTION);
+      const sent = messageText(turn);
+      expect(sent).toContain(`Contents of ${join(memoryDir, "MEMORY.md")}`);
+      expect(sent).toContain(`Contents of ${join(projA, "CLAUDE.md")}`);
+      expect(count(sent, INDEX_LINE)).toBe(1);
+      // …so cortexd's recall does not bring it again.
+      expect(count(sent, CLAUDE_MD_FACT)).toBe(1);
+      expect(recallBlock(sent)).not.toContain(CLAUDE_MD_FACT);
+      expect(recallBlock(sent)).not.toContain("Go indentation: tabs, never spaces");
     });
   },
 );

@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI, isolatedEnv, runCli } from "./helpers/cli.js";
 import { daemonsPerTest, startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
-import { tempDir } from "./helpers/workspace.js";
+import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 /**
  * `cortexd init` as a new user runs it: a fresh HOME with nothing, with an OpenClaw layout, with
@@ -117,6 +117,47 @@ describe("cortexd init (real CLI and daemon, fresh HOME)", () => {
     expect(hits[0]).toContain("5f0c2a9e-7b1d-4c8e-9a3f-2d6b8e1c4a70.jsonl");
   }, 180_000);
 
+  it("(d) Claude Code's own memory: init lists the auto-memory folders and CLAUDE.md files and the daemon indexes them, read only", async () => {
+    const home = tempDir("cortexd-home-");
+    const project = join(home, "code", "shop");
+    const key = project.replace(/[^a-zA-Z0-9]/g, "-");
+    const files: Record<string, string> = {
+      [`.claude/projects/${key}/0d1e.jsonl`]:
+        JSON.stringify({ type: "user", cwd: project, message: { role: "user", content: "hello there" } }) + "\n",
+      [`.claude/projects/${key}/memory/MEMORY.md`]: "- [Refunds](refunds.md) — refunds go through the ledger service\n",
+      [`.claude/projects/${key}/memory/refunds.md`]:
+        "---\nname: refunds\ndescription: refunds go through the ledger service\nmetadata:\n  type: project\n---\n\nEvery refund is booked by the ledger service, never by the storefront.\n",
+      ".claude/CLAUDE.md": "- Keep answers short.\n",
+      "code/shop/CLAUDE.md": "- The storefront is written in Elixir.\n",
+    };
+    writeFiles(home, files);
+    const text = runCli(["init", "--yes"], isolatedEnv(home));
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(
+      /Claude Code: memory: 1 project, 2 auto-memory files, 2 CLAUDE\.md; 1 transcript in 1 project/,
+    );
+    expect(text.stdout).toContain(
+      "Claude Code: 1 project, 2 auto-memory files, 2 CLAUDE.md (indexed with the workspace, never written)",
+    );
+    const config = JSON.parse(readFileSync(join(home, ".config", "cortexd", "config.json"), "utf8"));
+    expect(config.workspaces[0]).toMatchObject({ claudeCodeMemory: true });
+    expect(init(home)).toMatchObject({ configChanged: false, claudeCodeMemory: true });
+    const d = await daemonAfterInit(home);
+    // MEMORY.md of the workspace, the transcript, the two auto-memory files, the two CLAUDE.md.
+    expect(status(d)).toMatchObject({
+      healthy: true,
+      workspaces: [{ files: 6, claudeCode: "1 project, 2 auto-memory files, 2 CLAUDE.md" }],
+    });
+    expect(runCli(["status"], d.env).stdout).toContain(
+      "Claude Code: 1 project, 2 auto-memory files, 2 CLAUDE.md (read only)",
+    );
+    expect(search(d, "who books a refund ledger")).toContain(
+      join(home, ".claude", "projects", key, "memory", "refunds.md"),
+    );
+    expect(search(d, "storefront Elixir")).toContain(join(project, "CLAUDE.md"));
+    for (const [rel, content] of Object.entries(files)) expect(readFileSync(join(home, rel), "utf8")).toBe(content);
+  }, 180_000);
+
   it.skipIf(spawnSync("script", ["--version"]).status !== 0)(
     "on a terminal it asks (a real pty through script(1)): the answers choose the workspace, the transcripts and the hooks",
     () => {
@@ -137,7 +178,8 @@ describe("cortexd init (real CLI and daemon, fresh HOME)", () => {
       expect(r.stdout).toContain("memory workspace [~/.cortexd/workspace]:");
       expect(r.stdout).toContain(`workspace:   ${join(home, "notes")} (created memory/, MEMORY.md)`);
       const config = JSON.parse(readFileSync(join(home, ".config", "cortexd", "config.json"), "utf8"));
-      expect(config).toEqual({ workspaces: [{ path: join(home, "notes") }] });
+      // Claude Code is there (~/.claude): its own memory is indexed with the workspace (not a question).
+      expect(config).toEqual({ workspaces: [{ path: join(home, "notes"), claudeCodeMemory: true }] });
       expect(readFileSync(join(home, ".claude", "settings.json"), "utf8")).toMatch(/cortexd hook UserPromptSubmit/);
     },
   );

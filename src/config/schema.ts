@@ -19,6 +19,12 @@ export const WorkspaceSchema = z
      */
     projects: z.array(z.string().min(1)).default([]),
     /**
+     * Index Claude Code's own memory of the projects this workspace holds (auto-memory folders, agent
+     * memory, the CLAUDE.md family; src/workspace/claude-code-memory.ts): read only, never written.
+     * A project no such workspace holds goes to the first workspace that sets this.
+     */
+    claudeCodeMemory: z.boolean().optional(),
+    /**
      * A team's workspace (a shared repo): indexed like any other, never private (its MEMORY.md is not
      * private scope), saved bullets carry the writer's tag, and saves land here only when it is named.
      */

@@ -22,6 +22,7 @@ import { buildStatus } from "./status.js";
 import { readHookFailures } from "../hooks/failures.js";
 import { SyncQueue } from "./sync-queue.js";
 import { FileWatcher, type WatcherStatus } from "./watcher.js";
+import { ClaudeMemoryRefresh } from "./claude-code-refresh.js";
 import { errorMessage } from "../util/error-message.js";
 import { GitSync } from "../sync/git-sync.js";
 import { deviceIdentity } from "../sync/device.js";
@@ -138,6 +139,11 @@ export class Daemon {
         gitSync: this.gitSync,
       }),
     });
+    // Claude Code projects that appear while running: their memory is found, watched and indexed.
+    const claudeRefresh = new ClaudeMemoryRefresh(engine, async (ws, paths) => {
+      for (const p of paths) await this.watcher?.watchPath(ws.name, p).catch((e) => this.recordError(e));
+      await this.queue.sync(ws).catch((e) => this.recordError(e));
+    });
     this.watcher = new FileWatcher({
       workspaces: engine.workspaces.map((w) => ({ name: w.name, target: w.target })),
       mode: cfg.daemon.watch,
@@ -147,6 +153,7 @@ export class Daemon {
       reconcileIntervalMs: cfg.daemon.reconcileIntervalMs,
       logger,
       onChanges: async (name, paths) => {
+        claudeRefresh.onChanges(paths);
         await this.queue.sync(engine.workspace(name), { paths }).catch((e) => this.recordError(e));
       },
       onReconcile: async (name) => {

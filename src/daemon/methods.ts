@@ -15,6 +15,7 @@ import { applyPromotions, promotionCandidates } from "../consolidate/promotion.j
 import { errorMessage } from "../util/error-message.js";
 import type { GitSync } from "../sync/git-sync.js";
 import { recallWithShared } from "../sync/recall-shared.js";
+import { loadedByClaudeCode } from "../workspace/claude-code-loaded.js";
 import { workspaceForCwd } from "../workspace/by-cwd.js";
 import { WritePathRefusedError } from "../memory-files/write-path.js";
 
@@ -113,6 +114,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       const budget = p.budgetTokens ?? DEFAULT_RECALL_BUDGET;
       // A personal workspace's recall also brings in the team's (shared) workspaces, each labelled.
       const shared = d.engine.workspaces.filter((w) => w.shared && w !== ws);
+      const hostHas = p.host === "claude-code" && p.cwd ? loadedByClaudeCode(p.cwd) : undefined;
       const res = await whileSound(d, ws, () =>
         recallWithShared(ws, shared, budget, (w) =>
           recall(w.searcher, w.store, {
@@ -123,6 +125,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
             ...(p.limit !== undefined ? { limit: p.limit } : {}),
             ...(p.includeHistory ? { includeHistory: true } : {}),
             ...(p.excludeCurated ? { excludeCurated: true } : {}),
+            ...(hostHas ? { excludePath: hostHas } : {}),
             ...(p.timings ? { timings: true } : {}),
             ...(p.explain ? { explain: true } : {}),
             ...(p.referenceDate ? { referenceDate: p.referenceDate } : {}),

@@ -55,6 +55,7 @@ export function workspaceStatuses(engine: Engine, queue: SyncQueue, gitSync?: Gi
         (w.store.getMeta("last_sync") ? new Date(Number(w.store.getMeta("last_sync"))).toISOString() : null),
       lastError: missing ?? q.lastError ?? (w.readOnly ? readOnlyMessage(w.readOnly) : null),
       ...(missing ? { missing: true } : {}),
+      ...(w.claudeCode ? { claudeCode: w.claudeCode } : {}),
       ...(w.recovery ? { recovered: w.recovery } : {}),
       ...(w.readOnly ? { readOnly: w.readOnly } : {}),
       ...w.indexer.issues.summary(),

@@ -128,16 +128,29 @@ export class FileWatcher {
       [ws.target.root, rootFilter(ws.target.root)],
       ...(ws.target.transcriptDirs ?? []).map((d): [string, (p: string) => boolean] => [d, treeFilter(d)]),
       ...(ws.target.extraPaths ?? []).map((d): [string, (p: string) => boolean] => [d, treeFilter(d)]),
+      ...(ws.target.claudeMemory ?? []).map((d): [string, (p: string) => boolean] => [d, treeFilter(d)]),
+      // Claude Code's projects dir: not twice when it is a transcript dir too (that watch reports its .md files).
+      ...(ws.target.claudeProjects && !ws.target.transcriptDirs?.includes(ws.target.claudeProjects.dir)
+        ? [[ws.target.claudeProjects.dir, treeFilter(ws.target.claudeProjects.dir)] as [string, (p: string) => boolean]]
+        : []),
     ];
-    for (const [base, ignored] of trees) {
-      const w = new DirWatcher(base, ignored);
-      this.watchers.push(w);
-      w.on("all", (event: string, path: string) => this.onEvent(ws.name, event, path));
-      w.on("error", (err: Error) => void this.fallBack(err));
-      const ready = new Promise<void>((resolve) => w.once("ready", () => resolve()));
-      w.start();
-      await ready;
-    }
+    for (const [base, ignored] of trees) await this.watchTree(ws.name, base, ignored);
+  }
+
+  /** Watches one more tree (or file) of a workspace, e.g. a CLAUDE.md found while running; polling covers it already. */
+  async watchPath(workspace: string, base: string): Promise<void> {
+    if (this.closed || this.mode !== "watching") return;
+    await this.watchTree(workspace, base, treeFilter(base));
+  }
+
+  private async watchTree(workspace: string, base: string, ignored: (p: string) => boolean): Promise<void> {
+    const w = new DirWatcher(base, ignored);
+    this.watchers.push(w);
+    w.on("all", (event: string, path: string) => this.onEvent(workspace, event, path));
+    w.on("error", (err: Error) => void this.fallBack(err));
+    const ready = new Promise<void>((resolve) => w.once("ready", () => resolve()));
+    w.start();
+    await ready;
   }
 
   private onEvent(workspace: string, event: string, path: string): void {

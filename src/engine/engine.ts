@@ -13,6 +13,14 @@ import { Searcher } from "../search/searcher.js";
 import { silentLogger } from "../util/logger.js";
 import { defaultNamespace } from "../workspace/namespace.js";
 import type { ScanTarget } from "../workspace/scan.js";
+import {
+  assignClaudeMemory,
+  autoMemoryFilter,
+  claudeProjectsDir,
+  describeClaudeMemory,
+  findClaudeMemory,
+} from "../workspace/claude-code-memory.js";
+import { workspaceForCwd } from "../workspace/by-cwd.js";
 import { findConfiguredWorkspace } from "../workspace/resolve.js";
 import { writeOptions } from "../sync/write-target.js";
 
@@ -21,6 +29,8 @@ export interface WorkspaceEngine {
   name: string;
   root: string;
   config: WorkspaceConfig;
+  /** What of Claude Code's memory this workspace indexes, as found ("1 project, 2 auto-memory files, 2 CLAUDE.md"). */
+  claudeCode?: string;
   target: ScanTarget;
   dbPath: string;
   store: IndexStore;
@@ -90,7 +100,8 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
   const provider = selected.provider;
   const access = createIndexAccess({ logger, clock, quickCheck: opts.verifyIndexes ?? false });
   const names = new Set<string>();
-  const workspaces = config.workspaces.map((w): WorkspaceEngine => {
+  const claudeMemory = claudeMemoryPaths(config.workspaces);
+  const workspaces = config.workspaces.map((w, i): WorkspaceEngine => {
     const name = w.name ?? defaultNamespace(w.path);
     if (names.has(name))
       throw new Error(`two workspaces share the namespace "${name}": give one a different "name" in the config`);
@@ -103,7 +114,14 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
     });
     const store = new IndexStore(opened, name, clock);
     if (opts.keywordsInMemory) store.keepKeywordsInMemory();
-    const target: ScanTarget = { root: w.path, transcriptDirs: w.transcriptDirs, extraPaths: w.extraPaths };
+    const target: ScanTarget = {
+      root: w.path,
+      transcriptDirs: w.transcriptDirs,
+      extraPaths: w.extraPaths,
+      ...(claudeMemory[i]?.paths.length ? { claudeMemory: claudeMemory[i].paths } : {}),
+      ...(claudeMemory[i]?.projects ? { claudeProjects: claudeMemory[i].projects } : {}),
+    };
+    const claudeCode = claudeMemory[i]?.summary;
     const indexer = new Indexer({
       store,
       target,
@@ -123,6 +141,7 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
       name,
       root: w.path,
       config: w,
+      ...(claudeCode ? { claudeCode } : {}),
       target,
       dbPath,
       store,
@@ -166,4 +185,59 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
     },
   };
   return engine;
+}
+
+/**
+ * Claude Code's memory for the workspaces that index it (`claudeCodeMemory`), per configured
+ * workspace: the folders and CLAUDE.md files found now (from this process's HOME), and the projects
+ * dir whose default auto-memory folders are matched file by file (so new projects need no restart).
+ * A project goes to the workspace whose root or `projects` holds it, else to the first of them.
+ */
+function claudeMemoryPaths(
+  configured: readonly WorkspaceConfig[],
+): ({ paths: string[]; summary: string; projects?: NonNullable<ScanTarget["claudeProjects"]> } | undefined)[] {
+  const on = configured.flatMap((w, i) => (w.claudeCodeMemory ? [{ i, root: w.path, projects: w.projects }] : []));
+  const out: ReturnType<typeof claudeMemoryPaths> = configured.map(() => undefined);
+  if (!on.length) return out;
+  const found = findClaudeMemory({ projects: on.flatMap((w) => w.projects) });
+  const dir = claudeProjectsDir();
+  const inTree = (p: string) => p.startsWith(dir + "/");
+  assignClaudeMemory(found, on).forEach((paths, k) => {
+    const owner = (project: string | undefined) => {
+      const ws = project ? workspaceForCwd(on, project) : undefined;
+      return (ws ?? on[0]) === on[k];
+    };
+    const mine = new Set(paths);
+    const sources = found.sources.filter((s) => mine.has(s.path));
+    const summary = describeClaudeMemory({
+      ...found,
+      projects: found.projects.filter((p) => owner(p)),
+      sources,
+    });
+    out[on[k]!.i] = {
+      paths: paths.filter((p) => !inTree(p)),
+      summary,
+      projects: { dir, accepts: autoMemoryFilter(owner) },
+    };
+  });
+  return out;
+}
+
+/**
+ * Finds Claude Code's memory again (a project appeared while the daemon runs): each workspace's
+ * `claudeMemory` becomes what is found now; returns the paths added, by workspace name.
+ */
+export function rediscoverClaudeMemory(engine: Engine): Map<string, string[]> {
+  const added = new Map<string, string[]>();
+  const found = claudeMemoryPaths(engine.workspaces.map((w) => w.config));
+  engine.workspaces.forEach((ws, i) => {
+    const paths = found[i]?.paths ?? [];
+    if (found[i]) ws.claudeCode = found[i].summary;
+    const had = new Set(ws.target.claudeMemory ?? []);
+    const fresh = paths.filter((p) => !had.has(p));
+    if (!fresh.length) return;
+    ws.target.claudeMemory = [...had, ...fresh];
+    added.set(ws.name, fresh);
+  });
+  return added;
 }

@@ -50,7 +50,8 @@ export function planFor(event: Event, input: Input, raw: string, flags: HookFlag
       if (!prompt || prompt.startsWith("/")) return null;
       return {
         method: "memory.recall",
-        params: recallParams(prompt),
+        // Claude Code loads its CLAUDE.md files and auto-memory index itself: recall leaves them out.
+        params: { ...recallParams(prompt), host: "claude-code", ...(cwd ? { cwd } : {}) },
         notify: touch(prompt),
         output: (r) => {
           const context = (r as { context?: string }).context ?? "";

@@ -77,7 +77,12 @@ export function prepareFile(
     // An unfinished git merge: index what the file says, not the markers (see ingest/conflict-markers).
     const conflicts = scanConflicts(loaded.text ?? buf.toString("utf8"));
     markConflicts(file.path, conflicts.blocks);
-    const chunked = chunkFile(file.class, conflicts.text, chunking);
+    // A MEMORY.md outside the root (Claude Code's auto-memory index) links to its topic files.
+    const indexDir =
+      file.path.startsWith("/") && file.path.endsWith("/MEMORY.md")
+        ? file.absPath.slice(0, -"/MEMORY.md".length)
+        : undefined;
+    const chunked = chunkFile(file.class, conflicts.text, chunking, indexDir);
     chunks = chunked.chunks;
     full = { ...meta, indexedLines: chunked.lines, malformed: 0, resume: null };
   }

@@ -1,9 +1,10 @@
+import { replaceFrontmatter } from "./frontmatter.js";
 import { chunkMarkdown } from "./markdown.js";
 import { chunkTranscript, parseTranscript } from "./transcript.js";
 import type { Chunk, ChunkingOptions, FileClass } from "./types.js";
 
 /** Bumped whenever chunking output changes for the same input: a mismatch re-chunks every file. */
-export const CHUNKING_VERSION = 2;
+export const CHUNKING_VERSION = 3;
 
 export interface FileChunks {
   chunks: Chunk[];
@@ -13,14 +14,26 @@ export interface FileChunks {
   lines: number;
 }
 
-/** Chunks one file's text according to its class. */
-export function chunkFile(cls: FileClass, text: string, opts: ChunkingOptions): FileChunks {
+/**
+ * An index of memory files (Claude Code's auto-memory `MEMORY.md`: `- [Title](topic.md) — hook`):
+ * each link to a file beside it is written with that file's absolute path, so a hit on an index
+ * line names the topic file it stands for (a model opens it with memory_get or its own Read).
+ * Line numbers are unchanged.
+ */
+export function linkIndexLines(text: string, dir: string): string {
+  return text.replace(/\]\(([^()\s/:#?]+\.md)\)/gi, (_m, name: string) => `](${dir.replace(/\/+$/, "")}/${name})`);
+}
+
+/** Chunks one file's text according to its class; `indexDir`: the folder of a memory index (see linkIndexLines). */
+export function chunkFile(cls: FileClass, text: string, opts: ChunkingOptions, indexDir?: string): FileChunks {
+  if (indexDir !== undefined) text = linkIndexLines(text, indexDir);
   if (cls === "transcript") {
     const { messages, stats } = parseTranscript(text);
     return { chunks: chunkTranscript(messages, opts), malformed: stats.malformed, lines: countLines(text) };
   }
   return {
-    chunks: chunkMarkdown(text, { ...opts, perEntry: cls === "curated" }),
+    // Frontmatter is metadata: one header line stands for it (ingest/frontmatter.ts).
+    chunks: chunkMarkdown(replaceFrontmatter(text), { ...opts, perEntry: cls === "curated" }),
     malformed: 0,
     lines: countLines(text),
   };

@@ -5,6 +5,7 @@ import { loadConfig } from "../config/load.js";
 import { defaultConfigPath } from "../config/paths.js";
 import { errorMessage } from "../util/error-message.js";
 import { looksLikeWorkspace } from "../workspace/resolve.js";
+import { describeClaudeMemory, findClaudeMemory, type ClaudeMemoryKind } from "../workspace/claude-code-memory.js";
 
 /** What `cortexd init` finds on this machine before proposing anything. */
 export interface Detected {
@@ -21,6 +22,13 @@ export interface Detected {
     transcripts: number;
     settings: string;
     hooksInstalled: boolean;
+    /** Claude Code's own memory (auto memory, agent memory, CLAUDE.md files): what was found. */
+    memory: {
+      summary: string;
+      projects: number;
+      files: Record<ClaudeMemoryKind, number>;
+      paths: string[];
+    };
   };
 }
 
@@ -74,6 +82,9 @@ export function detect(opts: { env?: NodeJS.ProcessEnv; configFile?: string } = 
   const projects = listDirs(projectsDir);
   const transcripts = projects.reduce((n, p) => n + countJsonl(p), 0);
   const settings = join(home, ".claude", "settings.json");
+  const found = findClaudeMemory({ env: { ...env, HOME: home } });
+  const files: Record<ClaudeMemoryKind, number> = { "auto-memory": 0, "agent-memory": 0, "claude-md": 0 };
+  for (const s of found.sources) files[s.kind] += s.files;
   return {
     home,
     config,
@@ -85,6 +96,12 @@ export function detect(opts: { env?: NodeJS.ProcessEnv; configFile?: string } = 
       transcripts,
       settings,
       hooksInstalled: hasCortexdHooks(settings),
+      memory: {
+        summary: describeClaudeMemory(found),
+        projects: found.projects.length,
+        files,
+        paths: found.sources.map((s) => s.path),
+      },
     },
   };
 }

@@ -18,6 +18,8 @@ export interface InitChoices {
   workspace: string;
   /** Absolute transcript directories to index with it. */
   transcriptDirs: string[];
+  /** Index Claude Code's own memory with it (`claudeCodeMemory`): when Claude Code is there. */
+  claudeCodeMemory?: boolean;
 }
 
 export interface SetupOutcome {
@@ -25,6 +27,7 @@ export interface SetupOutcome {
   /** What was created in the workspace (relative paths; empty when it was already a workspace). */
   created: string[];
   transcriptDirs: string[];
+  claudeCodeMemory: boolean;
   configFile: string;
   configChanged: boolean;
 }
@@ -35,7 +38,10 @@ export function defaultNewWorkspace(home: string): string {
 }
 
 /** The proposal from what was found: --workspace, else an existing configured one, else OpenClaw's, else a new one. */
-export function propose(d: Detected, opts: { workspace?: string; transcripts: boolean }): InitChoices {
+export function propose(
+  d: Detected,
+  opts: { workspace?: string; transcripts: boolean; claudeMemory?: boolean },
+): InitChoices {
   const workspace =
     opts.workspace ??
     d.config.workspaces.find((w) => w.exists)?.path ??
@@ -46,7 +52,9 @@ export function propose(d: Detected, opts: { workspace?: string; transcripts: bo
     if (d.openclaw.workspace && workspace === d.openclaw.workspace) transcriptDirs.push(...d.openclaw.sessionDirs);
     if (d.claudeCode.projectsDir) transcriptDirs.push(d.claudeCode.projectsDir);
   }
-  return { workspace, transcriptDirs };
+  const claudeCodeMemory =
+    opts.claudeMemory !== false && (d.claudeCode.present || d.claudeCode.memory.paths.length > 0);
+  return { workspace, transcriptDirs, ...(claudeCodeMemory ? { claudeCodeMemory } : {}) };
 }
 
 /**
@@ -78,6 +86,7 @@ export function ensureWorkspace(root: string): string[] {
 interface RawWorkspace {
   path?: unknown;
   transcriptDirs?: unknown;
+  claudeCodeMemory?: unknown;
   [key: string]: unknown;
 }
 
@@ -93,11 +102,17 @@ export function mergeWorkspaces(
   const at = out.findIndex((w) => typeof w.path === "string" && normaliseRoot(w.path, process.cwd(), home) === root);
   if (at < 0) {
     return [
-      { path: choices.workspace, ...(choices.transcriptDirs.length ? { transcriptDirs: choices.transcriptDirs } : {}) },
+      {
+        path: choices.workspace,
+        ...(choices.transcriptDirs.length ? { transcriptDirs: choices.transcriptDirs } : {}),
+        ...(choices.claudeCodeMemory ? { claudeCodeMemory: true } : {}),
+      },
       ...out,
     ];
   }
   const entry = out[at]!;
+  // Turned on when chosen; a workspace that says false (the user's choice) is left alone.
+  if (choices.claudeCodeMemory && entry.claudeCodeMemory === undefined) entry.claudeCodeMemory = true;
   const have = Array.isArray(entry.transcriptDirs)
     ? entry.transcriptDirs.filter((d): d is string => typeof d === "string")
     : [];
@@ -123,6 +138,7 @@ export function applySetup(d: Detected, choices: InitChoices, env: NodeJS.Proces
     workspace: choices.workspace,
     created,
     transcriptDirs: choices.transcriptDirs,
+    claudeCodeMemory: choices.claudeCodeMemory === true,
     configFile: file,
     configChanged,
   };

@@ -41,6 +41,8 @@ export interface RecallRequest {
   includeHistory?: boolean;
   /** Never MEMORY.md / USER.md, whatever the scope: the host already has them in its prompt. */
   excludeCurated?: boolean;
+  /** Leave out the hits whose path this says the host already has (workspace/claude-code-loaded.ts). */
+  excludePath?: (path: string) => boolean;
   /** Return the wall time of each stage (the search's stages, consolidation, relevance, select, pack, record). */
   timings?: boolean;
   /** Say why each memory was kept or dropped. */
@@ -97,6 +99,7 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
   timer.lap("search");
   let hits: AnnotatedHit[] = res.results;
   if (req.scope === "group" || req.excludeCurated) hits = hits.filter((h) => h.source !== "curated");
+  if (req.excludePath) hits = hits.filter((h) => !req.excludePath!(h.path));
   // Hook: a file and its conflict copies show each line once (sync/recall-copies.ts).
   hits = collapseConflictCopies(hits);
   const consolidation = {

@@ -52,3 +52,13 @@ export function classifyExtraPath(absPath: string, transcriptsOnly: boolean): Cl
   if (lower.endsWith(".md")) return classifyNote(base);
   return null;
 }
+
+/** Claude Code's index and instruction files: curated (chunked per entry, private). */
+const CLAUDE_CURATED = new Set(["memory.md", "claude.md", "claude.local.md"]);
+
+/** Classifies a markdown file of Claude Code's memory (workspace/claude-code-memory): topic files are notes. */
+export function classifyClaudeMemoryPath(absPath: string): Classification | null {
+  const lower = absPath.slice(absPath.lastIndexOf("/") + 1).toLowerCase();
+  if (!lower.endsWith(".md")) return null;
+  return CLAUDE_CURATED.has(lower) ? { class: "curated" } : { class: "note" };
+}

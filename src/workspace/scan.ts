@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
 import { join, relative, sep } from "node:path";
 import type { FileClass } from "../ingest/types.js";
-import { classifyExtraPath, classifyWorkspacePath, type Classification } from "./classify.js";
+import { classifyClaudeMemoryPath, classifyExtraPath, classifyWorkspacePath, type Classification } from "./classify.js";
 import type { SkippedFile } from "./issues.js";
 import { MEMORY_DIRS, isCuratedFile, isIgnoredSegment } from "./layout.js";
 import { errorMessage } from "../util/error-message.js";
@@ -21,6 +21,10 @@ export interface ScanTarget {
   root: string;
   transcriptDirs?: readonly string[];
   extraPaths?: readonly string[];
+  /** Claude Code's memory folders and CLAUDE.md files (workspace/claude-code-memory): read, never written. */
+  claudeMemory?: readonly string[];
+  /** Claude Code's projects dir, whose `<key>/memory/` folders `accepts` says are this workspace's. */
+  claudeProjects?: { dir: string; accepts: (absPath: string) => boolean };
 }
 
 export interface ScanResult {
@@ -201,22 +205,19 @@ export async function scanWorkspace(target: ScanTarget): Promise<ScanResult> {
     const abs = join(root, sub);
     if (usable(abs)) await walk(abs, rootCtx);
   }
-  const extras: [string, boolean][] = [
-    ...(target.transcriptDirs ?? []).map((d): [string, boolean] => [d, true]),
-    ...(target.extraPaths ?? []).map((d): [string, boolean] => [d, false]),
-  ];
-  for (const [p, transcriptsOnly] of extras) {
+  for (const [p, classify] of extraTrees(target)) {
     const st = tryStat(p);
     if (!st) {
       out.skipped.push({ path: p, kind: "missing", reason: "configured path does not exist" });
       continue;
     }
-    const classify = (abs: string) => classifyExtraPath(abs, transcriptsOnly);
     if (st.isFile()) {
       addFile(p, { realRoot: p, visited, out, classify, keyOf });
       continue;
     }
-    await walk(p, { realRoot: realpathSync(p), visited, out, classify, keyOf, pace });
+    // Each tree has its own visited set: a tree inside another (Claude Code's memory folders inside
+    // its transcript dir) is walked with its own classification.
+    await walk(p, { realRoot: realpathSync(p), visited: new Set(), out, classify, keyOf, pace });
   }
   // De-duplicate (an extra path inside the root) and sort for deterministic processing.
   const seen = new Map<string, WorkspaceFile>();
@@ -224,6 +225,25 @@ export async function scanWorkspace(target: ScanTarget): Promise<ScanResult> {
   out.files = [...seen.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   out.skipped = out.skipped.map((s) => ({ ...s, path: keyOf(s.path) }));
   return out;
+}
+
+type Classify = (absPath: string) => Classification | null;
+
+/** The trees outside the root's layout (transcript dirs, extra paths, Claude Code's memory), each with its classification. */
+function extraTrees(target: ScanTarget): [string, Classify][] {
+  return [
+    ...(target.transcriptDirs ?? []).map((d): [string, Classify] => [d, (abs) => classifyExtraPath(abs, true)]),
+    ...(target.extraPaths ?? []).map((d): [string, Classify] => [d, (abs) => classifyExtraPath(abs, false)]),
+    ...(target.claudeMemory ?? []).map((d): [string, Classify] => [d, classifyClaudeMemoryPath]),
+    ...(target.claudeProjects
+      ? [
+          [
+            target.claudeProjects.dir,
+            (abs: string) => (target.claudeProjects!.accepts(abs) ? classifyClaudeMemoryPath(abs) : null),
+          ] as [string, Classify],
+        ]
+      : []),
+  ];
 }
 
 /** True when any segment of a relative path is a dot-dir/file or node_modules. */
@@ -238,8 +258,7 @@ function hasIgnoredSegment(rel: string): boolean {
 export function statOne(target: ScanTarget, absPath: string): WorkspaceFile | null {
   const trees: { base: string; classify: (abs: string, rel: string) => Classification | null }[] = [
     { base: target.root, classify: (_abs, rel) => classifyWorkspacePath(rel) },
-    ...(target.transcriptDirs ?? []).map((d) => ({ base: d, classify: (abs: string) => classifyExtraPath(abs, true) })),
-    ...(target.extraPaths ?? []).map((d) => ({ base: d, classify: (abs: string) => classifyExtraPath(abs, false) })),
+    ...extraTrees(target).map(([base, classify]) => ({ base, classify })),
   ];
   for (const tree of trees) {
     const rel = toPosix(relative(tree.base, absPath));

@@ -11,6 +11,7 @@ interface InitOptions extends GlobalOptions {
   yes?: boolean;
   dryRun?: boolean;
   transcripts?: boolean;
+  claudeMemory?: boolean;
   hooks?: string;
   service?: boolean;
 }
@@ -30,7 +31,7 @@ function describeDetected(d: Detected): string[] {
   return [
     `config:      ${d.config.exists ? `${h(d.config.file)}${d.config.error ? ` (INVALID: ${d.config.error})` : ` (${d.config.workspaces.map((w) => `${h(w.path)}${w.exists ? "" : " — missing"}`).join(", ")})`}` : "none yet"}`,
     `OpenClaw:    ${d.openclaw.workspace ? `${h(d.openclaw.workspace)}${d.openclaw.sessionDirs.length ? `, ${d.openclaw.sessionDirs.length} agent session dir${d.openclaw.sessionDirs.length === 1 ? "" : "s"}` : ""}` : "no ~/.openclaw/workspace"}`,
-    `Claude Code: ${d.claudeCode.projectsDir ? `${d.claudeCode.transcripts} transcript${d.claudeCode.transcripts === 1 ? "" : "s"} in ${d.claudeCode.projects} project${d.claudeCode.projects === 1 ? "" : "s"} under ${h(d.claudeCode.projectsDir)}` : "no transcripts under ~/.claude/projects"}`,
+    `Claude Code: ${d.claudeCode.memory.paths.length ? `memory: ${d.claudeCode.memory.summary}; ` : ""}${d.claudeCode.projectsDir ? `${d.claudeCode.transcripts} transcript${d.claudeCode.transcripts === 1 ? "" : "s"} in ${d.claudeCode.projects} project${d.claudeCode.projects === 1 ? "" : "s"} under ${h(d.claudeCode.projectsDir)}` : "no transcripts under ~/.claude/projects"}`,
   ];
 }
 
@@ -56,7 +57,9 @@ async function ask(
     const answer = await question(`memory workspace [${tilde(choices.workspace, d.home)}]: `);
     const workspace = answer ? absoluteSelector(answer, process.cwd(), d.home) : choices.workspace;
     const next =
-      workspace === choices.workspace ? choices : propose(d, { workspace, transcripts: opts.transcripts !== false });
+      workspace === choices.workspace
+        ? choices
+        : propose(d, { workspace, transcripts: opts.transcripts !== false, claudeMemory: opts.claudeMemory !== false });
     let transcriptDirs = next.transcriptDirs;
     if (
       transcriptDirs.length &&
@@ -68,7 +71,7 @@ async function ask(
       opts.hooks === "claude-code" ||
       (offerHooks && (await yes("install the Claude Code hooks (memories recalled into each prompt)?", true)));
     const service = opts.service === true || (await yes("start cortexd at login (systemd/launchd service)?", false));
-    return { choices: { workspace, transcriptDirs }, hooks, service };
+    return { choices: { ...next, workspace, transcriptDirs }, hooks, service };
   } finally {
     rl.close();
   }
@@ -83,6 +86,7 @@ export function registerInit(program: Command): void {
     .option("-y, --yes", "accept the proposal without asking (the default when not on a terminal)")
     .option("--dry-run", "say what would be done, change nothing")
     .option("--no-transcripts", "do not index agent transcripts (OpenClaw sessions, ~/.claude/projects)")
+    .option("--no-claude-memory", "do not index Claude Code's own memory (auto memory, CLAUDE.md files)")
     .option("--hooks <agent>", "also install the agent's hooks (claude-code)")
     .option("--service", "also install and start the login service (cortexd service install)")
     .action(async (_o, cmd: Command) => {
@@ -96,7 +100,11 @@ export function registerInit(program: Command): void {
       );
       if (d.config.error) throw new CliError(`the config is not valid, so init leaves it alone: ${d.config.error}`, 78);
       const flagged = opts.workspace ? absoluteSelector(opts.workspace, process.cwd(), d.home) : undefined;
-      let choices = propose(d, { ...(flagged ? { workspace: flagged } : {}), transcripts: opts.transcripts !== false });
+      let choices = propose(d, {
+        ...(flagged ? { workspace: flagged } : {}),
+        transcripts: opts.transcripts !== false,
+        claudeMemory: opts.claudeMemory !== false,
+      });
       let hooks = opts.hooks === "claude-code";
       let service = opts.service === true;
       const interactive = !opts.yes && !opts.json && !opts.dryRun && process.stdin.isTTY && process.stdout.isTTY;
@@ -157,6 +165,8 @@ export function registerInit(program: Command): void {
         `workspace:   ${outcome.workspace}${outcome.created.length ? ` (created ${outcome.created.join(", ")})` : " (already a workspace, left as it is)"}`,
       );
       if (outcome.transcriptDirs.length) console.log(`transcripts: ${outcome.transcriptDirs.map(h).join(", ")}`);
+      if (outcome.claudeCodeMemory)
+        console.log(`Claude Code: ${d.claudeCode.memory.summary} (indexed with the workspace, never written)`);
       console.log(`config:      ${outcome.configChanged ? "wrote" : "unchanged"} ${outcome.configFile}`);
       if (report.hooks)
         console.log(

@@ -79,6 +79,7 @@ function describeRunning(st: CortexStatus): string {
     lines.push(
       `    ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors, ${w.pending} pending, ${w.dirty} dirty; last sync ${ago(w.lastSync)}${w.lastError && !w.missing ? `; LAST ERROR: ${w.lastError}` : ""}`,
     );
+    if (w.claudeCode) lines.push(`    Claude Code: ${w.claudeCode} (read only)`);
     if (w.missing) lines.push(`    MISSING: ${w.lastError}`);
     if (w.recovered)
       lines.push(

@@ -49,6 +49,8 @@ export const MethodParams = {
       includeHistory: z.boolean().optional(),
       /** Leave out MEMORY.md/USER.md: the host already puts them in its prompt (OpenClaw does). */
       excludeCurated: z.boolean().optional(),
+      /** The host the recall is for: "claude-code" leaves out what Claude Code loads for `cwd` itself (its CLAUDE.md files, the auto-memory MEMORY.md). */
+      host: z.enum(["claude-code"]).optional(),
       /** Return the wall time of each stage (`timings`, ms). */
       timings: z.boolean().optional(),
       cwd,

@@ -37,6 +37,8 @@ export interface WorkspaceStatus extends WorkspaceSyncStatus {
   skipped: IssueSummary;
   /** Files indexed with a loss (invalid UTF-8 replaced). */
   repaired: IssueSummary;
+  /** Claude Code's own memory this workspace indexes (`claudeCodeMemory`): "1 project, 2 auto-memory files, 2 CLAUDE.md". */
+  claudeCode?: string;
 }
 
 /** Sync between devices (see docs/multi-device.md): part of each WorkspaceStatus. */
