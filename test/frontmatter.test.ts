@@ -49,9 +49,13 @@ describe("preference types rank as preferences", () => {
     });
     const idx = openTestIndex(root, null);
     await idx.indexer.sync();
-    const res = await idx.searcher.search({ query: "deploy billing integration tests" });
+    const res = await idx.searcher.search({ query: "deploy billing integration tests", explain: true });
     expect(res.results.map((r) => r.path)).toEqual(["memory/notes/b-feedback.md", "memory/notes/a-project.md"]);
-    expect(res.results[0]!.score).toBeGreaterThan(res.results[1]!.score);
+    // Shown scores stop at 1; the ranking score behind them (explain) is what puts feedback first.
+    const [first, second] = res.results.map((r) => r.explain!);
+    expect(first!.importance).toBeGreaterThan(1);
+    expect(second!.importance).toBeUndefined();
+    expect(first!.score).toBeGreaterThan(second!.score!);
     idx.close();
   });
 });

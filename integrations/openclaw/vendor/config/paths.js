@@ -1,13 +1,13 @@
 // Generated from src/config/paths.ts by scripts/openclaw/gen-client.ts: do not edit.
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-/** Expands a leading "~" and makes the path absolute. */
+/** Expands a leading "~" and makes the path absolute (no trailing slash; workspace roots: workspace/root-path.ts). */
 export function expandPath(p, env = process.env) {
     const home = env.HOME || homedir();
     if (p === "~")
         return home;
     if (p.startsWith("~/"))
-        return join(home, p.slice(2));
+        return resolve(home, p.slice(2));
     return resolve(p);
 }
 /** XDG base directories (with the spec's defaults). */
