@@ -34,14 +34,36 @@ function bigWorkspace(): Record<string, string> {
     if (i === 137) lines[2] = "- 10:15 the Lyon item was logged.";
     if (i === 211) lines[1] = "- 09:15 INC-4821 paged on-call: the queue consumer ran out of file handles.";
     if (i === 250) lines[3] = "- 11:15 The Lidl invoices came out garbled: re-exported them from the portal as UTF-8.";
-    if (i === 270)
+    if (i === 270) {
       lines[2] = "- 10:15 Staging sent everyone back to the start page: cookies need SameSite=None plus Secure.";
+    }
+    // Held by four days (more than exactness anchors): found by the keyword leg alone.
+    if (i >= 120 && i < 124)
+      lines[1] = `- 09:15 Flaky date test in billing fails around midnight UTC (day ${i - 119}); froze the clock at noon.`;
+    if (i === 180) lines[0] = "- 08:15 Warehouse CSV imports failed above 50 MB; raised client_max_body_size in nginx.";
     if (i === 260)
       lines[0] = "- 08:15 Laptop fans very loud during video calls: turning the background blur off halves the load.";
     files[`memory/${d}.md`] = `# ${d}\n\n${lines.join("\n")}\n`;
   }
   return files;
 }
+
+/** Two weeks of logs; the staging fix shares its day with a line about "changes". */
+const EXCERPT_DAYS: Record<string, string> = Object.fromEntries(
+  Array.from({ length: 14 }, (_, i) => {
+    const d = `2026-10-${String(i + 1).padStart(2, "0")}`;
+    const lines = [`- 09:00 ${TOPICS[i % TOPICS.length]}.`, `- 12:00 ${TOPICS[(i + 3) % TOPICS.length]}.`];
+    if (i === 6) lines.push("- 10:47 Staging keeps redirecting to the login page after sign-in.");
+    if (i === 11)
+      lines.splice(
+        1,
+        0,
+        "- 13:35 Staging login loop solved: the session cookie needed SameSite=None plus Secure.",
+        "- 22:02 Agreed to freeze search-svc changes until the audit is done.",
+      );
+    return [`memory/${d}.md`, `# ${d}\n\n${lines.join("\n")}\n`];
+  }),
+);
 
 /** A brand-new memory: a few facts in MEMORY.md and two days of logs. */
 const SMALL: Record<string, string> = {
@@ -67,15 +89,15 @@ for (const mode of ["hybrid", "keyword"] as const) {
     let provider: EmbeddingProvider | null = null;
     let big: TestIndex;
     let small: TestIndex;
+    const open = async (files: Record<string, string>) => {
+      const root = tempDir();
+      writeFiles(root, files);
+      const t = openTestIndex(root, provider);
+      await t.indexer.sync();
+      return t;
+    };
     beforeAll(async () => {
       if (mode === "hybrid") provider = await builtinProvider();
-      const open = async (files: Record<string, string>) => {
-        const root = tempDir();
-        writeFiles(root, files);
-        const t = openTestIndex(root, provider);
-        await t.indexer.sync();
-        return t;
-      };
       big = await open(bigWorkspace());
       small = await open(SMALL);
     }, 180_000);
@@ -113,9 +135,37 @@ for (const mode of ["hybrid", "keyword"] as const) {
       if (mode === "hybrid") expect(r.context).toContain("turning the background blur off");
     });
 
-    it("an abbreviation finds the word it stands for ('stg' is staging)", async () => {
+    it("an abbreviation finds the word it stands for ('stg' is staging), and shows the line that holds it", async () => {
       const r = await ask(big, "stg keeps sending me back to the start page, what did we change?");
       expect(r.context).toContain("SameSite=None plus Secure");
+      // A day whose other line holds a prompt word ("changes"): the excerpt shows the staging line.
+      // (Keyword-only, that day holds no prompt word but "changes" and is rightly not a candidate.)
+      if (mode === "keyword") return;
+      const days = await open(EXCERPT_DAYS);
+      try {
+        const q = "ugh, stg keeps bouncing me back to the sign in page, didnt we sort this out? what did we change?";
+        const d = await ask(days, q);
+        expect(d.context).toContain("SameSite=None plus Secure");
+      } finally {
+        days.close();
+      }
+    });
+
+    it("a memory the keyword leg finds keeps its own vector similarity (hybrid), and ranks by it", async () => {
+      const query = "that billing date test is randomly failing again around midnight, what did we do to it?";
+      const res = await big.searcher.search({ query, explain: true, limit: 20 });
+      expect(res.results.some((h) => h.snippet.includes("froze the clock"))).toBe(true);
+      // Every hit the keyword leg found has its similarity, not 0 for lying outside the KNN's top k.
+      if (mode === "hybrid")
+        for (const h of res.results) if (h.explain!.keyword) expect(h.explain!.vector, h.path).toBeGreaterThan(0);
+    });
+
+    it("specific words that chance would not put together match, whatever the prompt's other words", async () => {
+      const r = await ask(
+        big,
+        "the warehouse folks cant import their giant spreadsheet again, what limit did we bump?",
+      );
+      expect(r.context).toContain("client_max_body_size");
     });
 
     it("a small memory injects the fact asked for, not everything", async () => {

@@ -5,7 +5,7 @@ import { ChunkMetaTable } from "./chunk-meta.js";
 import { dbGeneration } from "./db-generation.js";
 import { RowCache, stringBytes } from "./row-cache.js";
 import { statements } from "./statements.js";
-import { VEC_NONE, VEC_PENDING } from "./vector-repo.js";
+import { VEC_NONE, VEC_PENDING } from "./vec-state.js";
 
 /** A chunk of a dated daily log, as consolidation reads it. */
 export interface DailyChunkRow {

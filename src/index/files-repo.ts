@@ -4,7 +4,8 @@ import { hexToBlob } from "./blobs.js";
 import { prepareFtsText } from "./fts-text.js";
 import { statements } from "./statements.js";
 import type { KeywordPostings } from "./keyword-postings.js";
-import { VEC_NONE, VEC_PENDING, VEC_STORED, type VectorRepo } from "./vector-repo.js";
+import { VEC_NONE, VEC_PENDING, VEC_STORED } from "./vec-state.js";
+import type { VectorRepo } from "./vector-repo.js";
 
 export interface FileMeta {
   path: string;

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { MetaRepo } from "./meta-repo.js";
 import { statements } from "./statements.js";
-import { VEC_STORED } from "./vector-repo.js";
+import { VEC_STORED } from "./vec-state.js";
 import { PASSAGE_FORMAT2_PREFIX } from "./passage-codes.js";
 import { RowCache } from "./row-cache.js";
 

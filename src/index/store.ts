@@ -21,7 +21,8 @@ import { VectorRepo, type VectorIdentity, type VectorSearchOptions } from "./vec
 export type { ChunkBody, ChunkRow } from "./chunks-repo.js";
 export type { ChunkMeta } from "./chunk-meta.js";
 export type { FileMeta, FileRow, FileStamp, ResumePoint, StoredChunkInput } from "./files-repo.js";
-export { QUANTIZED_COARSE, QUANTIZED_OVERSAMPLE, VEC_NONE, VEC_PENDING, VEC_STORED } from "./vector-repo.js";
+export { QUANTIZED_COARSE, QUANTIZED_OVERSAMPLE } from "./vector-repo.js";
+export { VEC_NONE, VEC_PENDING, VEC_STORED } from "./vec-state.js";
 export type { VectorIdentity, VectorSearchOptions } from "./vector-repo.js";
 
 /**

@@ -224,6 +224,17 @@ export class VectorMatrix {
     return this.verify(query, slots, k);
   }
 
+  /** The exact distances (as nearest gives them) of the given ids that have a row; others are left out. */
+  distances(query: Float32Array, ids: readonly number[]): { id: number; distance: number }[] {
+    if (query.length !== this.dims) return [];
+    const out: { id: number; distance: number }[] = [];
+    for (const id of ids) {
+      const slot = this.slotOf.get(id);
+      if (slot !== undefined) out.push({ id, distance: vecCosineDistance(query, this.floats, slot * this.dims) });
+    }
+    return out;
+  }
+
   /** The exact distances of the given slots, best k, ties by id. */
   private verify(query: Float32Array, slots: number[], k: number): { id: number; distance: number }[] {
     const hits = slots.map((s) => ({

@@ -3,10 +3,11 @@ import { floatView, fromBlob, toBlob } from "./blobs.js";
 import { CommitWatch } from "./db-generation.js";
 import type { MetaRepo } from "./meta-repo.js";
 import { statements, tableExists } from "./statements.js";
+import { VEC_NONE, VEC_PENDING, VEC_STORED } from "./vec-state.js";
 import { QuantizedVectors, blobToCode, codeToBlob, fitQuantizer, quantize, type Quantizer } from "./vector-codes.js";
 import { sampleVectors } from "./vector-sample.js";
 import { PassageVectorRepo } from "./passage-vectors.js";
-import { VectorMatrix } from "./vector-matrix.js";
+import { VectorMatrix, vecCosineDistance } from "./vector-matrix.js";
 
 export interface VectorIdentity {
   identity: string;
@@ -41,11 +42,6 @@ export interface VectorSearchOptions {
   /** Sign-code candidates scored with the int8 codes (quantized path). */
   coarse?: number;
 }
-
-/** chunks.vec_state: not embedded yet, vector stored, nothing embeddable. */
-export const VEC_PENDING = 0;
-export const VEC_STORED = 1;
-export const VEC_NONE = 2;
 
 /**
  * The vectors of the chunks: sqlite-vec's chunks_vec table, each chunk's vec_state, and the
@@ -228,6 +224,20 @@ export class VectorRepo {
     return this.stmts.vecKnn.all(toBlob(query), k) as { id: number; distance: number }[];
   }
 
+  /** The exact cosine distances of the given chunks to `query` (those with a vector), as the KNN gives them. */
+  distancesTo(query: Float32Array, ids: readonly number[]): { id: number; distance: number }[] {
+    if (this.vecDims === null || query.length !== this.vecDims) return [];
+    if (this.countVectors() <= MEMORY_MATRIX_MAX) return this.prepareMatrix().distances(query, ids);
+    return this.distancesFromRows(query, ids);
+  }
+
+  private distancesFromRows(query: Float32Array, ids: readonly number[]): { id: number; distance: number }[] {
+    return ids.flatMap((id) => {
+      const blob = this.vectorBlob(id);
+      return blob ? [{ id, distance: vecCosineDistance(query, floatView(blob), 0) }] : [];
+    });
+  }
+
   /** Remembers a written vector id for the loaded matrix (too many: it is reloaded instead). */
   private touchRow(id: number): void {
     if (!this.matrix) return;
@@ -375,24 +385,8 @@ export class VectorRepo {
     const codes = this.prepareVectorCodes();
     if (!codes) return [];
     const candidates = codes.nearest(query, Math.max(coarse, k), k * QUANTIZED_OVERSAMPLE);
-    let qn = 0;
-    for (let i = 0; i < query.length; i++) qn += query[i]! * query[i]!;
-    qn = Math.sqrt(qn);
-    const out: { id: number; distance: number }[] = [];
-    for (const id of candidates) {
-      const row = this.stmts.vecGet.get(BigInt(id)) as { embedding: Buffer } | undefined;
-      if (!row) continue; // deleted since the codes were read
-      const e = floatView(row.embedding);
-      let dot = 0;
-      let en = 0;
-      for (let i = 0; i < query.length; i++) {
-        const x = e[i]!;
-        dot += x * query[i]!;
-        en += x * x;
-      }
-      const denom = Math.sqrt(en) * qn;
-      out.push({ id, distance: denom > 0 ? 1 - dot / denom : 1 });
-    }
+    // Rescored exactly (an id deleted since the codes were read has no row and drops out).
+    const out = this.distancesFromRows(query, candidates);
     return out.sort((a, b) => a.distance - b.distance || a.id - b.id).slice(0, k);
   }
 }

@@ -8,7 +8,21 @@ import { COMMON_WORDS } from "./common-words.js";
 
 const FRAME = new Set(COMMON_WORDS);
 
-/** Whether a lowercase word is one of the most frequent English words. */
+/**
+ * Chat filler the list cannot hold: contractions typed without their apostrophe ("cant", "didnt":
+ * the list's "can't" is two tokens) and interjections ("ugh", "btw"). Closed classes of English.
+ */
+const FILLER = new Set(
+  [
+    "cant dont didnt doesnt isnt wont wouldnt couldnt shouldnt arent wasnt werent hasnt havent hadnt aint",
+    "im ive youre youve youll theyre theyve thats whats whos wheres heres theres",
+    "ugh hmm hm uh um umm oh ah eh meh oops whoa wow lol btw fyi tbh imo idk pls plz",
+  ]
+    .join(" ")
+    .split(" "),
+);
+
+/** Whether a lowercase word is one of the most frequent English words, or chat filler. */
 export function isFrameWord(word: string): boolean {
-  return FRAME.has(word);
+  return FRAME.has(word) || FILLER.has(word);
 }

@@ -9,7 +9,7 @@ import { selectMemories, selectWindow, withWindowFirst, type Judged } from "./re
 import { windowMemories } from "./recall-window.js";
 import { isInstruction, namesSomething } from "./prompt-intent.js";
 import { exactAnchors } from "./exact.js";
-import { softlyHeld } from "./soft-words.js";
+import { softlyHeld, withSoftWords } from "./soft-words.js";
 import { profilePrompt, type PromptProfile } from "./relevance.js";
 import { parseDates } from "./dates.js";
 import { referenceTime } from "./as-of.js";
@@ -123,12 +123,6 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
   // Each candidate's text is read once, for the decision and the packing (recall-scan.ts).
   const queryStems = new Set(contentStems(req.query));
   const scanner = textScanner({ query: queryStems, prompt: new Set(profile.words.map((w) => w.stem)) });
-  const scans = new Map<AnnotatedHit, ScannedText>();
-  const scanOf = (hit: AnnotatedHit): ScannedText => {
-    let s = scans.get(hit);
-    if (!s) scans.set(hit, (s = scanner(hit.text ?? hit.snippet)));
-    return s;
-  };
   // The prompt's specific words the index lacks, held by a candidate through another word for them.
   const soft = await softlyHeld(
     res.mode === "keyword" ? null : searcher.provider,
@@ -136,11 +130,13 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
     hits.map((h) => h.text ?? h.snippet),
   );
   const softOf = new Map(hits.map((h, i) => [h, soft[i]!]));
-  const promptStems = (hit: AnnotatedHit): ReadonlySet<string> => {
-    const also = softOf.get(hit);
-    const held = scanOf(hit).promptStems;
-    return also && also.size > 0 ? new Set([...held, ...also]) : held;
+  const scans = new Map<AnnotatedHit, ScannedText>();
+  const scanOf = (hit: AnnotatedHit): ScannedText => {
+    let s = scans.get(hit);
+    if (!s) scans.set(hit, (s = withSoftWords(scanner(hit.text ?? hit.snippet), softOf.get(hit))));
+    return s;
   };
+  const promptStems = (hit: AnnotatedHit): ReadonlySet<string> => scanOf(hit).promptStems;
   timer.lap("soft");
   const judging = { promptStems, explain: req.explain ?? false };
   // A prompt about a time is answered from the memories dated in its window (recall-window.ts).

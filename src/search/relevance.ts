@@ -263,6 +263,27 @@ export function evidenceFor(
   return judge(heldStems(text, p), vectorScore, p, cfg);
 }
 
+/**
+ * Expected chunks holding all of a set of words by chance, at most: N · Π(df/N) ≤ TOGETHER. Words
+ * that co-occur this far beyond chance in one memory ("warehouse" and "upload" in 2 of 446 chunks
+ * each) say what it is about, whatever else the prompt says ("the warehouse folks cant upload their
+ * giant spreadsheet again, what limit did we bump?").
+ */
+const TOGETHER = 0.01;
+
+/** Whether a memory holds two or more of the prompt's specific words that chance would not put together. */
+function together(stems: ReadonlySet<string>, p: PromptProfile): boolean {
+  if (p.chunks === 0) return false;
+  let n = 0;
+  let surprise = -Math.log(p.chunks);
+  for (const w of p.words) {
+    if (w.frame || w.df === 0 || !stems.has(w.stem)) continue;
+    n++;
+    surprise += Math.log(p.chunks / w.df);
+  }
+  return n >= 2 && surprise >= -Math.log(TOGETHER);
+}
+
 /** The evidence from the prompt stems a memory holds (heldStems) and its vector similarity. */
 export function judge(
   stems: ReadonlySet<string>,
@@ -290,8 +311,12 @@ export function judge(
     words,
     rareWords,
     vectorZ,
-    // A memory holding (nearly) all of a prompt's words matches even when the whole memory is about them.
-    keyword: coverage >= cfg.minCoverage && (rareWords.length > 0 || (coverage >= 0.9 && words.length >= 2)),
+    // A memory holding (nearly) all of a prompt's words matches even when the whole memory is about
+    // them; one holding specific words together that chance would not put together matches however
+    // many other words the prompt has.
+    keyword:
+      (coverage >= cfg.minCoverage && (rareWords.length > 0 || (coverage >= 0.9 && words.length >= 2))) ||
+      together(stems, p),
     vector: vectorZ !== null && vectorZ >= cfg.vectorZ,
   };
 }

@@ -106,7 +106,7 @@ export class Searcher {
     const anchored = keywordRan ? anchoredChunks(exactAnchors(this.deps.store, req.query, cfg.exactChunks)) : new Map();
     for (const id of anchored.keys()) get(id);
     timer.lap("keyword");
-    const vector = await this.vectorStage(req.query, fetch, get);
+    const vector = await this.vectorStage(req.query, fetch, candidates, get);
     timer.lap("vector");
     if (vector.query) req.onQueryVector?.(vector.query);
     const mode = keywordRan && vector.ran ? "hybrid" : keywordRan ? "keyword" : vector.ran ? "vector" : "none";
@@ -192,10 +192,11 @@ export class Searcher {
     return leg.ran;
   }
 
-  /** Stage "vector": KNN over chunk vectors with the embedded query (returned for the passage stage). */
+  /** Stage "vector": KNN over chunk vectors with the embedded query (returned for the passage stage), and the keyword candidates' own similarity. */
   private async vectorStage(
     query: string,
     k: number,
+    candidates: ReadonlyMap<number, Candidate>,
     get: (id: number) => Candidate,
   ): Promise<{ ran: boolean; fallback?: string; query?: Float32Array }> {
     const { provider, store } = this.deps;
@@ -210,7 +211,12 @@ export class Searcher {
       return { ran: false, fallback: `query embedding failed: ${errorMessage(e)}` };
     }
     if (!vec) return { ran: false, fallback: "query has no embeddable words" };
-    for (const hit of store.vectorSearch(vec, k)) {
+    const nearest = store.vectorSearch(vec, k);
+    const found = new Set(nearest.map((h) => h.id));
+    // The keyword leg's candidates the KNN did not reach are scored by their own similarity, not
+    // 0: a memory that holds the prompt's words is not pushed down for lying outside the top k.
+    const others = [...candidates.keys()].filter((id) => !found.has(id));
+    for (const hit of [...nearest, ...store.vectors.distancesTo(vec, others)]) {
       const c = get(hit.id);
       c.vectorScore = distanceToScore(hit.distance);
       c.explain.vector = round(c.vectorScore);

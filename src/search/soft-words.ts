@@ -9,6 +9,7 @@
 import type { EmbeddingProvider } from "../embed/provider.js";
 import { STOP_WORDS } from "./keyword/index.js";
 import type { PromptWord } from "./relevance.js";
+import type { ScannedText } from "./recall-scan.js";
 
 /** Two words this close in the model's space name the same thing (GloVe-like: laptop ~ notebook). */
 const SIMILAR = 0.64;
@@ -51,16 +52,26 @@ function dot(a: Float32Array, b: Float32Array): number {
 
 const WORD = /\p{L}{3,}/gu;
 
+/** Per prompt stem a memory holds by other words, those words (lowercase) as the memory writes them. */
+export type SoftWords = Map<string, Set<string>>;
+
 /**
  * For each text (a candidate memory), the stems of the prompt's absent specific words it holds by
- * another word: an abbreviation spelled out (any model), a near word (a static model's vectors).
+ * another word — an abbreviation spelled out (any model), a near word (a static model's vectors) —
+ * with the words that stand for them (so an excerpt shows the line that holds them).
  */
 export async function softlyHeld(
   provider: EmbeddingProvider | null,
   words: readonly PromptWord[],
   texts: readonly string[],
-): Promise<Set<string>[]> {
-  const out = texts.map(() => new Set<string>());
+): Promise<SoftWords[]> {
+  const out: SoftWords[] = texts.map(() => new Map());
+  const add = (i: number, st: string, w: string) => {
+    const m = out[i]!;
+    const ws = m.get(st);
+    if (ws) ws.add(w);
+    else m.set(st, new Set([w]));
+  };
   const absent = words.filter((w) => w.df === 0 && !w.frame && w.word.length >= 3 && /^\p{L}+$/u.test(w.word));
   const short = words.filter((w) => w.df === 0 && !w.frame && isAbbreviation(w.word));
   if (absent.length === 0 && short.length === 0) return out;
@@ -68,7 +79,7 @@ export async function softlyHeld(
   // Abbreviations ("k8s", "stg"): spelled out by a word of the memory, in any mode.
   for (const a of short)
     perText.forEach((ws, i) => {
-      if (ws.some((w) => abbreviates(a.word, w))) out[i]!.add(a.stem);
+      for (const w of ws) if (abbreviates(a.word, w)) add(i, a.stem, w);
     });
   if (!provider?.staticModel || absent.length === 0) return out;
   const all = [...new Set(perText.flat())].slice(0, MAX_WORDS);
@@ -85,7 +96,7 @@ export async function softlyHeld(
     const near = new Set(all.filter((w) => w !== a.word && (vecs.get(w) ? dot(va, vecs.get(w)!) >= SIMILAR : false)));
     if (near.size === 0) continue;
     perText.forEach((ws, i) => {
-      if (ws.some((w) => allowed.has(w) && near.has(w))) out[i]!.add(a.stem);
+      for (const w of ws) if (allowed.has(w) && near.has(w)) add(i, a.stem, w);
     });
   }
   return out;
@@ -112,4 +123,18 @@ export function abbreviates(abbr: string, word: string): boolean {
   let skeleton = word[0]!;
   for (const ch of word.slice(1)) if (!/[aeiouy]/.test(ch) && ch !== skeleton[skeleton.length - 1]) skeleton += ch;
   return skeleton.startsWith(abbr);
+}
+
+/**
+ * A scanned memory with the prompt stems it holds by other words (softlyHeld): held by the memory,
+ * and by each unit that writes one of those words, so the excerpt shows the line that answers.
+ */
+export function withSoftWords(scan: ScannedText, soft: SoftWords | undefined): ScannedText {
+  if (!soft || soft.size === 0) return scan;
+  const held = scan.units.map((u, i) => {
+    const words = new Set(u.text.toLowerCase().match(WORD) ?? []);
+    const also = [...soft].filter(([, ws]) => [...ws].some((w) => words.has(w))).map(([st]) => st);
+    return also.length > 0 ? new Set([...scan.held[i]!, ...also]) : scan.held[i]!;
+  });
+  return { ...scan, held, promptStems: new Set([...scan.promptStems, ...soft.keys()]) };
 }
