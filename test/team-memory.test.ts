@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { daemonsPerTest, startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
+import { countTokens } from "../src/ingest/tokens.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 /** A team workspace (config `shared: true`) beside a personal one, on a real daemon. */
@@ -64,6 +65,40 @@ describe("a team workspace", () => {
     expect(both.memories.map((m) => m.source!.workspace).sort()).toEqual(["me", "team"]);
     expect(both.context).toContain("pager PIN");
     expect(both.context).toMatch(/^- (\[\d{4}-\d{2}-\d{2}\] )?team:MEMORY\.md:/m);
+  });
+
+  it("a team workspace's recall stays within its budget, the workspace label counted", async () => {
+    const team = tempDir("cortexd-team-");
+    const notes = [
+      "Billing canary caught a currency rounding bug before the rollout reached Europe",
+      "Search canary showed p99 latency doubling, so the index migration was paused",
+      "Auth canary rejected legacy tokens; we added a grace window of two days",
+      "Mailer canary sent duplicate receipts because the retry queue was not idempotent",
+      "Exports canary ran out of disk on the small worker pool, resized to 200 GB",
+      "Reports canary found a timezone shift in the weekly summaries for Sydney",
+      "Imports canary choked on CSV files with a byte order mark, now stripped first",
+      "Payments canary hit the provider rate limit; batching fixed it before rollout",
+    ];
+    const days: Record<string, string> = {};
+    notes.forEach((note, i) => {
+      const d = `2026-11-${String(10 + i).padStart(2, "0")}`;
+      days[`memory/${d}.md`] = `# ${d}\n\n- ${note}.\n`;
+    });
+    // Other days, so that "canary" is a word of some memories, not of all.
+    for (let i = 0; i < 12; i++) days[`memory/2026-10-${String(10 + i).padStart(2, "0")}.md`] = `- Lunch plan ${i}.\n`;
+    writeFiles(team, days);
+    const d = await daemon([{ path: team, name: "a-long-team-workspace-name", shared: true }]);
+    for (const budgetTokens of [120, 200, 400]) {
+      const r = await d.call("memory.recall", {
+        query: "canary",
+        workspace: "a-long-team-workspace-name",
+        budgetTokens,
+      });
+      expect(r.memories.length).toBeGreaterThan(1);
+      expect(r.context).toMatch(/^- \[2026-11-\d\d\] a-long-team-workspace-name:memory\//m);
+      expect(countTokens(r.context), `budget ${budgetTokens}`).toBeLessThanOrEqual(budgetTokens);
+      expect(r.tokens_used).toBeGreaterThanOrEqual(countTokens(r.context));
+    }
   });
 
   it("with only team workspaces configured, a save that names none is refused with what to do", async () => {

@@ -129,6 +129,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
             ...(p.timings ? { timings: true } : {}),
             ...(p.explain ? { explain: true } : {}),
             ...(p.referenceDate ? { referenceDate: p.referenceDate } : {}),
+            ...(w.shared ? { workspaceLabel: w.name } : {}),
             config: d.engine.config.recall,
           }),
         ),

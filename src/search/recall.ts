@@ -49,6 +49,8 @@ export interface RecallRequest {
   explain?: boolean;
   /** The day the recall is as of (YYYY-MM-DD or ISO date-time): relative dates, recency and supersession count from it; default now. */
   referenceDate?: string;
+  /** A team (shared) workspace's name, shown before each path (and counted in the budget). */
+  workspaceLabel?: string;
   /** The `recall` config section (default: its defaults). */
   config?: RecallConfig;
   /** Wall clock (default Date.now), for relative dates, recency and supersession without a referenceDate. */
@@ -167,6 +169,7 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
     (j) => scanOf(j.hit),
     budget,
     wholeWindow ? WINDOW_PACKING : { wholeTop: cfg.wholeTop, duplicateOverlap: 0.75, matchingEntries: true },
+    req.workspaceLabel,
   );
   if (wholeWindow) packed = packed.sort((a, b) => timeOrder(a.judged.hit, b.judged.hit));
   const memories: RecalledMemory[] = packed.map((k) => ({
@@ -304,6 +307,7 @@ function pack(
   scanOf: (j: Judged) => ScannedText,
   budget: number,
   { wholeTop, duplicateOverlap, matchingEntries }: Packing,
+  workspace?: string,
 ): Packed[] {
   let used = BLOCK_TOKENS;
   // Excerpts: show the lines of each chunk that answer the query, so more memories fit the budget.
@@ -347,7 +351,14 @@ function pack(
     const words = packedWords.test(text);
     if (words.repeats) continue;
     const lineOf = (t: string) =>
-      formatMemoryLine({ path: hit.path, startLine, endLine, ...(hit.date ? { date: hit.date } : {}), text: t });
+      formatMemoryLine({
+        ...(workspace ? { workspace } : {}),
+        path: hit.path,
+        startLine,
+        endLine,
+        ...(hit.date ? { date: hit.date } : {}),
+        text: t,
+      });
     let line = lineOf(text);
     let cost = countTokens(line) + 1;
     let finalText = text;

@@ -3,8 +3,8 @@ import type { RecallResult, RecalledMemory } from "../rpc/protocol.js";
 /**
  * Where a recalled memory came from: every memory carries its workspace; one from a team's
  * (shared) workspace also says so and who wrote it (the `#by/<user>/<device>` tag its bullet
- * carries), and the injected block names the team workspace before the path, so a model can tell
- * the team's memory from the user's own.
+ * carries). The injected block names the team workspace before the path (recall's workspaceLabel,
+ * counted in its budget), so a model can tell the team's memory from the user's own.
  */
 const BY_TAG = /#by\/([A-Za-z0-9_-]{1,64})\/([A-Za-z0-9_-]{1,64})/;
 
@@ -20,12 +20,5 @@ export function labelSources(ws: { name: string; shared?: boolean }, res: Recall
       },
     };
   });
-  if (!ws.shared || !res.context) return { ...res, memories };
-  // "- [2026-11-30] memory/x.md:3-4: …" → "- [2026-11-30] team:memory/x.md:3-4: …" (the date is optional:
-  // see formatMemoryLine); the name is [A-Za-z0-9._-] (config schema).
-  const context = res.context
-    .split("\n")
-    .map((l) => (l.startsWith("- ") ? l.replace(/^(- (?:\[\d{4}-\d{2}-\d{2}\] )?)/, `$1${ws.name}:`) : l))
-    .join("\n");
-  return { ...res, context, memories };
+  return { ...res, memories };
 }
