@@ -93,6 +93,20 @@ describe("file watcher", () => {
     await waitUntil(() => reconciles() >= before + 2, 3000);
   });
 
+  it("a second watcher error while the first falls back starts no second polling timer", async () => {
+    const root = tempDir();
+    const { w } = watcher(root);
+    await w.start();
+    const err = Object.assign(new Error("EMFILE: too many open files"), { code: "EMFILE" });
+    // Both in the window where the first fallback awaits the watchers' closes.
+    const native = w.nativeWatchers[0]!;
+    native.emit("error", err);
+    native.emit("error", err);
+    await waitUntil(() => w.status().mode === "polling");
+    await new Promise((r) => setTimeout(r, 50));
+    expect(w.timerCount).toBe(1);
+  });
+
   it("mode poll: no native watching, periodic reconcile", async () => {
     const root = tempDir();
     const { w, reconciles } = watcher(root, { mode: "poll" });

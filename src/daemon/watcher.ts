@@ -77,6 +77,7 @@ export class FileWatcher {
   private timers: NodeJS.Timeout[] = [];
   private flushing: Promise<void> = Promise.resolve();
   private closed = false;
+  private fallingBack = false;
 
   constructor(private readonly opts: FileWatcherOptions) {}
 
@@ -234,7 +235,9 @@ export class FileWatcher {
 
   /** Any watcher failure: stop watching, poll instead, catch up now, and say why in status. */
   private async fallBack(err: Error): Promise<void> {
-    if (this.mode === "polling" || this.closed) return;
+    if (this.fallingBack || this.mode === "polling" || this.closed) return;
+    // Set before the first await: a second error while the watchers close starts no second timer.
+    this.fallingBack = true;
     const code = (err as NodeJS.ErrnoException).code;
     const reason = `file watching failed (${code ?? err.message}); polling every ${this.opts.pollIntervalMs} ms instead`;
     this.opts.logger.warn({ err: err.message, code }, "file watching failed; falling back to polling");
@@ -245,6 +248,11 @@ export class FileWatcher {
     await Promise.all(ws.map((w) => w.close().catch(() => {})));
     this.startPolling(reason);
     void this.reconcileAll();
+  }
+
+  /** For tests and diagnostics: the periodic timers (reconcile or poll) running. */
+  get timerCount(): number {
+    return this.timers.length;
   }
 
   /** For tests and diagnostics: the live directory watchers (one per watched tree). */
