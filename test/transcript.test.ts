@@ -1,3 +1,4 @@
+import { cleanCaptureText } from "../src/capture/turns.js";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -213,6 +214,7 @@ describe("parseTranscript drop rules", () => {
         "<relevant-memories>\n- old fact\n</relevant-memories>\nFirst.\n<memory-context>x</memory-context> Second.",
       ),
       oc("user", "<cortex_recovery>\nPrevious session: main\nGoal: ship\n</cortex_recovery>"),
+      oc("user", "<cortex_checkpoint>\nGoal: ship the old fact\n</cortex_checkpoint>"),
       oc("user", [
         { type: "text", text: "<cortex_memories>\n- a\n</cortex_memories>" },
         { type: "text", text: "Actual question?" },
@@ -225,7 +227,7 @@ describe("parseTranscript drop rules", () => {
       "Actual question?",
       "Question before a truncated block",
     ]);
-    expect(stats.dropped).toBe(2);
+    expect(stats.dropped).toBe(3);
     for (const m of messages) expect(m.text).not.toMatch(/recalled|old fact|0\.9/);
   });
 
@@ -412,5 +414,14 @@ describe("chunkTranscript", () => {
       expect(countTokens(c.text)).toBeLessThanOrEqual(400);
       expect(c.text).not.toContain("HEARTBEAT_OK");
     }
+  });
+});
+
+describe("captured turns", () => {
+  it("leave out every injected block, a checkpoint included", () => {
+    expect(cleanCaptureText("<cortex_checkpoint>\nGoal: old\n</cortex_checkpoint>\nWhat next?")).toBe("What next?");
+    expect(
+      cleanCaptureText("<cortex_memories>\n- a\n</cortex_memories> and <system-reminder>x</system-reminder> b"),
+    ).toBe("and b");
   });
 });

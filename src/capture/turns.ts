@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { INJECTED_BLOCK_TAGS, blocksPattern } from "../ingest/injected-blocks.js";
 import type { TranscriptMessage } from "../ingest/transcript.js";
 import { formatEntry, localDate, localTime } from "../memory-files/entry.js";
 import { redactSecrets } from "../memory-files/redact.js";
@@ -53,8 +54,16 @@ export function groupTurns(messages: readonly TranscriptMessage[]): { turns: Tur
   return { turns, complete };
 }
 
-const HARNESS_BLOCKS =
-  /<(system-reminder|local-command-stdout|local-command-stderr|command-message|command-args|user-prompt-submit-hook|cortex_memories|cortex_recovery|relevant-memories|memory-context)\b[^>]*>[\s\S]*?(?:<\/\1\s*>|$)/gi;
+/** Claude Code's harness blocks and the injected memory blocks: not what was said. */
+const HARNESS_BLOCKS = blocksPattern([
+  "system-reminder",
+  "local-command-stdout",
+  "local-command-stderr",
+  "command-message",
+  "command-args",
+  "user-prompt-submit-hook",
+  ...INJECTED_BLOCK_TAGS,
+]);
 const HARNESS_TAGS = /<\/?(command-name)\b[^>]*>/gi;
 
 /** One line of plain text: harness blocks removed, whitespace collapsed. */

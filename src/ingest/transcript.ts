@@ -1,5 +1,6 @@
 import type { Chunk, ChunkingOptions, TranscriptStats } from "./types.js";
 import { countTokens, sliceByTokens } from "./tokens.js";
+import { INJECTED_BLOCK_TAGS, blocksPattern } from "./injected-blocks.js";
 
 /** One kept user/assistant message of a JSONL session transcript. */
 export interface TranscriptMessage {
@@ -127,8 +128,7 @@ function contentText(content: unknown): string {
 }
 
 const IMAGE = "[image]";
-const MEMORY_BLOCK =
-  /<(cortex_memories|relevant-memories|cortex_recovery|memory-context)\b[^>]*>[\s\S]*?(?:<\/\1\s*>|$)/gi;
+const MEMORY_BLOCK = blocksPattern(INJECTED_BLOCK_TAGS);
 const DATA_IMAGE = /data:image\/[\w.+-]+;base64,[A-Za-z0-9+/=]*/gi;
 
 /** Removes recalled memory blocks (an unclosed block runs to the end) and inline base64 images. */
