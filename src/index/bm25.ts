@@ -12,11 +12,6 @@ export function fts5Idf(df: number, chunks: number): number {
   return idf <= 0 ? 1e-6 : idf;
 }
 
-/** FTS5's term-frequency part of BM25 (its score is Σ idf × this over the query's terms). */
-export function bm25G(tf: number, tokens: number, avgTokens: number): number {
-  return (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * tokens) / Math.max(1, avgTokens)));
-}
-
 /** A chunk found by an FTS5 keyword query. */
 export interface KeywordHit {
   id: number;

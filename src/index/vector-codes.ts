@@ -177,7 +177,6 @@ export class QuantizedVectors {
       this.write(this.n, code);
       this.n++;
     }
-    void old.n;
   }
 
   /**

@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { absoluteSelector } from "../../workspace/resolve.js";
 import { CliError, daemonWorkspace, printJson, type GlobalOptions } from "../context.js";
 import { errorMessage } from "../../util/error-message.js";
+import { CAPTURE_HOOK_BUDGET_MS, CONTEXT_HOOK_BUDGET_MS } from "../../hooks/events.js";
 
 interface HookOptions extends GlobalOptions {
   settings?: string;
@@ -33,7 +34,7 @@ export function registerHook(program: Command): void {
     )
     .option(
       "--timeout-ms <ms>",
-      "run: the hook's budget for connect + call, then it answers empty (default 80, or CORTEXD_HOOK_TIMEOUT_MS)",
+      `run: the hook's budget for connect + call, then it answers empty (default ${CONTEXT_HOOK_BUDGET_MS} ms for the context hooks, ${CAPTURE_HOOK_BUDGET_MS} ms for capture; or CORTEXD_HOOK_TIMEOUT_MS)`,
     )
     .option("--budget <tokens>", "run: token budget of the recalled memories (default 2000, or CORTEXD_HOOK_BUDGET)")
     .option("--scope <scope>", "run: private (default) or group (never MEMORY.md/USER.md), or CORTEXD_HOOK_SCOPE")
