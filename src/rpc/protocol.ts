@@ -2,7 +2,7 @@
  * The JSON-RPC 2.0 methods cortexd serves: their parameter schemas (validated by the server,
  * invalid → -32602 naming the field) and result types (used by the typed client). A leaf: it
  * imports zod and nothing else of the project (the lint enforces it), so an internal refactor
- * cannot change the API without a change here; test/wire-types.test.ts checks that the internal
+ * cannot change the API without a change here; test/types/wire-types.ts checks that the internal
  * results still fit these types.
  */
 export { MethodParams, type MethodName, type ParamsOf } from "./protocol/params.js";
