@@ -6,6 +6,7 @@ import { statements } from "./statements.js";
 import type { KeywordPostings } from "./keyword-postings.js";
 import { VEC_NONE, VEC_PENDING, VEC_STORED } from "./vec-state.js";
 import type { VectorRepo } from "./vector-repo.js";
+import type { TranscriptBase } from "../ingest/transcript-incremental.js";
 
 export interface FileMeta {
   path: string;
@@ -25,12 +26,7 @@ export interface FileMeta {
 }
 
 /** The last chunk of a transcript starts at `line` (byte `offset`, chunk `seq`); `malformed` lines precede it. */
-export interface ResumePoint {
-  offset: number;
-  line: number;
-  seq: number;
-  malformed: number;
-}
+export type ResumePoint = TranscriptBase;
 
 export interface FileRow {
   id: number;
