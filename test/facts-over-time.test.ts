@@ -114,4 +114,20 @@ describe("facts over time", () => {
     expect(res.context).toContain("Sam baked bread");
     expect(res.explain!.facts!.links).toEqual([]);
   });
+
+  it("search --explain shows which statement superseded which, and the entities of each memory", async () => {
+    const t = await indexOf(FILES);
+    const res = await t.searcher.search({ query: "Priya Marta Kowalski Tomas Berg", explain: true });
+    const curated = res.results.find((h) => h.path === "MEMORY.md")!;
+    expect(curated.facts!.entities).toEqual(expect.arrayContaining(["Priya", "Marta Kowalski"]));
+    expect(curated.facts!.links).toContain("line 3 (priya) superseded by memory/2026-05-20.md:3 on 2026-05-20");
+    const log = res.results.find((h) => h.path === "memory/2026-05-20.md")!;
+    expect(log.facts!.links).toContain("line 3 (priya) supersedes MEMORY.md:3");
+  });
+
+  it("status's top entities: the names most memories name", async () => {
+    const t = await indexOf(FILES);
+    const top = t.store.facts.top(5).map((e) => e.name);
+    expect(top).toEqual(expect.arrayContaining(["Priya", "Marta Kowalski"]));
+  });
 });

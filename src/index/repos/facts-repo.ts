@@ -72,6 +72,18 @@ export class FactsRepo {
       chunksOf: `SELECT chunk_id FROM chunk_entities WHERE entity = ? LIMIT ?`,
       entitiesOfChunks: `SELECT chunk_id AS chunkId, entity, name FROM chunk_entities WHERE chunk_id IN (SELECT value FROM json_each(?))`,
       topEntities: `SELECT entity, min(name) AS name, count(*) AS chunks FROM chunk_entities GROUP BY entity ORDER BY chunks DESC, entity LIMIT ?`,
+      supersededIn: `SELECT t.line, s.entity, bf.path AS byPath, bt.line AS byLine, bt.at AS byAt
+        FROM files f JOIN chunks c ON c.file_id = f.id JOIN fact_statements t ON t.chunk_id = c.id
+        JOIN fact_slots s ON s.statement_id = t.id JOIN fact_statements bt ON bt.id = s.superseded_by
+        JOIN chunks bc ON bc.id = bt.chunk_id JOIN files bf ON bf.id = bc.file_id
+        WHERE f.path = ? AND t.line BETWEEN ? AND ? LIMIT 24`,
+      supersedesIn: `SELECT bt.line, s.entity, f.path AS oldPath, t.line AS oldLine
+        FROM files bf JOIN chunks bc ON bc.file_id = bf.id JOIN fact_statements bt ON bt.chunk_id = bc.id
+        JOIN fact_slots s ON s.superseded_by = bt.id JOIN fact_statements t ON t.id = s.statement_id
+        JOIN chunks c ON c.id = t.chunk_id JOIN files f ON f.id = c.file_id
+        WHERE bf.path = ? AND bt.line BETWEEN ? AND ? LIMIT 24`,
+      entitiesAt: `SELECT e.name FROM files f JOIN chunks c ON c.file_id = f.id JOIN chunk_entities e ON e.chunk_id = c.id
+        WHERE f.path = ? AND c.start_line = ? LIMIT 24`,
       seen: `SELECT seen_at FROM fact_seen WHERE path = ? AND text = ?`,
       markSeen: `INSERT OR IGNORE INTO fact_seen (path, text, seen_at) VALUES (?, ?, ?)`,
       anySeen: `SELECT EXISTS (SELECT 1 FROM fact_chunks_done)`,
@@ -167,6 +179,37 @@ export class FactsRepo {
   /** The entities named in the most chunks. */
   top(n: number): Array<{ entity: string; name: string; chunks: number }> {
     return this.stmts.topEntities.all(n) as Array<{ entity: string; name: string; chunks: number }>;
+  }
+
+  /**
+   * Who superseded whom among the statements of a file's lines (as linked at index time, as of now):
+   * "line 3 (jonas) superseded by memory/2026-10-18.md:5 on 2026-10-18", "line 5 (jonas) supersedes MEMORY.md:3".
+   */
+  linksAt(path: string, from: number, to: number): string[] {
+    const out = new Set<string>();
+    for (const r of this.stmts.supersededIn.all(path, from, to) as Array<{
+      line: number;
+      entity: string;
+      byPath: string;
+      byLine: number;
+      byAt: number | null;
+    }>) {
+      const on = r.byAt === null ? "" : ` on ${new Date(r.byAt).toISOString().slice(0, 10)}`;
+      out.add(`line ${r.line} (${r.entity}) superseded by ${r.byPath}:${r.byLine}${on}`);
+    }
+    for (const r of this.stmts.supersedesIn.all(path, from, to) as Array<{
+      line: number;
+      entity: string;
+      oldPath: string;
+      oldLine: number;
+    }>)
+      out.add(`line ${r.line} (${r.entity}) supersedes ${r.oldPath}:${r.oldLine}`);
+    return [...out];
+  }
+
+  /** The entities the chunk of a file starting at a line names. */
+  entitiesAt(path: string, startLine: number): string[] {
+    return this.stmts.entitiesAt.pluck().all(path, startLine) as string[];
   }
 
   statementCount(): number {

@@ -20,6 +20,8 @@ export interface SearchHit {
   hash?: string;
   /** YYYY-MM-DD of a daily log or a transcript chunk (with fullText). */
   date?: string;
+  /** With explain: the entities the memory names and which of its statements superseded which (src/facts). */
+  facts?: { entities: string[]; links: string[] };
 }
 
 export interface SearchResponse {
