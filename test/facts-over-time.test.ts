@@ -8,6 +8,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { recall } from "../src/search/recall.js";
+import { reinforcedOrder, timesStated } from "../src/search/reinforcement.js";
+import type { AnnotatedHit } from "../src/consolidate/annotate.js";
 import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
 
 const open: TestIndex[] = [];
@@ -129,5 +131,25 @@ describe("facts over time", () => {
     const t = await indexOf(FILES);
     const top = t.store.facts.top(5).map((e) => e.name);
     expect(top).toEqual(expect.arrayContaining(["Priya", "Marta Kowalski"]));
+  });
+
+  it("reinforcement: a fact stated again and again ranks above one said once at a similar score, not above a much better match", () => {
+    const hit = (path: string, score: number, extra: Partial<AnnotatedHit> = {}): AnnotatedHit => ({
+      path,
+      startLine: 1,
+      endLine: 1,
+      score,
+      vectorScore: 0,
+      textScore: score,
+      snippet: path,
+      source: "daily",
+      ...extra,
+    });
+    const once = hit("once.md", 0.6);
+    const often = hit("often.md", 0.57, { duplicates: 4 });
+    const weak = hit("weak.md", 0.3, { duplicates: 8 });
+    expect(timesStated(often, 1)).toBe(4);
+    const order = reinforcedOrder([once, often, weak].map((h) => ({ hit: h, times: timesStated(h, 1) })));
+    expect(order.map((o) => o.hit.path)).toEqual(["often.md", "once.md", "weak.md"]);
   });
 });

@@ -4,6 +4,7 @@ import type { SlotRow } from "../index/repos/facts-repo.js";
 import { standings, type Standing } from "../facts/link.js";
 import { readStatement } from "../facts/mentions.js";
 import { isFrameWord } from "./frame-words.js";
+import { reinforcedOrder, restatements, timesStated } from "./reinforcement.js";
 import type { AnnotatedHit } from "../consolidate/annotate.js";
 
 /** Current statements of the prompt's entities added when search did not return their chunk. */
@@ -68,7 +69,8 @@ export function applyFacts(
   opts: { asOf: number; includeHistory: boolean },
 ): FactsStage {
   const rows = store.facts.slotsOf(promptEntityKeys(prompt));
-  if (rows.length === 0) return { hits: [...hits], entities: [], links: [] };
+  if (rows.length === 0 && !hits.some((h) => timesStated(h, 1) > 1))
+    return { hits: [...hits], entities: [], links: [] };
   const chains = new Map<string, SlotRow[]>();
   for (const r of rows) {
     const key = `${r.entity}\u0000${r.cls}`;
@@ -88,28 +90,30 @@ export function applyFacts(
     for (const s of stood) if (s.current) changed.push(byId.get(s.statement)!);
   }
   const entities = [...new Set(rows.map((r) => r.entity))];
-  if (verdicts.size === 0) return { hits: [...hits], entities, links };
+  const stated = restatements(chains.values(), opts.asOf);
   const currentPlaces = new Set(changed.map((r) => `${r.path}:${r.line}`));
-  const out: Array<{ hit: AnnotatedHit; current: boolean }> = [];
+  const out: Array<{ hit: AnnotatedHit; current: boolean; times: number }> = [];
   for (const hit of hits) {
     const text = hit.text;
     if (text === undefined) {
-      out.push({ hit, current: false });
+      out.push({ hit, current: false, times: timesStated(hit, 1) });
       continue;
     }
     const lines = text.split("\n");
     let current = false;
     let edited = false;
+    let times = 1;
     for (const u of units(text)) {
       const place = `${hit.path}:${hit.startLine + u.line}`;
       if (currentPlaces.has(place)) current = true;
+      if (!verdicts.get(place)?.hidden) times = Math.max(times, stated.get(place) ?? 1);
       const v = verdicts.get(place);
       if (!v?.hidden) continue;
       edited = true;
       for (let i = u.line; i < u.line + u.lines; i++)
         lines[i] = opts.includeHistory ? mark(lines[i]!, i === u.line ? v : undefined) : "";
     }
-    out.push({ hit: edited ? { ...hit, text: lines.join("\n") } : hit, current });
+    out.push({ hit: edited ? { ...hit, text: lines.join("\n") } : hit, current, times: timesStated(hit, times) });
   }
   // The current statements search missed: each as a memory of its own line.
   const covered = (r: SlotRow) =>
@@ -131,10 +135,16 @@ export function applyFacts(
         ...(r.source === "daily" && r.date ? { date: r.date } : r.at !== null ? { date: day(r.at)! } : {}),
       },
       current: true,
+      times: stated.get(`${r.path}:${r.line}`) ?? 1,
     });
-  // Memories stating a current value of a changed slot first, at the best score (kept by the decision).
-  const first = out.filter((o) => o.current).map((o) => ({ ...o.hit, score: Math.max(o.hit.score, best) }));
-  return { hits: [...first, ...out.filter((o) => !o.current).map((o) => o.hit)], entities, links };
+  // Memories stating a current value of a changed slot first, at the best score (kept by the
+  // decision); within each part, a fact stated more often before one said once (reinforcement.ts).
+  const first = reinforcedOrder(out.filter((o) => o.current)).map((o) => ({
+    ...o.hit,
+    score: Math.max(o.hit.score, best),
+  }));
+  const rest = reinforcedOrder(out.filter((o) => !o.current)).map((o) => o.hit);
+  return { hits: [...first, ...rest], entities, links };
 }
 
 function record(
