@@ -84,13 +84,12 @@ describe("consolidation (real index, tiny model)", () => {
     const { idx } = workspace();
     await idx.indexer.sync();
     const q = "when do deploys run";
+    // Facts over time (src/facts) link the two at index time already: the older is left out before
+    // any consolidation, and kept, marked, with includeHistory.
     const before = await recall(idx.searcher, idx.store, { query: q, record: false });
-    expect(
-      before.memories
-        .filter((m) => /Deploys/.test(m.text))
-        .map((m) => m.path)
-        .sort(),
-    ).toEqual(["memory/2026-11-02.md", "memory/2026-11-15.md"]);
+    expect(before.memories.filter((m) => /Deploys/.test(m.text)).map((m) => m.path)).toEqual(["memory/2026-11-15.md"]);
+    const beforeHist = await recall(idx.searcher, idx.store, { query: q, record: false, includeHistory: true });
+    expect(beforeHist.context).toMatch(/\[superseded 2026-11-15\] Deploys run on Fridays/);
     const rep = await consolidate({ name: "t", root: idx.root, store: idx.store }, opts);
     expect(rep.superseded).toBe(1);
     expect(rep.supersessionExamples[0]).toMatch(/2026-11-02\.md:1 → memory\/2026-11-15\.md:1/);

@@ -35,6 +35,18 @@ export interface StatusSources {
   gitSync?: GitSync;
 }
 
+/** The entities most memories name (none when the index cannot say: an older, read-only one). */
+function topEntities(store: Engine["workspaces"][number]["store"]): {
+  topEntities?: { name: string; chunks: number }[];
+} {
+  try {
+    const top = store.facts.top(5);
+    return top.length > 0 ? { topEntities: top.map((e) => ({ name: e.name, chunks: e.chunks })) } : {};
+  } catch {
+    return {};
+  }
+}
+
 /** Counts and queue state of each workspace. */
 export function workspaceStatuses(engine: Engine, queue: SyncQueue, gitSync?: GitSync): WorkspaceStatus[] {
   return engine.workspaces.map((w) => {
@@ -55,6 +67,7 @@ export function workspaceStatuses(engine: Engine, queue: SyncQueue, gitSync?: Gi
         (w.store.getMeta("last_sync") ? new Date(Number(w.store.getMeta("last_sync"))).toISOString() : null),
       lastError: missing ?? q.lastError ?? (w.readOnly ? readOnlyMessage(w.readOnly) : null),
       ...(missing ? { missing: true } : {}),
+      ...topEntities(w.store),
       ...(w.claudeCode ? { claudeCode: w.claudeCode } : {}),
       ...(w.recovery ? { recovered: w.recovery } : {}),
       ...(w.readOnly ? { readOnly: w.readOnly } : {}),

@@ -176,6 +176,41 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
   (db) => {
     db.exec(`CREATE INDEX IF NOT EXISTS chunks_ts ON chunks(ts) WHERE ts IS NOT NULL;`);
   },
+  // Facts over time and entities (src/facts, repos/facts-repo.ts): the statements of each chunk with
+  // their time, the entities each chunk names, and each statement's (entity, class) slots, linked
+  // in time order at index time. Derived from the chunks: deleted with them, rebuilt by a sync.
+  (db) => {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS fact_statements (
+        id INTEGER PRIMARY KEY,
+        chunk_id INTEGER NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+        line INTEGER NOT NULL,
+        at INTEGER,
+        text TEXT NOT NULL,
+        reading TEXT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS fact_statements_chunk ON fact_statements(chunk_id);
+      CREATE TABLE IF NOT EXISTS fact_chunks_done (chunk_id INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE);
+      CREATE TABLE IF NOT EXISTS chunk_entities (
+        chunk_id INTEGER NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+        entity TEXT NOT NULL,
+        name TEXT NOT NULL,
+        PRIMARY KEY (chunk_id, entity)
+      ) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS chunk_entities_entity ON chunk_entities(entity);
+      CREATE TABLE IF NOT EXISTS fact_slots (
+        entity TEXT NOT NULL,
+        cls TEXT NOT NULL,
+        statement_id INTEGER NOT NULL REFERENCES fact_statements(id) ON DELETE CASCADE,
+        news TEXT NOT NULL,
+        olds TEXT NOT NULL,
+        superseded_by INTEGER,
+        PRIMARY KEY (entity, cls, statement_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS fact_slots_statement ON fact_slots(statement_id);
+      CREATE TABLE IF NOT EXISTS fact_seen (path TEXT NOT NULL, text TEXT NOT NULL, seen_at INTEGER NOT NULL, PRIMARY KEY (path, text)) WITHOUT ROWID;
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,6 +6,7 @@ import { closeDatabase, type OpenedDb } from "./db.js";
 import { DbUpkeep } from "./db-upkeep.js";
 import { dataVersionOf } from "./db-generation.js";
 import { EmbedCacheRepo } from "./embed-cache-repo.js";
+import { FactsRepo } from "./repos/facts-repo.js";
 import { FilesRepo, type FileMeta, type FileRow, type FileStamp, type StoredChunkInput } from "./files-repo.js";
 import { ftsTotalsReader } from "./fts-totals.js";
 import { MetaRepo } from "./meta-repo.js";
@@ -44,6 +45,8 @@ export class IndexStore {
   readonly recalls: RecallLog;
   readonly records: ConsolidationRecords;
   readonly upkeep: DbUpkeep;
+  /** Statements, entities and their slots (src/facts). */
+  readonly facts: FactsRepo;
   private fileTotals: (() => { rows: number; tokens: number }) | undefined;
   private paths: PathIndex | undefined;
 
@@ -68,6 +71,7 @@ export class IndexStore {
     this.recalls = new RecallLog(this.db, clock);
     this.records = new ConsolidationRecords(this.db);
     this.upkeep = new DbUpkeep(this.db);
+    this.facts = new FactsRepo(this.db);
   }
 
   close(): void {

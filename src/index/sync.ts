@@ -12,6 +12,7 @@ import { tidyKeywordIndex } from "./sync-tidy.js";
 import { backfillVectors, prepareVectors } from "./sync-vectors.js";
 import { backfillPassages } from "./passage-embed.js";
 import { removeGone, writeChanged, type WriteDeps } from "./sync-write.js";
+import { syncFacts } from "../facts/sync-facts.js";
 
 export type { SyncOptions, SyncProgress, SyncReport } from "./sync-report.js";
 
@@ -168,6 +169,7 @@ export class Indexer {
       stamps: skipStamps,
     });
     if (!opts.paths) store.setMeta("chunking", this.chunkingKey());
+    report.facts = syncFacts(store, { clock, removed: report.chunksRemoved > 0 });
     await tidyKeywordIndex(store, report);
     store.setMeta("last_sync", String(clock()));
     report.ms = clock() - started;

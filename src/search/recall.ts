@@ -21,6 +21,7 @@ import { applyConsolidation, consolidationNote, type AnnotatedHit } from "../con
 import { PackedWords } from "./recall-overlap.js";
 import { StageTimer } from "./stage-timer.js";
 import { collapseConflictCopies } from "../sync/recall-copies.js";
+import { applyFacts, factsAsOf } from "./recall-facts.js";
 
 export const DEFAULT_RECALL_BUDGET = 2000;
 const EXCERPT = DEFAULT_EXCERPT;
@@ -111,6 +112,13 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
   hits = applyConsolidation(store, hits, consolidation);
   timer.lap("consolidation");
   const windows = parseDates(req.query, req.referenceDate ?? new Date((req.now ?? Date.now)()));
+  // Facts over time: superseded statements of the prompt's entities out (or marked), current ones first.
+  const facts = applyFacts(store, hits, req.query, {
+    asOf: factsAsOf(req.referenceDate, asOf, windows),
+    includeHistory: consolidation.includeHistory,
+  });
+  hits = facts.hits;
+  timer.lap("facts");
   // The words of a date ("last week") are the date preference's, not topic words.
   const topic = windows.reduce((q, w) => q.split(w.text).join(" "), req.query);
   const profile = await profilePrompt(
@@ -204,7 +212,11 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
     memory_count: memories.length,
     tokens_used: packed.length ? used : 0,
   };
-  if (req.explain) out.explain = explainOf(selection, packed, cfg, windows, profile);
+  if (req.explain)
+    out.explain = {
+      ...explainOf(selection, packed, cfg, windows, profile),
+      facts: { entities: facts.entities, links: facts.links },
+    };
   if (req.timings && res.timings) out.timings = { ...res.timings, ...timer.result() };
   return out;
 }

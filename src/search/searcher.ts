@@ -10,6 +10,7 @@ import type { Candidate, SearchHit, SearchRequest, SearchResponse } from "./type
 import { errorMessage } from "../util/error-message.js";
 import { localDay } from "../util/local-day.js";
 import { anchoredChunks, exactAnchors } from "./exact.js";
+import { explainFacts } from "./search-facts.js";
 
 export interface SearcherDeps {
   store: IndexStore;
@@ -169,6 +170,7 @@ export class Searcher {
           ...(req.fullText ? { text: row.text, hash: row.hash, ...dateOf(row) } : {}),
         };
       });
+    if (req.explain) explainFacts(this.deps.store, results);
     return {
       results,
       mode,

@@ -78,6 +78,8 @@ export function registerSearch(program: Command): void {
                 .map(([k, v]) => `${k}=${v}`)
                 .join(" ")}`,
             );
+          if (r.facts?.entities.length) console.log(`  entities: ${r.facts.entities.join(", ")}`);
+          for (const l of r.facts?.links ?? []) console.log(`  ${l}`);
           console.log(r.snippet.replace(/^/gm, "  "));
           console.log();
         }

@@ -79,6 +79,8 @@ function describeRunning(st: CortexStatus): string {
     lines.push(
       `    ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors, ${w.pending} pending, ${w.dirty} dirty; last sync ${ago(w.lastSync)}${w.lastError && !w.missing ? `; LAST ERROR: ${w.lastError}` : ""}`,
     );
+    if (w.topEntities?.length)
+      lines.push(`    top entities: ${w.topEntities.map((e) => `${e.name} (${e.chunks})`).join(", ")}`);
     if (w.claudeCode) lines.push(`    Claude Code: ${w.claudeCode} (read only)`);
     if (w.missing) lines.push(`    MISSING: ${w.lastError}`);
     if (w.recovered)

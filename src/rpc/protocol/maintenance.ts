@@ -67,6 +67,8 @@ export interface SyncReport {
   vectorsDeferred?: number;
   /** The provider's error behind vectorsDeferred. */
   vectorError?: string;
+  /** The facts pass (src/facts): chunks read, statements held, whether slots were linked again, its time. */
+  facts?: { chunks: number; statements: number; linked: boolean; ms: number };
   ms: number;
 }
 

@@ -20,6 +20,8 @@ export interface SearchHit {
   hash?: string;
   /** YYYY-MM-DD of a daily log or a transcript chunk (with fullText). */
   date?: string;
+  /** With explain: the entities the memory names and which of its statements superseded which (src/facts). */
+  facts?: { entities: string[]; links: string[] };
 }
 
 export interface SearchResponse {
@@ -84,6 +86,11 @@ export interface RecallExplain {
   empty?: string;
   /** Date windows read from the query. */
   dates: { from: string; to: string; text: string }[];
+  /** Facts over time (search/recall-facts.ts): the prompt's entities holding statements, and the statements left out (or marked) as superseded by a newer one, or said after the recall's moment. */
+  facts?: {
+    entities: string[];
+    links: { entity: string; statement: string; supersededBy?: string; on?: string; later?: boolean }[];
+  };
   gathering: boolean;
   /** The prompt's words as the index sees them: chunks holding each (df) and its weight (idf). */
   words: { word: string; df: number; idf: number; rare: boolean; subject: boolean }[];

@@ -1,0 +1,229 @@
+import { isFrameWord } from "../search/frame-words.js";
+import { MONTH_NAMES, WEEKDAY_NAMES } from "../util/calendar-names.js";
+
+/**
+ * What one short statement names, read deterministically (no model): its entities (people,
+ * projects, services, hosts, places, tools — as the text writes them) and its values, each with a
+ * class, and which values it says are no longer so.
+ *
+ * - **Names**: runs of capitalised words ("Gabe Moreno", "VS Code", "GitHub Actions"). A word
+ *   opening a sentence counts when it is no common English word ("Kira", "Standup") or a verb
+ *   follows it ("Grace lives …", "Leo's …", "Jonas: …").
+ * - **Identifiers**: lowercase words joined by `-`/`_` ("billing-api", "reports-etl"); with a digit
+ *   they are values of class `id` (hosts, ids: "hx-301", "rack14-n3").
+ * - **Phrases**: "the" and the next one or two words that are no stop words ("the data team", "the
+ *   Android app" → "android app").
+ * - **Typed values**: clock times ("9:30am", "2pm"), weekdays ("Tuesdays"), versions (a name and a
+ *   number: "Node 22", "Kafka 3.7", class `version:node`).
+ * A value in a clause that says no longer ("no longer", "not", "n't", "anymore", "no more",
+ * "dropped", "instead of", "from X to …") is *old*: the statement is about the value that replaced it.
+ */
+export interface Mention {
+  /** As written. */
+  text: string;
+  /** Lowercase key (possessive dropped). */
+  key: string;
+  kind: "name" | "identifier" | "phrase" | "term" | "value";
+  /** For values: time | weekday | id | version:<tech>; names get theirs from the workspace (link.ts). */
+  cls?: string;
+  /** Said to be no longer so. */
+  old?: boolean;
+  /** Written as an owner ("Elena's manager"): the statement's subject. */
+  possessive?: boolean;
+}
+
+/** A mention and where it starts in the text. */
+type Located = Mention & { start: number };
+
+export interface Reading {
+  mentions: Mention[];
+  /** The statement's predicate: its other content words, lowercased and sorted ("live", "report"). */
+  predicate: string;
+}
+
+const STOP = new Set(
+  `a an the and or but if then so of in on at to for from by with as is are was were be been being it its this that these those
+   we i you he she they our my your their me us them there here not no yes do does did done have has had will would can could should
+   just also now currently today yesterday tonight again still new old instead anymore any all some every each per via into onto over than
+   about after before up out off down i'm it's isn't doesn't don't won't can't what which who whom whose when where why how let's`.split(
+    /\s+/,
+  ),
+);
+/** Words after a sentence-opening word that show it is a subject ("Grace lives …"). */
+const AUX = new Set(
+  `is are was were has had have does did doesn't isn't wasn't hasn't can can't will won't no now just never always still moved
+   switched lives works reports prefers codes uses said says asked told wants likes joined left got`.split(/\s+/),
+);
+const NEGATION =
+  /\b(?:no longer|not|never|anymore|any more|no more|dropped|stopped|instead of|replaced|retired|left)\b|n't\b/i;
+const WEEKDAYS = new Set(WEEKDAY_NAMES);
+const MONTHS = new Set(MONTH_NAMES);
+const TOKEN = /[\p{L}\p{N}](?:[\p{L}\p{N}_+#-]|[.:'’](?=[\p{L}\p{N}]))*/gu;
+const TIME = /^(?:\d{1,2}(?::\d{2})?\s?(?:am|pm)|\d{1,2}:\d{2})$/i;
+const NUMBER = /^\d+(?:\.\d+)*x?$/i;
+
+interface Token {
+  raw: string;
+  /** Without a possessive 's. */
+  word: string;
+  start: number;
+  end: number;
+  /** Opens a sentence or clause. */
+  opens: boolean;
+  possessive: boolean;
+}
+
+function tokens(text: string): Token[] {
+  const out: Token[] = [];
+  for (const m of text.matchAll(TOKEN)) {
+    const raw = m[0];
+    const start = m.index;
+    const before = text.slice(0, start).trimEnd();
+    const opens = before === "" || /[.!?;:]$/.test(before);
+    const poss = /['’]s$/i.test(raw);
+    out.push({ raw, word: poss ? raw.slice(0, -2) : raw, start, end: start + raw.length, opens, possessive: poss });
+  }
+  return out;
+}
+
+const isCapitalised = (w: string) => /^\p{Lu}/u.test(w);
+
+function isName(t: Token, next: Token | undefined, text: string): boolean {
+  if (!isCapitalised(t.word) || /^\d/.test(t.word)) return false;
+  const lower = t.word.toLowerCase();
+  if (STOP.has(lower) || WEEKDAYS.has(lower.replace(/s$/, "")) || MONTHS.has(lower)) return false;
+  if (!t.opens) return lower !== "i";
+  if (t.possessive || text.slice(t.end, t.end + 1) === ":") return true;
+  if (next && AUX.has(next.word.toLowerCase())) return true;
+  return !isFrameWord(lower) && !/(?:ed|ing|ly|y)$/.test(lower);
+}
+
+function typedClass(word: string): string | null {
+  const w = word.toLowerCase();
+  if (TIME.test(w) && /[a-z]|:/.test(w)) return "time";
+  const day = w.replace(/s$/, "");
+  if (WEEKDAYS.has(day)) return "weekday";
+  if (/^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+$/.test(w) && /\d/.test(w)) return "id";
+  if (/^[a-z]+\d+[a-z0-9]*$/.test(w) && /[a-z]{2}/.test(w) && !/^\d/.test(w) && word === w) return "id";
+  return null;
+}
+
+/** The clause (between ; , . — and "but") a position is in, as [start, end). */
+function clauses(text: string): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let from = 0;
+  for (const m of text.matchAll(/[;,.!?—–]\s|\s(?:but|while)\s|\s[-–]\s/g)) {
+    out.push([from, m.index + 1]);
+    from = m.index + m[0].length;
+  }
+  out.push([from, text.length]);
+  return out;
+}
+
+/** The mentions of one statement's text (a bullet, a short message). */
+export function readStatement(statement: string): Reading {
+  // A conversational lead-in ("remember this:", "fyi:", "btw,") is no part of the statement.
+  const text = statement.replace(/^(?:[a-z][a-z ]{0,24}:\s+|(?:btw|fyi|ps|ok|oh|so|also),?\s+)/, "");
+  const toks = tokens(text);
+  const mentions: Located[] = [];
+  const used = new Set<number>();
+  const predicate: string[] = [];
+  for (let i = 0; i < toks.length; i++) {
+    const t = toks[i]!;
+    if (used.has(i)) continue;
+    const next = toks[i + 1];
+    const cls = typedClass(t.word);
+    if (cls) {
+      mentions.push(value(t.word, cls, t.start));
+      continue;
+    }
+    // A version: a name and a number ("Node 22", "Kafka 3.7", "PostgreSQL 15").
+    if (isCapitalised(t.word) && next && NUMBER.test(next.word) && !used.has(i + 1) && next.start - t.end <= 1) {
+      mentions.push(value(`${t.word} ${next.word}`, `version:${t.word.toLowerCase()}`, t.start));
+      used.add(i + 1);
+      continue;
+    }
+    if (isName(t, next, text)) {
+      let j = i;
+      let name = t.word;
+      while (j + 1 < toks.length && !toks[j]!.possessive) {
+        const n = toks[j + 1]!;
+        if (n.start - toks[j]!.end > 1 || !isCapitalised(n.word) || n.opens || STOP.has(n.word.toLowerCase())) break;
+        if (typedClass(n.word) || (toks[j + 2] && NUMBER.test(toks[j + 2]!.word))) break;
+        name += ` ${n.word}`;
+        j++;
+      }
+      for (let k = i; k <= j; k++) used.add(k);
+      const poss = toks[j]!.possessive ? { possessive: true } : {};
+      mentions.push({ text: name, key: name.toLowerCase(), kind: "name", start: t.start, ...poss });
+      continue;
+    }
+    const lower = t.word.toLowerCase();
+    if (/^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+$/.test(lower)) {
+      mentions.push({
+        text: t.word,
+        key: lower,
+        kind: "identifier",
+        start: t.start,
+        ...(t.possessive ? { possessive: true } : {}),
+      });
+      continue;
+    }
+    if (lower === "the" && next && !used.has(i + 1)) {
+      const words: string[] = [];
+      for (let k = i + 1; k < toks.length && words.length < 2; k++) {
+        const w = toks[k]!;
+        const wl = w.word.toLowerCase();
+        if (STOP.has(wl) || typedClass(w.word) || NUMBER.test(w.word) || w.opens) break;
+        if (words.length > 0 && toks[k - 1]!.possessive) break;
+        words.push(wl);
+        if (w.possessive) break;
+      }
+      if (words.length === 2 || (words.length === 1 && !isFrameWord(words[0]!))) {
+        mentions.push({ text: `the ${words.join(" ")}`, key: words.join(" "), kind: "phrase", start: t.start });
+      }
+    }
+    if (!STOP.has(lower) && !NUMBER.test(lower) && lower.length > 2) {
+      predicate.push(lower);
+      if (lower.length >= 5 && !isFrameWord(lower) && !isCapitalised(t.word))
+        mentions.push({ text: t.word, key: lower, kind: "term", start: t.start });
+    }
+  }
+  markOld(text, mentions);
+  const entityWords = new Set(mentions.flatMap((m) => m.key.split(" ")));
+  return {
+    mentions: mentions.map(({ start: _s, ...m }) => m),
+    predicate: [...new Set(predicate.filter((w) => !entityWords.has(w)).map(predicateStem))].sort().join(" "),
+  };
+}
+
+function value(text: string, cls: string, start: number): Located {
+  return { text, key: text.toLowerCase(), kind: "value", cls, start };
+}
+
+/** Lowercase words to a rough stem for predicates ("lives" → "live", "reports" → "report"). */
+function predicateStem(w: string): string {
+  if (w.endsWith("ies") && w.length > 4) return `${w.slice(0, -3)}y`;
+  if (w.endsWith("es") && /(?:ss|sh|ch|x)es$/.test(w)) return w.slice(0, -2);
+  if (w.endsWith("s") && !w.endsWith("ss") && w.length > 3) return w.slice(0, -1);
+  return w;
+}
+
+/** Values in a clause that says no longer, or after "from" with a "to" later, are old. */
+function markOld(text: string, mentions: Located[]): void {
+  const values = mentions.filter((m) => m.kind === "value" || m.kind === "name");
+  if (values.length < 2) return;
+  for (const [a, b] of clauses(text)) {
+    const inClause = values.filter((m) => m.start >= a && m.start < b);
+    if (inClause.length === 0) continue;
+    if (NEGATION.test(text.slice(a, b))) {
+      // The clause's subject (a possessive name, else its first name when another value follows) stays.
+      const owner = inClause.find((m) => m.possessive) ?? (inClause[0]!.kind === "name" ? inClause[0] : undefined);
+      for (const m of inClause) if (m !== owner || inClause.length === 1) m.old = true;
+    }
+  }
+  for (const m of values) {
+    const before = text.slice(Math.max(0, m.start - 5), m.start).toLowerCase();
+    if (/\bfrom\s$/.test(before) && /\bto\b/i.test(text.slice(m.start))) m.old = true;
+  }
+}

@@ -1,0 +1,218 @@
+import type Database from "better-sqlite3";
+import type { Reading } from "../../facts/mentions.js";
+import type { SlotEntry } from "../../facts/link.js";
+import { statements } from "../statements.js";
+
+/** A chunk the facts pass has not read yet. */
+export interface PendingChunk {
+  id: number;
+  path: string;
+  cls: string;
+  date: string | null;
+  startLine: number;
+  text: string;
+  ts: number | null;
+}
+
+export interface StoredStatement {
+  id: number;
+  chunkId: number;
+  /** Its file line (markdown) or its chunk's first line plus the unit's offset (transcripts). */
+  line: number;
+  at: number | null;
+  text: string;
+  reading: Reading;
+}
+
+/** A slot row with where its statement is. */
+export interface SlotRow extends SlotEntry {
+  at: number | null;
+  path: string;
+  line: number;
+  text: string;
+  hash: string;
+  source: "curated" | "daily" | "note" | "transcript";
+  date: string | null;
+  supersededBy: number | null;
+}
+
+export interface NewStatement {
+  chunkId: number;
+  line: number;
+  at: number | null;
+  text: string;
+  reading: Reading;
+}
+
+/**
+ * The facts tables (migration "facts over time and entities"): statements with their time, the
+ * entities each chunk names, and the (entity, class) slots linking statements in time order.
+ * Everything here is derived from the chunks and goes with them (ON DELETE CASCADE).
+ */
+export class FactsRepo {
+  private readonly stmts;
+
+  constructor(private readonly db: Database.Database) {
+    this.stmts = statements(db, {
+      pending: `SELECT c.id, f.path, f.class AS cls, f.date, c.start_line AS startLine, c.text, c.ts
+        FROM chunks c JOIN files f ON f.id = c.file_id
+        WHERE NOT EXISTS (SELECT 1 FROM fact_chunks_done d WHERE d.chunk_id = c.id) LIMIT ?`,
+      done: `INSERT OR IGNORE INTO fact_chunks_done (chunk_id) VALUES (?)`,
+      insertStatement: `INSERT INTO fact_statements (chunk_id, line, at, text, reading) VALUES (?, ?, ?, ?, ?)`,
+      insertEntity: `INSERT OR IGNORE INTO chunk_entities (chunk_id, entity, name) VALUES (?, ?, ?)`,
+      allStatements: `SELECT id, chunk_id AS chunkId, line, at, text, reading FROM fact_statements`,
+      clearSlots: `DELETE FROM fact_slots`,
+      insertSlot: `INSERT OR REPLACE INTO fact_slots (entity, cls, statement_id, news, olds, superseded_by) VALUES (?, ?, ?, ?, ?, ?)`,
+      slotsOf: `SELECT s.entity, s.cls, s.statement_id AS statement, s.news, s.olds, s.superseded_by AS supersededBy,
+          t.at, t.line, t.text, f.path, f.class AS source, f.date, lower(hex(c.hash)) AS hash
+        FROM fact_slots s JOIN fact_statements t ON t.id = s.statement_id JOIN chunks c ON c.id = t.chunk_id
+        JOIN files f ON f.id = c.file_id
+        WHERE s.entity IN (SELECT value FROM json_each(?))`,
+      knownEntities: `SELECT entity FROM chunk_entities WHERE entity IN (SELECT value FROM json_each(?)) GROUP BY entity`,
+      chunksOf: `SELECT chunk_id FROM chunk_entities WHERE entity = ? LIMIT ?`,
+      entitiesOfChunks: `SELECT chunk_id AS chunkId, entity, name FROM chunk_entities WHERE chunk_id IN (SELECT value FROM json_each(?))`,
+      topEntities: `SELECT entity, min(name) AS name, count(*) AS chunks FROM chunk_entities GROUP BY entity ORDER BY chunks DESC, entity LIMIT ?`,
+      supersededIn: `SELECT t.line, s.entity, bf.path AS byPath, bt.line AS byLine, bt.at AS byAt
+        FROM files f JOIN chunks c ON c.file_id = f.id JOIN fact_statements t ON t.chunk_id = c.id
+        JOIN fact_slots s ON s.statement_id = t.id JOIN fact_statements bt ON bt.id = s.superseded_by
+        JOIN chunks bc ON bc.id = bt.chunk_id JOIN files bf ON bf.id = bc.file_id
+        WHERE f.path = ? AND t.line BETWEEN ? AND ? LIMIT 24`,
+      supersedesIn: `SELECT bt.line, s.entity, f.path AS oldPath, t.line AS oldLine
+        FROM files bf JOIN chunks bc ON bc.file_id = bf.id JOIN fact_statements bt ON bt.chunk_id = bc.id
+        JOIN fact_slots s ON s.superseded_by = bt.id JOIN fact_statements t ON t.id = s.statement_id
+        JOIN chunks c ON c.id = t.chunk_id JOIN files f ON f.id = c.file_id
+        WHERE bf.path = ? AND bt.line BETWEEN ? AND ? LIMIT 24`,
+      entitiesAt: `SELECT e.name FROM files f JOIN chunks c ON c.file_id = f.id JOIN chunk_entities e ON e.chunk_id = c.id
+        WHERE f.path = ? AND c.start_line = ? LIMIT 24`,
+      seen: `SELECT seen_at FROM fact_seen WHERE path = ? AND text = ?`,
+      markSeen: `INSERT OR IGNORE INTO fact_seen (path, text, seen_at) VALUES (?, ?, ?)`,
+      anySeen: `SELECT EXISTS (SELECT 1 FROM fact_chunks_done)`,
+      statementCount: `SELECT count(*) FROM fact_statements`,
+    });
+  }
+
+  /** Up to n chunks not read by the facts pass yet. */
+  pending(n: number): PendingChunk[] {
+    return this.stmts.pending.all(n) as PendingChunk[];
+  }
+
+  /** Whether the facts pass ever ran on this index (an undated curated line seen now is an edit). */
+  started(): boolean {
+    return (this.stmts.anySeen.pluck().get() as number) === 1;
+  }
+
+  /** When a curated line was first seen (ms), recording `now` (or 0: before everything) the first time. */
+  firstSeen(path: string, text: string, now: number): number {
+    const got = this.stmts.seen.pluck().get(path, text) as number | undefined;
+    if (got !== undefined) return got;
+    this.stmts.markSeen.run(path, text, now);
+    return now;
+  }
+
+  /** Records what chunks say — their statements and entities — in one transaction; the chunks count as read. */
+  write(
+    read: ReadonlyArray<{ chunkId: number; found: readonly NewStatement[]; entities: ReadonlyMap<string, string> }>,
+  ): void {
+    this.db.transaction(() => {
+      for (const { chunkId, found, entities } of read) {
+        for (const s of found)
+          this.stmts.insertStatement.run(s.chunkId, s.line, s.at, s.text, JSON.stringify(s.reading));
+        for (const [key, name] of entities) this.stmts.insertEntity.run(chunkId, key, name);
+        this.stmts.done.run(chunkId);
+      }
+    })();
+  }
+
+  allStatements(): StoredStatement[] {
+    return (this.stmts.allStatements.all() as Array<Omit<StoredStatement, "reading"> & { reading: string }>).map(
+      (r) => ({ ...r, reading: JSON.parse(r.reading) as Reading }),
+    );
+  }
+
+  /** Replaces every slot row (the link pass's result), in one transaction. */
+  replaceSlots(rows: ReadonlyArray<SlotEntry & { supersededBy: number | null }>): void {
+    this.db.transaction(() => {
+      this.stmts.clearSlots.run();
+      for (const r of rows)
+        this.stmts.insertSlot.run(
+          r.entity,
+          r.cls,
+          r.statement,
+          JSON.stringify(r.news),
+          JSON.stringify(r.olds),
+          r.supersededBy,
+        );
+    })();
+  }
+
+  /** The slot rows of these entities, with where each statement is. */
+  slotsOf(entities: readonly string[]): SlotRow[] {
+    if (entities.length === 0) return [];
+    return (
+      this.stmts.slotsOf.all(JSON.stringify(entities)) as Array<
+        Omit<SlotRow, "news" | "olds"> & { news: string; olds: string }
+      >
+    ).map((r) => ({ ...r, news: JSON.parse(r.news) as string[], olds: JSON.parse(r.olds) as string[] }));
+  }
+
+  /** Which of these keys are entities some chunk names. */
+  known(keys: readonly string[]): string[] {
+    if (keys.length === 0) return [];
+    return this.stmts.knownEntities.pluck().all(JSON.stringify(keys)) as string[];
+  }
+
+  /** The entities each chunk names. */
+  entitiesOf(chunkIds: readonly number[]): Map<number, string[]> {
+    const out = new Map<number, string[]>();
+    if (chunkIds.length === 0) return out;
+    for (const r of this.stmts.entitiesOfChunks.all(JSON.stringify(chunkIds)) as Array<{
+      chunkId: number;
+      name: string;
+    }>) {
+      let l = out.get(r.chunkId);
+      if (!l) out.set(r.chunkId, (l = []));
+      l.push(r.name);
+    }
+    return out;
+  }
+
+  /** The entities named in the most chunks. */
+  top(n: number): Array<{ entity: string; name: string; chunks: number }> {
+    return this.stmts.topEntities.all(n) as Array<{ entity: string; name: string; chunks: number }>;
+  }
+
+  /**
+   * Who superseded whom among the statements of a file's lines (as linked at index time, as of now):
+   * "line 3 (jonas) superseded by memory/2026-10-18.md:5 on 2026-10-18", "line 5 (jonas) supersedes MEMORY.md:3".
+   */
+  linksAt(path: string, from: number, to: number): string[] {
+    const out = new Set<string>();
+    for (const r of this.stmts.supersededIn.all(path, from, to) as Array<{
+      line: number;
+      entity: string;
+      byPath: string;
+      byLine: number;
+      byAt: number | null;
+    }>) {
+      const on = r.byAt === null ? "" : ` on ${new Date(r.byAt).toISOString().slice(0, 10)}`;
+      out.add(`line ${r.line} (${r.entity}) superseded by ${r.byPath}:${r.byLine}${on}`);
+    }
+    for (const r of this.stmts.supersedesIn.all(path, from, to) as Array<{
+      line: number;
+      entity: string;
+      oldPath: string;
+      oldLine: number;
+    }>)
+      out.add(`line ${r.line} (${r.entity}) supersedes ${r.oldPath}:${r.oldLine}`);
+    return [...out];
+  }
+
+  /** The entities the chunk of a file starting at a line names. */
+  entitiesAt(path: string, startLine: number): string[] {
+    return this.stmts.entitiesAt.pluck().all(path, startLine) as string[];
+  }
+
+  statementCount(): number {
+    return this.stmts.statementCount.pluck().get() as number;
+  }
+}

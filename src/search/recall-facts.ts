@@ -1,0 +1,199 @@
+import { units } from "../ingest/units.js";
+import type { IndexStore } from "../index/store.js";
+import type { SlotRow } from "../index/repos/facts-repo.js";
+import { standings, type Standing } from "../facts/link.js";
+import { readStatement } from "../facts/mentions.js";
+import { isFrameWord } from "./frame-words.js";
+import { reinforcedOrder, restatements, timesStated } from "./reinforcement.js";
+import type { AnnotatedHit } from "../consolidate/annotate.js";
+
+/** Current statements of the prompt's entities added when search did not return their chunk. */
+const MAX_PULLED = 4;
+/** Prompt words and word pairs looked up as entities. */
+const MAX_KEYS = 48;
+/** A slot with more distinct values than this is many facts sharing a word, not one that changed. */
+const MAX_VALUES = 6;
+
+/** One supersession as recall applied it (explain). */
+export interface FactLink {
+  entity: string;
+  statement: string;
+  supersededBy?: string;
+  /** YYYY-MM-DD of the superseding statement. */
+  on?: string;
+  later?: boolean;
+}
+
+export interface FactsStage {
+  hits: AnnotatedHit[];
+  entities: string[];
+  links: FactLink[];
+}
+
+interface Verdict {
+  row: SlotRow;
+  hidden: boolean;
+  current: boolean;
+  by?: SlotRow;
+}
+
+const day = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString().slice(0, 10));
+
+/** The prompt's entity candidates: what the statement reader finds, and its words and word pairs. */
+export function promptEntityKeys(prompt: string): string[] {
+  const keys = new Set(
+    readStatement(prompt)
+      .mentions.filter((m) => m.kind !== "value")
+      .map((m) => m.key),
+  );
+  const words = (prompt.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_-]*/gu) ?? []).map((w) => w.replace(/'s$/, ""));
+  for (let i = 0; i < words.length; i++) {
+    if (!isFrameWord(words[i]!)) keys.add(words[i]!);
+    if (i + 1 < words.length) keys.add(`${words[i]} ${words[i + 1]}`);
+  }
+  return [...keys].slice(0, MAX_KEYS);
+}
+
+/**
+ * Facts over time in recall: the statements about the entities the prompt names, linked in their
+ * (entity, class) slots at index time, stand as of `asOf` (ms). A statement superseded by then — or
+ * said after it, in a slot that had a value then — is left out of its memory (its line blanked),
+ * or with `includeHistory` kept and marked `[superseded YYYY-MM-DD]`. Memories holding a current
+ * statement of a slot that changed come first, and a current statement search did not return is
+ * added (bounded). Other prompts pass through unchanged.
+ */
+export function applyFacts(
+  store: IndexStore,
+  hits: readonly AnnotatedHit[],
+  prompt: string,
+  opts: { asOf: number; includeHistory: boolean },
+): FactsStage {
+  const rows = store.facts.slotsOf(promptEntityKeys(prompt));
+  if (rows.length === 0 && !hits.some((h) => timesStated(h, 1) > 1))
+    return { hits: [...hits], entities: [], links: [] };
+  const chains = new Map<string, SlotRow[]>();
+  for (const r of rows) {
+    const key = `${r.entity}\u0000${r.cls}`;
+    let c = chains.get(key);
+    if (!c) chains.set(key, (c = []));
+    c.push(r);
+  }
+  const verdicts = new Map<string, Verdict>();
+  const links: FactLink[] = [];
+  const changed: SlotRow[] = [];
+  for (const chain of chains.values()) {
+    if (new Set(chain.flatMap((r) => r.news)).size > MAX_VALUES) continue;
+    const byId = new Map(chain.map((r) => [r.statement, r]));
+    const stood = standings(chain, opts.asOf);
+    if (!stood.some((s) => s.supersededBy || s.later)) continue;
+    for (const s of stood) record(verdicts, byId.get(s.statement)!, s, byId, links);
+    for (const s of stood) if (s.current) changed.push(byId.get(s.statement)!);
+  }
+  const entities = [...new Set(rows.map((r) => r.entity))];
+  const stated = restatements(chains.values(), opts.asOf);
+  const currentPlaces = new Set(changed.map((r) => `${r.path}:${r.line}`));
+  const out: Array<{ hit: AnnotatedHit; current: boolean; times: number }> = [];
+  for (const hit of hits) {
+    const text = hit.text;
+    if (text === undefined) {
+      out.push({ hit, current: false, times: timesStated(hit, 1) });
+      continue;
+    }
+    const lines = text.split("\n");
+    let current = false;
+    let edited = false;
+    let times = 1;
+    for (const u of units(text)) {
+      const place = `${hit.path}:${hit.startLine + u.line}`;
+      if (currentPlaces.has(place)) current = true;
+      if (!verdicts.get(place)?.hidden) times = Math.max(times, stated.get(place) ?? 1);
+      const v = verdicts.get(place);
+      if (!v?.hidden) continue;
+      edited = true;
+      for (let i = u.line; i < u.line + u.lines; i++)
+        lines[i] = opts.includeHistory ? mark(lines[i]!, i === u.line ? v : undefined) : "";
+    }
+    out.push({ hit: edited ? { ...hit, text: lines.join("\n") } : hit, current, times: timesStated(hit, times) });
+  }
+  // The current statements search missed: each as a memory of its own line.
+  const covered = (r: SlotRow) =>
+    out.some(({ hit }) => hit.path === r.path && hit.startLine <= r.line && r.line <= hit.endLine);
+  const best = hits[0]?.score ?? 0;
+  for (const r of changed.filter((c) => !covered(c)).slice(0, MAX_PULLED))
+    out.push({
+      hit: {
+        path: r.path,
+        startLine: r.line,
+        endLine: r.line,
+        score: best,
+        vectorScore: 0,
+        textScore: 0,
+        snippet: r.text,
+        source: r.source,
+        text: `- ${r.text}`,
+        hash: r.hash,
+        ...(r.source === "daily" && r.date ? { date: r.date } : r.at !== null ? { date: day(r.at)! } : {}),
+      },
+      current: true,
+      times: stated.get(`${r.path}:${r.line}`) ?? 1,
+    });
+  // Memories stating a current value of a changed slot first, at the best score (kept by the
+  // decision); within each part, a fact stated more often before one said once (reinforcement.ts).
+  const first = reinforcedOrder(out.filter((o) => o.current)).map((o) => ({
+    ...o.hit,
+    score: Math.max(o.hit.score, best),
+  }));
+  const rest = reinforcedOrder(out.filter((o) => !o.current)).map((o) => o.hit);
+  return { hits: [...first, ...rest], entities, links };
+}
+
+function record(
+  verdicts: Map<string, Verdict>,
+  row: SlotRow,
+  s: Standing,
+  byId: ReadonlyMap<number, SlotRow>,
+  links: FactLink[],
+): void {
+  const place = `${row.path}:${row.line}`;
+  const prev = verdicts.get(place);
+  const hidden = !!(s.supersededBy || s.later);
+  const by = s.supersededBy ? byId.get(s.supersededBy.statement) : undefined;
+  // A line current in one of its slots stays; one hidden in every slot it speaks to goes.
+  const v: Verdict = prev
+    ? { ...prev, hidden: prev.hidden && hidden, current: prev.current || !!s.current }
+    : { row, hidden, current: !!s.current, ...(by ? { by } : {}) };
+  if (!v.by && by) v.by = by;
+  if (s.current) v.hidden = false;
+  verdicts.set(place, v);
+  if (hidden)
+    links.push({
+      entity: row.entity,
+      statement: place,
+      ...(by ? { supersededBy: `${by.path}:${by.line}`, ...(day(by.at) ? { on: day(by.at)! } : {}) } : {}),
+      ...(s.later ? { later: true } : {}),
+    });
+}
+
+function mark(line: string, v: Verdict | undefined): string {
+  if (!v) return line;
+  const on = v.by ? day(v.by.at) : undefined;
+  const tag = v.by ? `[superseded${on ? ` ${on}` : ""}]` : "[later]";
+  const m = /^(\s*(?:[-*+]|\d{1,3}[.)])\s+|User:\s+)?/.exec(line)!;
+  return `${m[0]}${tag} ${line.slice(m[0].length)}`;
+}
+
+/**
+ * The moment facts stand as of: the end of a past window the prompt names ("in March": the value
+ * of that time), else the end of the `referenceDate` day, else the recall's moment.
+ */
+export function factsAsOf(
+  referenceDate: string | undefined,
+  asOf: number,
+  windows: ReadonlyArray<{ to: string }>,
+): number {
+  const endOf = (d: string) => Date.parse(`${d}T23:59:59.999Z`);
+  const ref = referenceDate && /^\d{4}-\d{2}-\d{2}$/.test(referenceDate) ? endOf(referenceDate) : asOf;
+  const ends = windows.map((w) => endOf(w.to)).filter((t) => !Number.isNaN(t));
+  const end = ends.length > 0 ? Math.max(...ends) : Infinity;
+  return Math.min(ref, end);
+}

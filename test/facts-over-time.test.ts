@@ -1,0 +1,155 @@
+/**
+ * Facts over time (src/facts, search/recall-facts.ts): statements about the same entity and value
+ * class are linked in time order at index time; recall shows the current one and leaves the
+ * superseded ones out (or marks them with includeHistory), as of `referenceDate`; editing the newer
+ * line away brings the older back. Real files, a real index (keyword-only: deterministic ranking).
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { recall } from "../src/search/recall.js";
+import { reinforcedOrder, timesStated } from "../src/search/reinforcement.js";
+import type { AnnotatedHit } from "../src/consolidate/annotate.js";
+import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
+
+const open: TestIndex[] = [];
+afterEach(() => {
+  for (const t of open.splice(0)) t.close();
+});
+
+function daily(date: string, lines: string[]): string {
+  return `# ${date}\n\n${lines.map((l) => `- ${l}`).join("\n")}\n`;
+}
+
+const FILES = {
+  "MEMORY.md": "# Memory\n\n- Priya reports to Marta Kowalski.\n- Prefers tea over coffee.\n",
+  "memory/2026-03-02.md": daily("2026-03-02", [
+    "09:10 Sam baked bread for the team lunch.",
+    "11:20 The ledger job runs on node-7.",
+  ]),
+  "memory/2026-05-20.md": daily("2026-05-20", [
+    "10:05 Priya no longer reports to Marta Kowalski; Tomas Berg is the manager now.",
+    "15:00 Reviewed the refund dry-run pull request.",
+  ]),
+  "memory/2026-06-11.md": daily("2026-06-11", ["08:30 Moved the ledger job from node-7 to node-12 tonight."]),
+};
+
+async function indexOf(files: Record<string, string>): Promise<TestIndex & { root: string }> {
+  const root = tempDir();
+  writeFiles(root, files);
+  const t = openTestIndex(root, null);
+  open.push(t);
+  await t.indexer.sync();
+  return Object.assign(t, { root });
+}
+
+describe("facts over time", () => {
+  it("recalls the current statement and leaves the superseded one out; includeHistory marks it", async () => {
+    const t = await indexOf(FILES);
+    const now = await recall(t.searcher, t.store, {
+      query: "Who is Priya's manager?",
+      record: false,
+      referenceDate: "2026-07-01",
+    });
+    expect(now.context).toContain("Tomas Berg");
+    // The uncorrected curated line is older than the daily log's change: left out.
+    expect(now.context).not.toContain("Priya reports to Marta Kowalski");
+    const history = await recall(t.searcher, t.store, {
+      query: "Who is Priya's manager?",
+      record: false,
+      referenceDate: "2026-07-01",
+      includeHistory: true,
+      explain: true,
+    });
+    expect(history.context).toContain("[superseded 2026-05-20] Priya reports to Marta Kowalski");
+    expect(history.explain!.facts!.links).toContainEqual(
+      expect.objectContaining({ statement: "MEMORY.md:3", supersededBy: "memory/2026-05-20.md:3", on: "2026-05-20" }),
+    );
+  });
+
+  it("answers as of the referenceDate: the same workspace as of two dates", async () => {
+    const t = await indexOf(FILES);
+    const ask = (referenceDate: string) =>
+      recall(t.searcher, t.store, { query: "Which host does the ledger job run on?", record: false, referenceDate });
+    const april = await ask("2026-04-01");
+    const july = await ask("2026-07-01");
+    expect(april.context).toContain("node-7");
+    expect(april.context).not.toContain("node-12");
+    expect(july.context).toContain("node-12");
+    expect(july.context).not.toMatch(/runs on node-7/);
+  });
+
+  it("a question about a past month gets the value of that month", async () => {
+    const t = await indexOf(FILES);
+    const res = await recall(t.searcher, t.store, {
+      query: "Which host did the ledger job run on in April?",
+      record: false,
+      referenceDate: "2026-07-01",
+    });
+    expect(res.context).toContain("node-7");
+    expect(res.context).not.toContain("node-12");
+  });
+
+  it("editing the newer line away brings the older one back as current", async () => {
+    const t = await indexOf(FILES);
+    const ask = () =>
+      recall(t.searcher, t.store, {
+        query: "Which host does the ledger job run on?",
+        record: false,
+        referenceDate: "2026-07-01",
+      });
+    expect((await ask()).context).toContain("node-12");
+    writeFileSync(join(t.root, "memory/2026-06-11.md"), daily("2026-06-11", ["08:30 Paid the electricity bill."]));
+    await t.indexer.sync();
+    const after = await ask();
+    expect(after.context).toContain("The ledger job runs on node-7");
+    expect(after.context).not.toContain("node-12");
+  });
+
+  it("leaves prompts about no changed fact as they were", async () => {
+    const t = await indexOf(FILES);
+    const res = await recall(t.searcher, t.store, {
+      query: "Who baked bread for lunch?",
+      record: false,
+      explain: true,
+    });
+    expect(res.context).toContain("Sam baked bread");
+    expect(res.explain!.facts!.links).toEqual([]);
+  });
+
+  it("search --explain shows which statement superseded which, and the entities of each memory", async () => {
+    const t = await indexOf(FILES);
+    const res = await t.searcher.search({ query: "Priya Marta Kowalski Tomas Berg", explain: true });
+    const curated = res.results.find((h) => h.path === "MEMORY.md")!;
+    expect(curated.facts!.entities).toEqual(expect.arrayContaining(["Priya", "Marta Kowalski"]));
+    expect(curated.facts!.links).toContain("line 3 (priya) superseded by memory/2026-05-20.md:3 on 2026-05-20");
+    const log = res.results.find((h) => h.path === "memory/2026-05-20.md")!;
+    expect(log.facts!.links).toContain("line 3 (priya) supersedes MEMORY.md:3");
+  });
+
+  it("status's top entities: the names most memories name", async () => {
+    const t = await indexOf(FILES);
+    const top = t.store.facts.top(5).map((e) => e.name);
+    expect(top).toEqual(expect.arrayContaining(["Priya", "Marta Kowalski"]));
+  });
+
+  it("reinforcement: a fact stated again and again ranks above one said once at a similar score, not above a much better match", () => {
+    const hit = (path: string, score: number, extra: Partial<AnnotatedHit> = {}): AnnotatedHit => ({
+      path,
+      startLine: 1,
+      endLine: 1,
+      score,
+      vectorScore: 0,
+      textScore: score,
+      snippet: path,
+      source: "daily",
+      ...extra,
+    });
+    const once = hit("once.md", 0.6);
+    const often = hit("often.md", 0.57, { duplicates: 4 });
+    const weak = hit("weak.md", 0.3, { duplicates: 8 });
+    expect(timesStated(often, 1)).toBe(4);
+    const order = reinforcedOrder([once, often, weak].map((h) => ({ hit: h, times: timesStated(h, 1) })));
+    expect(order.map((o) => o.hit.path)).toEqual(["often.md", "once.md", "weak.md"]);
+  });
+});
