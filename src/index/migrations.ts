@@ -176,6 +176,14 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
   (db) => {
     db.exec(`CREATE INDEX IF NOT EXISTS chunks_ts ON chunks(ts) WHERE ts IS NOT NULL;`);
   },
+  // 11: who may see each chunk (visibility/visibility.ts), decided where it was written and read
+  // again from the files on every re-chunk (the chunking version changed with it, so every file is).
+  (db) => {
+    db.exec(`
+      ALTER TABLE chunks ADD COLUMN visibility TEXT NOT NULL DEFAULT 'open';
+      CREATE INDEX chunks_visibility ON chunks(visibility);
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

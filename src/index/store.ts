@@ -17,6 +17,7 @@ import type { TermLookup } from "./term-stats.js";
 import { TextSearch } from "./text-search.js";
 import type { QuantizedVectors } from "./vector-codes.js";
 import { VectorRepo, type VectorIdentity, type VectorSearchOptions } from "./vector-repo.js";
+import { VisibilityRepo } from "./visibility-repo.js";
 
 export type { ChunkBody, ChunkRow } from "./chunks-repo.js";
 export type { ChunkMeta } from "./chunk-meta.js";
@@ -43,6 +44,8 @@ export class IndexStore {
   readonly recalls: RecallLog;
   readonly records: ConsolidationRecords;
   readonly upkeep: DbUpkeep;
+  /** Who may see each chunk (visibility/visibility.ts). */
+  readonly visibility: VisibilityRepo;
   private fileTotals: (() => { rows: number; tokens: number }) | undefined;
   private paths: PathIndex | undefined;
 
@@ -67,6 +70,7 @@ export class IndexStore {
     this.recalls = new RecallLog(this.db, clock);
     this.records = new ConsolidationRecords(this.db);
     this.upkeep = new DbUpkeep(this.db);
+    this.visibility = new VisibilityRepo(this.db);
   }
 
   close(): void {

@@ -20,6 +20,8 @@ export interface SearchHit {
   hash?: string;
   /** YYYY-MM-DD of a daily log or a transcript chunk (with fullText). */
   date?: string;
+  /** Who may see it (with explain or fullText): private, group:<id>, open or shared (docs/security.md). */
+  visibility?: string;
 }
 
 export interface SearchResponse {
@@ -42,6 +44,8 @@ export interface MemoryGetResult {
   totalLines: number;
   truncated: boolean;
   nextFrom?: number;
+  /** Lines left empty because the request's scope may not see them (another conversation's entries). */
+  hidden?: number;
 }
 
 export interface RecalledMemory {
@@ -62,6 +66,8 @@ export interface RecalledMemory {
 
 /** One candidate's verdict (recall with explain). */
 export interface RecallCandidateExplain {
+  /** Who may see it: private, group:<id>, open or shared (docs/security.md). */
+  visibility?: string;
   path: string;
   startLine: number;
   endLine: number;
