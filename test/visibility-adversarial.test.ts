@@ -287,7 +287,7 @@ describe("visibility through the real hook, MCP and OpenClaw plugin processes", 
     await mcp.connect(transport);
     clients.push(mcp);
     for (const w of WORDS) {
-      const r = (await mcp.callTool({ name: "memory_search", arguments: { query: w, limit: 20 } })) as {
+      const r = (await mcp.callTool({ name: "memory_search", arguments: { query: w, limit: 20 } })) as unknown as {
         structuredContent: { results: unknown[] };
       };
       expect(leaked(JSON.stringify(r.structuredContent.results)), `mcp search ${w}`).toEqual([]);

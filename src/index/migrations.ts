@@ -179,10 +179,11 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
   // 11: who may see each chunk (visibility/visibility.ts), decided where it was written and read
   // again from the files on every re-chunk (the chunking version changed with it, so every file is).
   (db) => {
-    db.exec(`
-      ALTER TABLE chunks ADD COLUMN visibility TEXT NOT NULL DEFAULT 'open';
-      CREATE INDEX chunks_visibility ON chunks(visibility);
-    `);
+    const has = (db.prepare(`PRAGMA table_info(chunks)`).all() as { name: string }[]).some(
+      (c) => c.name === "visibility",
+    );
+    if (!has) db.exec(`ALTER TABLE chunks ADD COLUMN visibility TEXT NOT NULL DEFAULT 'open';`);
+    db.exec(`CREATE INDEX IF NOT EXISTS chunks_visibility ON chunks(visibility);`);
   },
 ];
 
