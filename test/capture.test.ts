@@ -51,7 +51,7 @@ describe("capture from a Claude Code transcript", () => {
     expect(lines[2]).toBe(
       `- [session 5f0c2a9e ${localTime(Date.parse("2026-11-27T09:14:41.870Z"))}] User: The invoice PDF export times out for customers with more than 500 line items. Can you find out why and fix it? — ` +
         "Assistant: Found it: `renderInvoicePdf` re-queries the tax table for every line item (N+1 queries), so 500 items means 500 database round trips. " +
-        "I batched the lookups into one query keyed by tax code and added a test with 2,000 line items; the export now takes 1.4 s instead of timing out at 30 s.",
+        "I batched the lookups into one query keyed by tax code and added a test with 2,000 line items; the export now takes 1.4 s instead of timing out at 30 s. <!-- visibility: private -->",
     );
     expect(lines[3]).toContain("User: This is the error the customer sees in the dashboard");
     expect(lines[4]).toContain("AWS_SECRET_ACCESS_KEY=[REDACTED:secret]");
@@ -278,7 +278,7 @@ describe("session lifecycle", () => {
       summary: { goal: "Document the signed URL expiry in the runbook", focus: null },
     });
     expect(readFileSync(join(root, cp.path!), "utf8")).toMatch(
-      /- \[checkpoint session third \d\d:\d\d\] Goal: Document the signed URL expiry in the runbook\n$/,
+      /- \[checkpoint session third \d\d:\d\d\] Goal: Document the signed URL expiry in the runbook <!-- visibility: private -->\n$/,
     );
     expect((await b.sessions.checkpoint(ws, { session_id: "third" })).stored).toBe(false); // same summary again: deduplicated
     await b.sessions.sleep(ws, { session_id: "third", reason: "prompt_input_exit" });

@@ -153,9 +153,11 @@ describe("MemoryWriter", () => {
     expect(saves[1]).toMatchObject({ stored: false, duplicateOf: `memory/${localDate()}.md:3` });
     expect(saves[2]).toMatchObject({ stored: true, path: "MEMORY.md", startLine: 1 });
     expect(readFileSync(join(root, "memory", `${localDate()}.md`), "utf8")).toBe(
-      `# ${localDate()}\n\n- Use [REDACTED:openai-key] for the eval runs\n`,
+      `# ${localDate()}\n\n- Use [REDACTED:openai-key] for the eval runs <!-- visibility: private -->\n`,
     );
-    expect(readFileSync(join(root, "MEMORY.md"), "utf8")).toBe("- The office wifi is called Heron #office\n");
+    expect(readFileSync(join(root, "MEMORY.md"), "utf8")).toBe(
+      "- The office wifi is called Heron #office <!-- visibility: private -->\n",
+    );
     // The dedupe record survives a restart (a new store reading the same state file).
     const again = await new MemoryWriter(StateStore.forDataDir(state.dir.replace(/\/state$/, ""))).save(ws, {
       text: "Use [REDACTED:openai-key] for the eval runs",

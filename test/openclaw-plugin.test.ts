@@ -27,6 +27,7 @@ function fakeApi(pluginConfig: Record<string, unknown>) {
     (a: { params?: unknown; respond: (ok: boolean, payload?: unknown, error?: unknown) => void }) => unknown
   >();
   const tools = new Map<string, PluginTool>();
+  const factories = new Map<string, (ctx: any) => PluginTool>();
   const commands = new Map<string, { handler: (ctx: unknown) => unknown }>();
   const services: { id: string; stop(): void }[] = [];
   const logs: string[] = [];
@@ -40,7 +41,14 @@ function fakeApi(pluginConfig: Record<string, unknown>) {
     },
     on: (event, handler) => hooks.set(event, [...(hooks.get(event) ?? []), handler]),
     registerGatewayMethod: (name, handler) => methods.set(name, handler),
-    registerTool: (tool) => tools.set(tool.name, tool),
+    // A factory gets the tool context of a private conversation (the main session) unless a test asks for another.
+    registerTool: (tool, opts) => {
+      if (typeof tool !== "function") return void tools.set(tool.name, tool);
+      for (const name of opts?.names ?? []) {
+        factories.set(name, tool);
+        tools.set(name, tool({ sessionKey: "agent:main:main" }));
+      }
+    },
     registerCommand: (cmd) => commands.set(cmd.name, cmd),
     registerService: (svc) => services.push(svc),
   };
@@ -48,6 +56,8 @@ function fakeApi(pluginConfig: Record<string, unknown>) {
     api,
     hooks,
     tools,
+    /** The tool as OpenClaw makes it for a conversation with this context. */
+    toolFor: (name: string, ctx: unknown) => factories.get(name)!(ctx),
     commands,
     logs,
     stop: () => services.forEach((s) => s.stop()),
@@ -95,7 +105,7 @@ describe("OpenClaw plugin (fake plugin API, real daemon)", () => {
     expect([...f.tools.keys()].sort()).toEqual([...manifest.contracts.tools].sort());
     for (const t of f.tools.values()) expect(t.label).toMatch(/\S/);
     expect(f.tools.get("cortex_save_memory")!.parameters).toMatchObject({ type: "object", required: ["text"] });
-    expect([...f.commands.keys()]).toEqual(["cortex"]);
+    expect([...f.commands.keys()].sort()).toEqual(["audit", "cortex"]);
     f.stop();
   });
 
@@ -290,6 +300,20 @@ describe("OpenClaw plugin (fake plugin API, real daemon)", () => {
       }),
     ).toBe("group");
     expect(scopeFor("group", { sessionKey: "agent:main:main" })).toBe("group");
+  });
+
+  it("reads the kind at its place in the key and fails closed: look-alike segments later in the key change nothing", () => {
+    // Each came out private before (the private pattern was tried on every segment, before the group one).
+    expect(scopeFor("auto", { sessionKey: "agent:main:matrix:group:!abc:dm" })).toBe("group");
+    expect(scopeFor("auto", { sessionKey: "agent:main:irc:channel:private" })).toBe("group");
+    expect(scopeFor("auto", { sessionKey: "agent:main:discord:channel:42:direct:1" })).toBe("group");
+    // An account segment before the kind (dmScope per-account-channel-peer) and the per-peer form.
+    expect(scopeFor("auto", { sessionKey: "agent:main:telegram:acct1:direct:42" })).toBe("private");
+    expect(scopeFor("auto", { sessionKey: "agent:main:direct:42" })).toBe("private");
+    // No kind where it belongs, nothing else saying it is the sender's own chat: a group.
+    expect(scopeFor("auto", { sessionKey: "agent:main:cron:nightly" })).toBe("group");
+    expect(scopeFor("auto", { sessionKey: "agent:main:x3" })).toBe("group");
+    expect(scopeFor("auto", {})).toBe("group");
   });
 
   it("validates its config with the SDK's schema object: unknown keys and wrong types are named", () => {

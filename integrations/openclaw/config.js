@@ -34,6 +34,11 @@ export const configJsonSchema = {
     recallBudgetTokens: { type: "integer", minimum: 100, maximum: 20000, default: 2000 },
     recallTimeoutMs: { type: "integer", minimum: 20, maximum: 10000, default: 250 },
     captureTimeoutMs: { type: "integer", minimum: 100, maximum: 60000, default: 5000 },
+    auditLog: {
+      type: "boolean",
+      default: true,
+      description: "cortexd records each recall/search answer to this gateway in its audit log (/audit on|off)",
+    },
     scope: {
       type: "string",
       enum: ["auto", "private", "group"],
@@ -53,6 +58,7 @@ export const configJsonSchema = {
  * @property {number} [recallBudgetTokens]
  * @property {number} [recallTimeoutMs]
  * @property {number} [captureTimeoutMs]
+ * @property {boolean} [auditLog]
  * @property {"auto" | "private" | "group"} [scope]
  */
 
@@ -118,6 +124,7 @@ export function normalizeConfig(raw) {
     recallBudgetTokens: int(c.recallBudgetTokens, 2000, 100, 20000),
     recallTimeoutMs: int(c.recallTimeoutMs, 250, 20, 10000),
     captureTimeoutMs: int(c.captureTimeoutMs, 5000, 100, 60000),
+    auditLog: c.auditLog !== false,
     /** @type {"auto" | "private" | "group"} */
     scope: c.scope === "private" || c.scope === "group" ? c.scope : "auto",
   };

@@ -11,6 +11,8 @@ export interface CortexdPluginConfig {
   recallTimeoutMs?: number;
   captureTimeoutMs?: number;
   scope?: "auto" | "private" | "group";
+  /** cortexd records each recall/search answer to this gateway (/audit on|off); default true. */
+  auditLog?: boolean;
 }
 
 /** OpenClaw's AgentToolResult: content for the model, details for logs/UI. */
@@ -40,10 +42,13 @@ export interface OpenClawPluginApi {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each hook has its own event type
   on(event: string, handler: (event: any, ctx: any) => unknown): void;
   registerGatewayMethod(name: string, handler: (args: GatewayMethodArgs) => Promise<void> | void): void;
-  registerTool(tool: PluginTool): void;
+  /** A tool, or a factory OpenClaw calls with each conversation's tool context (its sessionKey, …). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- OpenClaw's tool context
+  registerTool(tool: PluginTool | ((ctx: any) => PluginTool), opts?: { names: string[] }): void;
   registerCommand?(cmd: {
     name: string;
     description: string;
+    acceptsArgs?: boolean;
     handler: (ctx: unknown) => Promise<{ text: string }> | { text: string };
   }): void;
   registerService?(svc: { id: string; start(ctx?: unknown): void | Promise<void>; stop(): void }): void;
@@ -74,6 +79,11 @@ export function normalizeConfig(
   raw: unknown,
 ): Required<Omit<CortexdPluginConfig, "workspace">> & { workspace?: string };
 export function scopeFor(configured: "auto" | "private" | "group", ctx: unknown): "private" | "group";
+/** The scope params of a call to cortexd: the scope, and in a group the session key (its own memories). */
+export function scopeParams(
+  configured: "auto" | "private" | "group",
+  ctx: unknown,
+): { scope: "private" | "group"; group?: string };
 export function captureWindow(messages: unknown): unknown[];
 /** Where cortexd listens, as the daemon resolves it from the environment; throws when no path fits. */
 export function defaultSocketPath(env?: NodeJS.ProcessEnv, opts?: { platform?: NodeJS.Platform; uid?: number }): string;

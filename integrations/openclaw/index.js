@@ -16,10 +16,11 @@
  */
 import { createClient, DaemonUnavailableError, SocketPathTooLongError } from "./client.js";
 import { configSchema, normalizeConfig } from "./config.js";
-import { scopeFor } from "./scope.js";
+import { scopeParams } from "./scope.js";
+import { registerAudit } from "./audit.js";
 
 export { normalizeConfig, configSchema } from "./config.js";
-export { scopeFor } from "./scope.js";
+export { scopeFor, scopeParams } from "./scope.js";
 export { defaultSocketPath } from "./client.js";
 
 const VERSION = "0.1.0";
@@ -109,6 +110,7 @@ const plugin = {
     }
     const client = createClient({ socketPath: cfg.socketPath, connectTimeoutMs: Math.max(cfg.recallTimeoutMs, 1000) });
     const ws = cfg.workspace ? { workspace: cfg.workspace } : {};
+    const audit = registerAudit(api, client, cfg);
 
     api.on("before_prompt_build", async (/** @type {any} */ event, /** @type {any} */ ctx) => {
       if (!cfg.autoRecall || NO_RECALL_TRIGGERS.has(ctx?.trigger)) return undefined;
@@ -125,7 +127,8 @@ const plugin = {
           {
             query: prompt.slice(0, MAX_QUERY_CHARS),
             budgetTokens: cfg.recallBudgetTokens,
-            scope: scopeFor(cfg.scope, ctx),
+            ...scopeParams(cfg.scope, ctx),
+            ...audit.params(session || undefined),
             ...(cfg.recallCurated ? {} : { excludeCurated: true }),
             ...ws,
           },
@@ -182,99 +185,115 @@ const plugin = {
       },
     );
 
-    api.registerTool({
-      name: "cortex_search_memory",
-      label: "Search memory (cortexd)",
-      description:
-        "Search long-term memory (MEMORY.md, daily logs, past session transcripts) with hybrid keyword + semantic search. Returns ranked snippets with path#Lx-Ly citations.",
-      parameters: {
-        type: "object",
-        additionalProperties: false,
-        properties: {
-          query: { type: "string", description: "what to look for" },
-          limit: { type: "integer", minimum: 1, maximum: 50, description: "number of results (default 6)" },
-          minScore: { type: "number", minimum: 0, maximum: 1, description: "drop results scoring below this" },
+    // Tools are made per conversation (OpenClaw passes the tool context): a call in a group searches as the group.
+    api.registerTool(
+      (/** @type {any} */ ctx) => ({
+        name: "cortex_search_memory",
+        label: "Search memory (cortexd)",
+        description:
+          "Search long-term memory (MEMORY.md, daily logs, past session transcripts) with hybrid keyword + semantic search. Returns ranked snippets with path#Lx-Ly citations.",
+        parameters: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            query: { type: "string", description: "what to look for" },
+            limit: { type: "integer", minimum: 1, maximum: 50, description: "number of results (default 6)" },
+            minScore: { type: "number", minimum: 0, maximum: 1, description: "drop results scoring below this" },
+          },
+          required: ["query"],
         },
-        required: ["query"],
-      },
-      /** @param {string} _id @param {{ query: string, limit?: number, minScore?: number }} params */
-      async execute(_id, params) {
-        let r;
-        try {
-          r = await client.call(
-            "memory.search",
-            {
-              query: String(params?.query ?? ""),
-              ...(params?.limit ? { limit: params.limit } : {}),
-              ...(params?.minScore !== undefined ? { minScore: params.minScore } : {}),
-              ...ws,
-            },
-            { timeoutMs: 10_000 },
-          );
-        } catch (e) {
-          throw toolFailure(e);
-        }
-        const results = r.results.map((/** @type {any} */ h) => ({
-          path: h.path,
-          startLine: h.startLine,
-          endLine: h.endLine,
-          score: Number(h.score.toFixed(3)),
-          citation: `${h.path}#L${h.startLine}-L${h.endLine}`,
-          snippet: h.snippet,
-        }));
-        const details = { results, mode: r.mode };
-        return {
-          content: [
-            {
-              type: "text",
-              text: results.length ? JSON.stringify(details, null, 2) : `No memories found for "${params?.query}".`,
-            },
-          ],
-          details,
-        };
-      },
-    });
+        /** @param {string} _id @param {{ query: string, limit?: number, minScore?: number }} params */
+        async execute(_id, params) {
+          let r;
+          try {
+            r = await client.call(
+              "memory.search",
+              {
+                query: String(params?.query ?? ""),
+                ...(params?.limit ? { limit: params.limit } : {}),
+                ...(params?.minScore !== undefined ? { minScore: params.minScore } : {}),
+                ...scopeParams(cfg.scope, ctx),
+                ...audit.params(typeof ctx?.sessionKey === "string" ? ctx.sessionKey : undefined),
+                ...ws,
+              },
+              { timeoutMs: 10_000 },
+            );
+          } catch (e) {
+            throw toolFailure(e);
+          }
+          const results = r.results.map((/** @type {any} */ h) => ({
+            path: h.path,
+            startLine: h.startLine,
+            endLine: h.endLine,
+            score: Number(h.score.toFixed(3)),
+            citation: `${h.path}#L${h.startLine}-L${h.endLine}`,
+            snippet: h.snippet,
+          }));
+          const details = { results, mode: r.mode };
+          return {
+            content: [
+              {
+                type: "text",
+                text: results.length ? JSON.stringify(details, null, 2) : `No memories found for "${params?.query}".`,
+              },
+            ],
+            details,
+          };
+        },
+      }),
+      { names: ["cortex_search_memory"] },
+    );
 
-    api.registerTool({
-      name: "cortex_save_memory",
-      label: "Save memory (cortexd)",
-      description:
-        "Save a durable fact, decision or preference: appended to today's daily log (target daily) or to MEMORY.md (target memory). Secrets are redacted; near-duplicates of recent saves are skipped.",
-      parameters: {
-        type: "object",
-        additionalProperties: false,
-        properties: {
-          text: { type: "string", description: "the memory, one self-contained statement" },
-          target: { type: "string", enum: ["daily", "memory"] },
-          importance: { type: "integer", minimum: 1, maximum: 10 },
-          tags: { type: "array", items: { type: "string" } },
+    api.registerTool(
+      (/** @type {any} */ ctx) => ({
+        name: "cortex_save_memory",
+        label: "Save memory (cortexd)",
+        description:
+          "Save a durable fact, decision or preference: appended to today's daily log (target daily) or to MEMORY.md (target memory). Secrets are redacted; near-duplicates of recent saves are skipped.",
+        parameters: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            text: { type: "string", description: "the memory, one self-contained statement" },
+            target: { type: "string", enum: ["daily", "memory"] },
+            importance: { type: "integer", minimum: 1, maximum: 10 },
+            tags: { type: "array", items: { type: "string" } },
+          },
+          required: ["text"],
         },
-        required: ["text"],
-      },
-      /** @param {string} _id @param {{ text: string, target?: "daily" | "memory", importance?: number, tags?: string[] }} params */
-      async execute(_id, params) {
-        let r;
-        try {
-          r = await client.call(
-            "memory.save",
-            {
-              text: String(params?.text ?? ""),
-              ...(params?.target ? { target: params.target } : {}),
-              ...(params?.importance ? { importance: params.importance } : {}),
-              ...(params?.tags?.length ? { tags: params.tags } : {}),
-              ...ws,
-            },
-            { timeoutMs: 10_000 },
-          );
-        } catch (e) {
-          throw toolFailure(e);
-        }
-        const text = r.stored
-          ? `Saved to ${r.path}${r.startLine ? `#L${r.startLine}` : ""}.${r.redactions ? ` ${r.redactions} secret(s) redacted.` : ""}`
-          : `Not saved: a recent memory says the same (${r.duplicateOf ?? r.path}).`;
-        return { content: [{ type: "text", text }], details: r };
-      },
-    });
+        /** @param {string} _id @param {{ text: string, target?: "daily" | "memory", importance?: number, tags?: string[] }} params */
+        async execute(_id, params) {
+          const { scope } = scopeParams(cfg.scope, ctx);
+          if (scope === "group" && params?.target === "memory")
+            throw new Error(
+              'a group conversation cannot save to MEMORY.md (private memory, never loaded into a group): save with target "daily"',
+            );
+          let r;
+          try {
+            r = await client.call(
+              "memory.save",
+              {
+                text: String(params?.text ?? ""),
+                ...(params?.target ? { target: params.target } : {}),
+                ...(params?.importance ? { importance: params.importance } : {}),
+                ...(params?.tags?.length ? { tags: params.tags } : {}),
+                ...(typeof ctx?.sessionKey === "string" && ctx.sessionKey ? { session_id: ctx.sessionKey } : {}),
+                scope,
+                ...ws,
+              },
+              { timeoutMs: 10_000 },
+            );
+          } catch (e) {
+            throw toolFailure(e);
+          }
+          const text = r.stored
+            ? `Saved to ${r.path}${r.startLine ? `#L${r.startLine}` : ""}.${r.redactions ? ` ${r.redactions} secret(s) redacted.` : ""}`
+            : `Not saved: a recent memory says the same (${r.duplicateOf ?? r.path}).`;
+          return { content: [{ type: "text", text }], details: r };
+        },
+      }),
+      { names: ["cortex_save_memory"] },
+    );
 
     api.registerCommand?.({
       name: "cortex",

@@ -16,6 +16,7 @@ export const VENDORED = [
   "rpc/connect.js",
   "rpc/socket-path.js",
   "config/paths.js",
+  "visibility/session-kind.js",
 ] as const;
 
 export const VENDOR_DIR = "integrations/openclaw/vendor";

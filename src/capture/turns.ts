@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { INJECTED_BLOCK_TAGS, blocksPattern } from "../ingest/injected-blocks.js";
+import { sessionVisibility } from "../visibility/visibility.js";
 import type { TranscriptMessage } from "../ingest/transcript.js";
 import { formatEntry, localDate, localTime } from "../memory-files/entry.js";
 import { redactSecrets } from "../memory-files/redact.js";
@@ -136,7 +137,7 @@ export function turnEntry(
     ) ?? now;
   const text = `[session ${shortSession(session)} ${localTime(ts)}] User: ${ru.text} — Assistant: ${ra.text}`;
   return {
-    lines: formatEntry(text),
+    lines: formatEntry(text, { visibility: sessionVisibility(session) }),
     dedupeText: `${ru.text} ${ra.text}`,
     date: localDate(ts),
     goal: cap(ru.text, SUMMARY_CHARS),

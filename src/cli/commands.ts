@@ -28,6 +28,7 @@ export const COMMANDS: ReadonlyMap<string, () => Promise<Register>> = new Map<st
   ["consolidate", async () => (await import("./commands/consolidate.js")).registerConsolidate],
   ["promote", async () => (await import("./commands/promote.js")).registerPromote],
   ["sync", async () => (await import("./commands/sync.js")).registerSync],
+  ["audit", async () => (await import("./commands/audit.js")).registerAudit],
 ]);
 
 async function daemonCommands(): Promise<Register> {

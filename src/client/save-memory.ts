@@ -8,6 +8,7 @@ import { defaultNamespace } from "../workspace/namespace.js";
 import { missingRootProblem } from "../workspace/resolve.js";
 import { writeOptions } from "../sync/write-target.js";
 import { DaemonUnavailableError, withClient } from "./client.js";
+import { saveVisibility } from "../visibility/visibility.js";
 
 /**
  * Saving a memory from a client (the CLI's `save`, the MCP server's `memory_save`): through the
@@ -58,7 +59,7 @@ export async function saveMemory(
   const writer = new MemoryWriter(StateStore.forDataDir(loaded.dataDir));
   const out = await writer.save(
     { root: w.path, name: w.name ?? defaultNamespace(w.path), ...writeOptions(w, loaded.config) },
-    params,
+    { ...params, visibility: saveVisibility(params) },
   );
   return { result: saveResult(out, out.stored ? false : undefined), offline: true };
 }

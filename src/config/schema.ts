@@ -228,6 +228,25 @@ export const ScheduleSchema = z
   })
   .strict();
 
+/** The audit log of what recall and search gave to hosts (src/audit, docs/security.md). */
+export const AuditSchema = z
+  .object({
+    /** Record every recall/search answer (a request may still say `audit: false`, the OpenClaw plugin's /audit off). */
+    enabled: z.boolean().default(true),
+    /** "text": the query as asked (secrets redacted); "hash": only its sha256. */
+    query: z.enum(["text", "hash"]).default("text"),
+    /** Size of audit.jsonl before it is rotated to audit.jsonl.1 (older ones shift up). */
+    maxBytes: z
+      .number()
+      .int()
+      .min(4096)
+      .max(1024 * 1024 * 1024)
+      .default(8 * 1024 * 1024),
+    /** Rotated files kept besides the current one. */
+    keep: z.number().int().min(0).max(20).default(3),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     workspaces: z
@@ -243,6 +262,7 @@ export const ConfigSchema = z
     cache: CacheSchema.default(CacheSchema.parse({})),
     daemon: DaemonSchema.default(DaemonSchema.parse({})),
     schedule: ScheduleSchema.default(ScheduleSchema.parse({})),
+    audit: AuditSchema.default(AuditSchema.parse({})),
     logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("warn"),
     device: DeviceSchema.optional(),
   })
@@ -257,3 +277,4 @@ export type RecallConfig = z.output<typeof RecallSchema>;
 export type DaemonConfig = z.output<typeof DaemonSchema>;
 export type ScheduleConfig = z.output<typeof ScheduleSchema>;
 export type DeviceConfig = z.output<typeof DeviceSchema>;
+export type AuditConfig = z.output<typeof AuditSchema>;

@@ -8,6 +8,8 @@ import { RpcError, type MethodHandlers } from "../rpc/server.js";
 import { Sessions } from "../session/lifecycle.js";
 import { StateStore } from "../session/state.js";
 import { pickSessionWorkspace, pickWriteWorkspace, type MethodDeps } from "./methods.js";
+import { saveVisibility, VisibilityError } from "../visibility/visibility.js";
+import type { ReadAudit } from "./scoped-reads.js";
 
 /** How long a write waits for its file to be indexed before answering (the sync still finishes). */
 export const INDEX_WAIT_MS = 2000;
@@ -18,7 +20,7 @@ export const INDEX_WAIT_MS = 2000;
  * (MemoryWriter: redaction, dedupe, O_APPEND under a per-file lock), then the written file is
  * indexed at once so it is searchable when the reply arrives.
  */
-export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
+export function createIntegrationHandlers(d: MethodDeps, audit?: ReadAudit): MethodHandlers {
   const state = StateStore.forDataDir(d.engine.dataDir);
   const writer = new MemoryWriter(state, Date.now, d.gitSync);
   const capturer = new Capturer(writer, state);
@@ -45,6 +47,7 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
       return await fn();
     } catch (e) {
       if (e instanceof CaptureError) throw new RpcError(ErrorCodes.InvalidParams, `invalid params: ${e.message}`);
+      if (e instanceof VisibilityError) throw new RpcError(ErrorCodes.NotVisible, e.message);
       if (e instanceof WritePathRefusedError)
         throw new RpcError(ErrorCodes.PathRefused, e.message, { path: e.path, link: e.link });
       throw e;
@@ -75,8 +78,10 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
     "memory.save": (p) =>
       guard(async () => {
         const ws = pickWriteWorkspace(d.engine, p.workspace);
+        const visibility = saveVisibility(p);
         const out = await writer.save(ws, {
           text: p.text,
+          visibility,
           ...(p.target ? { target: p.target } : {}),
           ...(p.importance !== undefined ? { importance: p.importance } : {}),
           ...(p.tags ? { tags: p.tags } : {}),
@@ -94,14 +99,17 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
         return captureResult(ws, c);
       }),
     "session.start": (p) =>
-      guard(() =>
-        sessions.start(pickSessionWorkspace(d.engine, p), {
+      guard(async () => {
+        const ws = pickSessionWorkspace(d.engine, p);
+        const { given, ...out } = await sessions.start(ws, {
           session_id: p.session_id,
           ...(p.source ? { source: p.source } : {}),
           ...(p.cwd ? { cwd: p.cwd } : {}),
           ...(p.maxChars !== undefined ? { maxChars: p.maxChars } : {}),
-        }),
-      ),
+        });
+        audit?.sessionStart(ws, p.session_id, given ?? [], out.context);
+        return out;
+      }),
     "session.touch": (p) =>
       sessions.touch(pickSessionWorkspace(d.engine, p), {
         session_id: p.session_id,

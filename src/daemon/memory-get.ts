@@ -5,6 +5,8 @@ import { RpcError } from "../rpc/server.js";
 import { ReadFileError } from "../util/read-regular.js";
 import { readLineWindow } from "../util/read-lines.js";
 import { statOne } from "../workspace/scan.js";
+import { PRIVATE_SCOPE, type ReadScope } from "../visibility/visibility.js";
+import { hiddenLines } from "./memory-get-scope.js";
 
 export const DEFAULT_GET_LINES = 120;
 export const MAX_GET_CHARS = 12_000;
@@ -20,6 +22,7 @@ export async function readMemoryLines(
   path: string,
   from = 1,
   lines = DEFAULT_GET_LINES,
+  scope: ReadScope = PRIVATE_SCOPE,
 ): Promise<MemoryGetResult> {
   if (path.includes("\0")) throw new RpcError(ErrorCodes.InvalidParams, "invalid params: path: contains a NUL byte");
   const abs = isAbsolute(path) ? normalize(path) : join(ws.root, normalize(path));
@@ -31,7 +34,10 @@ export async function readMemoryLines(
     );
   }
   let window;
+  let hidden: Set<number>;
   try {
+    // A group's scope: a file it may not see is refused, entries it may not see come back empty.
+    hidden = await hiddenLines(ws, file, scope, from, lines);
     window = await readLineWindow(file.absPath, {
       maxBytes: ws.indexer.maxFileBytes,
       from,
@@ -48,7 +54,7 @@ export async function readMemoryLines(
   let to = start - 1;
   let truncated = false;
   for (let i = 0; i < window.lines.length && start + i <= total; i++) {
-    const line = window.lines[i]!;
+    const line = hidden.has(start + i) ? "" : window.lines[i]!;
     if (out.length + line.length + 1 > MAX_GET_CHARS) {
       truncated = true;
       if (to === start - 1) {
@@ -69,5 +75,6 @@ export async function readMemoryLines(
     totalLines: total,
     truncated,
     ...(to < total ? { nextFrom: to + 1 } : {}),
+    ...(hidden.size > 0 ? { hidden: [...hidden].filter((n) => n >= start && n <= to).length } : {}),
   };
 }

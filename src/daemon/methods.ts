@@ -18,6 +18,7 @@ import { recallWithShared } from "../sync/recall-shared.js";
 import { loadedByClaudeCode } from "../workspace/claude-code-loaded.js";
 import { workspaceForCwd } from "../workspace/by-cwd.js";
 import { WritePathRefusedError } from "../memory-files/write-path.js";
+import { ReadAudit, scopeOf, visibleIn } from "./scoped-reads.js";
 
 export interface MethodDeps {
   engine: Engine;
@@ -91,11 +92,15 @@ async function whileSound<T>(d: MethodDeps, ws: WorkspaceEngine, fn: () => Promi
 
 /** The JSON-RPC method bodies; params arrive validated (see rpc/protocol.ts). */
 export function createHandlers(d: MethodDeps): MethodHandlers {
+  // Every recall/search answer is recorded (audit/), with who may see each memory (visibility/).
+  const audit = new ReadAudit(d.engine);
   return {
-    ...createIntegrationHandlers(d),
+    ...createIntegrationHandlers(d, audit),
     "memory.search": async (p) => {
       const ws = pickWorkspace(d.engine, p.workspace);
       const t0 = performance.now();
+      const scope = scopeOf(p);
+      const visible = visibleIn(ws, scope);
       const res = await whileSound(d, ws, () =>
         ws.searcher.search({
           query: p.query,
@@ -103,9 +108,11 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
           ...(p.minScore !== undefined ? { minScore: p.minScore } : {}),
           explain: p.explain ?? false,
           ...(p.timings ? { timings: true } : {}),
+          ...(visible ? { visible } : {}),
         }),
       );
       d.searchLatency.record(performance.now() - t0);
+      audit.search(ws, scope, p, res);
       return res;
     },
     "memory.recall": async (p) => {
@@ -115,6 +122,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       // A personal workspace's recall also brings in the team's (shared) workspaces, each labelled.
       const shared = d.engine.workspaces.filter((w) => w.shared && w !== ws);
       const hostHas = p.host === "claude-code" && p.cwd ? loadedByClaudeCode(p.cwd) : undefined;
+      const scope = scopeOf(p);
       const res = await whileSound(d, ws, () =>
         recallWithShared(ws, shared, budget, (w) =>
           recall(w.searcher, w.store, {
@@ -122,6 +130,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
             budgetTokens: budget,
             // A team's workspace has nothing private: its MEMORY.md is not private scope.
             ...(p.scope && !w.shared ? { scope: p.scope } : {}),
+            ...(visibleIn(w, scope) ? { visible: visibleIn(w, scope)! } : {}),
             ...(p.limit !== undefined ? { limit: p.limit } : {}),
             ...(p.includeHistory ? { includeHistory: true } : {}),
             ...(p.excludeCurated ? { excludeCurated: true } : {}),
@@ -135,6 +144,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
         ),
       );
       d.searchLatency.record(performance.now() - t0);
+      audit.recall(ws, scope, p, res);
       return res;
     },
     "consolidate.run": async (p) => {
@@ -168,7 +178,8 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       }
       return out;
     },
-    "memory.get": (p) => readMemoryLines(pickWorkspace(d.engine, p.workspace), p.path, p.from, p.lines),
+    "memory.get": (p) => readMemoryLines(pickWorkspace(d.engine, p.workspace), p.path, p.from, p.lines, scopeOf(p)),
+    "audit.tail": (p) => audit.tail(p),
     "index.sync": async (p) => {
       const targets = p.workspace || p.path ? [pickWorkspace(d.engine, p.workspace)] : d.engine.workspaces;
       const reports = [];
@@ -200,7 +211,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       }
       return out;
     },
-    "cortex.status": () => d.status(),
+    "cortex.status": () => ({ ...d.status(), audit: audit.log.state() }),
     "daemon.ping": () => ({ pong: true, version: VERSION, pid: process.pid, uptimeMs: Date.now() - d.startedAt }),
     "daemon.reload": () => {
       try {

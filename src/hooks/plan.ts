@@ -29,10 +29,13 @@ export function planFor(event: Event, input: Input, raw: string, flags: HookFlag
   const ws = flags.workspace ? { workspace: flags.workspace } : cwd ? { cwd } : {};
   const session_id = str(input.session_id) ?? str(input.sessionId) ?? str(input.session);
   const transcript_path = str(input.transcript_path) ?? str(input.transcriptPath);
-  const recallParams = (query: string) => ({
+  const recallParams = (query: string, client = "hook") => ({
     query: query.slice(0, MAX_QUERY_CHARS),
     ...(flags.budget ? { budgetTokens: flags.budget } : {}),
     ...(flags.scope ? { scope: flags.scope } : {}),
+    // For the audit log: who was given the memories, in which session.
+    client,
+    ...(session_id && session_id.length <= 512 ? { session_id } : {}),
     ...ws,
   });
   const touch = (prompt: string) =>
@@ -51,7 +54,7 @@ export function planFor(event: Event, input: Input, raw: string, flags: HookFlag
       return {
         method: "memory.recall",
         // Claude Code loads its CLAUDE.md files and auto-memory index itself: recall leaves them out.
-        params: { ...recallParams(prompt), host: "claude-code", ...(cwd ? { cwd } : {}) },
+        params: { ...recallParams(prompt, "claude-code"), host: "claude-code", ...(cwd ? { cwd } : {}) },
         notify: touch(prompt),
         output: (r) => {
           const context = (r as { context?: string }).context ?? "";

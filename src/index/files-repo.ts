@@ -103,8 +103,8 @@ export class FilesRepo {
       deleteChunkRow: `DELETE FROM chunks WHERE id = ?`,
       ftsDelete: `INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', ?, ?)`,
       ftsInsert: `INSERT INTO chunks_fts(rowid, text) VALUES (?, ?)`,
-      insertChunk: `INSERT INTO chunks (file_id, seq, start_line, end_line, text, hash, ts, vec_state)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      insertChunk: `INSERT INTO chunks (file_id, seq, start_line, end_line, text, hash, ts, vec_state, visibility)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     });
   }
 
@@ -281,6 +281,7 @@ export class FilesRepo {
           hexToBlob(c.hash),
           c.timestamp ?? null,
           state,
+          c.visibility ?? "open",
         ).lastInsertRowid,
       );
       const text = prepareFtsText(c.text);

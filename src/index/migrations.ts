@@ -176,7 +176,7 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
   (db) => {
     db.exec(`CREATE INDEX IF NOT EXISTS chunks_ts ON chunks(ts) WHERE ts IS NOT NULL;`);
   },
-  // Facts over time and entities (src/facts, repos/facts-repo.ts): the statements of each chunk with
+  // 11: facts over time and entities (src/facts, repos/facts-repo.ts): the statements of each chunk with
   // their time, the entities each chunk names, and each statement's (entity, class) slots, linked
   // in time order at index time. Derived from the chunks: deleted with them, rebuilt by a sync.
   (db) => {
@@ -210,6 +210,15 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
       CREATE INDEX IF NOT EXISTS fact_slots_statement ON fact_slots(statement_id);
       CREATE TABLE IF NOT EXISTS fact_seen (path TEXT NOT NULL, text TEXT NOT NULL, seen_at INTEGER NOT NULL, PRIMARY KEY (path, text)) WITHOUT ROWID;
     `);
+  },
+  // 12: who may see each chunk (visibility/visibility.ts), decided where it was written and read
+  // again from the files on every re-chunk (the chunking version changed with it, so every file is).
+  (db) => {
+    const has = (db.prepare(`PRAGMA table_info(chunks)`).all() as { name: string }[]).some(
+      (c) => c.name === "visibility",
+    );
+    if (!has) db.exec(`ALTER TABLE chunks ADD COLUMN visibility TEXT NOT NULL DEFAULT 'open';`);
+    db.exec(`CREATE INDEX IF NOT EXISTS chunks_visibility ON chunks(visibility);`);
   },
 ];
 

@@ -18,6 +18,7 @@ import type { TermLookup } from "./term-stats.js";
 import { TextSearch } from "./text-search.js";
 import type { QuantizedVectors } from "./vector-codes.js";
 import { VectorRepo, type VectorIdentity, type VectorSearchOptions } from "./vector-repo.js";
+import { VisibilityRepo } from "./visibility-repo.js";
 
 export type { ChunkBody, ChunkRow } from "./chunks-repo.js";
 export type { ChunkMeta } from "./chunk-meta.js";
@@ -47,6 +48,8 @@ export class IndexStore {
   readonly upkeep: DbUpkeep;
   /** Statements, entities and their slots (src/facts). */
   readonly facts: FactsRepo;
+  /** Who may see each chunk (visibility/visibility.ts). */
+  readonly visibility: VisibilityRepo;
   private fileTotals: (() => { rows: number; tokens: number }) | undefined;
   private paths: PathIndex | undefined;
 
@@ -72,6 +75,7 @@ export class IndexStore {
     this.records = new ConsolidationRecords(this.db);
     this.upkeep = new DbUpkeep(this.db);
     this.facts = new FactsRepo(this.db);
+    this.visibility = new VisibilityRepo(this.db);
   }
 
   close(): void {

@@ -7,6 +7,7 @@ import type { FileMeta, FileRow, FileStamp, StoredChunkInput } from "./files-rep
 import type { IndexStore } from "./store.js";
 import type { SyncReport } from "./sync-report.js";
 import type { Loaded } from "./sync-read.js";
+import { fileVisibilityOf, withVisibility } from "./sync-visibility.js";
 
 /** Sync, deciding phase: what one changed file needs written (touch, rename, delete, or new chunks). */
 export type PreparedFile =
@@ -63,7 +64,7 @@ export function prepareFile(
       kind: "replace",
       meta: { ...meta, indexedLines: t.lines, malformed: t.malformed, resume: t.resume },
       keep: loaded.append.seq,
-      chunks: t.chunks.map((c) => ({ ...c, hash: chunkHash(c.text) })),
+      chunks: withVisibility(t.chunks, fileVisibilityOf(store, file)).map((c) => ({ ...c, hash: chunkHash(c.text) })),
     };
   }
   let chunks: Chunk[];
@@ -86,7 +87,10 @@ export function prepareFile(
     chunks = chunked.chunks;
     full = { ...meta, indexedLines: chunked.lines, malformed: 0, resume: null };
   }
-  const inputs: StoredChunkInput[] = chunks.map((c) => ({ ...c, hash: chunkHash(c.text) }));
+  const inputs: StoredChunkInput[] = withVisibility(chunks, fileVisibilityOf(store, file, buf)).map((c) => ({
+    ...c,
+    hash: chunkHash(c.text),
+  }));
   // Keep the unchanged leading chunks (appends to logs and transcripts only rewrite the tail).
   let keep = 0;
   if (row && !force) {

@@ -2,9 +2,10 @@ import { replaceFrontmatter } from "./frontmatter.js";
 import { chunkMarkdown } from "./markdown.js";
 import { chunkTranscript, parseTranscript } from "./transcript.js";
 import type { Chunk, ChunkingOptions, FileClass } from "./types.js";
+import { lineVisibilities, visibilityRuns } from "../visibility/line-tags.js";
 
 /** Bumped whenever chunking output changes for the same input: a mismatch re-chunks every file. */
-export const CHUNKING_VERSION = 3;
+export const CHUNKING_VERSION = 4;
 
 export interface FileChunks {
   chunks: Chunk[];
@@ -31,12 +32,20 @@ export function chunkFile(cls: FileClass, text: string, opts: ChunkingOptions, i
     const { messages, stats } = parseTranscript(text);
     return { chunks: chunkTranscript(messages, opts), malformed: stats.malformed, lines: countLines(text) };
   }
-  return {
-    // Frontmatter is metadata: one header line stands for it (ingest/frontmatter.ts).
-    chunks: chunkMarkdown(replaceFrontmatter(text), { ...opts, perEntry: cls === "curated" }),
-    malformed: 0,
-    lines: countLines(text),
-  };
+  // Frontmatter is metadata: one header line stands for it (ingest/frontmatter.ts).
+  const body = replaceFrontmatter(text);
+  if (cls === "curated") {
+    const chunks = chunkMarkdown(body, { ...opts, perEntry: true }).map((c) => ({ ...c, visibility: "private" }));
+    return { chunks, malformed: 0, lines: countLines(text) };
+  }
+  // Each entry's tag says who may see it (visibility/line-tags.ts): a chunk never mixes two visibilities.
+  const vis = lineVisibilities(body.replace(/\r\n/g, "\n").split("\n"));
+  const runs = visibilityRuns(vis);
+  const chunks = chunkMarkdown(body, { ...opts, ...(runs.length > 1 ? { ranges: runs } : {}) }).map((c) => ({
+    ...c,
+    visibility: vis[c.startLine - 1] ?? "open",
+  }));
+  return { chunks, malformed: 0, lines: countLines(text) };
 }
 
 function countLines(text: string): number {

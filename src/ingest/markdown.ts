@@ -16,13 +16,22 @@ import { countTokensRange, sliceByTokens } from "./tokens.js";
  * its own entry (so does an unindented paragraph after a list entry); a heading with no body
  * text joins the entry after it. Entries are chunked independently (no overlap between them).
  *
+ * With `ranges` (runs of lines of one visibility, visibility/line-tags.ts) each range is chunked on
+ * its own, so a chunk never mixes entries different readers may see.
+ *
  * Linear time: per-line token costs are ≥ 1, so a chunk never scans more than maxTokens lines.
  */
-export function chunkMarkdown(text: string, opts: ChunkingOptions & { perEntry?: boolean }): Chunk[] {
+export function chunkMarkdown(
+  text: string,
+  opts: ChunkingOptions & { perEntry?: boolean; ranges?: readonly { from: number; to: number }[] },
+): Chunk[] {
   if (text.length === 0) return [];
   const doc = analyze(text, opts.maxTokens);
   const out: Chunk[] = [];
-  if (opts.perEntry) {
+  if (opts.ranges && !opts.perEntry) {
+    // Ranges (lines [from, to), 0-based) are chunked independently: no chunk crosses one's edge.
+    for (const r of opts.ranges) if (r.from < doc.n) chunkRange(doc, r.from, Math.min(r.to, doc.n), opts, out);
+  } else if (opts.perEntry) {
     // Entries are chunked independently, so overlap never crosses an entry boundary.
     for (const [from, to] of entryRanges(doc)) chunkRange(doc, from, to, opts, out);
   } else {

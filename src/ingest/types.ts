@@ -11,6 +11,8 @@ export interface Chunk {
   endLine: number;
   /** Epoch milliseconds of the newest message in the chunk (transcripts only). */
   timestamp?: number;
+  /** Who may see it (visibility/visibility.ts); undefined: open. */
+  visibility?: string;
 }
 
 export interface TranscriptStats {

@@ -21,6 +21,8 @@ export interface McpOptions {
   socketPath: string;
   workspace?: string;
   timeoutMs?: number;
+  /** The server speaks for a group conversation (`cortexd mcp --scope group`): every read is in its scope, no save goes to MEMORY.md. */
+  group?: { group?: string };
   /** Saves a memory, through the daemon or without it (src/client/save-memory.ts). */
   save: (params: SaveParams) => Promise<ClientSave>;
 }
@@ -34,6 +36,11 @@ export const MCP_INSTRUCTIONS =
 export function createMcpServer(opts: McpOptions): McpServer {
   const server = new McpServer({ name: "cortexd", version: VERSION }, { instructions: MCP_INSTRUCTIONS });
   const ws = opts.workspace ? { workspace: opts.workspace } : {};
+  // Reads in the server's scope (private unless started for a group); the audit log names the client.
+  const reads = {
+    client: "mcp",
+    ...(opts.group ? { scope: "group" as const, ...(opts.group.group ? { group: opts.group.group } : {}) } : {}),
+  };
 
   async function call<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<MethodResults[M]> {
     const client = await CortexClient.connect(opts.socketPath, { timeoutMs: opts.timeoutMs ?? 15_000 });
@@ -82,6 +89,7 @@ export function createMcpServer(opts: McpOptions): McpServer {
           query,
           ...(limit !== undefined ? { limit } : {}),
           ...(minScore !== undefined ? { minScore } : {}),
+          ...reads,
           ...ws,
         });
         const results = r.results.map((h) => ({
@@ -117,6 +125,7 @@ export function createMcpServer(opts: McpOptions): McpServer {
           path,
           ...(from !== undefined ? { from } : {}),
           ...(lines !== undefined ? { lines } : {}),
+          ...(opts.group ? { scope: "group" as const, ...(opts.group.group ? { group: opts.group.group } : {}) } : {}),
           ...ws,
         });
         const more = r.nextFrom
@@ -154,6 +163,9 @@ export function createMcpServer(opts: McpOptions): McpServer {
           ...(target ? { target } : {}),
           ...(importance !== undefined ? { importance } : {}),
           ...(tags ? { tags } : {}),
+          ...(opts.group
+            ? { scope: "group" as const, ...(opts.group.group ? { session_id: opts.group.group } : {}) }
+            : {}),
         });
         const data = {
           stored: r.stored,

@@ -1,4 +1,6 @@
 import { join } from "node:path";
+import { defuseTags, visibilityTag } from "../visibility/line-tags.js";
+import type { Visibility } from "../visibility/visibility.js";
 
 /** Where a save goes: today's daily log, or the curated MEMORY.md. */
 export type SaveTarget = "daily" | "memory";
@@ -51,15 +53,18 @@ export function normalizeTag(tag: string): string {
 export interface EntryOptions {
   importance?: number;
   tags?: readonly string[];
+  /** Who may see the entry: its tag ends the last line (visibility/line-tags.ts); none: open. */
+  visibility?: Visibility;
 }
 
 /**
- * A markdown bullet for a memory: "- text #tag <!-- importance: N -->". Continuation lines are
+ * A markdown bullet for a memory: "- text #tag <!-- importance: N --> <!-- visibility: private -->". Continuation lines are
  * indented so a multi-line memory stays one list item; blank lines inside it are dropped (they
  * would end the item). Returns the lines (no trailing newline).
  */
 export function formatEntry(text: string, opts: EntryOptions = {}): string[] {
-  const body = text
+  // A visibility tag inside the text is inert: only the one cortexd appends counts.
+  const body = defuseTags(text)
     .replace(/\r\n?/g, "\n")
     .split("\n")
     .map((l) => l.trimEnd())
@@ -70,6 +75,8 @@ export function formatEntry(text: string, opts: EntryOptions = {}): string[] {
   const tags = [...new Set((opts.tags ?? []).map(normalizeTag).filter((t) => t !== ""))];
   let suffix = tags.map((t) => `#${t}`).join(" ");
   if (opts.importance !== undefined) suffix += `${suffix ? " " : ""}<!-- importance: ${opts.importance} -->`;
+  const tag = opts.visibility ? visibilityTag(opts.visibility) : "";
+  if (tag) suffix += `${suffix ? " " : ""}${tag}`;
   if (suffix) lines[lines.length - 1] += ` ${suffix}`;
   return lines;
 }

@@ -5,6 +5,7 @@ import { fileHeader, formatEntry, localDate, targetKey, type SaveTarget } from "
 import { redactSecrets } from "./redact.js";
 import type { SaveResult } from "../rpc/protocol.js";
 import { conflictNote, divertFromConflict } from "../sync/save-sidecar.js";
+import type { Visibility } from "../visibility/visibility.js";
 
 /** Which workspace a write goes to (a WorkspaceEngine fits). */
 export interface WriteTarget {
@@ -48,6 +49,8 @@ export interface WriteOutcome {
 
 export interface SaveParams {
   text: string;
+  /** Who may see it (default private: a save from the user's own session). A team workspace's saves are shared. */
+  visibility?: Visibility;
   target?: SaveTarget;
   importance?: number;
   tags?: string[];
@@ -105,6 +108,7 @@ export class MemoryWriter {
     const lines = formatEntry(red.text, {
       ...(p.importance !== undefined ? { importance: p.importance } : {}),
       ...(tags ? { tags } : {}),
+      ...(ws.authorTag ? {} : { visibility: p.visibility ?? "private" }),
     });
     const out = await this.write(ws, target, localDate(this.clock()), [{ lines, dedupeText: red.text }]);
     const base = {

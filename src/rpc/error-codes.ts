@@ -16,4 +16,6 @@ export const ErrorCodes = {
   TooManyConnections: -32006,
   /** A response (or a batch's responses together) over the server's response size limit: ask for less. */
   ResponseTooLarge: -32007,
+  /** A memory the request's scope may not see (a private file asked for from a group; docs/security.md). */
+  NotVisible: -32008,
 } as const;

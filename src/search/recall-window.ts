@@ -75,6 +75,8 @@ export function windowMemories(
   store: Pick<IndexStore, "chunks" | "text">,
   windows: readonly DateWindow[],
   words: readonly PromptWord[],
+  /** The ids a narrower scope may see, of those given (absent: all; visibility/visibility.ts). */
+  allowed?: (ids: number[]) => ReadonlySet<number>,
 ): WindowAnswer | null {
   if (windows.length === 0) return null;
   const daily: number[] = [];
@@ -95,6 +97,11 @@ export function windowMemories(
         seen.add(id);
         into.push(id);
       }
+  }
+  if (allowed && seen.size > 0) {
+    const ok = allowed([...seen]);
+    for (const list of [daily, transcript]) list.splice(0, list.length, ...list.filter((id) => ok.has(id)));
+    for (const id of [...seen]) if (!ok.has(id)) seen.delete(id);
   }
   if (seen.size === 0) return null;
   const topic = windowTopic(words);

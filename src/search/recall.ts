@@ -22,6 +22,7 @@ import { PackedWords } from "./recall-overlap.js";
 import { StageTimer } from "./stage-timer.js";
 import { collapseConflictCopies } from "../sync/recall-copies.js";
 import { applyFacts, factsAsOf } from "./recall-facts.js";
+import { scopedStats } from "./scoped-stats.js";
 
 export const DEFAULT_RECALL_BUDGET = 2000;
 const EXCERPT = DEFAULT_EXCERPT;
@@ -34,6 +35,8 @@ export interface RecallRequest {
   budgetTokens?: number;
   /** group: never MEMORY.md / USER.md (private, curated). */
   scope?: "private" | "group";
+  /** Only memories of these visibilities (a group's scope: visibility/visibility.ts); absent: all. */
+  visible?: readonly string[];
   /** Candidates considered before packing (default 30). */
   limit?: number;
   /** Record access (default true): recall has this side effect, search does not. */
@@ -98,8 +101,11 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
     fullText: true,
     onQueryVector: (v) => (queryVector = v),
     ...(req.timings ? { timings: true } : {}),
+    ...(req.visible ? { visible: req.visible } : {}),
   });
   timer.lap("search");
+  // A narrower scope decides (and explains) with the statistics of what it may see only.
+  const seen = req.visible ? scopedStats(store, req.visible) : store;
   let hits: AnnotatedHit[] = res.results;
   if (req.scope === "group" || req.excludeCurated) hits = hits.filter((h) => h.source !== "curated");
   if (req.excludePath) hits = hits.filter((h) => !req.excludePath!(h.path));
@@ -124,7 +130,7 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
   const profile = await profilePrompt(
     topic,
     req.query,
-    store,
+    seen,
     res.mode === "keyword" ? null : searcher.provider,
     cfg,
     queryVector,
@@ -150,7 +156,12 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
   timer.lap("soft");
   const judging = { promptStems, explain: req.explain ?? false };
   // A prompt about a time is answered from the memories dated in its window (recall-window.ts).
-  const answer = windowMemories(store, windows, profile.words);
+  const answer = windowMemories(
+    store,
+    windows,
+    profile.words,
+    req.visible ? visibleIds(store, req.visible) : undefined,
+  );
   const ranked = () =>
     selectMemories(hits, profile, cfg, req.query, windows, {
       ...judging,
@@ -238,6 +249,12 @@ function windowHits(
   return applyConsolidation(store, collapseConflictCopies(scored.map((s) => s.hit)), consolidation);
 }
 
+/** Of some chunk ids, those with one of the visibilities. */
+function visibleIds(store: IndexStore, visible: readonly string[]): (ids: number[]) => Set<number> {
+  const ok = new Set(visible);
+  return (ids) => new Set([...store.visibility.of(ids)].filter(([, v]) => ok.has(v)).map(([id]) => id));
+}
+
 /** Oldest first: by day, a day's log before its transcripts, then by file and line. */
 function timeOrder(a: AnnotatedHit, b: AnnotatedHit): number {
   return (
@@ -271,6 +288,7 @@ function explainOf(
     chunks: profile.chunks,
     nullSimilarity: profile.nullSim,
     candidates: selection.all.map((j) => ({
+      ...(j.hit.visibility ? { visibility: j.hit.visibility } : {}),
       path: j.hit.path,
       startLine: j.hit.startLine,
       endLine: j.hit.endLine,

@@ -117,7 +117,9 @@ export class Searcher {
 
     // Every candidate's metadata from memory; texts only for the chunks a stage reads (chunk-rows).
     const meta = this.deps.store.chunkMeta(cands.map((c) => c.id));
-    const known = cands.filter((c) => meta.has(c.id));
+    // A narrower scope than private never sees, nor is ranked against, what it may not see.
+    const allowed = req.visible ? visibleAmong(this.deps.store, req.visible, cands) : null;
+    const known = cands.filter((c) => meta.has(c.id) && (!allowed || allowed.has(c.id)));
     const rows = new ChunkRows(this.deps.store, meta, timer);
     timer.lap("rows");
     if (vector.query) await this.passageStage(vector.query, known, rows);
@@ -152,6 +154,7 @@ export class Searcher {
     );
     timer.lap("rank");
 
+    const visibility = req.explain || req.fullText ? this.deps.store.visibility.of(top.map((c) => c.id)) : undefined;
     const results: SearchHit[] = top
       .filter((c) => texts.has(c.id))
       .map((c) => {
@@ -167,6 +170,7 @@ export class Searcher {
           snippet: snippetOf(row.text, cfg.snippetChars),
           source: row.class,
           ...(req.explain ? { explain: c.explain } : {}),
+          ...(visibility?.has(c.id) ? { visibility: visibility.get(c.id)! } : {}),
           ...(req.fullText ? { text: row.text, hash: row.hash, ...dateOf(row) } : {}),
         };
       });
@@ -287,6 +291,14 @@ export class Searcher {
     const keyword = ranked.filter((c) => c.textScore > 0).slice(0, Math.min(3, limit));
     return [...kept, ...keyword].sort((a, b) => b.score - a.score || a.id - b.id);
   }
+}
+
+/** The candidates a scope may see (visibility/visibility.ts). */
+function visibleAmong(store: IndexStore, visible: readonly string[], cands: readonly Candidate[]): Set<number> {
+  const ok = new Set(visible);
+  const out = new Set<number>();
+  for (const [id, vis] of store.visibility.of(cands.map((c) => c.id))) if (ok.has(vis)) out.add(id);
+  return out;
 }
 
 /**

@@ -20,6 +20,8 @@ export interface SearchRequest {
    * searcher's clock. A memory dated after it ages as far as one dated before it.
    */
   now?: number;
+  /** Only chunks with one of these visibilities (a group's scope, visibility/visibility.ts); absent: all. */
+  visible?: readonly string[];
   /** Called with the embedded query when the vector leg ran (recall's relevance decision reuses it). */
   onQueryVector?: (vector: Float32Array) => void;
 }

@@ -1,10 +1,18 @@
 import type { CaptureOutcome, Capturer } from "../capture/capture.js";
+import { sessionReadScope, sessionVisibility, visibleTo } from "../visibility/visibility.js";
 import { cap, cleanCaptureText, isTrivial, shortSession, SUMMARY_CHARS } from "../capture/turns.js";
 import { formatEntry, localDate, localTime } from "../memory-files/entry.js";
 import { redactSecrets } from "../memory-files/redact.js";
 import type { MemoryWriter, WriteTarget } from "../memory-files/writer.js";
 import { escapeMemoryText } from "../search/recall-format.js";
-import { checkpointBlock, noteInjected, recentBlock, recentEntries, startContext } from "./start-context.js";
+import {
+  checkpointBlock,
+  noteInjected,
+  recentBlock,
+  recentEntries,
+  startContext,
+  type RecentEntry,
+} from "./start-context.js";
 import type { SessionRecord, StateStore } from "./state.js";
 import type { CheckpointResult } from "../rpc/protocol.js";
 
@@ -37,6 +45,8 @@ export interface SessionStartOutcome {
   /** After a compaction (source "compact"): the session's checkpoint as a <cortex_checkpoint> block, else "". */
   checkpoint: string;
   previous?: { session_id: string; lastActivity: string; goal?: string; focus?: string; clean: boolean };
+  /** The entries `context` holds (for the audit log; not sent). */
+  given?: RecentEntry[];
 }
 
 /** The wire's CheckpointResult, with the capture's full outcome (it also names the absolute paths written). */
@@ -83,8 +93,11 @@ export class Sessions {
     // Resume and compact continue this session: no note about another one.
     const continues = input.source === "resume" || input.source === "compact";
     // The most recent other session (same project when both know their cwd).
+    // A group session never hears of a session it may not see (a DM's goal and focus are the DM's).
+    const scope = sessionReadScope(input.session_id);
     const prev = Object.values(st.sessions)
       .filter((s) => s.id !== input.session_id && (!input.cwd || !s.cwd || s.cwd === input.cwd))
+      .filter((s) => visibleTo(scope, sessionVisibility(s.id)))
       .sort((a, b) => b.lastActivity - a.lastActivity)[0];
     if (prev) {
       const clean = prev.endedAt !== undefined;
@@ -107,8 +120,16 @@ export class Sessions {
     if (input.cwd) rec.cwd = input.cwd;
     if (input.source) rec.source = input.source;
     if (input.source === "compact") out.checkpoint = checkpointBlock(rec);
-    const ctx = await startContext(ws.root, rec, input.source, input.maxChars ?? DEFAULT_START_CONTEXT_CHARS, now);
+    const ctx = await startContext(
+      ws.root,
+      rec,
+      input.source,
+      input.maxChars ?? DEFAULT_START_CONTEXT_CHARS,
+      now,
+      scope,
+    );
     out.context = ctx.block;
+    out.given = ctx.given;
     noteInjected(rec, ctx.keys);
     this.state.save(ws.name);
     return out;
@@ -132,7 +153,11 @@ export class Sessions {
     const parts = [rec.goal ? `Goal: ${rec.goal}` : "", rec.focus ? `last focus: ${rec.focus}` : ""].filter(Boolean);
     const text = `[checkpoint session ${shortSession(input.session_id)} ${localTime(now)}] ${parts.join("; ")}`;
     const res = await this.writer.write(ws, "daily", localDate(now), [
-      { lines: formatEntry(text), dedupeText: parts.join(" "), kind: "checkpoint" },
+      {
+        lines: formatEntry(text, { visibility: sessionVisibility(input.session_id) }),
+        dedupeText: parts.join(" "),
+        kind: "checkpoint",
+      },
     ]);
     out.path = res.key;
     const dup = res.duplicates[0];

@@ -7,6 +7,8 @@ import { chunkHash } from "../util/hash.js";
 import type { SessionRecord } from "./state.js";
 import { dateFromName } from "../workspace/classify.js";
 import { conflictCopyOf } from "../workspace/conflict-copies.js";
+import { lineVisibilities, tagOfLine } from "../visibility/line-tags.js";
+import { PRIVATE_SCOPE, visibleTo, type ReadScope, type Visibility } from "../visibility/visibility.js";
 
 /**
  * What a session is told when it starts, by Claude Code's SessionStart `source`:
@@ -34,6 +36,8 @@ export interface RecentEntry {
   lineNo: number;
   /** The entry's text, unescaped. */
   text: string;
+  /** Who may see it (its tag; visibility/line-tags.ts). */
+  visibility: Visibility;
 }
 
 /** At most this many entries are considered, newest first: a block holds at most 12. */
@@ -99,16 +103,23 @@ export async function recentEntries(root: string, now: number): Promise<RecentEn
       continue;
     }
     const lines = text.split(/\r?\n/);
+    const vis = lineVisibilities(lines);
     for (let i = lines.length - 1; i >= 0 && newestFirst.length < MAX_RECENT_ENTRIES; i--) {
       const l = lines[i]!;
-      if (/^[-*+] \S/.test(l)) newestFirst.push({ file: name, lineNo: i + 1, text: l.slice(2) });
+      if (!/^[-*+] \S/.test(l)) continue;
+      // The tag is cortexd's bookkeeping, not the memory's text.
+      const shown = tagOfLine(l) ? l.slice(2).replace(/ ?<!-- visibility: [^>]*-->\s*$/, "") : l.slice(2);
+      newestFirst.push({ file: name, lineNo: i + 1, text: shown, visibility: vis[i]! });
     }
   }
   return newestFirst.reverse();
 }
 
 /** Newest entries first until maxChars (at most 12), then back in file order, as a <cortex_memories> block. */
-export function recentBlock(items: readonly RecentEntry[], maxChars: number): { block: string; keys: string[] } {
+export function recentBlock(
+  items: readonly RecentEntry[],
+  maxChars: number,
+): { block: string; keys: string[]; given: RecentEntry[] } {
   const kept: { line: string; entry: RecentEntry }[] = [];
   let used = formatRecallBlock(["x"]).length;
   for (let i = items.length - 1; i >= 0 && kept.length < 12; i--) {
@@ -119,7 +130,11 @@ export function recentBlock(items: readonly RecentEntry[], maxChars: number): { 
     kept.unshift({ line, entry: item });
     used += line.length + 1;
   }
-  return { block: formatRecallBlock(kept.map((k) => k.line)), keys: kept.map((k) => entryKey(k.entry)) };
+  return {
+    block: formatRecallBlock(kept.map((k) => k.line)),
+    keys: kept.map((k) => entryKey(k.entry)),
+    given: kept.map((k) => k.entry),
+  };
 }
 
 /** An entry this session wrote itself (a captured turn or its checkpoint). */
@@ -135,9 +150,11 @@ export async function startContext(
   source: string | undefined,
   maxChars: number,
   now: number,
-): Promise<{ block: string; keys: string[] }> {
-  if (maxChars <= 0) return { block: "", keys: [] };
-  let items = await recentEntries(root, now);
+  scope: ReadScope = PRIVATE_SCOPE,
+): Promise<{ block: string; keys: string[]; given: RecentEntry[] }> {
+  if (maxChars <= 0) return { block: "", keys: [], given: [] };
+  // A group session is told only what its scope may see (visibility/visibility.ts).
+  let items = (await recentEntries(root, now)).filter((e) => visibleTo(scope, e.visibility));
   if (source === "resume" || source === "compact") items = items.filter((e) => !isOwnEntry(e.text, rec.id));
   if (source === "resume") {
     const seen = new Set(Array.isArray(rec.injected) ? rec.injected : []);

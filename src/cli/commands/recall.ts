@@ -6,10 +6,13 @@ import { CliError } from "../cli-error.js";
 import type { GlobalOptions } from "../context.js";
 import { daemonSocket, daemonWorkspace } from "../daemon-target.js";
 import { printJson } from "../print-json.js";
+import { readScope, visibleSet } from "../../visibility/visibility.js";
+import { cliScope } from "./search.js";
 
 interface RecallOptions extends GlobalOptions {
   budget?: string;
   scope?: string;
+  group?: string;
   includeHistory?: boolean;
   explain?: boolean;
   referenceDate?: string;
@@ -21,7 +24,11 @@ export function registerRecall(program: Command): void {
     .description("the memories a hook would inject for a prompt: a <cortex_memories> block within a token budget")
     .argument("<query...>", "the prompt")
     .option("-b, --budget <tokens>", "token budget (default 2000)")
-    .option("--scope <scope>", "private (default) or group (never MEMORY.md/USER.md)")
+    .option(
+      "--scope <scope>",
+      "private (default) or group (never MEMORY.md/USER.md, a private session's or another group's memories)",
+    )
+    .option("--group <key>", "with --scope group: the group's session key (its own memories too)")
     .option("--include-history", "also show memories superseded by newer ones (marked)")
     .option("--explain", "say why each memory was kept or dropped, or why nothing was returned")
     .option("--reference-date <date>", "the day relative dates in the prompt count from (YYYY-MM-DD; default today)")
@@ -30,12 +37,11 @@ export function registerRecall(program: Command): void {
       const budgetTokens = opts.budget === undefined ? undefined : Number(opts.budget);
       if (budgetTokens !== undefined && !(Number.isInteger(budgetTokens) && budgetTokens > 0))
         throw new CliError(`--budget must be a positive integer, got "${opts.budget}"`);
-      if (opts.scope && opts.scope !== "private" && opts.scope !== "group")
-        throw new CliError(`--scope must be "private" or "group", got "${opts.scope}"`);
+      const scope = cliScope(opts);
       const params = {
         query: words.join(" "),
         ...(budgetTokens ? { budgetTokens } : {}),
-        ...(opts.scope ? { scope: opts.scope as "private" | "group" } : {}),
+        ...(scope.scope ? { scope: scope.scope } : {}),
         ...(opts.includeHistory ? { includeHistory: true } : {}),
         ...(opts.explain ? { explain: true } : {}),
         ...(opts.referenceDate ? { referenceDate: opts.referenceDate } : {}),
@@ -49,7 +55,13 @@ export function registerRecall(program: Command): void {
         if (socket)
           res = await withClient(
             socket,
-            (c) => c.call("memory.recall", { ...params, ...(ws ? { workspace: ws } : {}) }),
+            (c) =>
+              c.call("memory.recall", {
+                ...params,
+                ...(scope.group ? { group: scope.group } : {}),
+                client: "cli",
+                ...(ws ? { workspace: ws } : {}),
+              }),
             { timeoutMs: 10_000 },
           );
       } catch (e) {
@@ -65,7 +77,12 @@ export function registerRecall(program: Command): void {
         const engine = await cli.openCliEngine(opts, { needsIndex: true });
         try {
           const ws = cli.selectWorkspace(engine, opts);
-          res = await recall(ws.searcher, ws.store, { ...params, config: engine.config.recall });
+          const visible = visibleSet(readScope(scope.scope, scope.group));
+          res = await recall(ws.searcher, ws.store, {
+            ...params,
+            ...(visible ? { visible } : {}),
+            config: engine.config.recall,
+          });
         } finally {
           await engine.close();
         }
@@ -91,7 +108,7 @@ function formatExplain(e: RecallExplain): string {
   );
   for (const c of e.candidates)
     out.push(
-      `${c.injected ? "+" : c.kept ? "~" : "-"} ${c.path}:${c.startLine}-${c.endLine} [${c.score.toFixed(2)}] ${c.reason}`,
+      `${c.injected ? "+" : c.kept ? "~" : "-"} ${c.path}:${c.startLine}-${c.endLine} [${c.score.toFixed(2)}]${c.visibility ? ` (${c.visibility})` : ""} ${c.reason}`,
     );
   return out.join("\n");
 }

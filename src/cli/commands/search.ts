@@ -6,11 +6,22 @@ import { CliError } from "../cli-error.js";
 import type { GlobalOptions } from "../context.js";
 import { daemonSocket, daemonWorkspace } from "../daemon-target.js";
 import { printJson } from "../print-json.js";
+import { readScope, visibleSet } from "../../visibility/visibility.js";
+
+/** --scope / --group as request params (checked). */
+export function cliScope(opts: { scope?: string; group?: string }): { scope?: "private" | "group"; group?: string } {
+  if (opts.scope !== undefined && opts.scope !== "private" && opts.scope !== "group")
+    throw new CliError(`--scope must be "private" or "group", got "${opts.scope}"`);
+  if (opts.group !== undefined && opts.scope !== "group") throw new CliError("--group needs --scope group");
+  return { ...(opts.scope ? { scope: opts.scope } : {}), ...(opts.group ? { group: opts.group } : {}) };
+}
 
 interface SearchOptions extends GlobalOptions {
   limit?: string;
   minScore?: string;
   explain?: boolean;
+  scope?: string;
+  group?: string;
 }
 
 function positiveInt(value: string | undefined, name: string): number | undefined {
@@ -20,7 +31,10 @@ function positiveInt(value: string | undefined, name: string): number | undefine
   return n;
 }
 
-async function searchViaDaemon(opts: SearchOptions, request: SearchRequest): Promise<SearchResponse | null> {
+async function searchViaDaemon(
+  opts: SearchOptions,
+  request: SearchRequest & { scope?: "private" | "group"; group?: string },
+): Promise<SearchResponse | null> {
   const socket = daemonSocket(opts);
   if (!socket) return null;
   try {
@@ -28,7 +42,7 @@ async function searchViaDaemon(opts: SearchOptions, request: SearchRequest): Pro
       socket,
       (c) => {
         const workspace = daemonWorkspace(opts);
-        return c.call("memory.search", { ...request, ...(workspace ? { workspace } : {}) });
+        return c.call("memory.search", { ...request, client: "cli", ...(workspace ? { workspace } : {}) });
       },
       { timeoutMs: 10_000 },
     );
@@ -46,7 +60,9 @@ export function registerSearch(program: Command): void {
     .argument("<query...>", "what to look for")
     .option("-n, --limit <n>", "number of results")
     .option("--min-score <x>", "drop results below this score (0..1)")
-    .option("--explain", "show each ranking stage's contribution")
+    .option("--explain", "show each ranking stage's contribution and who may see each result")
+    .option("--scope <scope>", "private (default: everything) or group (what a group conversation may see)")
+    .option("--group <key>", "with --scope group: the group's session key (its own memories too)")
     .action(async (words: string[], _o: SearchOptions, cmd: Command) => {
       const opts = cmd.optsWithGlobals<SearchOptions>();
       const limit = positiveInt(opts.limit, "--limit");
@@ -59,19 +75,25 @@ export function registerSearch(program: Command): void {
         ...(minScore !== undefined ? { minScore } : {}),
         explain: !!opts.explain,
       };
+      const scope = cliScope(opts);
+      const visible = visibleSet(readScope(scope.scope, scope.group));
       // Ask the running daemon (warm index and model); search in-process when it is not running.
-      const viaDaemon = await searchViaDaemon(opts, request);
+      const viaDaemon = await searchViaDaemon(opts, { ...request, ...scope });
       const cli = viaDaemon ? null : await import("../context.js");
       const engine = cli ? await cli.openCliEngine(opts, { needsIndex: true }) : null;
       try {
-        const res = viaDaemon ?? (await cli!.selectWorkspace(engine!, opts).searcher.search(request));
+        const res =
+          viaDaemon ??
+          (await cli!.selectWorkspace(engine!, opts).searcher.search({ ...request, ...(visible ? { visible } : {}) }));
         if (opts.json) {
           printJson(res);
           return;
         }
         if (res.results.length === 0) console.log("no results");
         for (const r of res.results) {
-          console.log(`${r.score.toFixed(3)} ${r.path}:${r.startLine}-${r.endLine}`);
+          console.log(
+            `${r.score.toFixed(3)} ${r.path}:${r.startLine}-${r.endLine}${r.visibility ? ` [${r.visibility}]` : ""}`,
+          );
           if (r.explain)
             console.log(
               `  ${Object.entries(r.explain)

@@ -22,6 +22,8 @@ export interface SearchHit {
   date?: string;
   /** With explain: the entities the memory names and which of its statements superseded which (src/facts). */
   facts?: { entities: string[]; links: string[] };
+  /** Who may see it (with explain or fullText): private, group:<id>, open or shared (docs/security.md). */
+  visibility?: string;
 }
 
 export interface SearchResponse {
@@ -44,6 +46,8 @@ export interface MemoryGetResult {
   totalLines: number;
   truncated: boolean;
   nextFrom?: number;
+  /** Lines left empty because the request's scope may not see them (another conversation's entries). */
+  hidden?: number;
 }
 
 export interface RecalledMemory {
@@ -64,6 +68,8 @@ export interface RecalledMemory {
 
 /** One candidate's verdict (recall with explain). */
 export interface RecallCandidateExplain {
+  /** Who may see it: private, group:<id>, open or shared (docs/security.md). */
+  visibility?: string;
   path: string;
   startLine: number;
   endLine: number;

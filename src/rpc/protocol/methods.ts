@@ -3,6 +3,7 @@ import type { ConsolidationReport, PromotionCandidate, SyncReport } from "./main
 import type { CaptureResult, MemoryGetResult, RecallResult, SaveResult, SearchResponse } from "./memory.js";
 import type { CheckpointResult, SessionStartResult, SleepResult } from "./session.js";
 import type { CortexStatus, IndexStatusResult, WorkspaceSyncStatus } from "./status.js";
+import type { AuditTailResult } from "./audit.js";
 
 export interface MethodResults {
   "memory.search": SearchResponse;
@@ -28,6 +29,7 @@ export interface MethodResults {
   }[];
   "sync.git": { workspace: string; gitSync: NonNullable<WorkspaceSyncStatus["gitSync"]> }[];
   "cortex.status": CortexStatus;
+  "audit.tail": AuditTailResult;
   "daemon.ping": { pong: true; version: string; pid: number; uptimeMs: number };
   "daemon.shutdown": { ok: true };
   "daemon.reload": { applied: string[]; restartNeeded: string[] };

@@ -16,6 +16,16 @@ const messages = z.array(z.unknown()).max(10_000).optional();
 const transcript_path = filePath.optional();
 /** The agent session's working directory: without `workspace`, picks the workspace containing it. */
 const cwd = z.string().max(4096).optional();
+/** Who may see what is read (docs/security.md, "Visibility"): "private" (default: a local caller's own) or "group". */
+const scope = z.enum(["private", "group"]).optional();
+/** The group conversation asking (its session key, e.g. agent:main:telegram:group:-100123): a group scope also sees that group's memories. */
+const group = z.string().min(1).max(512).optional();
+/** The audit log (docs/security.md): who asks ("claude-code", "openclaw", "mcp", "cli", …), for which session, and whether to record it (default: the config's audit.enabled). */
+const auditParams = {
+  client: z.string().min(1).max(64).optional(),
+  session_id: session_id.optional(),
+  audit: z.boolean().optional(),
+};
 
 export const MethodParams = {
   "memory.search": z
@@ -27,6 +37,9 @@ export const MethodParams = {
       explain: z.boolean().optional(),
       /** Return the wall time of each ranking stage (`timings`, ms). */
       timings: z.boolean().optional(),
+      scope,
+      group,
+      ...auditParams,
     })
     .strict(),
   "memory.get": z
@@ -35,6 +48,8 @@ export const MethodParams = {
       from: z.number().int().min(1).optional(),
       lines: z.number().int().min(1).max(10_000).optional(),
       workspace,
+      scope,
+      group,
     })
     .strict(),
   "memory.recall": z
@@ -42,8 +57,10 @@ export const MethodParams = {
       query: z.string().max(100_000),
       budgetTokens: z.number().int().min(1).max(100_000).optional(),
       workspace,
-      /** "private" (default) may return MEMORY.md/USER.md; "group" never does. */
-      scope: z.enum(["private", "group"]).optional(),
+      /** "private" (default) sees every memory; "group" never MEMORY.md/USER.md nor a private session's or another group's memories. */
+      scope,
+      group,
+      ...auditParams,
       limit: z.number().int().min(1).max(100).optional(),
       /** Also show memories superseded by newer ones (marked), not only current facts. */
       includeHistory: z.boolean().optional(),
@@ -76,6 +93,10 @@ export const MethodParams = {
       workspace,
       importance: z.number().int().min(1).max(10).optional(),
       tags: z.array(z.string().min(1).max(64)).max(32).optional(),
+      /** The session saving: a group session's save is that group's (and may not go to MEMORY.md); default private. */
+      session_id: session_id.optional(),
+      /** "group": the save comes from a group conversation (refused for target "memory"). */
+      scope,
     })
     .strict(),
   "memory.capture": z
@@ -130,6 +151,15 @@ export const MethodParams = {
   /** Runs the scheduled git sync now (every workspace with `sync.git`, or the one named). */
   "sync.git": z.object({ workspace }).strict(),
   "cortex.status": z.object({}).passthrough(),
+  /** The newest audit entries (docs/security.md): recall/search answers given to hosts. */
+  "audit.tail": z
+    .object({
+      session_id: session_id.optional(),
+      /** ISO date/time, or "30m", "2h", "7d". */
+      since: z.string().max(64).optional(),
+      limit: z.number().int().min(1).max(1000).optional(),
+    })
+    .strict(),
   "daemon.ping": z.object({}).strict(),
   "daemon.shutdown": z.object({}).strict(),
   "daemon.reload": z.object({}).strict(),

@@ -1,3 +1,4 @@
+import type { AuditState } from "./audit.js";
 /** Wire results of index.status and cortex.status. */
 import type { ConsolidationReport } from "./maintenance.js";
 
@@ -81,6 +82,8 @@ export interface CortexStatus {
   retryQueuePending: number;
   config: Record<string, unknown>;
   // cortexd's own
+  /** The audit log of recall/search answers (docs/security.md): on or off, and where. */
+  audit?: AuditState;
   pid: number;
   uptimeMs: number;
   rssBytes: number;
