@@ -100,6 +100,7 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
           ...(p.source ? { source: p.source } : {}),
           ...(p.cwd ? { cwd: p.cwd } : {}),
           ...(p.maxChars !== undefined ? { maxChars: p.maxChars } : {}),
+          ...(p.lineage ? { lineage: p.lineage } : {}),
         }),
       ),
     "session.touch": (p) =>
@@ -107,6 +108,7 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
         session_id: p.session_id,
         ...(p.prompt ? { prompt: p.prompt } : {}),
         ...(p.cwd ? { cwd: p.cwd } : {}),
+        ...(p.lineage ? { lineage: p.lineage } : {}),
       }),
     "session.checkpoint": (p) =>
       guard(async () => {
@@ -115,6 +117,7 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
           session_id: p.session_id,
           ...(p.messages ? { messages: p.messages } : {}),
           ...(p.transcript_path ? { transcript_path: p.transcript_path } : {}),
+          ...(p.summary ? { summary: p.summary } : {}),
         });
         const files = [...(out.captured?.absPaths ?? []), ...(out.stored && out.path ? [join(ws.root, out.path)] : [])];
         const { captured, ...rest } = out;

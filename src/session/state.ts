@@ -58,6 +58,10 @@ export interface SessionRecord {
   /** The session whose start showed this one's recovery note (shown once). */
   recoveredBy?: string;
   checkpointAt?: number;
+  /** The last checkpoint's text (redacted, capped), for the recovery note. */
+  checkpointText?: string;
+  /** Recovery scope (host and conversation kind); see session.start's `lineage`. */
+  lineage?: string;
   transcript?: TranscriptMark;
   messages?: MessagesMark;
   /** Entries captured so far. */

@@ -16,6 +16,11 @@ const messages = z.array(z.unknown()).max(10_000).optional();
 const transcript_path = filePath.optional();
 /** The agent session's working directory: without `workspace`, picks the workspace containing it. */
 const cwd = z.string().max(4096).optional();
+/**
+ * Which sessions may recover each other (host and conversation scope, e.g. "openclaw:main:private"):
+ * a session's recovery note only ever comes from a session of the same lineage; none = Claude Code's.
+ */
+const lineage = z.string().min(1).max(256).optional();
 
 export const MethodParams = {
   "memory.search": z
@@ -98,13 +103,18 @@ export const MethodParams = {
       cwd,
       /** Characters of recent daily-log context (default 2,000; 0 = none). */
       maxChars: z.number().int().min(0).max(10_000).optional(),
+      lineage,
       workspace,
     })
     .strict(),
   /** Activity (a prompt) in a session; the prompt becomes its latest goal. */
-  "session.touch": z.object({ session_id, prompt: z.string().max(100_000).optional(), cwd, workspace }).strict(),
-  /** Capture what is left (when a transcript/messages are given), then write the session summary. */
-  "session.checkpoint": z.object({ session_id, messages, transcript_path, workspace, cwd }).strict(),
+  "session.touch": z
+    .object({ session_id, prompt: z.string().max(100_000).optional(), cwd, lineage, workspace })
+    .strict(),
+  /** Capture what is left (when a transcript/messages are given), then write the session summary (or the one given). */
+  "session.checkpoint": z
+    .object({ session_id, messages, transcript_path, summary: z.string().min(1).max(4000).optional(), workspace, cwd })
+    .strict(),
   /** A clean end: capture what is left, checkpoint (unless checkpoint: false), mark the session ended. */
   "session.sleep": z
     .object({
