@@ -11,6 +11,25 @@ export interface CortexdPluginConfig {
   recallTimeoutMs?: number;
   captureTimeoutMs?: number;
   scope?: "auto" | "private" | "group";
+  // The Cortex plugin's keys (see compat.js): honoured…
+  recallLimit?: number;
+  recallTopK?: number;
+  toolTimeoutMs?: number;
+  captureMaxPayloadBytes?: number;
+  captureFilter?: boolean;
+  auditLog?: boolean;
+  namespace?: string;
+  recallReferenceDate?: string;
+  fileSync?: boolean;
+  transcriptSync?: boolean;
+  // …and accepted with a warning (cloud only).
+  apiKey?: string;
+  baseUrl?: string;
+  userId?: string;
+  recallProfile?: string;
+  recallQueryType?: string;
+  dedupeWindowMinutes?: number;
+  noveltyThreshold?: number;
 }
 
 /** OpenClaw's AgentToolResult: content for the model, details for logs/UI. */
@@ -36,17 +55,24 @@ export interface GatewayMethodArgs {
 /** The subset of OpenClaw's plugin API this plugin uses. */
 export interface OpenClawPluginApi {
   pluginConfig?: CortexdPluginConfig;
+  /** OpenClaw's runtime helpers (the subset used: where the gateway keeps its state). */
+  runtime?: { state?: { resolveStateDir?(): string } };
   logger?: { debug?(msg: string): void; info?(msg: string): void; warn?(msg: string): void; error?(msg: string): void };
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each hook has its own event type
   on(event: string, handler: (event: any, ctx: any) => unknown): void;
-  registerGatewayMethod(name: string, handler: (args: GatewayMethodArgs) => Promise<void> | void): void;
-  registerTool(tool: PluginTool): void;
+  /** Absent on older runtimes: the plugin then serves no cortex.status. */
+  registerGatewayMethod?(name: string, handler: (args: GatewayMethodArgs) => Promise<void> | void): void;
+  /** Absent on older runtimes: the plugin then offers no tools. */
+  registerTool?(tool: PluginTool): void;
   registerCommand?(cmd: {
     name: string;
     description: string;
+    acceptsArgs?: boolean;
     handler: (ctx: unknown) => Promise<{ text: string }> | { text: string };
   }): void;
-  registerService?(svc: { id: string; start(ctx?: unknown): void | Promise<void>; stop(): void }): void;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Commander's program, OpenClaw's CLI context
+  registerCli?(registrar: (ctx: { program: any }) => void | Promise<void>, opts?: { descriptors?: unknown[] }): void;
+  registerService?(svc: { id: string; start(ctx?: unknown): void | Promise<void>; stop(): void | Promise<void> }): void;
 }
 
 /** OpenClaw's OpenClawPluginConfigSchema (safeParse + JSON Schema). */
@@ -74,6 +100,28 @@ export function normalizeConfig(
   raw: unknown,
 ): Required<Omit<CortexdPluginConfig, "workspace">> & { workspace?: string };
 export function scopeFor(configured: "auto" | "private" | "group", ctx: unknown): "private" | "group";
-export function captureWindow(messages: unknown): unknown[];
+export function captureWindow(messages: unknown, opts?: { maxBytes?: number; filter?: boolean }): unknown[];
+export function createGate(opts?: { clock?: () => number; failures?: number; coolOffMs?: number }): {
+  allow(): boolean;
+  success(): void;
+  failure(e: unknown): void;
+  state(): { open: boolean; consecutiveFailures: number; retryInMs?: number; skippedRecalls: number };
+};
+export function createCaptureQueue(opts: {
+  file: string | null;
+  send: (method: string, params: Record<string, unknown>) => Promise<unknown>;
+  log?: { debug?(m: string): void; info?(m: string): void; warn?(m: string): void };
+  clock?: () => number;
+  maxItems?: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+}): {
+  enqueue(method: string, params: Record<string, unknown>): void;
+  nudge(): void;
+  pending(): number;
+  stats(): { pending: number; delivered: number; dropped: number; failures: number; lastError: string | null };
+  flush(timeoutMs: number): Promise<boolean>;
+  close(): Promise<void>;
+};
 /** Where cortexd listens, as the daemon resolves it from the environment; throws when no path fits. */
 export function defaultSocketPath(env?: NodeJS.ProcessEnv, opts?: { platform?: NodeJS.Platform; uid?: number }): string;

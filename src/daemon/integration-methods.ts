@@ -124,6 +124,10 @@ export function createIntegrationHandlers(d: MethodDeps): MethodHandlers {
         const indexed = await index(ws, [...new Set(files)]);
         return { ...rest, ...(captured ? { captured: await captureResult(ws, captured, indexed) } : {}) };
       }),
+    "session.reset": (p) => {
+      const ws = pickWriteWorkspace(d.engine, p.workspace);
+      return { workspace: ws.name, cleared: state.clearSessions(ws.name) };
+    },
     "session.sleep": (p) =>
       guard(async () => {
         const ws = pickSessionWorkspace(d.engine, p, { write: true });

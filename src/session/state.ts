@@ -118,6 +118,15 @@ export class StateStore {
     return rec;
   }
 
+  /** Forgets every session of the namespace (lifecycle and capture watermarks); returns how many. */
+  clearSessions(namespace: string): number {
+    const st = this.get(namespace);
+    const n = Object.keys(st.sessions).length;
+    st.sessions = sessionMap([]);
+    this.save(namespace);
+    return n;
+  }
+
   /**
    * Prunes and writes the namespace's state atomically. When the data dir is read-only or full, the
    * state stays in memory (this process is its only reader) and the error is returned instead of

@@ -54,6 +54,12 @@ export const MethodParams = {
       includeHistory: z.boolean().optional(),
       /** Leave out MEMORY.md/USER.md: the host already puts them in its prompt (OpenClaw does). */
       excludeCurated: z.boolean().optional(),
+      /** Recall only from these: "files" (memory files, notes), "transcripts" (past sessions); default both. */
+      sources: z
+        .array(z.enum(["files", "transcripts"]))
+        .min(1)
+        .max(2)
+        .optional(),
       /** The host the recall is for: "claude-code" leaves out what Claude Code loads for `cwd` itself (its CLAUDE.md files, the auto-memory MEMORY.md). */
       host: z.enum(["claude-code"]).optional(),
       /** Return the wall time of each stage (`timings`, ms). */
@@ -127,6 +133,8 @@ export const MethodParams = {
       cwd,
     })
     .strict(),
+  /** Forgets the workspace's session state (lifecycle, recovery, capture watermarks); never touches memory files. */
+  "session.reset": z.object({ workspace }).strict(),
   "index.sync": z.object({ path: filePath.optional(), workspace, force: z.boolean().optional() }).strict(),
   "index.status": z.object({ workspace }).strict(),
   /** Runs consolidation now (every workspace, or one); dryRun computes and reports without changing the index. */
