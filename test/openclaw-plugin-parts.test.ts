@@ -2,8 +2,12 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import plugin, { configSchema, createCaptureQueue, createGate } from "../integrations/openclaw/index.js";
-import { DaemonUnavailableError } from "../integrations/openclaw/client.js";
+import plugin, {
+  configSchema,
+  createCaptureQueue,
+  createGate,
+  DaemonUnavailableError,
+} from "../integrations/openclaw/index.js";
 import { localDate } from "../src/memory-files/entry.js";
 import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";

@@ -27,9 +27,13 @@ const TOKEN_LINE =
 const HEARTBEAT_TEXT = /^(?:HEARTBEAT_OK|NO_REPLY)\b/;
 const HEARTBEAT_PROMPT = /^Read HEARTBEAT\.md\b/;
 
-/** Removes terminal artefacts and token counters from a text (captureFilter). */
+/** Context the gateway adds to a prompt for the model (not what the user wrote). */
+const GATEWAY_CONTEXT = /<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>[\s\S]*?(?:<<<END_OPENCLAW_INTERNAL_CONTEXT>>>|$)/g;
+
+/** Removes terminal artefacts, token counters and the gateway's own context from a text (captureFilter). */
 export function filterText(/** @type {string} */ text) {
-  const t = text.includes("\u001b") ? text.replace(ANSI, "") : text;
+  let t = text.includes("\u001b") ? text.replace(ANSI, "") : text;
+  if (t.includes("<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>")) t = t.replace(GATEWAY_CONTEXT, " ");
   return t
     .split("\n")
     .filter((l) => !(l.trim() && (TUI_LINE.test(l.trim()) || TOKEN_LINE.test(l))))

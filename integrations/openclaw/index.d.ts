@@ -125,3 +125,9 @@ export function createCaptureQueue(opts: {
 };
 /** Where cortexd listens, as the daemon resolves it from the environment; throws when no path fits. */
 export function defaultSocketPath(env?: NodeJS.ProcessEnv, opts?: { platform?: NodeJS.Platform; uid?: number }): string;
+/** cortexd not reached, or gone (reason: "no-socket", "stale-socket", "timeout", "closed", …). */
+export class DaemonUnavailableError extends Error {
+  constructor(reason: string, message: string, code?: string);
+  reason: string;
+  code?: string;
+}

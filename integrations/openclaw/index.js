@@ -29,7 +29,7 @@ import { createSessions, lastAssistantText, lineageOf, sessionIdOf } from "./ses
 
 export { normalizeConfig, configSchema } from "./config.js";
 export { scopeFor } from "./scope.js";
-export { defaultSocketPath } from "./client.js";
+export { defaultSocketPath, DaemonUnavailableError } from "./client.js";
 export { captureWindow } from "./capture-window.js";
 export { createGate } from "./gate.js";
 export { createCaptureQueue } from "./capture-queue.js";
@@ -42,8 +42,22 @@ const STATUS_TIMEOUT_MS = 5000;
 const NO_RECALL_TRIGGERS = new Set(["heartbeat", "cron", "memory", "overflow"]);
 /** OpenClaw's session ends that are clean (no recovery note next time); "new"/"reset" without /sleep are not. */
 const CLEAN_END_REASONS = new Set(["idle", "daily", "deleted", "shutdown", "restart"]);
-/** Warnings said once per process (the plugin may be registered more than once). */
-const warned = new Set();
+/** Warnings said once per process (the gateway may load and register the plugin more than once). */
+const warned = /** @type {Set<string>} */ (
+  /** @type {any} */ (globalThis)[Symbol.for("cortexd.openclaw.warned")] ??= new Set()
+);
+
+/**
+ * State shared by every registration of the plugin in this process, by key.
+ * @template T @param {string} key @param {() => T} make @returns {T}
+ */
+function perProcess(key, make) {
+  const all = /** @type {Map<string, any>} */ (
+    /** @type {any} */ (globalThis)[Symbol.for("cortexd.openclaw.state")] ??= new Map()
+  );
+  if (!all.has(key)) all.set(key, make());
+  return all.get(key);
+}
 
 /** @param {unknown} e */
 function why(e) {
@@ -95,17 +109,22 @@ const plugin = {
       warned.add(warning);
       log.warn?.(warning);
     }
-    const gate = createGate();
-    const metrics = createRecallMetrics();
-    const sessions = createSessions({ call, ws, log });
+    // One set of session, gate, metrics and queue state per process and daemon: the gateway may
+    // register the plugin more than once (its hooks and its commands from different registries).
+    const shared = perProcess(`${cfg.socketPath}\0${cfg.workspace ?? ""}`, () => ({
+      gate: createGate(),
+      metrics: createRecallMetrics(),
+      sessions: createSessions({ call, ws, log }),
+      /** @type {ReturnType<typeof createCaptureQueue> | null} */
+      queue: null,
+    }));
+    const { gate, metrics, sessions } = shared;
     /** Recall sources, from the Cortex switches (both off: no recall). */
     const sources = [...(cfg.fileSync ? ["files"] : []), ...(cfg.transcriptSync ? ["transcripts"] : [])];
 
     // The capture queue lives in the gateway only (created by the service, or by the first capture).
-    /** @type {ReturnType<typeof createCaptureQueue> | null} */
-    let queue = null;
     const captureQueue = (/** @type {string | undefined} */ stateDir) => {
-      if (!queue) {
+      if (!shared.queue) {
         const dir =
           stateDir ??
           (() => {
@@ -117,13 +136,13 @@ const plugin = {
           })() ??
           process.env.OPENCLAW_STATE_DIR ??
           join(homedir(), ".openclaw");
-        queue = createCaptureQueue({
+        shared.queue = createCaptureQueue({
           file: join(dir, "plugin-state", "cortexd", "capture-queue.json"),
           send: (method, params) => call(method, params, cfg.captureTimeoutMs),
           log,
         });
       }
-      return queue;
+      return shared.queue;
     };
 
     api.on("before_prompt_build", async (/** @type {any} */ event, /** @type {any} */ ctx) => {
@@ -165,7 +184,7 @@ const plugin = {
         log.debug?.(`cortexd recall skipped: ${why(/** @type {PromiseRejectedResult} */ (failed).reason)}`);
       } else {
         gate.success();
-        queue?.nudge();
+        shared.queue?.nudge();
       }
       if (sid && !failed)
         client
@@ -210,8 +229,8 @@ const plugin = {
     const pluginStatus = async () => {
       const own = {
         recallMetrics: metrics.summary(),
-        retryQueuePending: queue?.pending() ?? 0,
-        captureQueue: queue?.stats() ?? { pending: 0, delivered: 0, dropped: 0, failures: 0, lastError: null },
+        retryQueuePending: shared.queue?.pending() ?? 0,
+        captureQueue: shared.queue?.stats() ?? { pending: 0, delivered: 0, dropped: 0, failures: 0, lastError: null },
         coldStartGate: gate.state(),
       };
       const config = {
@@ -226,7 +245,7 @@ const plugin = {
       try {
         const s = await call("cortex.status", {}, STATUS_TIMEOUT_MS);
         gate.success();
-        queue?.nudge();
+        shared.queue?.nudge();
         const w = cfg.workspace
           ? s.workspaces?.find((/** @type {any} */ x) => x.name === cfg.workspace || x.root === cfg.workspace)
           : s.workspaces?.[0];
@@ -390,7 +409,9 @@ const plugin = {
         log.debug?.(
           `cortexd recall latency: p50 ${m.p50} ms, p95 ${m.p95} ms, p99 ${m.p99} ms over ${m.count} recalls`,
         );
-        await queue?.close();
+        const q = shared.queue;
+        shared.queue = null; // a later start (a reload) opens it again from its file
+        await q?.close();
         client.close();
       },
     });
