@@ -3,6 +3,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import plugin, {
+  captureWindow,
   configSchema,
   createCaptureQueue,
   createGate,
@@ -161,5 +162,38 @@ describe("OpenClaw plugin parts", () => {
         /^cortexd: Cortex plugin settings ignored: apiKey, userId, recallProfile, recallQueryType, dedupeWindowMinutes, noveltyThreshold \(/,
       ),
     ]);
+  });
+
+  it("captures a tool's result, bounded and readable, also through OpenClaw's tool-search bridge; heartbeats and terminal noise are filtered", () => {
+    const inner = JSON.stringify({
+      results: [
+        {
+          path: "memory/2026-11-20.md",
+          score: 0.9,
+          snippet: `- Deploy freeze starts on December 18. ${"x".repeat(5000)}`,
+        },
+      ],
+    });
+    const bridged = JSON.stringify({
+      tool: { id: "openclaw:cortexd:cortex_search_memory", name: "cortex_search_memory", source: "openclaw" },
+      result: { content: [{ type: "text", text: inner }] },
+    });
+    const out = captureWindow([
+      { role: "user", content: "Please look up the deploy freeze in memory." },
+      { role: "assistant", content: [{ type: "toolCall", name: "tool_call", arguments: {} }] },
+      { role: "toolResult", toolName: "tool_call", content: [{ type: "text", text: bridged }] },
+      {
+        role: "assistant",
+        content: "\u001b[32mMemory says\u001b[0m the freeze starts on December 18.\ntokens: 1,234 / 200k",
+      },
+      { role: "user", content: "Read HEARTBEAT.md if it exists" },
+      { role: "assistant", content: "HEARTBEAT_OK" },
+    ]) as { role: string; content: { text: string }[] }[];
+    expect(out).toHaveLength(2);
+    const answer = out[1]!.content.map((p) => p.text).join("");
+    expect(answer).toMatch(
+      /^\[tool cortex_search_memory: - Deploy freeze starts on December 18\. x+…\] Memory says the freeze starts on December 18\.$/,
+    );
+    expect(answer.length).toBeLessThan(400);
   });
 });

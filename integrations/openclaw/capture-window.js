@@ -57,11 +57,67 @@ function cut(s, max) {
   return one.length <= max ? one : `${one.slice(0, max - 1)}…`;
 }
 
+/** Keys whose string values are a tool result's substance (not ids, types or sources). */
+const RESULT_KEYS = new Set([
+  "text",
+  "snippet",
+  "content",
+  "output",
+  "stdout",
+  "stderr",
+  "message",
+  "error",
+  "summary",
+  "result",
+]);
+
+/**
+ * The readable part of a tool result: JSON (a tool's own, or the tool-search bridge's envelope
+ * around it) is reduced to the string values under RESULT_KEYS, nested JSON strings unwrapped;
+ * plain text stays as it is. Also names the real tool behind the bridge.
+ * @param {string} raw
+ * @returns {{ text: string, tool?: string }}
+ */
+export function toolResultText(raw) {
+  /** @type {string[]} */
+  const parts = [];
+  /** @type {string | undefined} */
+  let tool;
+  const visit = (/** @type {unknown} */ v, /** @type {string} */ key, /** @type {number} */ depth) => {
+    if (parts.join(" ").length > 2000 || depth > 16) return;
+    if (typeof v === "string") {
+      const t = v.trim();
+      if ((t.startsWith("{") || t.startsWith("[")) && depth < 16) {
+        try {
+          return visit(JSON.parse(t), key, depth + 1);
+        } catch {
+          // not JSON after all
+        }
+      }
+      if (RESULT_KEYS.has(key) && t) parts.push(t);
+      return;
+    }
+    if (Array.isArray(v)) return v.forEach((x) => visit(x, key, depth + 1));
+    if (v && typeof v === "object") {
+      const o = /** @type {Record<string, unknown>} */ (v);
+      if (!tool && o.tool && typeof o.tool === "object" && typeof (/** @type {any} */ (o.tool).name) === "string")
+        tool = /** @type {any} */ (o.tool).name;
+      for (const [k, x] of Object.entries(o))
+        if (k !== "tool") visit(x, RESULT_KEYS.has(k) ? k : key === "" ? "" : k, depth + 1);
+    }
+  };
+  const t = raw.trim();
+  if (!(t.startsWith("{") || t.startsWith("["))) return { text: raw };
+  visit(t, "text", 0);
+  return { text: parts.length ? parts.join(" ") : raw, ...(tool ? { tool } : {}) };
+}
+
 /** A tool result message (OpenClaw's `toolResult`, OpenAI's `tool`), as { name, text }, else null. */
 function toolResultOf(/** @type {any} */ msg) {
   if (msg.role !== "toolResult" && msg.role !== "tool") return null;
-  const name = String(msg.toolName ?? msg.name ?? msg.tool_name ?? "").slice(0, 64);
-  return { name, text: textOf(msg.content), error: msg.isError === true };
+  const r = toolResultText(textOf(msg.content).slice(0, 100_000));
+  const name = String(r.tool ?? msg.toolName ?? msg.name ?? msg.tool_name ?? "").slice(0, 64);
+  return { name, text: r.text, error: msg.isError === true };
 }
 
 /**
