@@ -307,6 +307,9 @@ describe.skipIf(!host && !ci)("OpenClaw plugin sessions, commands and capture in
       expect(Math.max(...down)).toBeLessThan(up[0]!.ms + 15_000); // loose: CLI start-up dominates both
       const st = await ok(["gateway", "call", "cortex.status", "--json"]);
       const status = JSON.parse(st.stdout.slice(st.stdout.indexOf("{"))) as Record<string, any>;
+      console.log(
+        `cortex.status with the daemon down: ${JSON.stringify({ gate: status.coldStartGate, queue: status.captureQueue })}`,
+      );
       expect(status.healthy).toBe(false);
       expect(status.coldStartGate).toMatchObject({ open: true });
       expect(status.retryQueuePending).toBeGreaterThanOrEqual(1);

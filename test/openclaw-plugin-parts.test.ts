@@ -48,6 +48,13 @@ describe("OpenClaw plugin parts", () => {
     expect(gate.allow()).toBe(true); // 30 s later it tries again
     gate.success();
     expect(gate.state()).toMatchObject({ open: false, consecutiveFailures: 0 });
+    // A copy of the error class from another load of the module (the gateway loads plugins more than once) counts too.
+    const copy = Object.assign(new Error("cortexd is not running"), {
+      name: "DaemonUnavailableError",
+      reason: "no-socket",
+    });
+    for (let i = 0; i < 3; i++) gate.failure(copy);
+    expect(gate.allow()).toBe(false);
   });
 
   it("in the plugin, the 4th prompt after 3 refused connects does not connect, and cortex.status says so", async () => {

@@ -169,6 +169,8 @@ describe("OpenClaw plugin (fake plugin API, real daemon)", () => {
     );
     expect(written).not.toContain("cortex_memories");
     expect(written).not.toContain("crontab -l");
+    // Searchable once the daemon has indexed it (it answers the capture after indexing).
+    await waitUntil(async () => (await f.status()).payload.retryQueuePending === 0);
     expect((await d.call("memory.search", { query: "weekly restore test cron", limit: 3 })).results[0]?.path).toBe(
       `memory/${localDate()}.md`,
     );

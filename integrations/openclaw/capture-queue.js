@@ -11,7 +11,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { chmod, mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { DaemonUnavailableError } from "./client.js";
+import { isUnavailable } from "./client.js";
 
 export const MAX_ITEMS = 100;
 export const BASE_DELAY_MS = 1000;
@@ -98,7 +98,7 @@ export function createCaptureQueue(opts) {
           await persist();
         } catch (e) {
           lastError = e instanceof Error ? e.message : String(e);
-          if (e instanceof DaemonUnavailableError) {
+          if (isUnavailable(e)) {
             failures++;
             log.debug?.(`cortexd capture queued (${items.length} pending): ${lastError}`);
             schedule();

@@ -23,6 +23,7 @@ const why = (e) => (e instanceof Error ? e.message : String(e));
  *   ignored: string[],
  *   out?: (line: string) => void,
  *   ask?: (question: string) => Promise<string>,
+ *   close?: () => void,
  * }} deps
  */
 export function cortexCliRegistrar(deps) {
@@ -35,6 +36,8 @@ export function cortexCliRegistrar(deps) {
     } catch (e) {
       process.stderr.write(`cortexd: ${why(e)}\n`);
       process.exitCode = 1;
+    } finally {
+      deps.close?.(); // the connection must not keep the CLI process alive
     }
   };
   const pickWs = (/** @type {any} */ s) =>

@@ -8,13 +8,13 @@
  *   /cortex                cortexd's status
  * (/audit is added by the audit log's own module, next to these.)
  */
-import { DaemonUnavailableError } from "./client.js";
+import { isUnavailable } from "./client.js";
 import { sessionIdOf } from "./sessions.js";
 
 /** @param {unknown} e */
 function unavailable(e) {
   const why = e instanceof Error ? e.message : String(e);
-  return e instanceof DaemonUnavailableError
+  return isUnavailable(e)
     ? `cortexd is not available (${why}); start it with \`cortexd start\`.`
     : `cortexd refused: ${why}`;
 }

@@ -5,14 +5,14 @@
  * daemon causes), recall is skipped for COOL_OFF_MS, so a prompt does not pay a connect attempt
  * while the daemon is down. The first call after the cool-off tries again; one success closes it.
  */
-import { DaemonUnavailableError } from "./client.js";
+import { isUnavailable } from "./client.js";
 
 export const FAILURES_TO_TRIP = 3;
 export const COOL_OFF_MS = 30_000;
 
 /** A failure that says the daemon is not there (a timeout says it is slow, not absent). */
 export function isHardFailure(/** @type {unknown} */ e) {
-  return e instanceof DaemonUnavailableError && e.reason !== "timeout";
+  return isUnavailable(e) && /** @type {{ reason?: string }} */ (e).reason !== "timeout";
 }
 
 /** @param {{ clock?: () => number, failures?: number, coolOffMs?: number }} [opts] */

@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { createCaptureQueue } from "./capture-queue.js";
 import { captureWindow } from "./capture-window.js";
 import { CLI_DESCRIPTORS, cortexCliRegistrar } from "./cli.js";
-import { createClient, DaemonUnavailableError, SocketPathTooLongError } from "./client.js";
+import { createClient, isUnavailable, SocketPathTooLongError } from "./client.js";
 import { chatCommands } from "./commands.js";
 import { configSchema, ignoredCortexKeys, ignoredKeysWarning, normalizeConfig } from "./config.js";
 import { createGate } from "./gate.js";
@@ -67,7 +67,7 @@ function why(e) {
 /** A tool failure the model can act on (thrown: OpenClaw reports it as the tool's error). */
 function toolFailure(/** @type {unknown} */ e) {
   return new Error(
-    e instanceof DaemonUnavailableError
+    isUnavailable(e)
       ? `cortexd is not available (${e.message}); start it with \`cortexd start\`.`
       : `cortexd refused the call: ${why(e)}`,
   );
@@ -383,7 +383,9 @@ const plugin = {
     for (const cmd of chatCommands({ call, sessions, ws, toolTimeoutMs: cfg.toolTimeoutMs, statusLine }))
       api.registerCommand?.(cmd);
 
-    api.registerCli?.(cortexCliRegistrar({ call, cfg, ws, ignored }), { descriptors: CLI_DESCRIPTORS });
+    api.registerCli?.(cortexCliRegistrar({ call, cfg, ws, ignored, close: () => client.close() }), {
+      descriptors: CLI_DESCRIPTORS,
+    });
 
     api.registerService?.({
       id: "cortexd-client",
