@@ -123,7 +123,14 @@ describe.skipIf(!host && !ci)("OpenClaw plugin sessions, commands and capture in
               : { name: "tool_call", arguments: { id: "cortex_search_memory", args } },
           };
         }
-        return { text: "Understood, I am on it and will report back with the details once it is done." };
+        // Each answer says what it answers (cortexd skips a capture that repeats a recent one).
+        const question = messageText(body.messages.filter((m) => m.role === "user").pop())
+          .replace(/<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>[\s\S]*?(<<<END_OPENCLAW_INTERNAL_CONTEXT>>>|$)/g, " ")
+          .replace(/<cortex_(\w+)>[\s\S]*?<\/cortex_\1>/g, " ")
+          .replace(/\s+/g, " ")
+          .trim()
+          .slice(0, 160);
+        return { text: `Done. I have taken care of it as asked: "${question}"` };
       });
 
       const port = await freePort();

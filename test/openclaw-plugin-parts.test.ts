@@ -1,8 +1,10 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import plugin, {
+  CLI_DESCRIPTORS,
   captureWindow,
   configSchema,
   createCaptureQueue,
@@ -202,5 +204,12 @@ describe("OpenClaw plugin parts", () => {
       /^\[tool cortex_search_memory: - Deploy freeze starts on December 18\. x+…\] Memory says the freeze starts on December 18\.$/,
     );
     expect(answer.length).toBeLessThan(400);
+  });
+
+  it("declares `openclaw cortex` in the manifest as it registers it (OpenClaw routes the command before loading the plugin)", () => {
+    const manifest = JSON.parse(
+      readFileSync(resolve(import.meta.dirname, "../integrations/openclaw/openclaw.plugin.json"), "utf8"),
+    ) as { cliCommands: unknown };
+    expect(manifest.cliCommands).toEqual(CLI_DESCRIPTORS);
   });
 });

@@ -131,3 +131,5 @@ export class DaemonUnavailableError extends Error {
   reason: string;
   code?: string;
 }
+/** `openclaw cortex`: the root command's descriptor (the manifest's cliCommands say the same). */
+export const CLI_DESCRIPTORS: { name: string; description: string; hasSubcommands: boolean }[];

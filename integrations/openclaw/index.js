@@ -33,6 +33,7 @@ export { defaultSocketPath, DaemonUnavailableError } from "./client.js";
 export { captureWindow } from "./capture-window.js";
 export { createGate } from "./gate.js";
 export { createCaptureQueue } from "./capture-queue.js";
+export { CLI_DESCRIPTORS } from "./cli.js";
 
 const VERSION = "0.1.0";
 const MAX_QUERY_CHARS = 4000;
