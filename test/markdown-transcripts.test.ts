@@ -36,6 +36,12 @@ describe("markdown transcripts in sessions/", () => {
     expect(hit.path).toBe("sessions/2026-12-01-billing-migration.md");
     expect(hit.source).toBe("transcript");
     expect(hit.snippet).toContain("Kafka consumers");
+    // Recall can leave transcripts out, or keep only them (the OpenClaw plugin's fileSync / transcriptSync).
+    const q = "invoices refunds Kafka consumers";
+    expect((await d.call("memory.recall", { query: q, sources: ["transcripts"] })).context).toContain(
+      "Kafka consumers",
+    );
+    expect((await d.call("memory.recall", { query: q, sources: ["files"] })).context).not.toContain("Kafka consumers");
     appendFileSync(
       join(ws, "sessions/2026-12-01-billing-migration.md"),
       "\n**User:** And the audit trail?\n\n**Assistant:** The audit trail stays in the old cluster until the Zanzibar review in January.\n",
