@@ -7,8 +7,10 @@ import { messageText, startOpenAiStub, type ChatRequest, type OpenAiStub } from 
 import {
   findOpenClaw,
   freePort,
+  openClawEnv,
   runOpenClaw,
   startGateway,
+  stubModelConfig,
   type Gateway,
   type OpenClawHost,
 } from "./helpers/openclaw.js";
@@ -103,49 +105,15 @@ describe.skipIf(!host && !ci)("OpenClaw plugin in a real gateway (openclaw, Node
 
       const port = await freePort();
       const token = "cortexd-test-token";
-      const state = join(home, ".openclaw");
-      const env: Record<string, string> = {
-        PATH: `${resolve(host.node, "..")}:${process.env.PATH ?? "/usr/bin:/bin"}`,
-        HOME: home,
-        TMPDIR: process.env.TMPDIR ?? "/tmp",
-        OPENCLAW_STATE_DIR: state,
-        OPENCLAW_CONFIG_PATH: join(state, "openclaw.json"),
-        OPENCLAW_NO_AUTO_UPDATE: "1",
-        OPENCLAW_SKIP_CHANNELS: "1",
-        OPENCLAW_SKIP_CRON: "1",
-        OPENCLAW_GATEWAY_TOKEN: token,
-        NO_COLOR: "1",
-        // The plugin finds the daemon as cortexd's own clients do.
-        CORTEXD_SOCKET: daemon.socket,
-      };
+      const env = openClawEnv(host, home, { token, socket: daemon.socket });
       // The user's gateway before the plugin: a local gateway, a model, a workspace.
-      mkdirSync(state, { recursive: true });
+      mkdirSync(env.OPENCLAW_STATE_DIR!, { recursive: true });
       writeFileSync(
         env.OPENCLAW_CONFIG_PATH!,
         JSON.stringify({
           gateway: { mode: "local", bind: "loopback", port, auth: { mode: "token", token } },
           agents: { defaults: { workspace: ws, model: { primary: "stub/stub-model" } } },
-          models: {
-            mode: "merge",
-            providers: {
-              stub: {
-                baseUrl: stub.url,
-                apiKey: "stub-key",
-                api: "openai-completions",
-                models: [
-                  {
-                    id: "stub-model",
-                    name: "Stub",
-                    reasoning: false,
-                    input: ["text"],
-                    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-                    contextWindow: 128000,
-                    maxTokens: 4096,
-                  },
-                ],
-              },
-            },
-          },
+          models: stubModelConfig(stub.url),
         }),
       );
       const oc = (args: string[], timeoutMs = 180_000) => runOpenClaw(host, args, env, { cwd: root, timeoutMs });
@@ -175,7 +143,7 @@ describe.skipIf(!host && !ci)("OpenClaw plugin in a real gateway (openclaw, Node
         policy: { allowConversationAccess: boolean };
       };
       expect(report.plugin.status).toBe("loaded");
-      expect(report.typedHooks.map((h) => h.name).sort()).toEqual(["agent_end", "before_prompt_build"]);
+      expect(report.typedHooks.map((h) => h.name).sort()).toEqual(["agent_end", "before_prompt_build", "session_end"]);
       expect(report.plugin.toolNames.sort()).toEqual(["cortex_save_memory", "cortex_search_memory"]);
       expect(report.gatewayMethods).toContain("cortex.status");
       expect(report.policy.allowConversationAccess).toBe(true);

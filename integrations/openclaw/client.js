@@ -29,3 +29,13 @@ export function defaultSocketPath(env = process.env, opts = {}) {
 export function createClient(opts) {
   return sharedClient(opts);
 }
+
+/**
+ * cortexd was not reached, or went away (a DaemonUnavailableError). By name, not instanceof: a
+ * gateway can load the plugin's modules more than once, each with its own copy of the class.
+ * @param {unknown} e
+ * @returns {e is import("./vendor/client/errors.js").DaemonUnavailableError}
+ */
+export function isUnavailable(e) {
+  return e instanceof Error && e.name === "DaemonUnavailableError";
+}

@@ -6,6 +6,9 @@
  * and the normalized config the plugin runs with.
  */
 import { defaultSocketPath } from "./client.js";
+import { CORTEX_KEYS, cortexSettings } from "./compat.js";
+
+export { ignoredCortexKeys, ignoredKeysWarning } from "./compat.js";
 
 export const configJsonSchema = {
   type: "object",
@@ -32,7 +35,7 @@ export const configJsonSchema = {
       description: "also recall MEMORY.md/USER.md (OpenClaw already puts them in the system prompt)",
     },
     recallBudgetTokens: { type: "integer", minimum: 100, maximum: 20000, default: 2000 },
-    recallTimeoutMs: { type: "integer", minimum: 20, maximum: 10000, default: 250 },
+    recallTimeoutMs: { type: "integer", minimum: 20, maximum: 120000, default: 250 },
     captureTimeoutMs: { type: "integer", minimum: 100, maximum: 60000, default: 5000 },
     auditLog: {
       type: "boolean",
@@ -45,6 +48,7 @@ export const configJsonSchema = {
       default: "auto",
       description: "auto: group chats never see MEMORY.md/USER.md",
     },
+    ...CORTEX_KEYS,
   },
 };
 
@@ -84,7 +88,9 @@ export function configProblems(value) {
     else if (s.type === "boolean" && typeof v !== "boolean") out.push(`${key}: must be true or false`);
     else if (s.type === "integer" && !(typeof v === "number" && Number.isInteger(v)))
       out.push(`${key}: must be an integer`);
-    else if (s.type === "integer" && (v < s.minimum || v > s.maximum))
+    else if (s.type === "number" && !(typeof v === "number" && Number.isFinite(v)))
+      out.push(`${key}: must be a number`);
+    else if ((s.type === "integer" || s.type === "number") && (v < s.minimum || v > s.maximum))
       out.push(`${key}: must be from ${s.minimum} to ${s.maximum}`);
     else if (s.enum && !s.enum.includes(v)) out.push(`${key}: must be one of ${s.enum.join(", ")}`);
   }
@@ -116,16 +122,22 @@ export function normalizeConfig(raw) {
   ) => (typeof v === "number" && Number.isFinite(v) ? Math.min(hi, Math.max(lo, Math.floor(v))) : d);
   return {
     socketPath: typeof c.socketPath === "string" && c.socketPath.trim() ? c.socketPath.trim() : defaultSocketPath(),
-    /** @type {string | undefined} */
-    workspace: typeof c.workspace === "string" && c.workspace ? c.workspace : undefined,
+    /** @type {string | undefined} (the Cortex plugin's `namespace` names the workspace too) */
+    workspace:
+      typeof c.workspace === "string" && c.workspace
+        ? c.workspace
+        : typeof raw === "object" && raw && typeof (/** @type {any} */ (raw).namespace) === "string"
+          ? /** @type {any} */ (raw).namespace || undefined
+          : undefined,
     autoRecall: c.autoRecall !== false,
     autoCapture: c.autoCapture !== false,
     recallCurated: c.recallCurated === true,
     recallBudgetTokens: int(c.recallBudgetTokens, 2000, 100, 20000),
-    recallTimeoutMs: int(c.recallTimeoutMs, 250, 20, 10000),
+    recallTimeoutMs: int(c.recallTimeoutMs, 250, 20, 120000),
     captureTimeoutMs: int(c.captureTimeoutMs, 5000, 100, 60000),
     auditLog: c.auditLog !== false,
     /** @type {"auto" | "private" | "group"} */
     scope: c.scope === "private" || c.scope === "group" ? c.scope : "auto",
+    ...cortexSettings(raw, int),
   };
 }

@@ -106,6 +106,7 @@ export function createIntegrationHandlers(d: MethodDeps, audit?: ReadAudit): Met
           ...(p.source ? { source: p.source } : {}),
           ...(p.cwd ? { cwd: p.cwd } : {}),
           ...(p.maxChars !== undefined ? { maxChars: p.maxChars } : {}),
+          ...(p.lineage ? { lineage: p.lineage } : {}),
         });
         audit?.sessionStart(ws, p.session_id, given ?? [], out.context);
         return out;
@@ -115,6 +116,7 @@ export function createIntegrationHandlers(d: MethodDeps, audit?: ReadAudit): Met
         session_id: p.session_id,
         ...(p.prompt ? { prompt: p.prompt } : {}),
         ...(p.cwd ? { cwd: p.cwd } : {}),
+        ...(p.lineage ? { lineage: p.lineage } : {}),
       }),
     "session.checkpoint": (p) =>
       guard(async () => {
@@ -123,12 +125,17 @@ export function createIntegrationHandlers(d: MethodDeps, audit?: ReadAudit): Met
           session_id: p.session_id,
           ...(p.messages ? { messages: p.messages } : {}),
           ...(p.transcript_path ? { transcript_path: p.transcript_path } : {}),
+          ...(p.summary ? { summary: p.summary } : {}),
         });
         const files = [...(out.captured?.absPaths ?? []), ...(out.stored && out.path ? [join(ws.root, out.path)] : [])];
         const { captured, ...rest } = out;
         const indexed = await index(ws, [...new Set(files)]);
         return { ...rest, ...(captured ? { captured: await captureResult(ws, captured, indexed) } : {}) };
       }),
+    "session.reset": (p) => {
+      const ws = pickWriteWorkspace(d.engine, p.workspace);
+      return { workspace: ws.name, cleared: state.clearSessions(ws.name) };
+    },
     "session.sleep": (p) =>
       guard(async () => {
         const ws = pickSessionWorkspace(d.engine, p, { write: true });

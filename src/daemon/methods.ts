@@ -134,6 +134,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
             ...(p.limit !== undefined ? { limit: p.limit } : {}),
             ...(p.includeHistory ? { includeHistory: true } : {}),
             ...(p.excludeCurated ? { excludeCurated: true } : {}),
+            ...(p.sources ? { sources: p.sources } : {}),
             ...(hostHas ? { excludePath: hostHas } : {}),
             ...(p.timings ? { timings: true } : {}),
             ...(p.explain ? { explain: true } : {}),

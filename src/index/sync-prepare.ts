@@ -3,6 +3,7 @@ import { scanConflicts } from "../ingest/conflict-markers.js";
 import type { Chunk, ChunkingOptions } from "../ingest/types.js";
 import { TRANSCRIPT_START, chunkTranscriptFrom } from "../ingest/transcript-incremental.js";
 import { chunkHash } from "../util/hash.js";
+import { isJsonlTranscript } from "../workspace/classify.js";
 import type { FileMeta, FileRow, FileStamp, StoredChunkInput } from "./files-repo.js";
 import type { IndexStore } from "./store.js";
 import type { SyncReport } from "./sync-report.js";
@@ -69,7 +70,7 @@ export function prepareFile(
   }
   let chunks: Chunk[];
   let full: FileMeta;
-  if (file.class === "transcript") {
+  if (isJsonlTranscript(file)) {
     const t = chunkTranscriptFrom(buf, TRANSCRIPT_START, chunking);
     report.malformedLines += t.malformed;
     chunks = t.chunks;
@@ -83,7 +84,8 @@ export function prepareFile(
       file.path.startsWith("/") && file.path.endsWith("/MEMORY.md")
         ? file.absPath.slice(0, -"/MEMORY.md".length)
         : undefined;
-    const chunked = chunkFile(file.class, conflicts.text, chunking, indexDir);
+    // A markdown transcript (sessions/*.md) is chunked as the markdown it is, and stays a transcript.
+    const chunked = chunkFile(file.class === "transcript" ? "note" : file.class, conflicts.text, chunking, indexDir);
     chunks = chunked.chunks;
     full = { ...meta, indexedLines: chunked.lines, malformed: 0, resume: null };
   }

@@ -3,6 +3,7 @@ import { checkText } from "../ingest/decode.js";
 import type { TranscriptBase } from "../ingest/transcript-incremental.js";
 import { chainedHash, type ChainedHash } from "../util/chained-hash.js";
 import { ReadFileError, readRegularFile } from "../util/read-regular.js";
+import { isJsonlTranscript } from "../workspace/classify.js";
 import type { SkipKind } from "../workspace/issues.js";
 import type { WorkspaceFile } from "../workspace/scan.js";
 import type { FileRow } from "./files-repo.js";
@@ -29,14 +30,7 @@ export async function loadFile(
   max: number,
 ): Promise<Loaded> {
   if (file.size > max) return { file, skip: { kind: "too-large", reason: `larger than ${max} bytes (${file.size})` } };
-  if (
-    !force &&
-    file.class === "transcript" &&
-    row &&
-    file.size > row.size &&
-    row.resumeOffset !== null &&
-    row.hashState
-  ) {
+  if (!force && isJsonlTranscript(file) && row && file.size > row.size && row.resumeOffset !== null && row.hashState) {
     const appended = await loadAppend(file, row).catch(() => null);
     if (appended) return withText(appended, appended.buf!, false);
   }
@@ -47,7 +41,7 @@ export async function loadFile(
     if (e instanceof ReadFileError) return { file, skip: { kind: e.kind, reason: e.message } };
     throw e;
   }
-  return withText({ file, buf, hash: chainedHash(buf) }, buf, file.class !== "transcript");
+  return withText({ file, buf, hash: chainedHash(buf) }, buf, !isJsonlTranscript(file));
 }
 
 /**

@@ -45,6 +45,8 @@ export interface RecallRequest {
   includeHistory?: boolean;
   /** Never MEMORY.md / USER.md, whatever the scope: the host already has them in its prompt. */
   excludeCurated?: boolean;
+  /** Recall only from memory files ("files") or past transcripts ("transcripts"); default both. */
+  sources?: readonly ("files" | "transcripts")[];
   /** Leave out the hits whose path this says the host already has (workspace/claude-code-loaded.ts). */
   excludePath?: (path: string) => boolean;
   /** Return the wall time of each stage (the search's stages, consolidation, relevance, select, pack, record). */
@@ -109,6 +111,10 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
   let hits: AnnotatedHit[] = res.results;
   if (req.scope === "group" || req.excludeCurated) hits = hits.filter((h) => h.source !== "curated");
   if (req.excludePath) hits = hits.filter((h) => !req.excludePath!(h.path));
+  if (req.sources) {
+    const from = new Set(req.sources);
+    hits = hits.filter((h) => from.has(h.source === "transcript" ? "transcripts" : "files"));
+  }
   // Hook: a file and its conflict copies show each line once (sync/recall-copies.ts).
   hits = collapseConflictCopies(hits);
   const consolidation = {

@@ -35,6 +35,8 @@ export interface SessionStartInput {
   cwd?: string;
   /** Characters for the recent-memory context (default 2,000; 0 = none). */
   maxChars?: number;
+  /** Recovery scope: only a previous session of the same lineage is recovered (none = Claude Code's). */
+  lineage?: string;
 }
 
 export interface SessionStartOutcome {
@@ -65,6 +67,8 @@ interface TranscriptSource {
 }
 
 export const DEFAULT_START_CONTEXT_CHARS = 2000;
+/** A checkpoint summary given by the client is kept to this many characters. */
+const CHECKPOINT_CHARS = 1000;
 
 export class Sessions {
   constructor(
@@ -75,11 +79,12 @@ export class Sessions {
   ) {}
 
   /** A prompt arrived: the session is alive, and this is its latest goal. */
-  touch(ws: WriteTarget, input: { session_id: string; prompt?: string; cwd?: string }): { ok: true } {
+  touch(ws: WriteTarget, input: { session_id: string; prompt?: string; cwd?: string; lineage?: string }): { ok: true } {
     const rec = this.state.session(ws.name, input.session_id);
     rec.lastActivity = this.clock();
     delete rec.endedAt;
     if (input.cwd) rec.cwd = input.cwd;
+    if (input.lineage) rec.lineage = input.lineage;
     const prompt = input.prompt ? cleanCaptureText(input.prompt) : "";
     if (prompt.length >= 8 && !isTrivial(prompt)) rec.goal = cap(redactSecrets(prompt).text, SUMMARY_CHARS);
     this.state.save(ws.name);
@@ -92,11 +97,16 @@ export class Sessions {
     const out: SessionStartOutcome = { recovery: "", context: "", checkpoint: "" };
     // Resume and compact continue this session: no note about another one.
     const continues = input.source === "resume" || input.source === "compact";
-    // The most recent other session (same project when both know their cwd).
+    // The most recent other session of the same lineage (host and conversation scope), and of the
+    // same project when both know their cwd: a Claude Code project never recovers an OpenClaw chat.
     // A group session never hears of a session it may not see (a DM's goal and focus are the DM's).
+    const lineage = input.lineage ?? "";
     const scope = sessionReadScope(input.session_id);
     const prev = Object.values(st.sessions)
-      .filter((s) => s.id !== input.session_id && (!input.cwd || !s.cwd || s.cwd === input.cwd))
+      .filter(
+        (s) =>
+          s.id !== input.session_id && (s.lineage ?? "") === lineage && (!input.cwd || !s.cwd || s.cwd === input.cwd),
+      )
       .filter((s) => visibleTo(scope, sessionVisibility(s.id)))
       .sort((a, b) => b.lastActivity - a.lastActivity)[0];
     if (prev) {
@@ -108,7 +118,12 @@ export class Sessions {
         ...(prev.focus ? { focus: prev.focus } : {}),
         clean,
       };
-      if (!clean && !prev.recoveredBy && !continues && (prev.goal || prev.focus || prev.captured > 0)) {
+      if (
+        !clean &&
+        !prev.recoveredBy &&
+        !continues &&
+        (prev.goal || prev.focus || prev.checkpointText || prev.captured > 0)
+      ) {
         out.recovery = recoveryBlock(prev, now);
         prev.recoveredBy = input.session_id;
       }
@@ -118,6 +133,7 @@ export class Sessions {
     rec.lastActivity = now;
     delete rec.endedAt;
     if (input.cwd) rec.cwd = input.cwd;
+    if (input.lineage) rec.lineage = input.lineage;
     if (input.source) rec.source = input.source;
     if (input.source === "compact") out.checkpoint = checkpointBlock(rec);
     const ctx = await startContext(
@@ -135,8 +151,14 @@ export class Sessions {
     return out;
   }
 
-  /** Captures what is left, then writes "Goal: …; focus: …" for the session to today's log. */
-  async checkpoint(ws: WriteTarget, input: { session_id: string } & TranscriptSource): Promise<CheckpointOutcome> {
+  /**
+   * Captures what is left, then writes the given summary, or "Goal: …; last focus: …", for the
+   * session to today's log; the next session's recovery note quotes it.
+   */
+  async checkpoint(
+    ws: WriteTarget,
+    input: { session_id: string; summary?: string } & TranscriptSource,
+  ): Promise<CheckpointOutcome> {
     let captured: CaptureOutcome | undefined;
     if (input.transcript_path || input.messages) {
       captured = await this.capturer.capture(ws, {
@@ -148,10 +170,15 @@ export class Sessions {
     const rec = this.state.session(ws.name, input.session_id);
     const summary = { goal: rec.goal ?? null, focus: rec.focus ?? null };
     const out: CheckpointOutcome = { stored: false, summary, ...(captured ? { captured } : {}) };
-    if (!rec.goal && !rec.focus) return out;
+    const given = input.summary ? cap(redactSecrets(cleanCaptureText(input.summary)).text, CHECKPOINT_CHARS) : "";
+    if (!given && !rec.goal && !rec.focus) return out;
     const now = this.clock();
-    const parts = [rec.goal ? `Goal: ${rec.goal}` : "", rec.focus ? `last focus: ${rec.focus}` : ""].filter(Boolean);
-    const text = `[checkpoint session ${shortSession(input.session_id)} ${localTime(now)}] ${parts.join("; ")}`;
+    const parts = given
+      ? [given]
+      : [rec.goal ? `Goal: ${rec.goal}` : "", rec.focus ? `last focus: ${rec.focus}` : ""].filter(Boolean);
+    const body = parts.join("; ");
+    out.text = body;
+    const text = `[checkpoint session ${shortSession(input.session_id)} ${localTime(now)}] ${body}`;
     const res = await this.writer.write(ws, "daily", localDate(now), [
       {
         lines: formatEntry(text, { visibility: sessionVisibility(input.session_id) }),
@@ -159,12 +186,14 @@ export class Sessions {
         kind: "checkpoint",
       },
     ]);
+    // Even a duplicate (the same summary again) is the session's latest checkpoint.
+    rec.checkpointText = body;
+    rec.checkpointAt = now;
+    this.state.save(ws.name);
     out.path = res.key;
     const dup = res.duplicates[0];
     if (dup) return { ...out, duplicateOf: dup.of };
     const w = res.written[0]!;
-    rec.checkpointAt = now;
-    this.state.save(ws.name);
     return {
       ...out,
       stored: true,
@@ -211,6 +240,10 @@ function recoveryBlock(prev: SessionRecord, now: number): string {
   ];
   if (prev.goal) lines.push(`Goal: ${escapeMemoryText(prev.goal)}`);
   if (prev.focus) lines.push(`Last known focus: ${escapeMemoryText(prev.focus)}`);
+  if (prev.checkpointText && prev.checkpointAt !== undefined)
+    lines.push(
+      `Last checkpoint (memory/${localDate(prev.checkpointAt)}.md, ${localTime(prev.checkpointAt)}): ${escapeMemoryText(prev.checkpointText)}`,
+    );
   if (prev.captured > 0) lines.push(`Turns captured to the daily log: ${prev.captured}`);
   lines.push(RECOVERY_CLOSE);
   return lines.join("\n");

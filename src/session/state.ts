@@ -58,6 +58,10 @@ export interface SessionRecord {
   /** The session whose start showed this one's recovery note (shown once). */
   recoveredBy?: string;
   checkpointAt?: number;
+  /** The last checkpoint's text (redacted, capped), for the recovery note. */
+  checkpointText?: string;
+  /** Recovery scope (host and conversation kind); see session.start's `lineage`. */
+  lineage?: string;
   transcript?: TranscriptMark;
   messages?: MessagesMark;
   /** Entries captured so far. */
@@ -112,6 +116,15 @@ export class StateStore {
     let rec = Object.hasOwn(st.sessions, id) ? st.sessions[id] : undefined;
     if (!rec) st.sessions[id] = rec = { id, lastActivity: this.clock(), captured: 0 };
     return rec;
+  }
+
+  /** Forgets every session of the namespace (lifecycle and capture watermarks); returns how many. */
+  clearSessions(namespace: string): number {
+    const st = this.get(namespace);
+    const n = Object.keys(st.sessions).length;
+    st.sessions = sessionMap([]);
+    this.save(namespace);
+    return n;
   }
 
   /**

@@ -39,8 +39,17 @@ export function classifyWorkspacePath(rel: string): Classification | null {
   const base = parts[parts.length - 1]!;
   if (parts.length === 1) return isCuratedFile(base) ? { class: "curated" } : null;
   const dir = parts[0]!;
-  if (!isMemoryDir(dir) || !base.toLowerCase().endsWith(MEMORY_DIRS[dir])) return null;
+  if (!isMemoryDir(dir)) return null;
+  const lower = base.toLowerCase();
+  // sessions/ also holds markdown transcripts: OpenClaw's session memory (sessions/YYYY-MM-DD-<slug>.md).
+  if (dir === "sessions" && lower.endsWith(".md")) return { class: "transcript" };
+  if (!lower.endsWith(MEMORY_DIRS[dir])) return null;
   return dir === "memory" ? classifyNote(base) : { class: "transcript" };
+}
+
+/** A JSONL transcript (read and chunked by record, appends incrementally); a markdown one is chunked as markdown. */
+export function isJsonlTranscript(file: { class: FileClass; path: string }): boolean {
+  return file.class === "transcript" && !file.path.toLowerCase().endsWith(".md");
 }
 
 /** Classifies a file found under a configured extra path or transcript dir. */

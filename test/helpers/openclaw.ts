@@ -144,3 +144,51 @@ export function freePort(): Promise<number> {
     srv.on("error", j);
   });
 }
+
+/** The stub model as the gateway's only provider (OpenAI-compatible, on 127.0.0.1). */
+export function stubModelConfig(stubUrl: string): Record<string, unknown> {
+  return {
+    mode: "merge",
+    providers: {
+      stub: {
+        baseUrl: stubUrl,
+        apiKey: "stub-key",
+        api: "openai-completions",
+        models: [
+          {
+            id: "stub-model",
+            name: "Stub",
+            reasoning: false,
+            input: ["text"],
+            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+            contextWindow: 128000,
+            maxTokens: 4096,
+          },
+        ],
+      },
+    },
+  };
+}
+
+/** A private OpenClaw home for a headless gateway: the environment `openclaw` runs with. */
+export function openClawEnv(
+  host: OpenClawHost,
+  home: string,
+  opts: { token: string; socket: string },
+): Record<string, string> {
+  const state = resolve(home, ".openclaw");
+  return {
+    PATH: `${resolve(host.node, "..")}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+    HOME: home,
+    TMPDIR: process.env.TMPDIR ?? "/tmp",
+    OPENCLAW_STATE_DIR: state,
+    OPENCLAW_CONFIG_PATH: resolve(state, "openclaw.json"),
+    OPENCLAW_NO_AUTO_UPDATE: "1",
+    OPENCLAW_SKIP_CHANNELS: "1",
+    OPENCLAW_SKIP_CRON: "1",
+    OPENCLAW_GATEWAY_TOKEN: opts.token,
+    NO_COLOR: "1",
+    // The plugin finds the daemon as cortexd's own clients do.
+    CORTEXD_SOCKET: opts.socket,
+  };
+}

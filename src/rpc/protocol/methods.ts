@@ -14,6 +14,7 @@ export interface MethodResults {
   "session.touch": { ok: true };
   "session.checkpoint": CheckpointResult;
   "session.sleep": SleepResult;
+  "session.reset": { workspace: string; cleared: number };
   "memory.get": MemoryGetResult;
   "index.sync": { reports: SyncReport[] };
   "index.status": IndexStatusResult;

@@ -26,6 +26,11 @@ const auditParams = {
   session_id: session_id.optional(),
   audit: z.boolean().optional(),
 };
+/**
+ * Which sessions may recover each other (host and conversation scope, e.g. "openclaw:main:private"):
+ * a session's recovery note only ever comes from a session of the same lineage; none = Claude Code's.
+ */
+const lineage = z.string().min(1).max(256).optional();
 
 export const MethodParams = {
   "memory.search": z
@@ -66,6 +71,12 @@ export const MethodParams = {
       includeHistory: z.boolean().optional(),
       /** Leave out MEMORY.md/USER.md: the host already puts them in its prompt (OpenClaw does). */
       excludeCurated: z.boolean().optional(),
+      /** Recall only from these: "files" (memory files, notes), "transcripts" (past sessions); default both. */
+      sources: z
+        .array(z.enum(["files", "transcripts"]))
+        .min(1)
+        .max(2)
+        .optional(),
       /** The host the recall is for: "claude-code" leaves out what Claude Code loads for `cwd` itself (its CLAUDE.md files, the auto-memory MEMORY.md). */
       host: z.enum(["claude-code"]).optional(),
       /** Return the wall time of each stage (`timings`, ms). */
@@ -119,13 +130,18 @@ export const MethodParams = {
       cwd,
       /** Characters of recent daily-log context (default 2,000; 0 = none). */
       maxChars: z.number().int().min(0).max(10_000).optional(),
+      lineage,
       workspace,
     })
     .strict(),
   /** Activity (a prompt) in a session; the prompt becomes its latest goal. */
-  "session.touch": z.object({ session_id, prompt: z.string().max(100_000).optional(), cwd, workspace }).strict(),
-  /** Capture what is left (when a transcript/messages are given), then write the session summary. */
-  "session.checkpoint": z.object({ session_id, messages, transcript_path, workspace, cwd }).strict(),
+  "session.touch": z
+    .object({ session_id, prompt: z.string().max(100_000).optional(), cwd, lineage, workspace })
+    .strict(),
+  /** Capture what is left (when a transcript/messages are given), then write the session summary (or the one given). */
+  "session.checkpoint": z
+    .object({ session_id, messages, transcript_path, summary: z.string().min(1).max(4000).optional(), workspace, cwd })
+    .strict(),
   /** A clean end: capture what is left, checkpoint (unless checkpoint: false), mark the session ended. */
   "session.sleep": z
     .object({
@@ -138,6 +154,8 @@ export const MethodParams = {
       cwd,
     })
     .strict(),
+  /** Forgets the workspace's session state (lifecycle, recovery, capture watermarks); never touches memory files. */
+  "session.reset": z.object({ workspace }).strict(),
   "index.sync": z.object({ path: filePath.optional(), workspace, force: z.boolean().optional() }).strict(),
   "index.status": z.object({ workspace }).strict(),
   /** Runs consolidation now (every workspace, or one); dryRun computes and reports without changing the index. */

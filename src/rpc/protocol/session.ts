@@ -18,6 +18,8 @@ export interface CheckpointResult {
   endLine?: number;
   duplicateOf?: string;
   summary: { goal: string | null; focus: string | null };
+  /** The checkpoint's text as written (the summary given, or "Goal: …; last focus: …"). */
+  text?: string;
   captured?: CaptureResult;
 }
 
