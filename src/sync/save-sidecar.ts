@@ -1,4 +1,5 @@
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
+import { readRegularTextSync } from "../util/regular-file.js";
 import { join, posix } from "node:path";
 import { hasConflictMarkers } from "../ingest/conflict-markers.js";
 
@@ -26,7 +27,7 @@ export function fileHasConflict(absPath: string): boolean {
   try {
     const st = statSync(absPath, { throwIfNoEntry: false });
     if (!st?.isFile() || st.size > MAX_CHECK_BYTES) return false;
-    return hasConflictMarkers(readFileSync(absPath, "utf8"));
+    return hasConflictMarkers(readRegularTextSync(absPath, { maxBytes: MAX_CHECK_BYTES }));
   } catch {
     return false; // unreadable: the append reports its own error
   }
