@@ -1,3 +1,4 @@
+import { renameSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runAttack, type AttackResult } from "../scripts/bench/abuse-attacks.js";
@@ -5,13 +6,14 @@ import {
   callsInParallel,
   hugeLog,
   linkDevZero,
+  singleLineNote,
   makeFifo,
   memoryPath,
   today,
   twoWaves,
 } from "../scripts/bench/abuse-files.js";
 import { ErrorCodes } from "../src/rpc/protocol.js";
-import { daemonsPerTest, type TestDaemon } from "./helpers/daemon.js";
+import { daemonsPerTest, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 /**
@@ -25,11 +27,21 @@ const RSS_BOUND_MB = 400;
 
 const { daemonOn } = daemonsPerTest();
 
-function expectHeld(r: AttackResult): void {
+/**
+ * The one case not yet within 500 ms: indexing a file's capped 2 MB of text still runs FTS5's
+ * tokenizer for the keyword postings in one synchronous step (0.45–1.06 s measured on the loaded 2-core box;
+ * uncapped, today's code held pings for > 1.4 s). See docs/reliability.md.
+ */
+const HUGE_LINE_PING_BOUND_MS = 2000;
+
+function expectHeld(r: AttackResult, pingBoundMs = PING_BOUND_MS): void {
   const summary = JSON.stringify(r);
+  console.log(
+    `${r.name}: longest ping ${r.maxPingMs} ms, peak RSS ${r.peakRssMb} MB, ${r.answered}/${r.sent} answered`,
+  );
   expect(r.pingFailures, summary).toBe(0);
   expect(r.pings, summary).toBeGreaterThan(0);
-  expect(r.maxPingMs, summary).toBeLessThanOrEqual(PING_BOUND_MS);
+  expect(r.maxPingMs, summary).toBeLessThanOrEqual(pingBoundMs);
   expect(r.peakRssMb, summary).toBeLessThan(RSS_BOUND_MB);
   expect(r.malformed, summary).toBe(0);
   expect(r.allAnswered, summary).toBe(true);
@@ -118,4 +130,25 @@ describe("MEMORY.md that is not a file", () => {
       );
     }, 60_000);
   }
+});
+
+describe("huge single lines", () => {
+  it("a 50 MB single-line note: indexed up to the per-file chunk cap (reported), pings keep being answered", async () => {
+    const { d, root } = await workspaceDaemon();
+    const r = await runAttack("50 MB single-line note", target(d), async () => {
+      // Written beside the workspace and moved in: the daemon meets the whole 50 MB at once.
+      const tmp = join(tempDir(), "one-line.md");
+      singleLineNote(tmp, 50);
+      renameSync(tmp, join(root, "memory", "one-line.md"));
+      await waitUntil(async () => {
+        const st = await d.call("cortex.status", {});
+        return st.workspaces[0]!.repaired.total > 0;
+      }, 120_000);
+      return { sent: 0, answered: 0, errors: {}, malformed: 0, expectsAll: true };
+    });
+    expectHeld(r, HUGE_LINE_PING_BOUND_MS);
+    const st = await d.call("cortex.status", {});
+    expect(st.workspaces[0]!.repaired.byReason).toHaveProperty("chunk-cap");
+    expect((await d.call("memory.search", { query: "sanderling" })).results.length).toBeGreaterThan(0);
+  }, 180_000);
 });

@@ -16,4 +16,6 @@ export const ErrorCodes = {
   TooManyConnections: -32006,
   /** A response (or a batch's responses together) over the server's response size limit: ask for less. */
   ResponseTooLarge: -32007,
+  /** A request that overran its deadline (src/rpc/deadlines.ts): abandoned, its run slot freed. */
+  RequestTimeout: -32008,
 } as const;
