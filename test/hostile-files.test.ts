@@ -152,3 +152,26 @@ describe("huge single lines", () => {
     expect((await d.call("memory.search", { query: "sanderling" })).results.length).toBeGreaterThan(0);
   }, 180_000);
 });
+
+describe("saves into a file past the index's size cap tell the truth", () => {
+  it("today's log over 64 MiB: the save rolls to a continuation file of the day and is searchable; MEMORY.md over it: indexed false, and why", async () => {
+    const { d, root } = await workspaceDaemon();
+    hugeLog(memoryPath(root), 65, today());
+    const saved = await d.call("memory.save", { text: "the osprey returned to the harbour mast" });
+    expect(saved.path).toBe(`memory/${today()}.cont-2.md`);
+    expect(saved.indexed).toBe(true);
+    expect((await d.call("memory.search", { query: "osprey harbour mast" })).results[0]?.path).toBe(saved.path);
+    // status names the log the index passes over (and the save's path named where the entry went)
+    await waitUntil(async () =>
+      (await d.call("cortex.status", {})).workspaces[0]!.skipped.examples.some(
+        (e) => e.path === `memory/${today()}.md`,
+      ),
+    );
+
+    hugeLog(join(root, "MEMORY.md"), 65, "Memory");
+    const curated = await d.call("memory.save", { text: "the heron team owns the release pipeline", target: "memory" });
+    expect(curated.stored).toBe(true);
+    expect(curated.indexed).toBe(false);
+    expect(curated.notIndexed).toMatch(/MEMORY\.md is not indexed: larger than/);
+  }, 60_000);
+});

@@ -1,6 +1,7 @@
 import { MAX_RECENT_TEXT, type RecentSave, type StateStore } from "../session/state.js";
 import { appendLines, KeyedLock, type AppendResult } from "./append.js";
 import { findDuplicate } from "./dedupe.js";
+import { rollOver } from "./roll-over.js";
 import { fileHeader, formatEntry, localDate, targetKey, type SaveTarget } from "./entry.js";
 import { redactSecrets } from "./redact.js";
 import type { SaveResult } from "../rpc/protocol.js";
@@ -67,7 +68,7 @@ export interface SaveOutcome {
 }
 
 /** The memory.save answer for a write (`indexed`: whether the file was indexed before the reply). */
-export function saveResult(out: SaveOutcome, indexed?: boolean): SaveResult {
+export function saveResult(out: SaveOutcome, indexed?: boolean, notIndexed?: string): SaveResult {
   return {
     stored: out.stored,
     path: out.path,
@@ -76,6 +77,7 @@ export function saveResult(out: SaveOutcome, indexed?: boolean): SaveResult {
     ...(out.redactedKinds.length ? { redactedKinds: out.redactedKinds } : {}),
     ...(out.duplicateOf ? { duplicateOf: out.duplicateOf } : {}),
     ...(indexed !== undefined ? { indexed } : {}),
+    ...(notIndexed ? { notIndexed } : {}),
     ...(out.conflicted ? { conflict: conflictNote(out.conflicted, out.path) } : {}),
   };
 }
@@ -146,7 +148,10 @@ export class MemoryWriter {
     entries: readonly PendingEntry[],
   ): Promise<WriteOutcome> {
     // A file with git conflict markers is never appended to: the entry goes to its sidecar.
-    const { key, absPath, conflicted } = divertFromConflict(ws.root, targetKey(target, date, ws.device));
+    const { key, absPath, conflicted } = divertFromConflict(
+      ws.root,
+      rollOver(ws.root, targetKey(target, date, ws.device)),
+    );
     const st = this.state.get(ws.name);
     const now = this.clock();
     const duplicates: { entry: PendingEntry; rec: RecentSave }[] = [];
