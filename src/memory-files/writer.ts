@@ -24,6 +24,8 @@ export interface WriteHooks {
   around<T>(ws: WriteTarget, fn: () => Promise<T>): Promise<T>;
   /** A file was appended to (`key` relative to the root). */
   written(ws: WriteTarget, key: string): void;
+  /** Whether git holds `key` unmerged (undefined: not known, the file's content decides). */
+  conflicted?(ws: WriteTarget, key: string): boolean | undefined;
 }
 
 /** One entry to write: its markdown lines and the text compared for dedupe. Already redacted. */
@@ -147,11 +149,9 @@ export class MemoryWriter {
     date: string,
     entries: readonly PendingEntry[],
   ): Promise<WriteOutcome> {
-    // A file with git conflict markers is never appended to: the entry goes to its sidecar.
-    const { key, absPath, conflicted } = divertFromConflict(
-      ws.root,
-      rollOver(ws.root, targetKey(target, date, ws.device)),
-    );
+    // A file in a git conflict is never appended to: the entry goes to its sidecar.
+    const wanted = rollOver(ws.root, targetKey(target, date, ws.device));
+    const { key, absPath, conflicted } = divertFromConflict(ws.root, wanted, this.hooks?.conflicted?.(ws, wanted));
     const st = this.state.get(ws.name);
     const now = this.clock();
     const duplicates: { entry: PendingEntry; rec: RecentSave }[] = [];

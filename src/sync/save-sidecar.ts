@@ -33,10 +33,17 @@ export function fileHasConflict(absPath: string): boolean {
   }
 }
 
-/** Where an append meant for `key` goes: the file itself, or its sidecar while the file is conflicted. */
-export function divertFromConflict(root: string, key: string): { key: string; absPath: string; conflicted?: string } {
+/**
+ * Where an append meant for `key` goes: the file itself, or its sidecar while the file is conflicted.
+ * `unmerged`: what git says (a workspace with git sync); only without it do the file's markers decide.
+ */
+export function divertFromConflict(
+  root: string,
+  key: string,
+  unmerged?: boolean,
+): { key: string; absPath: string; conflicted?: string } {
   const absPath = join(root, key);
-  if (!fileHasConflict(absPath)) return { key, absPath };
+  if (!(unmerged ?? fileHasConflict(absPath))) return { key, absPath };
   const side = sidecarKey(key);
   return { key: side, absPath: join(root, side), conflicted: key };
 }
