@@ -22,6 +22,29 @@ const noSqlRules = [
   },
 ];
 
+/**
+ * One way to read a file (src/util/regular-file.ts): a workspace or config file read with readFile /
+ * readFileSync could be a FIFO (blocks forever) or /dev/zero (reads forever). The files below read
+ * only cortexd's own files (its package, lock, state and index files, stdin) and are listed by name.
+ */
+const readFileMessage =
+  "Read workspace and config files through src/util/regular-file.ts (non-blocking open, fstat, size cap): readFile/readFileSync may block on a FIFO or read /dev/zero forever.";
+const readFileRule = ["node:fs", "node:fs/promises", "fs", "fs/promises"].map((name) => ({
+  name,
+  importNames: ["readFile", "readFileSync"],
+  message: readFileMessage,
+}));
+/** Files allowed readFile/readFileSync: none reads a workspace or config file. */
+const ownFileReaders = [
+  "src/util/regular-file.ts",
+  "src/version.ts", // cortexd's package.json
+  "src/util/lock-file.ts", // the data dir's lock files
+  "src/index/open-read-only.ts", // the index database image
+  "src/session/state.ts", // the data dir's state file
+  "src/cli/commands/save.ts", // stdin (fd 0)
+  "src/cli/commands/daemon.ts", // the instance lock file
+];
+
 const aboveIndex = [
   "search",
   "consolidate",
@@ -37,6 +60,15 @@ const aboveIndex = [
   "memory-files",
   "service",
   "sync",
+];
+
+const indexPatterns = [
+  {
+    // The wire protocol is a leaf (it imports nothing of the project): its types are every layer's vocabulary.
+    group: [...aboveIndex.map((d) => `../${d}/*`), "!../rpc/protocol.js", "!../rpc/protocol/*"],
+    message:
+      "src/index is the storage layer: it imports nothing above it but the wire protocol's types (docs/architecture.md).",
+  },
 ];
 
 /** The wire protocol is a leaf: zod and its own files only, so no internal type reaches the API by import. */
@@ -97,7 +129,7 @@ export default tseslint.config(
     ignores: ["src/index/**"],
     rules: {
       "no-restricted-syntax": ["error", errorMessageRule, ...noSqlRules],
-      "no-restricted-imports": ["error", { paths: [{ name: "better-sqlite3", message: sqlMessage }] }],
+      "no-restricted-imports": ["error", { paths: [{ name: "better-sqlite3", message: sqlMessage }, ...readFileRule] }],
     },
   },
   {
@@ -113,19 +145,7 @@ export default tseslint.config(
   {
     files: ["src/index/**/*.ts"],
     rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            {
-              // The wire protocol is a leaf (it imports nothing of the project): its types are every layer's vocabulary.
-              group: [...aboveIndex.map((d) => `../${d}/*`), "!../rpc/protocol.js", "!../rpc/protocol/*"],
-              message:
-                "src/index is the storage layer: it imports nothing above it but the wire protocol's types (docs/architecture.md).",
-            },
-          ],
-        },
-      ],
+      "no-restricted-imports": ["error", { paths: readFileRule, patterns: indexPatterns }],
     },
   },
   {
@@ -147,5 +167,16 @@ export default tseslint.config(
         { patterns: [{ regex: "^(?!zod$|\\./[\\w-]+\\.js$)", message: protocolMessage }] },
       ],
     },
+  },
+  {
+    // The files that read only cortexd's own files (ownFileReaders) keep the other import rules.
+    files: ownFileReaders.filter((f) => !f.startsWith("src/index/")),
+    rules: {
+      "no-restricted-imports": ["error", { paths: [{ name: "better-sqlite3", message: sqlMessage }] }],
+    },
+  },
+  {
+    files: ownFileReaders.filter((f) => f.startsWith("src/index/")),
+    rules: { "no-restricted-imports": ["error", { patterns: indexPatterns }] },
   },
 );

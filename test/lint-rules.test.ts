@@ -57,4 +57,16 @@ describe("lint rules", () => {
     // the same import is fine outside the protocol
     expect(await rulesHit(bad, "src/rpc/fine.ts")).toEqual([]);
   }, 60_000);
+
+  it("reads workspace and config files only through the regular-file reader (no readFile/readFileSync)", async () => {
+    const bad = `import { readFileSync } from "node:fs";\nexport const t = readFileSync("/x/config.json", "utf8");\n`;
+    expect(await rulesHit(bad, "src/config/violation.ts")).toContain("no-restricted-imports");
+    const badAsync = `import { readFile } from "node:fs/promises";\nexport const t = readFile("/x/MEMORY.md");\n`;
+    expect(await rulesHit(badAsync, "src/session/violation.ts")).toContain("no-restricted-imports");
+    expect(await rulesHit(badAsync, "src/index/violation.ts")).toContain("no-restricted-imports");
+    const fine = `import { readRegularText } from "../util/regular-file.js";\nexport const t = readRegularText("/x/MEMORY.md", { maxBytes: 1 });\n`;
+    expect(await rulesHit(fine, "src/session/fine.ts")).toEqual([]);
+    // the reader itself may
+    expect(await rulesHit(bad, "src/util/regular-file.ts")).toEqual([]);
+  }, 60_000);
 });

@@ -188,7 +188,7 @@ describe("visibility: nothing private reaches a group (real daemon)", () => {
         (e: { code?: number; message?: string }) => e,
       );
       expect(err, path).not.toBeNull();
-      expect(err!.code, path).toBe(-32008);
+      expect(err!.code, path).toBe(-32009);
       expect(err!.message).toMatch(/not visible: .* ask from a private session/);
     }
     const today = `memory/${localDate()}.md`;
@@ -217,7 +217,7 @@ describe("visibility: nothing private reaches a group (real daemon)", () => {
       () => null,
       (e: { code?: number; message?: string }) => e,
     );
-    expect(refused?.code).toBe(-32008);
+    expect(refused?.code).toBe(-32009);
     expect(refused?.message).toMatch(/cannot save to MEMORY\.md/);
   });
 

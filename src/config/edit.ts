@@ -1,14 +1,15 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { applyEdits, modify } from "jsonc-parser";
 import { parseConfigText, validateConfig } from "./load.js";
+import { readConfigTextIfExists } from "./read-config.js";
 
 /**
  * Sets keys in the config file, keeping its comments and formatting (jsonc-parser edits). The result
  * is validated before it replaces the file (atomically); a value of undefined removes the key.
  */
 export function editConfigFile(file: string, changes: { path: (string | number)[]; value: unknown }[]): void {
-  let text = existsSync(file) ? readFileSync(file, "utf8") : "{\n}\n";
+  let text = readConfigTextIfExists(file) ?? "{\n}\n";
   for (const c of changes) {
     const edits = modify(text, c.path, c.value, { formattingOptions: { insertSpaces: true, tabSize: 2 } });
     text = applyEdits(text, edits);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import type { z } from "zod";
 import { ConfigSchema, type Config } from "./schema.js";
@@ -6,6 +6,7 @@ import { defaultConfigPath, defaultDataDir, expandPath } from "./paths.js";
 import { ConfigError } from "./config-error.js";
 import { JsoncError, parseJsonc } from "./jsonc.js";
 import { normaliseRoot, reusedNamespace } from "../workspace/root-path.js";
+import { readConfigText } from "./read-config.js";
 
 export { ConfigError };
 
@@ -78,7 +79,7 @@ export function loadConfig(opts: LoadOptions = {}): LoadedConfig {
   let raw: Record<string, unknown> = {};
   let used: string | null = null;
   if (existsSync(file)) {
-    const value = parseConfigText(readFileSync(file, "utf8"), file);
+    const value = parseConfigText(readConfigText(file), file);
     if (value === undefined || value === null) raw = {};
     else if (typeof value !== "object" || Array.isArray(value))
       throw new ConfigError("the top level must be an object { ... }", file);

@@ -1,6 +1,7 @@
-import { readFileSync } from "node:fs";
 import { defaultConfigPath, expandPath } from "./paths.js";
 import { parseJsonc } from "./jsonc.js";
+import { MAX_CONFIG_BYTES } from "./read-config.js";
+import { readRegularTextSync } from "../util/regular-file.js";
 
 /**
  * The two settings of the config file that say where the daemon listens (daemon.socketPath, dataDir),
@@ -15,7 +16,9 @@ export interface SocketHints {
 export function readSocketHints(file: string | undefined, env: NodeJS.ProcessEnv): SocketHints {
   let text: string;
   try {
-    text = readFileSync(expandPath(file ?? env.CORTEXD_CONFIG ?? defaultConfigPath(env), env), "utf8");
+    text = readRegularTextSync(expandPath(file ?? env.CORTEXD_CONFIG ?? defaultConfigPath(env), env), {
+      maxBytes: MAX_CONFIG_BYTES,
+    });
   } catch {
     return {};
   }

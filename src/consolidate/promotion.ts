@@ -1,4 +1,4 @@
-import { copyFile, open, readFile, rename, unlink } from "node:fs/promises";
+import { copyFile, open, rename, unlink } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { IndexStore } from "../index/store.js";
@@ -6,8 +6,26 @@ import { appendLines, KeyedLock } from "../memory-files/append.js";
 import { localDate } from "../memory-files/entry.js";
 import { bodyText } from "./entries.js";
 import type { PromotionCandidate } from "../rpc/protocol.js";
+import { ReadFileError, readRegularText } from "../util/regular-file.js";
 
 export type { PromotionCandidate };
+
+/** MEMORY.md is read whole to leave out what it already says: at most this large (far above any real one). */
+const MAX_MEMORY_MD_BYTES = 16 * 1024 * 1024;
+
+/**
+ * MEMORY.md's text ("" when missing), through the regular-file reader: a FIFO, a device or a file
+ * over the cap is an error saying so, never a blocked or unbounded read.
+ */
+async function memoryText(memPath: string, root: string): Promise<string> {
+  try {
+    return await readRegularText(memPath, { maxBytes: MAX_MEMORY_MD_BYTES, root });
+  } catch (e) {
+    if (!(e instanceof ReadFileError)) throw e;
+    if (e.kind === "vanished" && e.message === "does not exist") return "";
+    throw new Error(`cannot read ${memPath}: ${e.message}; make it a regular file inside the workspace`, { cause: e });
+  }
+}
 
 /** Promotion rule (the reference engine's "dreaming" constants): ≥ 3 recalls from ≥ 3 distinct queries within 30 days. */
 export const PROMOTION = { minRecalls: 3, minQueries: 3, maxAgeDays: 30 } as const;
@@ -44,7 +62,7 @@ export async function promotionCandidates(
   const rows = store.recalls.frequentRecalls(since, PROMOTION.minRecalls, PROMOTION.minQueries);
   if (rows.length === 0) return [];
   const memPath = join(root, "MEMORY.md");
-  const existing = existsSync(memPath) ? normalise(await readFile(memPath, "utf8")) : "";
+  const existing = normalise(await memoryText(memPath, root));
   const out: PromotionCandidate[] = [];
   for (const r of rows) {
     const c = store.chunks.promotableChunk(r.hash);

@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import type { WorkspaceEngine } from "../engine/engine.js";
 import { CaptureError, Capturer, type CaptureOutcome } from "../capture/capture.js";
 import { MemoryWriter, saveResult } from "../memory-files/writer.js";
@@ -28,13 +28,30 @@ export function createIntegrationHandlers(d: MethodDeps, audit?: ReadAudit): Met
 
   /** Indexes the written files now; false when that fails or takes longer than INDEX_WAIT_MS. */
   async function index(ws: WorkspaceEngine, absPaths: string[]): Promise<boolean> {
-    if (absPaths.length === 0) return true;
+    return (await indexWhy(ws, absPaths)).indexed;
+  }
+
+  /**
+   * Indexes the written files now: indexed only when the sync succeeded within INDEX_WAIT_MS and
+   * passed over none of them (a file skipped as too large, or cut at the chunk cap, is not searchable
+   * whatever the sync says); `why` says what kept an entry out.
+   */
+  async function indexWhy(ws: WorkspaceEngine, absPaths: string[]): Promise<{ indexed: boolean; why?: string }> {
+    if (absPaths.length === 0) return { indexed: true };
+    const keys = new Set(absPaths.map((p) => relative(ws.root, p).split(sep).join("/")));
     const sync = d.queue.sync(ws, { paths: absPaths }).then(
-      () => true,
-      () => false,
+      (report) => {
+        const left = [...report.skipped, ...report.repaired.filter((r) => r.kind === "chunk-cap")].find((s) =>
+          keys.has(s.path),
+        );
+        return left ? { indexed: false, why: `${left.path} is not indexed: ${left.reason}` } : { indexed: true };
+      },
+      () => ({ indexed: false }),
     );
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), INDEX_WAIT_MS)));
+    const timeout = new Promise<{ indexed: boolean }>(
+      (r) => (timer = setTimeout(() => r({ indexed: false }), INDEX_WAIT_MS)),
+    );
     try {
       return await Promise.race([sync, timeout]);
     } finally {
@@ -86,7 +103,9 @@ export function createIntegrationHandlers(d: MethodDeps, audit?: ReadAudit): Met
           ...(p.importance !== undefined ? { importance: p.importance } : {}),
           ...(p.tags ? { tags: p.tags } : {}),
         });
-        return saveResult(out, out.stored ? await index(ws, [out.absPath]) : undefined);
+        if (!out.stored) return saveResult(out);
+        const r = await indexWhy(ws, [out.absPath]);
+        return saveResult(out, r.indexed, r.why);
       }),
     "memory.capture": (p) =>
       guard(async () => {

@@ -1,4 +1,5 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { readRegularTextSync } from "../util/regular-file.js";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -127,7 +128,7 @@ export function installClaudeHooks(opts: {
 }): InstallResult {
   const settingsPath = opts.settingsPath ?? defaultClaudeSettingsPath();
   const exists = existsSync(settingsPath);
-  const before = exists ? readFileSync(settingsPath, "utf8") : "";
+  const before = exists ? readRegularTextSync(settingsPath, { maxBytes: 4 * 1024 * 1024 }) : "";
   let current: Record<string, unknown> = {};
   if (before.trim()) {
     let parsed: unknown;

@@ -17,6 +17,35 @@ export type PreparedFile =
   | { kind: "delete"; path: string }
   | { kind: "replace"; meta: FileMeta; keep: number; chunks: StoredChunkInput[] };
 
+/**
+ * Chunks indexed per file at most: a file's chunks are written in one transaction, so this bounds how
+ * long one file can hold the event loop (a 50 MB single line would be 32,768 chunks, > 1 s).
+ * With the character cap (chunking is synchronous too), about 2 MB of text; the rest of a larger file is reported
+ * (`repaired`, kind "chunk-cap"), not silently dropped.
+ */
+export const MAX_CHUNKS_PER_FILE = 2048;
+/** Characters of a markdown file chunked at most (about what the chunk cap holds): chunking is synchronous. */
+export const MAX_CHUNKED_CHARS = 2 * 1024 * 1024;
+
+function capReason(chunks: Chunk[]): string {
+  const last = chunks[chunks.length - 1]?.endLine ?? 0;
+  return `indexed up to line ${last} only: the file is over the per-file cap (${MAX_CHUNKS_PER_FILE} chunks, ${MAX_CHUNKED_CHARS} characters); split it to have the rest searchable`;
+}
+
+/** The text to chunk: at most MAX_CHUNKED_CHARS, cut after a line when one ends in its second half. */
+function capText(text: string): { text: string; cut: boolean } {
+  if (text.length <= MAX_CHUNKED_CHARS) return { text, cut: false };
+  const nl = text.lastIndexOf("\n", MAX_CHUNKED_CHARS);
+  return { text: text.slice(0, nl > MAX_CHUNKED_CHARS / 2 ? nl + 1 : MAX_CHUNKED_CHARS), cut: true };
+}
+
+function capChunks(path: string, chunks: Chunk[], cut: boolean, report: SyncReport): Chunk[] {
+  if (chunks.length <= MAX_CHUNKS_PER_FILE && !cut) return chunks;
+  const kept = chunks.slice(0, MAX_CHUNKS_PER_FILE);
+  report.repaired.push({ path, kind: "chunk-cap", reason: capReason(kept) });
+  return kept;
+}
+
 /** Decides what a changed file needs (in scan order, so renames are detected deterministically). */
 export function prepareFile(
   store: IndexStore,
@@ -70,6 +99,7 @@ export function prepareFile(
   }
   let chunks: Chunk[];
   let full: FileMeta;
+  let cut = false;
   if (isJsonlTranscript(file)) {
     const t = chunkTranscriptFrom(buf, TRANSCRIPT_START, chunking);
     report.malformedLines += t.malformed;
@@ -77,7 +107,9 @@ export function prepareFile(
     full = { ...meta, indexedLines: t.lines, malformed: t.malformed, resume: t.resume };
   } else {
     // An unfinished git merge: index what the file says, not the markers (see ingest/conflict-markers).
-    const conflicts = scanConflicts(loaded.text ?? buf.toString("utf8"));
+    const capped = capText(loaded.text ?? buf.toString("utf8"));
+    cut = capped.cut;
+    const conflicts = scanConflicts(capped.text);
     markConflicts(file.path, conflicts.blocks);
     // A MEMORY.md outside the root (Claude Code's auto-memory index) links to its topic files.
     const indexDir =
@@ -89,6 +121,7 @@ export function prepareFile(
     chunks = chunked.chunks;
     full = { ...meta, indexedLines: chunked.lines, malformed: 0, resume: null };
   }
+  chunks = capChunks(file.path, chunks, cut, report);
   const inputs: StoredChunkInput[] = withVisibility(chunks, fileVisibilityOf(store, file, buf)).map((c) => ({
     ...c,
     hash: chunkHash(c.text),

@@ -1,9 +1,9 @@
-import { open } from "node:fs/promises";
 import { checkText } from "../ingest/decode.js";
 import type { TranscriptBase } from "../ingest/transcript-incremental.js";
 import { chainedHash, type ChainedHash } from "../util/chained-hash.js";
-import { ReadFileError, readRegularFile } from "../util/read-regular.js";
+import { checkRegular, openNonBlocking, ReadFileError, readRegularFile } from "../util/read-regular.js";
 import { isJsonlTranscript } from "../workspace/classify.js";
+import { MAX_CHUNKED_CHARS } from "./sync-prepare.js";
 import type { SkipKind } from "../workspace/issues.js";
 import type { WorkspaceFile } from "../workspace/scan.js";
 import type { FileRow } from "./files-repo.js";
@@ -21,6 +21,9 @@ export interface Loaded {
   /** An appended transcript: buf holds only the bytes from base.offset on. */
   append?: TranscriptBase;
 }
+
+/** Past this size, hashing and decoding a file are separate turns of the event loop. */
+const YIELD_ABOVE_BYTES = 4 * 1024 * 1024;
 
 /** Reads a file (async, in parallel with others) and hashes it. */
 export async function loadFile(
@@ -41,7 +44,9 @@ export async function loadFile(
     if (e instanceof ReadFileError) return { file, skip: { kind: e.kind, reason: e.message } };
     throw e;
   }
-  return withText({ file, buf, hash: chainedHash(buf) }, buf, !isJsonlTranscript(file));
+  const hash = chainedHash(buf);
+  if (buf.length > YIELD_ABOVE_BYTES) await new Promise<void>((r) => setImmediate(r)); // let others in between
+  return withText({ file, buf, hash }, buf, !isJsonlTranscript(file));
 }
 
 /**
@@ -50,10 +55,10 @@ export async function loadFile(
  */
 async function loadAppend(file: WorkspaceFile, row: FileRow): Promise<Loaded | null> {
   const start = Math.min(row.resumeOffset!, row.hashOffset);
-  const fh = await open(file.absPath, "r");
+  const fh = await openNonBlocking(file.absPath); // a FIFO never blocks; checkRegular refuses it
   let bytes: Buffer;
   try {
-    const size = (await fh.stat()).size;
+    const size = (await checkRegular(fh, Number.MAX_SAFE_INTEGER)).size;
     bytes = Buffer.alloc(size - start);
     const { bytesRead } = await fh.read(bytes, 0, bytes.length, start);
     bytes = bytes.subarray(0, bytesRead);
@@ -79,7 +84,7 @@ async function loadAppend(file: WorkspaceFile, row: FileRow): Promise<Loaded | n
 
 /** Checks that the bytes are text: binary → skipped; invalid UTF-8 here and there → repaired. */
 function withText(loaded: Loaded, bytes: Buffer, decode: boolean): Loaded {
-  const t = checkText(bytes, { decode });
+  const t = checkText(bytes, { decode, maxChars: MAX_CHUNKED_CHARS });
   if (!t.ok) return { file: loaded.file, skip: { kind: "binary", reason: t.reason } };
   return {
     ...loaded,

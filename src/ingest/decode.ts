@@ -13,11 +13,21 @@ const BINARY_SNIFF = 8192;
 /** More than this share of replaced sequences (per character) means it is not UTF-8 text at all. */
 const MAX_REPLACED_SHARE = 0.1;
 
-/** The bytes as text, or why they are not text. `decode: false` checks only (transcripts parse bytes). */
-export function checkText(buf: Buffer, opts: { decode?: boolean } = {}): TextCheck {
+/**
+ * The bytes as text, or why they are not text. `decode: false` checks only (transcripts parse bytes);
+ * `maxChars`: valid UTF-8 is decoded only as far as needed for that many characters (the indexer
+ * chunks no more), so a huge file does not cost a huge string.
+ */
+export function checkText(buf: Buffer, opts: { decode?: boolean; maxChars?: number } = {}): TextCheck {
   const sniff = buf.subarray(0, BINARY_SNIFF);
   if (sniff.includes(0)) return { ok: false, reason: "binary content (NUL bytes)" };
-  if (isUtf8(buf)) return { ok: true, text: opts.decode === false ? "" : buf.toString("utf8"), replaced: 0 };
+  if (isUtf8(buf)) {
+    if (opts.decode === false) return { ok: true, text: "", replaced: 0 };
+    // At most 4 bytes a character: this many bytes hold maxChars characters (a character cut at the end becomes U+FFFD, past the cap).
+    const part =
+      opts.maxChars !== undefined && buf.length > opts.maxChars * 4 + 4 ? buf.subarray(0, opts.maxChars * 4 + 4) : buf;
+    return { ok: true, text: part.toString("utf8"), replaced: 0 };
+  }
   const text = buf.toString("utf8");
   const replaced = countReplacements(buf, text);
   if (replaced > Math.max(8, text.length * MAX_REPLACED_SHARE)) {

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { readRegularTextSync } from "../util/regular-file.js";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../config/load.js";
@@ -55,7 +56,7 @@ function countJsonl(dir: string): number {
 
 function hasCortexdHooks(settings: string): boolean {
   try {
-    return /\bcortexd\b['"]?\s+hook\s|cortexd-hook\b/.test(readFileSync(settings, "utf8"));
+    return /\bcortexd\b['"]?\s+hook\s|cortexd-hook\b/.test(readRegularTextSync(settings, { maxBytes: 1024 * 1024 }));
   } catch {
     return false;
   }

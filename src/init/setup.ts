@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { editConfigFile } from "../config/edit.js";
 import { parseConfigText } from "../config/load.js";
+import { readConfigTextIfExists } from "../config/read-config.js";
 import { expandPath } from "../config/paths.js";
 import { normaliseRoot } from "../workspace/root-path.js";
 import type { Detected } from "./detect.js";
@@ -126,7 +127,8 @@ export function mergeWorkspaces(
 export function applySetup(d: Detected, choices: InitChoices, env: NodeJS.ProcessEnv = process.env): SetupOutcome {
   const created = ensureWorkspace(choices.workspace);
   const file = d.config.file;
-  const raw = existsSync(file) ? parseConfigText(readFileSync(file, "utf8"), file) : undefined;
+  const text = readConfigTextIfExists(file);
+  const raw = text !== null ? parseConfigText(text, file) : undefined;
   const rawWorkspaces =
     raw && typeof raw === "object" && Array.isArray((raw as { workspaces?: unknown }).workspaces)
       ? (raw as { workspaces: RawWorkspace[] }).workspaces

@@ -1,8 +1,9 @@
 import { constants } from "node:fs";
-import { mkdir, open, readFile, unlink, type FileHandle } from "node:fs/promises";
+import { mkdir, open, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { fsWriteFault } from "../util/write-fault.js";
 import { newFileMode, resolveWritePath } from "./write-path.js";
+import { appendedLine } from "./line-count.js";
 
 /**
  * Appending to memory files that a person may be editing at the same time.
@@ -116,9 +117,14 @@ export async function appendLines(
   }
   let sizeBefore: number;
   let buf: Buffer;
-  let prefixBytes: number;
+  let startLine: number | undefined;
   try {
     const st = await fh.stat();
+    if (!st.isFile()) {
+      const err = new Error("not a regular file (a FIFO, device or socket)") as NodeJS.ErrnoException;
+      err.code = "EFTYPE";
+      throw new AppendError(absPath, err);
+    }
     sizeBefore = st.size;
     let prefix = "";
     if (created) prefix = opts.header ?? "";
@@ -127,7 +133,7 @@ export async function appendLines(
       await fh.read(last, 0, 1, st.size - 1);
       if (last[0] !== 0x0a) prefix = "\n";
     }
-    prefixBytes = Buffer.byteLength(prefix);
+    const prefixBytes = Buffer.byteLength(prefix);
     buf = Buffer.from(prefix + lines.join("\n") + "\n", "utf8");
     let off = 0;
     try {
@@ -150,29 +156,15 @@ export async function appendLines(
         await unlink(path).catch(() => undefined);
       throw new AppendError(absPath, e as NodeJS.ErrnoException);
     }
+    // Where did it land? At the size we saw (O_APPEND), normally; line numbers are informative only.
+    startLine = await appendedLine(fh, path, st, buf, prefixBytes).catch(() => undefined);
   } finally {
     await fh.close().catch(() => undefined);
   }
-  // Where did it land? At or after the size we saw (O_APPEND), normally exactly there.
   const result: AppendResult = { absPath, created, bytes: buf.length };
-  try {
-    const all = await readFile(path);
-    const whole = all.indexOf(buf, sizeBefore);
-    // If the file was rewritten meanwhile (an editor saved over it), find the entry itself.
-    const entryAt = whole >= 0 ? whole + prefixBytes : all.lastIndexOf(buf.subarray(prefixBytes));
-    if (entryAt >= 0) {
-      const startLine = countNewlines(all, entryAt) + 1;
-      result.startLine = startLine;
-      result.endLine = startLine + lines.length - 1;
-    }
-  } catch {
-    // line numbers are informative only
+  if (startLine !== undefined) {
+    result.startLine = startLine;
+    result.endLine = startLine + lines.length - 1;
   }
   return result;
-}
-
-function countNewlines(buf: Buffer, end: number): number {
-  let n = 0;
-  for (let i = buf.indexOf(10); i !== -1 && i < end; i = buf.indexOf(10, i + 1)) n++;
-  return n;
 }

@@ -1,6 +1,7 @@
 import { MAX_RECENT_TEXT, type RecentSave, type StateStore } from "../session/state.js";
 import { appendLines, KeyedLock, type AppendResult } from "./append.js";
 import { findDuplicate } from "./dedupe.js";
+import { rollOver } from "./roll-over.js";
 import { fileHeader, formatEntry, localDate, targetKey, type SaveTarget } from "./entry.js";
 import { redactSecrets } from "./redact.js";
 import type { SaveResult } from "../rpc/protocol.js";
@@ -24,6 +25,8 @@ export interface WriteHooks {
   around<T>(ws: WriteTarget, fn: () => Promise<T>): Promise<T>;
   /** A file was appended to (`key` relative to the root). */
   written(ws: WriteTarget, key: string): void;
+  /** Whether git holds `key` unmerged (undefined: not known, the file's content decides). */
+  conflicted?(ws: WriteTarget, key: string): boolean | undefined;
 }
 
 /** One entry to write: its markdown lines and the text compared for dedupe. Already redacted. */
@@ -70,7 +73,7 @@ export interface SaveOutcome {
 }
 
 /** The memory.save answer for a write (`indexed`: whether the file was indexed before the reply). */
-export function saveResult(out: SaveOutcome, indexed?: boolean): SaveResult {
+export function saveResult(out: SaveOutcome, indexed?: boolean, notIndexed?: string): SaveResult {
   return {
     stored: out.stored,
     path: out.path,
@@ -79,6 +82,7 @@ export function saveResult(out: SaveOutcome, indexed?: boolean): SaveResult {
     ...(out.redactedKinds.length ? { redactedKinds: out.redactedKinds } : {}),
     ...(out.duplicateOf ? { duplicateOf: out.duplicateOf } : {}),
     ...(indexed !== undefined ? { indexed } : {}),
+    ...(notIndexed ? { notIndexed } : {}),
     ...(out.conflicted ? { conflict: conflictNote(out.conflicted, out.path) } : {}),
   };
 }
@@ -149,8 +153,9 @@ export class MemoryWriter {
     date: string,
     entries: readonly PendingEntry[],
   ): Promise<WriteOutcome> {
-    // A file with git conflict markers is never appended to: the entry goes to its sidecar.
-    const { key, absPath, conflicted } = divertFromConflict(ws.root, targetKey(target, date, ws.device));
+    // A file in a git conflict is never appended to: the entry goes to its sidecar.
+    const wanted = rollOver(ws.root, targetKey(target, date, ws.device));
+    const { key, absPath, conflicted } = divertFromConflict(ws.root, wanted, this.hooks?.conflicted?.(ws, wanted));
     const st = this.state.get(ws.name);
     const now = this.clock();
     const duplicates: { entry: PendingEntry; rec: RecentSave }[] = [];

@@ -9,6 +9,7 @@ import type { Logger } from "pino";
 import type { z } from "zod";
 import { ErrorCodes, MethodParams, type MethodName, type MethodResults } from "./protocol.js";
 import { errorMessage } from "../util/error-message.js";
+import { DeadlineError, deadlineFor, withDeadline } from "./deadlines.js";
 
 /**
  * From one request line to its work items and back: envelope checks (-32600), batch cap, the
@@ -113,7 +114,11 @@ export function shuttingDown(item: WorkItem): JSONRPCResponse | null {
 }
 
 /** Builds the json-rpc-2.0 dispatcher: one method per handler, params validated against MethodParams. */
-export function createDispatcher(handlers: MethodHandlers, logger: Logger | undefined): JSONRPCServer<RequestContext> {
+export function createDispatcher(
+  handlers: MethodHandlers,
+  logger: Logger | undefined,
+  deadlineMs?: number,
+): JSONRPCServer<RequestContext> {
   const rpc = new JSONRPCServer<RequestContext>({ errorListener: () => {} });
   for (const name of Object.keys(MethodParams) as MethodName[]) {
     if (!Object.hasOwn(handlers, name)) continue;
@@ -129,7 +134,15 @@ export function createDispatcher(handlers: MethodHandlers, logger: Logger | unde
       }
       if (ctx.signal.aborted) throw new RpcError(ErrorCodes.ShuttingDown, "cancelled: the connection closed");
       logger?.debug({ conn: ctx.connectionId, method: name }, "rpc call");
-      return handler(parsed.data as never, ctx);
+      try {
+        return await withDeadline(name, deadlineFor(name, deadlineMs), ctx.signal, (signal) =>
+          handler(parsed.data as never, { ...ctx, signal }),
+        );
+      } catch (e) {
+        if (!(e instanceof DeadlineError)) throw e;
+        logger?.warn({ conn: ctx.connectionId, method: name }, e.message);
+        throw new RpcError(e.code, e.message);
+      }
     });
   }
   rpc.mapErrorToJSONRPCErrorResponse = (id, err: unknown) => {

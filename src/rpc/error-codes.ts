@@ -16,6 +16,8 @@ export const ErrorCodes = {
   TooManyConnections: -32006,
   /** A response (or a batch's responses together) over the server's response size limit: ask for less. */
   ResponseTooLarge: -32007,
+  /** A request that overran its deadline (src/rpc/deadlines.ts): abandoned, its run slot freed. */
+  RequestTimeout: -32008,
   /** A memory the request's scope may not see (a private file asked for from a group; docs/security.md). */
-  NotVisible: -32008,
+  NotVisible: -32009,
 } as const;

@@ -52,6 +52,8 @@ export interface RpcServerOptions {
   maxResponseBytes?: number;
   /** Requests running at once across all connections (constant-cost ones like ping excepted). Default 4. */
   maxRunning?: number;
+  /** A request's budget (deadlines.ts; long methods get more). Default 60 s. */
+  deadlineMs?: number;
 }
 
 export interface RpcServer {
@@ -96,7 +98,7 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
     },
     budget: new LineBudget(opts.maxBufferedBytes ?? 64 * 1024 * 1024),
     queue: new FairQueue(opts.maxRunning ?? 4),
-    rpc: createDispatcher(opts.handlers, logger),
+    rpc: createDispatcher(opts.handlers, logger, opts.deadlineMs),
     counters: { requests: 0, errors: 0 },
     closing: () => closing,
     overBudget() {

@@ -1,5 +1,5 @@
-import { readdir, readFile, realpath } from "node:fs/promises";
-import { isAbsolute, join, relative } from "node:path";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
 import { shortSession } from "../capture/turns.js";
 import { localDate, localTime } from "../memory-files/entry.js";
 import { escapeMemoryText, formatMemoryLine, formatRecallBlock } from "../search/recall-format.js";
@@ -9,6 +9,7 @@ import { dateFromName } from "../workspace/classify.js";
 import { conflictCopyOf } from "../workspace/conflict-copies.js";
 import { lineVisibilities, tagOfLine } from "../visibility/line-tags.js";
 import { PRIVATE_SCOPE, visibleTo, type ReadScope, type Visibility } from "../visibility/visibility.js";
+import { readTail } from "../util/regular-file.js";
 
 /**
  * What a session is told when it starts, by Claude Code's SessionStart `source`:
@@ -42,6 +43,8 @@ export interface RecentEntry {
 
 /** At most this many entries are considered, newest first: a block holds at most 12. */
 const MAX_RECENT_ENTRIES = 2000;
+/** Only a log's last bytes are read (2,000 entries of ~100 chars fit), however large the log is. */
+const TAIL_BYTES = 512 * 1024;
 
 /** Identifies an entry's text (not its position). */
 export function entryKey(e: RecentEntry): string {
@@ -60,15 +63,10 @@ function entryLine(e: RecentEntry): string {
   });
 }
 
-function isInsideDir(dir: string, p: string): boolean {
-  const rel = relative(dir, p);
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
-}
-
 /**
  * The entries (bullet lines) of the two most recent daily logs up to today, in file order: the
- * newest MAX_RECENT_ENTRIES of them, so a huge log costs one split. A daily log that is a symlink
- * out of the workspace is not read.
+ * newest MAX_RECENT_ENTRIES of them, from each log's last TAIL_BYTES only. Read through the
+ * regular-file reader: a log that is a FIFO, a device or a symlink out of the workspace is not read.
  */
 export async function recentEntries(root: string, now: number): Promise<RecentEntry[]> {
   const dir = join(root, "memory");
@@ -90,26 +88,23 @@ export async function recentEntries(root: string, now: number): Promise<RecentEn
     .filter((d) => lastDays.has(d.date))
     .map((d) => d.n)
     .sort();
-  const realRoot = await realpath(root).catch(() => null);
   const newestFirst: RecentEntry[] = [];
   for (const name of days.reverse()) {
     if (newestFirst.length >= MAX_RECENT_ENTRIES) break;
-    let text: string;
+    let tail: { lines: string[]; firstLine: number };
     try {
-      const real = await realpath(join(dir, name));
-      if (!realRoot || !isInsideDir(realRoot, real)) continue; // a symlink out of the workspace is not read
-      text = await readFile(real, "utf8");
+      tail = await readTail(join(dir, name), { maxBytes: TAIL_BYTES, root });
     } catch {
-      continue;
+      continue; // gone, not a regular file, or a symlink out of the workspace
     }
-    const lines = text.split(/\r?\n/);
+    const { lines, firstLine } = tail;
     const vis = lineVisibilities(lines);
     for (let i = lines.length - 1; i >= 0 && newestFirst.length < MAX_RECENT_ENTRIES; i--) {
       const l = lines[i]!;
       if (!/^[-*+] \S/.test(l)) continue;
       // The tag is cortexd's bookkeeping, not the memory's text.
       const shown = tagOfLine(l) ? l.slice(2).replace(/ ?<!-- visibility: [^>]*-->\s*$/, "") : l.slice(2);
-      newestFirst.push({ file: name, lineNo: i + 1, text: shown, visibility: vis[i]! });
+      newestFirst.push({ file: name, lineNo: firstLine + i, text: shown, visibility: vis[i]! });
     }
   }
   return newestFirst.reverse();

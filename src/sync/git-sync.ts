@@ -4,6 +4,7 @@ import { KeyedLock } from "../memory-files/append.js";
 import type { WriteHooks } from "../memory-files/writer.js";
 import { errorMessage } from "../util/error-message.js";
 import { gitMessage, runGit, type GitResult } from "./git.js";
+import { neutraliseAttributes, upstreamOf } from "./git-repo.js";
 import type { WorkspaceStatus } from "../rpc/protocol.js";
 
 /** What status shows for a workspace's scheduled git sync (the wire type's shape). */
@@ -39,6 +40,8 @@ export class GitSync implements WriteHooks {
   private readonly runs = new KeyedLock();
   /** Files cortexd appended to, per workspace, not yet committed. */
   private readonly pendingFiles = new Map<string, Set<string>>();
+  /** Per workspace: the files git said were unmerged at the last run (the only conflicted files). */
+  private readonly unmergedFiles = new Map<string, ReadonlySet<string>>();
 
   constructor(private readonly deps: GitSyncDeps) {}
 
@@ -61,6 +64,20 @@ export class GitSync implements WriteHooks {
     let set = this.pendingFiles.get(ws.name);
     if (!set) this.pendingFiles.set(ws.name, (set = new Set()));
     set.add(key);
+  }
+
+  /**
+   * Whether git holds `key` unmerged in this workspace (at its last run), or undefined when this
+   * workspace has no git sync. A file is conflicted only when git says so, never from its content.
+   */
+  conflicted(ws: GitSyncTarget, key: string): boolean | undefined {
+    if (!this.state.has(ws.name)) return undefined;
+    return this.unmergedFiles.get(ws.name)?.has(key) ?? false;
+  }
+
+  /** The files git holds unmerged in the workspace (at the last run), or undefined without git sync. */
+  unmergedKeys(name: string): ReadonlySet<string> | undefined {
+    return this.state.has(name) ? (this.unmergedFiles.get(name) ?? new Set()) : undefined;
   }
 
   status(name: string): GitSyncStatus | undefined {
@@ -86,7 +103,11 @@ export class GitSync implements WriteHooks {
     try {
       outcome = await this.runSteps(ws);
     } catch (e) {
-      outcome = { state: "error", lastResult: `error: ${errorMessage(e)}` };
+      outcome = {
+        state: "error",
+        lastResult: `error: ${errorMessage(e)}`,
+        fix: "see the daemon's log; the next scheduled run tries again (cortexd sync now runs one at once)",
+      };
     }
     Object.assign(st, { lastRun: new Date(clock()).toISOString() }, outcome);
     if (!outcome.fix) delete st.fix;
@@ -117,26 +138,24 @@ export class GitSync implements WriteHooks {
         fix: 'make the workspace a repository of its own, or remove "sync.git" from its config',
       };
     }
+    await neutraliseAttributes((...a) => this.git(ws, ...a));
     // An unfinished merge (ours or one the user started): do not commit, pull or push until it is resolved.
     const unmerged = await this.unmerged(ws);
     const mergeHead = (
       await this.git(ws, "rev-parse", "--path-format=absolute", "--git-path", "MERGE_HEAD")
     ).stdout.trim();
     if (unmerged.length > 0 || (mergeHead && existsSync(mergeHead))) return stopped(unmerged);
-    const upstream = await this.git(ws, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}");
-    if (upstream.code !== 0) {
-      const branch = (await this.git(ws, "rev-parse", "--abbrev-ref", "HEAD")).stdout.trim() || "main";
+    const up = await upstreamOf((...a) => this.git(ws, ...a));
+    if (typeof up === "string")
       return {
         state: "error",
         lastResult: "the branch has no upstream to pull from and push to",
-        fix: `set one once: git -C ${ws.root} push -u origin ${branch}`,
+        fix: `set one once: git -C ${ws.root} push -u origin ${up}`,
       };
-    }
-    const [remote, ...rest] = upstream.stdout.trim().split("/");
-    const branch = rest.join("/");
+    const { remote, branch } = up;
     // Fetch first (the slow, network part), then commit and merge while cortexd's writes wait: a merge
     // replaces the files it changes, and an append landing in between would be lost.
-    const fetch = await this.git(ws, "fetch", "--no-write-fetch-head", remote!, branch);
+    const fetch = await this.git(ws, "fetch", "--no-write-fetch-head", remote, branch);
     if (fetch.code !== 0)
       return {
         state: "error",
@@ -144,16 +163,15 @@ export class GitSync implements WriteHooks {
         fix: "check the remote and your credentials; the next scheduled run tries again",
       };
     const merged = await this.gate.run(ws.name, async () => {
+      // A commit that fails (a teammate's attributes, a hook-less repo problem) never keeps the
+      // teammates' fix from being merged: the merge runs anyway, and the commit is retried next run.
       const committed = await this.commitOwnAppends(ws);
-      if (typeof committed === "string") return { committed };
       const before = (await this.git(ws, "rev-parse", "HEAD")).stdout.trim();
       const pull = await this.git(ws, "merge", "--no-edit", `refs/remotes/${remote}/${branch}`);
       const after = (await this.git(ws, "rev-parse", "HEAD")).stdout.trim();
       return { committed, before, pull, after };
     });
-    const { committed } = merged;
-    if (typeof committed === "string") return { state: "error", lastResult: committed };
-    const { before, pull, after } = merged as Required<typeof merged>;
+    const { committed, before, pull, after } = merged;
     if (pull.code !== 0) {
       const conflicted = await this.unmerged(ws);
       if (conflicted.length > 0) {
@@ -167,10 +185,16 @@ export class GitSync implements WriteHooks {
       return { state: "error", lastResult: `pull failed: ${why}`, fix };
     }
     if (after !== before) await this.deps.onPulled(ws);
-    const ahead = await this.git(ws, "rev-list", "--count", `${remote}/${branch}..HEAD`);
+    if (typeof committed === "string")
+      return {
+        state: "error",
+        lastResult: `${committed}${after !== before ? " (the teammates' changes were pulled)" : ""}`,
+        fix: "cortexd retries the commit at every run; if it keeps failing, check the repository's .gitattributes and hooks for the memory files (git -C <workspace> status shows the files)",
+      };
+    const ahead = await this.git(ws, "rev-list", "--count", `refs/remotes/${remote}/${branch}..HEAD`);
     let pushed = "nothing to push";
     if (ahead.code === 0 && Number(ahead.stdout.trim()) > 0) {
-      const push = await this.git(ws, "push", remote!, `HEAD:${branch}`);
+      const push = await this.git(ws, "push", remote, `HEAD:${branch}`);
       if (push.code !== 0)
         return {
           state: "error",
@@ -189,7 +213,9 @@ export class GitSync implements WriteHooks {
 
   private async unmerged(ws: GitSyncTarget): Promise<string[]> {
     const r = await this.git(ws, "diff", "--name-only", "--diff-filter=U", "-z");
-    return r.code === 0 ? r.stdout.split("\0").filter(Boolean) : [];
+    const files = r.code === 0 ? r.stdout.split("\0").filter(Boolean) : [];
+    this.unmergedFiles.set(ws.name, new Set(files));
+    return files;
   }
 
   /** Commits the files cortexd wrote since the last run (and only those); the count, or an error. */

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, statSync, writeFileSync } from "node:fs";
+import { readRegularTextSync } from "../util/regular-file.js";
 import { dirname, join, resolve } from "node:path";
 
 /**
@@ -66,7 +67,7 @@ export function syncInit(root: string): SyncInitResult {
     };
   }
   const existed = existsSync(file);
-  const before = existed ? readFileSync(file, "utf8") : "";
+  const before = existed ? readRegularTextSync(file, { maxBytes: 1024 * 1024 }) : "";
   const want = block();
   const start = before.indexOf(BLOCK_START);
   const end = start >= 0 ? before.indexOf(BLOCK_END, start) : -1;

@@ -1,4 +1,5 @@
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
+import { readRegularTextSync } from "../util/regular-file.js";
 import { join, posix } from "node:path";
 import { hasConflictMarkers } from "../ingest/conflict-markers.js";
 
@@ -26,16 +27,23 @@ export function fileHasConflict(absPath: string): boolean {
   try {
     const st = statSync(absPath, { throwIfNoEntry: false });
     if (!st?.isFile() || st.size > MAX_CHECK_BYTES) return false;
-    return hasConflictMarkers(readFileSync(absPath, "utf8"));
+    return hasConflictMarkers(readRegularTextSync(absPath, { maxBytes: MAX_CHECK_BYTES }));
   } catch {
     return false; // unreadable: the append reports its own error
   }
 }
 
-/** Where an append meant for `key` goes: the file itself, or its sidecar while the file is conflicted. */
-export function divertFromConflict(root: string, key: string): { key: string; absPath: string; conflicted?: string } {
+/**
+ * Where an append meant for `key` goes: the file itself, or its sidecar while the file is conflicted.
+ * `unmerged`: what git says (a workspace with git sync); only without it do the file's markers decide.
+ */
+export function divertFromConflict(
+  root: string,
+  key: string,
+  unmerged?: boolean,
+): { key: string; absPath: string; conflicted?: string } {
   const absPath = join(root, key);
-  if (!fileHasConflict(absPath)) return { key, absPath };
+  if (!(unmerged ?? fileHasConflict(absPath))) return { key, absPath };
   const side = sidecarKey(key);
   return { key: side, absPath: join(root, side), conflicted: key };
 }

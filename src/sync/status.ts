@@ -29,7 +29,9 @@ function conflictCopies(ws: WorkspaceEngine): { path: string; of: string }[] {
 
 /** A workspace's sync fields for status: shared, conflicted files and conflict copies, the scheduled git sync. */
 export function workspaceSyncStatus(ws: WorkspaceEngine, git?: GitSync): WorkspaceSyncStatus {
-  const files = ws.indexer.conflicts.list();
+  // With git sync, a file is conflicted only while git holds it unmerged (a committed file may quote markers).
+  const unmerged = git?.unmergedKeys(ws.name);
+  const files = ws.indexer.conflicts.list().filter((f) => !unmerged || unmerged.has(f));
   const copies = conflictCopies(ws);
   const gitSync = git?.status(ws.name);
   const fixes = [...files.map((f) => conflictFix(f, sidecarKey(f))), ...(copies.length ? [COPIES_FIX] : [])];

@@ -1,4 +1,5 @@
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
+import { readRegularTextSync } from "../util/regular-file.js";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parseJsonc } from "../config/jsonc.js";
@@ -62,7 +63,7 @@ type Settings = { autoMemoryEnabled?: unknown; autoMemoryDirectory?: unknown };
 
 function readSettings(file: string): Settings {
   try {
-    const v = parseJsonc(readFileSync(file, "utf8"));
+    const v = parseJsonc(readRegularTextSync(file, { maxBytes: 1024 * 1024 }));
     return v && typeof v === "object" && !Array.isArray(v) ? (v as Settings) : {};
   } catch {
     return {}; // missing or unreadable: as the CLI, a settings file it cannot read sets nothing
@@ -128,12 +129,9 @@ function gitRoot(dir: string): string | undefined {
 
 /** The `cwd` of the first transcript line that has one (read from the file's first 64 KB). */
 function transcriptCwd(file: string): string | undefined {
-  let fd: number | undefined;
   try {
-    fd = openSync(file, "r");
-    const buf = Buffer.alloc(65_536);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    for (const line of buf.subarray(0, n).toString("utf8").split("\n")) {
+    const head = readRegularTextSync(file, { maxBytes: 65_536, headOnly: true });
+    for (const line of head.split("\n")) {
       if (!line.includes('"cwd"')) continue;
       try {
         const cwd = (JSON.parse(line) as { cwd?: unknown }).cwd;
@@ -143,9 +141,7 @@ function transcriptCwd(file: string): string | undefined {
       }
     }
   } catch {
-    // unreadable
-  } finally {
-    if (fd !== undefined) closeSync(fd);
+    // unreadable, or not a regular file (a FIFO is never waited on)
   }
   return undefined;
 }

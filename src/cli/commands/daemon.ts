@@ -10,6 +10,7 @@ import { socketPathFor } from "../../daemon/socket.js";
 import { startupSummary } from "../../daemon/summary.js";
 import { AlreadyRunningError, lockPathFor } from "../../rpc/instance-lock.js";
 import { pidAlive } from "../../util/lock-file.js";
+import { readTail } from "../../util/regular-file.js";
 import { DAEMON_NODE_OPTIONS } from "../../service/units.js";
 import { createLogger } from "../../util/logger.js";
 import { ConfigError } from "../../config/config-error.js";
@@ -112,7 +113,9 @@ async function startBackground(opts: GlobalOptions): Promise<void> {
   child.unref();
   const up = await waitFor(async () => exited !== null || (await probeDaemon(socket, 500)).up, 30_000);
   if (!up || exited !== null) {
-    const tail = readFileSync(log, "utf8").split("\n").slice(-15).join("\n");
+    const tail = (await readTail(log, { maxBytes: 64 * 1024 }).catch(() => ({ lines: [] }))).lines
+      .slice(-15)
+      .join("\n");
     throw new CliError(
       `cortexd did not start${exited !== null ? ` (exit code ${exited})` : " within 30 s"}; last log lines from ${log}:\n${tail}`,
     );

@@ -19,7 +19,9 @@ export type SkipKind =
 /** Files indexed with something changed or left out. */
 export type RepairKind =
   /** Invalid UTF-8 sequences were replaced by U+FFFD. */
-  "invalid-utf8";
+  | "invalid-utf8"
+  /** More chunks than the per-file cap: only the first ones are indexed (split the file). */
+  | "chunk-cap";
 
 /** A file the index passed over, and why. */
 export interface SkippedFile {

@@ -133,6 +133,8 @@ export interface SaveResult {
   duplicateOf?: string;
   /** The file was indexed before the reply (false: written, indexing failed or deferred). */
   indexed?: boolean;
+  /** Why the entry is not searchable when the index passed over its file (e.g. the file is over the size cap). */
+  notIndexed?: string;
   /** The day's log (or MEMORY.md) has git conflict markers: the save went to the sidecar `path`. */
   conflict?: { file: string; savedTo: string; fix: string };
 }
