@@ -5,6 +5,7 @@ import { probeDaemon, withClient } from "../../client/client.js";
 import type { IndexStore } from "../../index/store.js";
 import type { CortexStatus, HookFailuresStatus } from "../../rpc/protocol.js";
 import { readHookFailures } from "../../hooks/failures.js";
+import { stalePathWarnings } from "../../install/stale-paths.js";
 import { ConfigError } from "../../config/config-error.js";
 import { VERSION } from "../../version.js";
 import { formatByReason } from "../../workspace/issues.js";
@@ -206,8 +207,9 @@ export function registerStatus(program: Command): void {
       const probe = await probeDaemon(socket, 2000);
       if (probe.up) {
         const st = await withClient(socket, (c) => c.call("cortex.status", {}), { timeoutMs: 5000 });
-        if (opts.json) printJson({ running: true, ...st });
-        else console.log(describeRunning(st));
+        const stale = stalePathWarnings();
+        if (opts.json) printJson({ running: true, ...st, ...(stale.length ? { installWarnings: stale } : {}) });
+        else console.log([describeRunning(st), ...stale.map((w) => `WARNING: ${w}`)].join("\n"));
         process.exitCode = st.healthy ? STATUS_EXIT.healthy : STATUS_EXIT.degraded;
         return;
       }
@@ -228,6 +230,7 @@ export function registerStatus(program: Command): void {
           socketPath: socket,
           ...offline,
           hooks: readHookFailures(socket),
+          installWarnings: stalePathWarnings(),
         });
       } else {
         const hint =
@@ -257,6 +260,7 @@ export function registerStatus(program: Command): void {
             );
         }
         for (const line of describeHookFailures(readHookFailures(socket))) console.log(line);
+        for (const w of stalePathWarnings()) console.log(`WARNING: ${w}`);
       }
       process.exitCode = code;
     });
