@@ -1,6 +1,6 @@
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, it } from "vitest";
 import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
