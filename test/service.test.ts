@@ -21,6 +21,9 @@ describe("service files", () => {
     expect(unit).toMatch(/^Restart=on-failure$/m);
     expect(unit).toMatch(/^WantedBy=default.target$/m);
     expect(unit).toMatch(/^ExecReload=\/bin\/kill -HUP \$MAINPID$/m);
+    // Documentation= is the installed docs page on running at login, which exists (not a registry page).
+    expect(unit).toContain(`Documentation=file:${join(ROOT, "docs", "cli.md")}`);
+    expect(existsSync(join(ROOT, "docs", "cli.md"))).toBe(true);
     expect(unit.split("\n")[0]).toBe(`# ${join(home, ".config", "systemd", "user", "cortexd.service")}`);
   });
 

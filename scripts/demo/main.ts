@@ -1,11 +1,16 @@
 /**
  * `npm start`: the README's demo. Runs the daemon in the foreground on a copy of examples/workspace
- * in a temp dir (made once, reused), so the demo's edits, saves and hooks never touch the working
- * tree (the tests and the next reader see examples/ as committed). With --workspace/-w given, it
- * runs the daemon on that instead. Other arguments go to `cortexd run`.
+ * with everything of its own in one temp dir — the workspace copy, a config, the data dir (index,
+ * logs) and the socket — so it never touches the user's config, data dir or running daemon, and the
+ * working tree stays as committed. The dir is emptied when the demo stops (Ctrl-C), but for the
+ * built-in model it built (data/models, reused by the next demo); set
+ * CORTEXD_DEMO_KEEP=1 to keep it. Other commands reach the demo daemon through its config:
+ * `export CORTEXD_CONFIG=<dir>/config.json` (the demo prints it). With --workspace/-w given, the
+ * daemon runs on that workspace instead (still with the demo's data dir and socket). Other
+ * arguments go to `cortexd run`.
  */
 import { spawn } from "node:child_process";
-import { cpSync, existsSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DAEMON_NODE_OPTIONS } from "../../src/service/units.js";
@@ -13,19 +18,47 @@ import { DAEMON_NODE_OPTIONS } from "../../src/service/units.js";
 const ROOT = resolve(import.meta.dirname, "../../..");
 const args = process.argv.slice(2);
 const own = args.some((a) => a === "-w" || a === "--workspace" || a.startsWith("--workspace="));
-if (!own) {
-  const demo = process.env.CORTEXD_DEMO_DIR ?? join(tmpdir(), `cortexd-demo-${process.getuid?.() ?? "user"}`);
-  const ws = join(demo, "workspace");
-  if (!existsSync(ws)) cpSync(join(ROOT, "examples", "workspace"), ws, { recursive: true });
-  process.stderr.write(
-    `cortexd demo: the daemon runs on ${ws}, a copy of examples/workspace (edit it freely; remove it to start over)\n`,
-  );
-  args.unshift("--workspace", ws);
-}
+const demo = process.env.CORTEXD_DEMO_DIR ?? join(tmpdir(), `cortexd-demo-${process.getuid?.() ?? "user"}`);
+const ws = join(demo, "workspace");
+const config = join(demo, "config.json");
+mkdirSync(demo, { recursive: true, mode: 0o700 });
+if (!own && !existsSync(ws)) cpSync(join(ROOT, "examples", "workspace"), ws, { recursive: true });
+writeFileSync(
+  config,
+  `${JSON.stringify(
+    {
+      workspaces: own ? [] : [{ path: ws }],
+      dataDir: join(demo, "data"),
+      daemon: { socketPath: join(demo, "run", "cortexd.sock") },
+    },
+    null,
+    2,
+  )}\n`,
+);
+process.stderr.write(
+  [
+    `cortexd demo: the daemon runs on ${own ? "the given workspace" : `${ws}, a copy of examples/workspace (edit it freely)`},`,
+    `with its own config, data dir and socket in ${demo} (removed when the demo stops; the built model is kept).`,
+    `In another terminal, reach it with: export CORTEXD_CONFIG=${config}`,
+    "",
+  ].join("\n"),
+);
 const child = spawn(
   process.execPath,
   [...DAEMON_NODE_OPTIONS.split(" "), join(ROOT, "dist", "src", "cli", "main.js"), "run", ...args],
-  { stdio: "inherit" },
+  { stdio: "inherit", env: { ...process.env, CORTEXD_CONFIG: config } },
 );
 for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => child.kill(sig));
-child.on("exit", (code, signal) => (process.exitCode = code ?? (signal ? 1 : 0)));
+/** Removes what the demo made, except the built-in model it built (data/models: a minute's work, reused next time). */
+function cleanUp(): void {
+  for (const entry of readdirSync(demo))
+    if (entry !== "data") rmSync(join(demo, entry), { recursive: true, force: true });
+  const data = join(demo, "data");
+  if (existsSync(data))
+    for (const entry of readdirSync(data))
+      if (entry !== "models") rmSync(join(data, entry), { recursive: true, force: true });
+}
+child.on("exit", (code, signal) => {
+  if (!process.env.CORTEXD_DEMO_KEEP) cleanUp();
+  process.exitCode = code ?? (signal ? 1 : 0);
+});

@@ -1,5 +1,6 @@
 import cliProgress from "cli-progress";
 import type { SyncProgress } from "../index/sync.js";
+import { formatEta } from "./progress-eta.js";
 
 /** A progress bar on stderr for `cortexd index` when stderr is a terminal; a no-op otherwise. */
 export function syncProgressBar(enabled: boolean): { update: (p: SyncProgress) => void; stop: () => void } {
@@ -7,28 +8,41 @@ export function syncProgressBar(enabled: boolean): { update: (p: SyncProgress) =
   const bar = new cliProgress.SingleBar(
     {
       stream: process.stderr,
-      format: " {phase} [{bar}] {value}/{total} files | {chunks} chunks | {embedded} embedded | ETA {eta_formatted}",
+      format: " {phase} [{bar}] {value}/{total} {unit} | {chunks} chunks | {embedded} embedded | ETA {eta}",
       hideCursor: true,
       clearOnComplete: true,
-      etaBuffer: 50,
     },
     cliProgress.Presets.shades_classic,
   );
   let started = false;
+  let phase = "";
+  let phaseStart = Date.now();
+  let firstDone = 0;
   return {
     update(p) {
       if (p.phase === "scan") return;
+      const name = p.phase === "vectors" ? "embedding" : "indexing";
+      // Each phase has its own total (files, then chunks) and its own rate.
+      if (name !== phase) {
+        phase = name;
+        phaseStart = Date.now();
+        firstDone = p.filesDone;
+      }
+      const total = Math.max(p.filesTotal, 1);
+      const done = Math.min(p.filesDone, total);
       const payload = {
-        phase: p.phase === "vectors" ? "embedding" : "indexing",
+        phase: name,
+        unit: p.phase === "vectors" ? "chunks to embed" : "files",
         chunks: p.chunks,
         embedded: p.embedded,
+        eta: formatEta(done - firstDone, total - firstDone, Date.now() - phaseStart),
       };
       if (!started) {
-        bar.start(Math.max(p.filesTotal, 1), p.filesDone, payload);
+        bar.start(total, done, payload);
         started = true;
       } else {
-        bar.setTotal(Math.max(p.filesTotal, 1));
-        bar.update(p.filesDone, payload);
+        bar.setTotal(total);
+        bar.update(done, payload);
       }
     },
     stop() {

@@ -294,27 +294,31 @@ export class Daemon {
   }
 
   status(): CortexStatus {
-    return buildStatus({
-      engine: this.engine,
-      queue: this.queue,
-      watcher: this.watcher?.status() ?? { mode: "off", events: 0, lastEventAt: null },
-      schedule: this.scheduler.status(),
-      recall: this.searchLatency,
-      version: VERSION,
-      startedAt: this.startedAt,
-      socketPath: this.socketPath,
-      lastHeartbeat: this.lastHeartbeat,
-      heartbeats: this.heartbeats,
-      consolidation: this.lastConsolidation ?? this.engine.workspaces.flatMap((w) => loadReports(w.store, 1)),
-      errors: this.errors,
-      gitSync: this.gitSync,
-      hooks: readHookFailures(this.socketPath),
-    });
+    const restart = this.restartNeeded.size ? { restartNeeded: [...this.restartNeeded] } : {};
+    return {
+      ...restart,
+      ...buildStatus({
+        engine: this.engine,
+        queue: this.queue,
+        watcher: this.watcher?.status() ?? { mode: "off", events: 0, lastEventAt: null },
+        schedule: this.scheduler.status(),
+        recall: this.searchLatency,
+        version: VERSION,
+        startedAt: this.startedAt,
+        socketPath: this.socketPath,
+        lastHeartbeat: this.lastHeartbeat,
+        heartbeats: this.heartbeats,
+        consolidation: this.lastConsolidation ?? this.engine.workspaces.flatMap((w) => loadReports(w.store, 1)),
+        errors: this.errors,
+        gitSync: this.gitSync,
+        hooks: readHookFailures(this.socketPath),
+      }),
+    };
   }
 
   /** Re-reads the config (SIGHUP): applies what can change live, reports what needs a restart. */
   reload(): { applied: string[]; restartNeeded: string[] } {
-    return reloadConfig({
+    const r = reloadConfig({
       engine: this.engine,
       logger: this.logger,
       ...(this.opts.configFile ? { file: this.opts.configFile } : {}),
@@ -322,7 +326,12 @@ export class Daemon {
       // Switch models live: keyword search keeps answering while vectors are re-embedded through the cache.
       reloadModel: () => (this.modelLoad = this.modelLoad.then(() => this.loadModel())),
     });
+    for (const key of r.restartNeeded) this.restartNeeded.add(key); // shown by status until a restart
+    return r;
   }
+
+  /** Config keys changed by a reload that only a restart applies. */
+  private readonly restartNeeded = new Set<string>();
 
   /** Graceful stop: no new work, finish the current transaction, close the DB, remove the socket. */
   stop(reason: string): Promise<void> {

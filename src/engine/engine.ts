@@ -1,3 +1,4 @@
+import { MODEL_LOADING_REASON } from "../embed/loading.js";
 import type { Logger } from "pino";
 import type { LoadedConfig } from "../config/load.js";
 import { indexPath } from "../config/paths.js";
@@ -90,7 +91,7 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
   const selected: SelectedProvider = opts.deferProvider
     ? {
         provider: null,
-        status: { state: "keyword-only", provider: config.embedding.provider, reason: "embedding model loading" },
+        status: { state: "keyword-only", provider: config.embedding.provider, reason: MODEL_LOADING_REASON },
       }
     : await selectProvider(config.embedding, {
         dataDir,

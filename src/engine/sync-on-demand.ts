@@ -69,12 +69,19 @@ export async function syncLoadingModelOnDemand(
   targets: readonly WorkspaceEngine[],
   opts: OnDemandOptions = {},
 ): Promise<{ reports: SyncReport[]; status: ProviderStatus }> {
-  const run = async (): Promise<SyncReport[]> => {
+  // The second pass only embeds what waits: with --force it would re-chunk every file again (and count each twice).
+  const run = async (pass: "first" | "second" = "first"): Promise<SyncReport[]> => {
     const out: SyncReport[] = [];
     for (const ws of targets) {
       const bar = opts.progress?.();
       try {
-        out.push(await ws.indexer.sync({ ...opts.sync, ...(bar ? { onProgress: bar.update } : {}) }));
+        out.push(
+          await ws.indexer.sync({
+            ...opts.sync,
+            ...(pass === "second" ? { force: false } : {}),
+            ...(bar ? { onProgress: bar.update } : {}),
+          }),
+        );
       } finally {
         bar?.stop();
       }
@@ -107,6 +114,6 @@ export async function syncLoadingModelOnDemand(
   });
   await engine.setProvider(selected);
   if (!selected.provider) return { reports, status: selected.status };
-  const second = await run();
+  const second = await run("second");
   return { reports: reports.map((r, i) => merge(r, second[i]!)), status: selected.status };
 }

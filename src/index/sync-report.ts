@@ -5,6 +5,7 @@ export type { SyncReport };
 /** What a sync is asked (SyncOptions), tells as it goes (SyncProgress) and reports at the end (SyncReport). */
 export interface SyncProgress {
   phase: "scan" | "files" | "vectors" | "done";
+  /** Files written of filesTotal; in phase "vectors", chunks embedded of the chunks waiting. */
   filesDone: number;
   filesTotal: number;
   chunks: number;

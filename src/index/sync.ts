@@ -146,13 +146,16 @@ export class Indexer {
       report,
     );
     // After a provider failure in this sync, do not call it again: the next sync backfills.
-    if (useVectors && !report.vectorError)
+    if (useVectors && !report.vectorError) {
+      // Embedding counts chunks (not files): done of the chunks waiting when it starts.
+      const waiting = store.counts().pending;
       await backfillVectors(
         this.deps,
         report,
-        (n) => progress({ phase: "vectors", filesDone: n, filesTotal: disk.length }),
+        (n) => progress({ phase: "vectors", filesDone: Math.min(n, waiting), filesTotal: waiting }),
         opts.signal,
       );
+    }
     if (useVectors && !report.vectorError) await backfillPassages(store, this.deps.provider, opts.signal);
     if (report.vectorError) {
       report.vectorsDeferred = store.counts().pending;

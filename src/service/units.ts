@@ -23,6 +23,8 @@ export interface ServiceSpec {
   args?: string[];
   /** Environment for the service (PATH is set by default). */
   env?: Record<string, string>;
+  /** The installed docs page on running at login (systemd's Documentation=, a file: URI); none in the reference copies. */
+  docs?: string;
   /** Where launchd writes stdout/stderr (systemd uses the journal). */
   logDir?: string;
 }
@@ -40,7 +42,7 @@ export function systemdUnit(spec: ServiceSpec): string {
   return [
     "[Unit]",
     "Description=cortexd: local memory engine for AI agents",
-    "Documentation=https://www.npmjs.com/package/cortexd",
+    ...(spec.docs ? [`Documentation=${systemdQuote(`file:${spec.docs}`)}`] : []),
     "",
     "[Service]",
     "Type=simple",

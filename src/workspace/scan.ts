@@ -264,7 +264,8 @@ export function statOne(target: ScanTarget, absPath: string): WorkspaceFile | nu
     const rel = toPosix(relative(tree.base, absPath));
     const inside = rel === "" ? tree.base === absPath : !rel.startsWith("..") && !rel.startsWith("/");
     if (!inside) continue;
-    if (rel && hasIgnoredSegment(rel)) return null;
+    // Ignored in this tree (a dot-dir under the root) may still be another tree's (an extraPath there).
+    if (rel && hasIgnoredSegment(rel)) continue;
     const cls = tree.classify(absPath, rel || absPath.slice(absPath.lastIndexOf("/") + 1));
     if (!cls) continue;
     const st = tryStat(absPath);

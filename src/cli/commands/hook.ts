@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { openclawPluginDir } from "../../install/self.js";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { absoluteSelector } from "../../workspace/resolve.js";
@@ -47,7 +48,7 @@ export function registerHook(program: Command): void {
         const agent = rest[0] ?? "claude-code";
         if (agent !== "claude-code")
           throw new CliError(
-            `unknown agent "${agent}": only claude-code is supported (OpenClaw: see integrations/openclaw, MCP: cortexd mcp)`,
+            `unknown agent "${agent}": only claude-code is supported (OpenClaw: the plugin in ${openclawPluginDir()}, MCP: cortexd mcp)`,
           );
         const { installClaudeHooks, shellQuote } = await import("../../hooks/install.js");
         // Absolute paths only: Claude Code runs hooks from the session's directory, not from here.
@@ -68,6 +69,9 @@ export function registerHook(program: Command): void {
         } catch (e) {
           throw new CliError(errorMessage(e));
         }
+        const { devCheckoutNote } = await import("../../install/self.js");
+        const note = event === "install" && !opts.command && r.changed ? devCheckoutNote() : undefined;
+        if (note) process.stderr.write(`cortexd: note: ${note}\n`);
         if (opts.json)
           return printJson({
             settingsPath: r.settingsPath,

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import {
@@ -11,6 +11,8 @@ import {
   systemdUnit,
   type ServiceSpec,
 } from "../../service/units.js";
+import { cortexdCommand, devCheckoutNote, selfInstall } from "../../install/self.js";
+import { SERVICE_EXIT, isNoUserManager, noUserManagerMessage } from "../../service/login-fallback.js";
 import { missingRootProblem } from "../../workspace/resolve.js";
 import { CliError, loadForCli, printJson, type GlobalOptions } from "../context.js";
 
@@ -35,7 +37,16 @@ function spec(opts: GlobalOptions): ServiceSpec {
     main: fileURLToPath(new URL("../main.js", import.meta.url)),
     args,
     env: { PATH: servicePath(dirname(process.execPath)) },
+    docs: join(selfInstall().root, "docs", "cli.md"),
   };
+}
+
+/** The global flags the login line passes on (the same the unit runs with). */
+function loginArgs(opts: GlobalOptions): string[] {
+  return [
+    ...(opts.config ? ["--config", resolve(opts.config)] : []),
+    ...(opts.dataDir ? ["--data-dir", resolve(opts.dataDir)] : []),
+  ];
 }
 
 function run(cmd: string, args: string[]): { ok: boolean; out: string } {
@@ -51,6 +62,10 @@ export interface ServiceInstallResult {
   enabled?: string;
   /** The file is in place but the service manager could not enable it: why, and what to do. */
   problem?: string;
+  /** There is no service manager to enable it (no systemd --user): problem says how to start at login instead. */
+  noServiceManager?: boolean;
+  /** Set when the paths written point into a development checkout. */
+  note?: string;
 }
 
 /** Writes the service file (unless dryRun) and enables it (unless enable is false); refuses a missing workspace. */
@@ -77,8 +92,18 @@ export function installService(opts: ServiceOptions): ServiceInstallResult {
           ["systemctl", ["--user", "daemon-reload"]],
           ["systemctl", ["--user", "enable", "--now", SYSTEMD_UNIT]],
         ];
+  const note = devCheckoutNote();
   for (const [c, a] of steps) {
     const r = run(c, a);
+    if (!r.ok && platform === "linux" && isNoUserManager(r.out))
+      return {
+        path,
+        content,
+        written: true,
+        noServiceManager: true,
+        problem: noUserManagerMessage({ unitPath: path, cortexd: cortexdCommand(), args: loginArgs(opts), why: r.out }),
+        ...(note ? { note } : {}),
+      };
     if (!r.ok)
       return {
         path,
@@ -91,6 +116,7 @@ export function installService(opts: ServiceOptions): ServiceInstallResult {
     path,
     content,
     written: true,
+    ...(note ? { note } : {}),
     enabled: platform === "darwin" ? `loaded ${LAUNCHD_LABEL}` : `enabled and started ${SYSTEMD_UNIT}`,
   };
 }
@@ -110,7 +136,8 @@ export function registerService(program: Command): void {
       if (opts.json) printJson(r);
       else if (!r.written) process.stdout.write(`# ${r.path}\n${r.content}`);
       else console.log(`wrote ${r.path}${r.enabled ? `; ${r.enabled}` : ""}${r.problem ? `\n${r.problem}` : ""}`);
-      if (r.problem) process.exitCode = 1;
+      if (r.note && !opts.json) process.stderr.write(`cortexd: note: ${r.note}\n`);
+      if (r.problem) process.exitCode = r.noServiceManager ? SERVICE_EXIT.noServiceManager : SERVICE_EXIT.failed;
     });
   service
     .command("uninstall")

@@ -5,6 +5,8 @@ import { probeDaemon, withClient } from "../../client/client.js";
 import type { IndexStore } from "../../index/store.js";
 import type { CortexStatus, HookFailuresStatus } from "../../rpc/protocol.js";
 import { readHookFailures } from "../../hooks/failures.js";
+import { stalePathWarnings } from "../../install/stale-paths.js";
+import { MODEL_LOADING_REASON } from "../../embed/loading.js";
 import { ConfigError } from "../../config/config-error.js";
 import { VERSION } from "../../version.js";
 import { formatByReason } from "../../workspace/issues.js";
@@ -25,6 +27,20 @@ function ago(iso: string | null, now = Date.now()): string {
   return `${fmtDuration(s * 1000)} ago`;
 }
 
+/** When a scheduled job runs next: "in 4m 10s", "due now" (its time has come or just passed), "not scheduled". */
+export function nextRun(iso: string | null, now = Date.now()): string {
+  if (!iso) return "not scheduled";
+  const ms = Date.parse(iso) - now;
+  return ms < 1000 ? "due now" : `in ${fmtDuration(ms)}`;
+}
+
+/** What the knowledge tiers mean (daemon/status.ts decides them from the index's size and age). */
+const KNOWLEDGE_MEANING: Record<string, string> = {
+  cold: "tier 1: under 3 files or 10 chunks, little to recall yet",
+  warming: "tier 2: some memory, under 30 days of logs and 2,000 chunks",
+  mature: "tier 3: 30+ days of logs or 2,000+ chunks",
+};
+
 export function fmtDuration(ms: number): string {
   const s = Math.floor(ms / 1000);
   if (s < 60) return `${s}s`;
@@ -40,11 +56,18 @@ function describeRunning(st: CortexStatus): string {
   );
   lines.push(`socket:    ${st.socketPath}`);
   lines.push(`health:    ${st.healthy ? "ok" : "DEGRADED (see below)"}`);
+  if (st.restartNeeded?.length)
+    lines.push(
+      `RESTART NEEDED: the config's ${st.restartNeeded.join(", ")} changed since start; \`cortexd restart\` applies it`,
+    );
   const e = st.embedding;
+  const loading = e.state === "keyword-only" && e.reason === MODEL_LOADING_REASON;
   lines.push(
     e.state === "ready"
       ? `embedding: ${e.model} (${e.dims} dims, provider ${e.provider})`
-      : `embedding: ${e.state === "error" ? "ERROR" : "keyword-only"}: ${e.reason ?? "no provider"}`,
+      : loading
+        ? "embedding: loading the model (normal at start; keyword search until it is ready)"
+        : `embedding: ${e.state === "error" ? "ERROR" : "keyword-only"}: ${e.reason ?? "no provider"}`,
   );
   if (e.warning) lines.push(`           WARNING: ${e.warning}`);
   const ep = e.endpoint;
@@ -63,7 +86,9 @@ function describeRunning(st: CortexStatus): string {
   const vectors = {
     complete: "complete",
     backfilling: `${chunks} waiting, being embedded`,
-    deferred: `${chunks} keyword-only until the embedding provider works again`,
+    deferred: loading
+      ? `${chunks} waiting for the model to load, then embedded`
+      : `${chunks} keyword-only until the embedding provider works again`,
     off: "off (keyword search only)",
   };
   lines.push(`vectors:   ${vectors[e.vectors] ?? e.vectors}`);
@@ -71,7 +96,7 @@ function describeRunning(st: CortexStatus): string {
     `watcher:   ${st.watcher.mode}${st.watcher.reason ? ` (${st.watcher.reason})` : ""}, ${st.watcher.events} events, last ${ago(st.watcher.lastEventAt)}`,
   );
   lines.push(
-    `knowledge: ${st.knowledgeState.maturity} (tier ${st.knowledgeState.tier}), ${st.knowledgeState.totalSessions} sessions`,
+    `knowledge: ${st.knowledgeState.maturity} (${KNOWLEDGE_MEANING[st.knowledgeState.maturity] ?? `tier ${st.knowledgeState.tier}`}), ${st.knowledgeState.totalSessions} sessions`,
   );
   lines.push("workspaces:");
   for (const w of st.workspaces) {
@@ -101,7 +126,7 @@ function describeRunning(st: CortexStatus): string {
   lines.push("schedule:");
   for (const j of st.schedule) {
     lines.push(
-      `  ${j.name.padEnd(14)} ${j.cron.padEnd(14)} last ${ago(j.lastRun)}${j.lastResult ? ` (${j.lastResult})` : ""}, next ${ago(j.nextRun)}`,
+      `  ${j.name.padEnd(14)} ${j.cron.padEnd(14)} last ${ago(j.lastRun)}${j.lastResult ? ` (${j.lastResult})` : ""}, next ${nextRun(j.nextRun)}`,
     );
   }
   const hb = st.heartbeats?.at(-1);
@@ -115,7 +140,11 @@ function describeRunning(st: CortexStatus): string {
     );
   }
   const r = st.recallMetrics;
-  lines.push(`searches:  ${r.count} (p50 ${r.p50} ms, p95 ${r.p95} ms, p99 ${r.p99} ms over the last 100)`);
+  lines.push(
+    r.count
+      ? `searches:  ${r.count} since start (p50 ${r.p50} ms, p95 ${r.p95} ms, p99 ${r.p99} ms over the last 100)`
+      : "searches:  none since start",
+  );
   if (st.hooks) lines.push(...describeHookFailures(st.hooks));
   if (st.errors.length) {
     lines.push("recent errors:");
@@ -208,8 +237,9 @@ export function registerStatus(program: Command): void {
       const probe = await probeDaemon(socket, 2000);
       if (probe.up) {
         const st = await withClient(socket, (c) => c.call("cortex.status", {}), { timeoutMs: 5000 });
-        if (opts.json) printJson({ running: true, ...st });
-        else console.log(describeRunning(st));
+        const stale = stalePathWarnings();
+        if (opts.json) printJson({ running: true, ...st, ...(stale.length ? { installWarnings: stale } : {}) });
+        else console.log([describeRunning(st), ...stale.map((w) => `WARNING: ${w}`)].join("\n"));
         process.exitCode = st.healthy ? STATUS_EXIT.healthy : STATUS_EXIT.degraded;
         return;
       }
@@ -230,6 +260,7 @@ export function registerStatus(program: Command): void {
           socketPath: socket,
           ...offline,
           hooks: readHookFailures(socket),
+          installWarnings: stalePathWarnings(),
         });
       } else {
         const hint =
@@ -259,6 +290,7 @@ export function registerStatus(program: Command): void {
             );
         }
         for (const line of describeHookFailures(readHookFailures(socket))) console.log(line);
+        for (const w of stalePathWarnings()) console.log(`WARNING: ${w}`);
       }
       process.exitCode = code;
     });

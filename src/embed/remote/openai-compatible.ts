@@ -1,3 +1,4 @@
+import { embeddingsPath } from "./endpoint.js";
 import { RemoteEmbeddingProvider, type InputKind, type RemoteProviderOptions } from "./base.js";
 import { BadResponseError, HttpStatusError } from "./resilience.js";
 
@@ -11,7 +12,7 @@ export interface OpenAICompatibleOptions extends RemoteProviderOptions {
 }
 
 /**
- * POST {baseUrl}/v1/embeddings — OpenAI, LM Studio, llama.cpp's server, vLLM, LocalAI, and the
+ * POST {baseUrl}/v1/embeddings (or {baseUrl}/embeddings for a versioned base: endpoint.ts) — OpenAI, LM Studio, llama.cpp's server, vLLM, LocalAI, and the
  * many hosted APIs that speak the same protocol. Results are re-ordered by their `index`. Vectors
  * are requested as base64 float32 (`encoding_format`), which OpenAI, LM Studio, llama.cpp, vLLM and
  * most others support; number arrays (a server that ignores the parameter) are read too.
@@ -28,8 +29,8 @@ export class OpenAICompatibleProvider extends RemoteEmbeddingProvider {
     super("openai-compatible", o);
     this.o = o;
     this.#apiKey = apiKey;
-    // Accept both https://host and https://host/v1 as the base URL.
-    this.path = this.basePath.endsWith("/v1") ? "/embeddings" : "/v1/embeddings";
+    // A full endpoint, a versioned base (…/v1, …/v1/openai) or a bare host: see endpoint.ts.
+    this.path = embeddingsPath("openai-compatible", this.basePath);
   }
 
   protected override secrets(): string[] {

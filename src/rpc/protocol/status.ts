@@ -79,6 +79,8 @@ export interface CortexStatus {
     lastHeartbeat?: string | null;
   };
   recallMetrics: { count: number; p50: number; p95: number; p99: number };
+  /** Config keys a reload (SIGHUP) found changed that only a restart applies (absent when none). */
+  restartNeeded?: string[];
   retryQueuePending: number;
   config: Record<string, unknown>;
   // cortexd's own
