@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localDate } from "../src/memory-files/entry.js";
 import { claudeProjectKey } from "../src/workspace/claude-code-memory.js";
 import { isolatedEnv, runCli } from "./helpers/cli.js";
+import type { AuditEntry } from "../src/rpc/protocol.js";
 import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { LAUNCHER } from "./helpers/hooks.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
@@ -243,6 +244,8 @@ describe.skipIf(!installed)(
   () => {
     const stub = new StubModel();
     let home: string;
+    /** What the first turn sent to the model. */
+    let firstSent = "";
     let env: Record<string, string>;
     let daemon: TestDaemon;
     let memA: string;
@@ -361,6 +364,7 @@ describe.skipIf(!installed)(
       expect(session).toMatch(/^[0-9a-f-]{36}$/);
       const first = stub.turnFor(from, "Why did the Bluefin deploy fail last week?");
       const sent = messageText(first);
+      firstSent = sent;
       // SessionStart (source startup): the recent daily-log entries of this project's workspace.
       expect(sent).toMatch(
         /SessionStart hook additional context: <cortex_memories>[\s\S]*Decided to rotate the staging certificates every month/,
@@ -390,6 +394,24 @@ describe.skipIf(!installed)(
         ),
       );
       expect(readLog(memB)).toBe(""); // nothing went to the other workspace
+    });
+
+    it("audit: `cortexd audit --json` lists each injection the session received, with the memories' paths and lines", () => {
+      expect(session).not.toBe("");
+      const r = runCli(["audit", "--json", "--session", session], env);
+      expect(r.code, r.stderr).toBe(0);
+      const entries = JSON.parse(r.stdout) as AuditEntry[];
+      const start = entries.find((e) => e.method === "session.start");
+      const recall = entries.find((e) => e.method === "memory.recall");
+      expect(start, r.stdout).toBeDefined();
+      expect(recall).toMatchObject({ client: "claude-code", session, scope: "private", workspace: "bluefin" });
+      expect(recall!.query).toBe("Why did the Bluefin deploy fail last week?");
+      expect(recall!.memories.map((m) => m.path)).toContain("MEMORY.md");
+      for (const e of [start!, recall!]) {
+        expect(e.memories.length).toBeGreaterThan(0);
+        // Every memory the audit lists is one the model request carried, by path and lines.
+        for (const m of e.memories) expect(firstSent).toContain(`${m.path}:${m.startLine}-${m.endLine}:`);
+      }
     });
 
     it("resume: the earlier turn is not captured again, and SessionStart repeats nothing the conversation already holds", async () => {
