@@ -286,8 +286,8 @@ describe.skipIf(!host && !ci)("OpenClaw plugin sessions, commands and capture in
         { CORTEXD_SOCKET: daemon.socket },
       );
       expect(cc.code).toBe(0);
+      // (Recent daily-log entries may be in its context: the workspace's memory is shared; a recovery note is not.)
       expect(cc.stdout).not.toContain("cortex_recovery");
-      expect(cc.stdout).not.toContain("open pull requests");
 
       // --- A tool call: its result is in the captured entry (bounded).
       await turn("agent:main:delta", "Please look up the deploy freeze in memory.");
@@ -322,7 +322,15 @@ describe.skipIf(!host && !ci)("OpenClaw plugin sessions, commands and capture in
       expect(status.retryQueuePending).toBeGreaterThanOrEqual(1);
       daemon = await startDaemon({ home: daemon.home });
       await ok(["gateway", "call", "cortex.status", "--json"]); // a success: the queue is tried now
-      await waitUntil(() => asks.every((a) => log().includes(a)), 120_000, 250);
+      const landed = async (texts: string[]) => {
+        try {
+          await waitUntil(() => texts.every((a) => log().includes(a)), 300_000, 250);
+        } catch {
+          const now = await oc(["gateway", "call", "cortex.status", "--json"]);
+          throw new Error(`not all captured:\n${log()}\nstatus: ${now.stdout.slice(-1500)}`);
+        }
+      };
+      await landed(asks);
       for (const a of [...asks, "Note one: the CDN cache TTL"]) expect(count(log(), a), a).toBe(1);
 
       // --- The gateway restarts with a non-empty queue: delivered after the restart.
@@ -331,7 +339,7 @@ describe.skipIf(!host && !ci)("OpenClaw plugin sessions, commands and capture in
       await gateway.stop();
       daemon = await startDaemon({ home: daemon.home });
       gateway = await startGateway(host, port, token, env, root);
-      await waitUntil(() => log().includes("Note five: the VPN certificates"), 120_000, 250);
+      await landed(["Note five: the VPN certificates"]);
       expect(count(log(), "Note five: the VPN certificates")).toBe(1);
       const queueFile = join(env.OPENCLAW_STATE_DIR!, "plugin-state", "cortexd", "capture-queue.json");
       expect(statSync(queueFile).mode & 0o777).toBe(0o600);

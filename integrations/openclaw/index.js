@@ -40,6 +40,8 @@ const VERSION = "0.1.0";
 const MAX_QUERY_CHARS = 4000;
 /** cortex.status and /cortex: a person waits, not a prompt; room for a busy daemon. */
 const STATUS_TIMEOUT_MS = 5000;
+/** A queued capture's delivery attempt (captureTimeoutMs when longer). */
+const QUEUED_CAPTURE_TIMEOUT_MS = 30_000;
 /** Runs that are not a person asking something: nothing to recall for. */
 const NO_RECALL_TRIGGERS = new Set(["heartbeat", "cron", "memory", "overflow"]);
 /** OpenClaw's session ends that are clean (no recovery note next time); "new"/"reset" without /sleep are not. */
@@ -141,7 +143,8 @@ const plugin = {
           join(homedir(), ".openclaw");
         shared.queue = createCaptureQueue({
           file: join(dir, "plugin-state", "cortexd", "capture-queue.json"),
-          send: (method, params) => call(method, params, cfg.captureTimeoutMs),
+          // In the background nobody waits: a busy daemon (a start-up sync) gets time to answer.
+          send: (method, params) => call(method, params, Math.max(cfg.captureTimeoutMs, QUEUED_CAPTURE_TIMEOUT_MS)),
           log,
         });
       }
