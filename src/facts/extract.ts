@@ -1,6 +1,6 @@
 import { units } from "../ingest/units.js";
 import type { NewStatement, PendingChunk } from "../index/repos/facts-repo.js";
-import { readStatement } from "./mentions.js";
+import { readNames, readStatement } from "./mentions.js";
 
 /** A statement is one short entry or message: longer text is a story, not a fact that changes. */
 const MAX_WORDS = 40;
@@ -16,7 +16,9 @@ export interface TimeSource {
 }
 
 /**
- * The statements of one chunk, each with its time — chosen in this order:
+ * What one chunk says: its statements, each with its time, and the entities it names (names,
+ * identifiers, "the …" phrases; key → as first written). Each unit is read once. A statement's
+ * time is chosen in this order:
  * 1. a date the entry opens with ("- [2026-10-18] …"), at noon UTC, or with the entry's clock time;
  * 2. a daily log's date, with the entry's "HH:MM" when it opens with one (as UTC);
  * 3. a transcript chunk's first message time (its messages are minutes apart);
@@ -25,26 +27,46 @@ export interface TimeSource {
  *    first indexed counts as older than every dated statement (null).
  * Statements are markdown list entries and user messages of at most 40 words.
  */
-export function statementsOf(chunk: PendingChunk, time: TimeSource): NewStatement[] {
+export function readChunk(
+  chunk: PendingChunk,
+  time: TimeSource,
+): { statements: NewStatement[]; entities: Map<string, string> } {
   const out: NewStatement[] = [];
+  const entities = new Map<string, string>();
   const transcript = chunk.cls === "transcript";
   for (const u of units(chunk.text)) {
     let text = u.text;
-    if (transcript) {
-      if (!USER.test(text)) continue;
-      text = text.replace(USER, "");
-    } else {
-      if (!ENTRY.test(text)) continue;
-      text = text.replace(ENTRY, "");
+    const user = USER.test(text);
+    const entry = !transcript && ENTRY.test(text);
+    if ((transcript ? !user : !entry) || text.length > MAX_WORDS * 20) {
+      // No statement: its names and identifiers only (a bounded, cheaper read).
+      for (const [key, name] of readNames(text.slice(0, 600))) if (!entities.has(key)) entities.set(key, name);
+      continue;
     }
-    let at: number | null;
+    text = text
+      .replace(USER, "")
+      .replace(/^Assistant:\s+/, "")
+      .replace(ENTRY, "");
     const dated = ENTRY_DATE.exec(text);
     if (dated) text = text.slice(dated[0].length);
     const clock = CLOCK.exec(text);
     if (clock) text = text.slice(clock[0].length);
     text = text.replace(/\s+/g, " ").trim();
     const words = text.split(" ").length;
-    if (words < 2 || words > MAX_WORDS) continue;
+    if (words < 2 || words > MAX_WORDS) {
+      for (const [key, name] of readNames(text)) if (!entities.has(key)) entities.set(key, name);
+      continue;
+    }
+    const reading = readStatement(text);
+    for (const m of reading.mentions)
+      if (
+        (m.kind === "name" || m.kind === "identifier" || m.kind === "phrase") &&
+        m.key.length <= 64 &&
+        !entities.has(m.key)
+      )
+        entities.set(m.key, m.kind === "phrase" ? m.text.replace(/^the /, "") : m.text);
+    if (!reading.mentions.some((m) => m.kind === "value" || m.kind === "name")) continue;
+    let at: number | null;
     const hhmm = clock ? `${clock[1]!.padStart(2, "0")}:${clock[2]}` : "12:00";
     const day = dated?.[1] ?? (chunk.cls === "daily" ? chunk.date : null);
     if (day) at = Date.parse(`${day}T${hhmm}:00Z`);
@@ -54,29 +76,7 @@ export function statementsOf(chunk: PendingChunk, time: TimeSource): NewStatemen
       at = seen === 0 ? null : seen;
     }
     if (at !== null && Number.isNaN(at)) at = null;
-    const reading = readStatement(text);
-    if (!reading.mentions.some((m) => m.kind === "value" || m.kind === "name")) continue;
     out.push({ chunkId: chunk.id, line: chunk.startLine + u.line, at, text, reading });
   }
-  return out;
-}
-
-/** The entities a chunk names (names, identifiers, "the …" phrases), key → as first written. */
-export function entitiesOf(chunk: PendingChunk): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const u of units(chunk.text)) {
-    const text = u.text
-      .replace(USER, "")
-      .replace(/^Assistant:\s+/, "")
-      .replace(ENTRY, "")
-      .replace(CLOCK, "");
-    for (const m of readStatement(text.slice(0, 2000)).mentions)
-      if (
-        (m.kind === "name" || m.kind === "identifier" || m.kind === "phrase") &&
-        m.key.length <= 64 &&
-        !out.has(m.key)
-      )
-        out.set(m.key, m.kind === "phrase" ? m.text.replace(/^the /, "") : m.text);
-  }
-  return out;
+  return { statements: out, entities };
 }

@@ -78,8 +78,9 @@ function tokens(text: string): Token[] {
   for (const m of text.matchAll(TOKEN)) {
     const raw = m[0];
     const start = m.index;
-    const before = text.slice(0, start).trimEnd();
-    const opens = before === "" || /[.!?;:]$/.test(before);
+    let k = start - 1;
+    while (k >= 0 && /\s/.test(text[k]!)) k--;
+    const opens = k < 0 || ".!?;:".includes(text[k]!);
     const poss = /['’]s$/i.test(raw);
     out.push({ raw, word: poss ? raw.slice(0, -2) : raw, start, end: start + raw.length, opens, possessive: poss });
   }
@@ -106,6 +107,36 @@ function typedClass(word: string): string | null {
   if (/^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+$/.test(w) && /\d/.test(w)) return "id";
   if (/^[a-z]+\d+[a-z0-9]*$/.test(w) && /[a-z]{2}/.test(w) && !/^\d/.test(w) && word === w) return "id";
   return null;
+}
+
+/**
+ * The names and identifiers of any text (a cheaper read than `readStatement`, for text that is no
+ * statement: entities only). Keys are lowercase; values as written.
+ */
+export function readNames(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const toks = tokens(text);
+  for (let i = 0; i < toks.length; i++) {
+    const t = toks[i]!;
+    const lower = t.word.toLowerCase();
+    if (/^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+$/.test(lower) && !/\d/.test(lower)) {
+      if (!out.has(lower)) out.set(lower, t.word);
+      continue;
+    }
+    if (!isName(t, toks[i + 1], text) || typedClass(t.word)) continue;
+    let j = i;
+    let name = t.word;
+    while (j + 1 < toks.length && !toks[j]!.possessive) {
+      const n = toks[j + 1]!;
+      if (n.start - toks[j]!.end > 1 || !isCapitalised(n.word) || n.opens || STOP.has(n.word.toLowerCase())) break;
+      name += ` ${n.word}`;
+      j++;
+    }
+    i = j;
+    const key = name.toLowerCase();
+    if (key.length <= 64 && !out.has(key)) out.set(key, name);
+  }
+  return out;
 }
 
 /** The clause (between ; , . — and "but") a position is in, as [start, end). */

@@ -1,7 +1,9 @@
 import type { IndexStore } from "../index/store.js";
-import { entitiesOf, statementsOf } from "./extract.js";
+import { readChunk } from "./extract.js";
 import { nameClasses, slotEntries, standings, type ChainEntry, type StatementIn } from "./link.js";
 
+/** A slot with more distinct values than this is not stored (many facts sharing a word). */
+export const MAX_SLOT_VALUES = 6;
 /** Chunks read per transaction. */
 const BATCH = 256;
 
@@ -29,12 +31,16 @@ export function syncFacts(store: IndexStore, opts: { clock?: () => number; remov
   const initial = !repo.started();
   const seenAt = initial ? 0 : clock();
   let chunks = 0;
-  for (;;) {
-    const batch = repo.pending(BATCH);
+  const time = { curatedSeen: (path: string, text: string) => repo.firstSeen(path, text, seenAt) };
+  for (let after = 0; ;) {
+    const batch = repo.pending(after, BATCH);
     if (batch.length === 0) break;
-    const time = { curatedSeen: (path: string, text: string) => repo.firstSeen(path, text, seenAt) };
-    repo.write(batch.map((c) => ({ chunkId: c.id, found: statementsOf(c, time), entities: entitiesOf(c) })));
+    repo.readInto(batch, (c) => {
+      const read = readChunk(c, time);
+      return { found: read.statements, entities: read.entities };
+    });
     chunks += batch.length;
+    after = batch[batch.length - 1]!.id;
   }
   const linked = chunks > 0 || opts.removed === true;
   if (linked) linkSlots(store);
@@ -55,6 +61,9 @@ export function linkSlots(store: IndexStore): void {
     }
   const rows: Array<ChainEntry & { supersededBy: number | null }> = [];
   for (const chain of chains.values()) {
+    // Many values under one word are many facts sharing it, not one that changed (recall-facts.ts).
+    // A slot of one statement links nothing (and restates nothing).
+    if (chain.length < 2 || new Set(chain.flatMap((e) => e.news)).size > MAX_SLOT_VALUES) continue;
     const by = new Map(standings(chain).map((s) => [s.statement, s.supersededBy?.statement ?? null]));
     for (const e of chain) rows.push({ ...e, supersededBy: by.get(e.statement) ?? null });
   }

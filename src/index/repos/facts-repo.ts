@@ -56,7 +56,7 @@ export class FactsRepo {
     this.stmts = statements(db, {
       pending: `SELECT c.id, f.path, f.class AS cls, f.date, c.start_line AS startLine, c.text, c.ts
         FROM chunks c JOIN files f ON f.id = c.file_id
-        WHERE NOT EXISTS (SELECT 1 FROM fact_chunks_done d WHERE d.chunk_id = c.id) LIMIT ?`,
+        WHERE c.id > ? AND NOT EXISTS (SELECT 1 FROM fact_chunks_done d WHERE d.chunk_id = c.id) ORDER BY c.id LIMIT ?`,
       done: `INSERT OR IGNORE INTO fact_chunks_done (chunk_id) VALUES (?)`,
       insertStatement: `INSERT INTO fact_statements (chunk_id, line, at, text, reading) VALUES (?, ?, ?, ?, ?)`,
       insertEntity: `INSERT OR IGNORE INTO chunk_entities (chunk_id, entity, name) VALUES (?, ?, ?)`,
@@ -91,9 +91,9 @@ export class FactsRepo {
     });
   }
 
-  /** Up to n chunks not read by the facts pass yet. */
-  pending(n: number): PendingChunk[] {
-    return this.stmts.pending.all(n) as PendingChunk[];
+  /** Up to n chunks not read by the facts pass yet, after a chunk id (a cursor). */
+  pending(afterId: number, n: number): PendingChunk[] {
+    return this.stmts.pending.all(afterId, n) as PendingChunk[];
   }
 
   /** Whether the facts pass ever ran on this index (an undated curated line seen now is an edit). */
@@ -109,16 +109,21 @@ export class FactsRepo {
     return now;
   }
 
-  /** Records what chunks say — their statements and entities — in one transaction; the chunks count as read. */
-  write(
-    read: ReadonlyArray<{ chunkId: number; found: readonly NewStatement[]; entities: ReadonlyMap<string, string> }>,
+  /**
+   * Reads chunks and records what they say — their statements and entities — in one transaction
+   * (the first-seen times `read` records go in it too); the chunks count as read.
+   */
+  readInto(
+    chunks: readonly PendingChunk[],
+    read: (c: PendingChunk) => { found: readonly NewStatement[]; entities: ReadonlyMap<string, string> },
   ): void {
     this.db.transaction(() => {
-      for (const { chunkId, found, entities } of read) {
+      for (const c of chunks) {
+        const { found, entities } = read(c);
         for (const s of found)
           this.stmts.insertStatement.run(s.chunkId, s.line, s.at, s.text, JSON.stringify(s.reading));
-        for (const [key, name] of entities) this.stmts.insertEntity.run(chunkId, key, name);
-        this.stmts.done.run(chunkId);
+        for (const [key, name] of entities) this.stmts.insertEntity.run(c.id, key, name);
+        this.stmts.done.run(c.id);
       }
     })();
   }
