@@ -41,6 +41,7 @@ const ownFileReaders = [
   "src/util/lock-file.ts", // the data dir's lock files
   "src/index/open-read-only.ts", // the index database image
   "src/session/state.ts", // the data dir's state file
+  "src/session/saves-journal.ts", // the data dir's dedupe journal
   "src/cli/commands/save.ts", // stdin (fd 0)
   "src/cli/commands/daemon.ts", // the instance lock file
 ];

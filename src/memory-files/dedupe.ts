@@ -21,7 +21,34 @@ export function wordOverlap(fresh: Set<string>, old: Set<string>): number {
   return n / fresh.size;
 }
 
-/** The most recent save within the window that this text duplicates, if any. */
+/**
+ * An inverted index (word → positions) over a recent-saves array, built as the array grows (saves
+ * are only appended between prunes; a new array gets a new index): a lookup touches only the saves
+ * sharing a word with the new text, and each save's words are computed once, not at every lookup.
+ */
+class DedupeIndex {
+  readonly postings = new Map<string, number[]>();
+  readonly sizes: number[] = [];
+  readonly empty: number[] = [];
+  count = 0;
+
+  catchUp(recent: readonly RecentSave[]): void {
+    for (; this.count < recent.length; this.count++) {
+      const words = wordSet(recent[this.count]!.text);
+      this.sizes.push(words.size);
+      if (words.size === 0) this.empty.push(this.count);
+      for (const w of words) {
+        const list = this.postings.get(w);
+        if (list) list.push(this.count);
+        else this.postings.set(w, [this.count]);
+      }
+    }
+  }
+}
+
+const indexes = new WeakMap<readonly RecentSave[], DedupeIndex>();
+
+/** The most recent save within the window that this text duplicates, if any (wordOverlap ≥ threshold). */
 export function findDuplicate(
   recent: readonly RecentSave[],
   text: string,
@@ -31,12 +58,31 @@ export function findDuplicate(
   const checkpoint = opts.kind === "checkpoint";
   const windowMs = opts.windowMs ?? DEDUPE_WINDOW_MS;
   const threshold = opts.threshold ?? DEDUPE_THRESHOLD;
+  let index = indexes.get(recent);
+  if (!index) indexes.set(recent, (index = new DedupeIndex()));
+  index.catchUp(recent);
   const words = wordSet(text);
-  for (let i = recent.length - 1; i >= 0; i--) {
+  const shared = new Map<number, number>();
+  for (const w of words) for (const i of index.postings.get(w) ?? []) shared.set(i, (shared.get(i) ?? 0) + 1);
+  let best = -1;
+  const consider = (i: number, n: number) => {
+    if (i <= best) return;
     const r = recent[i]!;
-    if (now - r.at >= windowMs) continue;
-    if ((r.kind === "checkpoint") !== checkpoint) continue;
-    if (wordOverlap(words, wordSet(r.text)) >= threshold) return r;
-  }
-  return undefined;
+    if (now - r.at >= windowMs || (r.kind === "checkpoint") !== checkpoint) return;
+    const size = index.sizes[i]!;
+    const overlap =
+      words.size === 0
+        ? size === 0
+          ? 1
+          : 0
+        : words.size < 3
+          ? n === words.size && size === words.size
+            ? 1
+            : 0
+          : n / words.size;
+    if (overlap >= threshold) best = i;
+  };
+  if (words.size === 0) for (const i of index.empty) consider(i, 0);
+  for (const [i, n] of shared) consider(i, n);
+  return best >= 0 ? recent[best] : undefined;
 }

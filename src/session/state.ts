@@ -1,13 +1,16 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { fsWriteFault } from "../util/write-fault.js";
+import { SavesJournal } from "./saves-journal.js";
 
 /**
  * cortexd's own small state, per namespace, in `<dataDir>/state/<namespace>.json`: session
  * lifecycle (activity, goal/focus, clean end), capture watermarks, and the recent saves used for
  * dedupe. The memory files stay the source of truth for memories; this file only says what was
  * already captured and how sessions ended. Written atomically (temp file, fsync, rename) after
- * every change, so a watermark survives a crash or restart of the daemon.
+ * every change to a session, so a watermark survives a crash or restart of the daemon. The recent
+ * saves, which grow with every save, are appended to a journal beside it instead
+ * (saves-journal.ts), so a save or a touch costs the same however many saves came before.
  */
 
 export const STATE_VERSION = 1;
@@ -87,6 +90,9 @@ const MAX_SESSIONS = 2000;
 
 export class StateStore {
   private readonly cache = new Map<string, NamespaceState>();
+  private readonly journals = new Map<string, SavesJournal>();
+  /** The sessions text last written per namespace: unchanged sessions are not rewritten. */
+  private readonly written = new Map<string, string>();
 
   constructor(
     readonly dir: string,
@@ -99,6 +105,13 @@ export class StateStore {
 
   file(namespace: string): string {
     return join(this.dir, `${namespace.replace(/[^A-Za-z0-9._-]/g, "_")}.json`);
+  }
+
+  private journal(namespace: string): SavesJournal {
+    let j = this.journals.get(namespace);
+    if (!j)
+      this.journals.set(namespace, (j = new SavesJournal(this.file(namespace).replace(/\.json$/, ".saves.jsonl"))));
+    return j;
   }
 
   /** The namespace's state (loaded once, then kept in memory; this process is its only writer). */
@@ -139,14 +152,18 @@ export class StateStore {
     const tmp = `${file}.${process.pid}.tmp`;
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      this.journal(namespace).save(st.recentSaves);
+      const text = JSON.stringify({ version: st.version, sessions: st.sessions, recentSaves: [] });
+      if (this.written.get(namespace) === text) return null;
       const fd = openSync(tmp, "w", 0o600);
       try {
-        writeSync(fd, JSON.stringify(st));
+        writeSync(fd, text);
         fsyncSync(fd);
       } finally {
         closeSync(fd);
       }
       renameSync(tmp, file);
+      this.written.set(namespace, text);
       return null;
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
@@ -163,7 +180,9 @@ export class StateStore {
 
   private prune(st: NamespaceState): void {
     const now = this.clock();
-    st.recentSaves = st.recentSaves.filter((r) => now - r.at < RECENT_WINDOW_MS).slice(-MAX_RECENT);
+    // Replaced only when something expired: the dedupe index (dedupe.ts) follows the array's identity.
+    const kept = st.recentSaves.filter((r) => now - r.at < RECENT_WINDOW_MS).slice(-MAX_RECENT);
+    if (kept.length !== st.recentSaves.length) st.recentSaves = kept;
     let sessions = Object.values(st.sessions).filter((s) => now - s.lastActivity < SESSION_TTL_MS);
     if (sessions.length > MAX_SESSIONS)
       sessions = sessions.sort((a, b) => b.lastActivity - a.lastActivity).slice(0, MAX_SESSIONS);
@@ -176,7 +195,8 @@ export class StateStore {
     try {
       text = readFileSync(file, "utf8");
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") return empty();
+      if ((e as NodeJS.ErrnoException).code === "ENOENT")
+        return { ...empty(), recentSaves: this.journal(namespace).load() };
       throw e;
     }
     try {
@@ -191,7 +211,9 @@ export class StateStore {
       const sessions = sessionMap(
         Object.entries(raw.sessions ?? {}).filter(([id, rec]) => isRecord(rec) && rec.id === id),
       );
-      return { version: STATE_VERSION, sessions, recentSaves: raw.recentSaves.filter(isRecord) as RecentSave[] };
+      // Saves in the file itself come from before the journal; the next save moves them into it.
+      const legacy = raw.recentSaves.filter(isRecord) as unknown as RecentSave[];
+      return { version: STATE_VERSION, sessions, recentSaves: [...legacy, ...this.journal(namespace).load()] };
     } catch {
       // Keep the damaged file for inspection and start over (worst case: something is captured twice).
       try {
