@@ -1,6 +1,9 @@
-import { readFileSync } from "node:fs";
+import { readRegularTextSync } from "../util/regular-file.js";
 import { join } from "node:path";
 import { AUDIT_FILE, type AuditEntry } from "./audit-log.js";
+
+/** Bytes read of one audit file at most (a rotated file is far smaller). */
+const AUDIT_READ_MAX = 256 * 1024 * 1024;
 
 export interface AuditQuery {
   /** Only this session's answers. */
@@ -26,7 +29,7 @@ export function readAudit(dir: string, q: AuditQuery = {}): AuditEntry[] {
   for (let i = 0; i < MAX_FILES && out.length < limit; i++) {
     let text: string;
     try {
-      text = readFileSync(i === 0 ? base : `${base}.${i}`, "utf8");
+      text = readRegularTextSync(i === 0 ? base : `${base}.${i}`, { maxBytes: AUDIT_READ_MAX });
     } catch {
       if (i === 0) continue;
       break;

@@ -1,4 +1,5 @@
-import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { readRegularTextSync } from "../util/regular-file.js";
 import { join } from "node:path";
 import { CURATED_FILES } from "../workspace/layout.js";
 import type { Chunk } from "../ingest/types.js";
@@ -48,7 +49,7 @@ function copiesRootCurated(file: WorkspaceFile, buf: Buffer): boolean {
     const p = join(root, name);
     try {
       if (statSync(p).size !== buf.length) continue;
-      if (readFileSync(p).equals(buf)) return true;
+      if (readRegularTextSync(p, { maxBytes: buf.length }) === buf.toString("utf8")) return true;
     } catch {
       // not there
     }

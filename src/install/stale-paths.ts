@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { readRegularTextSync } from "../util/regular-file.js";
 import { defaultClaudeSettingsPath, isCortexdHook } from "../hooks/install.js";
 import { serviceFilePath } from "../service/units.js";
 
@@ -19,7 +20,7 @@ export function absolutePaths(command: string): string[] {
 
 function readText(path: string): string | undefined {
   try {
-    return readFileSync(path, "utf8");
+    return readRegularTextSync(path, { maxBytes: 4 * 1024 * 1024 });
   } catch {
     return undefined;
   }

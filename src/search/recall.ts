@@ -1,7 +1,7 @@
 import { RecallSchema, type RecallConfig } from "../config/schema.js";
 import { countTokens } from "../ingest/tokens.js";
 import type { IndexStore } from "../index/store.js";
-import type { RecallExplain, RecallResult, RecalledMemory } from "../rpc/protocol.js";
+import type { RecallResult, RecalledMemory } from "../rpc/protocol.js";
 import { chunkHash, sha256 } from "../util/hash.js";
 import { formatMemoryLine, formatRecallBlock, RECALL_CLOSE, RECALL_NOTE, RECALL_OPEN } from "./recall-format.js";
 import { cleanMemoryText } from "./recall-clean.js";
@@ -10,7 +10,7 @@ import { windowMemories } from "./recall-window.js";
 import { isInstruction, namesSomething } from "./prompt-intent.js";
 import { exactAnchors } from "./exact.js";
 import { softlyHeld, withSoftWords } from "./soft-words.js";
-import { profilePrompt, type PromptProfile } from "./relevance.js";
+import { profilePrompt } from "./relevance.js";
 import { parseDates } from "./dates.js";
 import { referenceTime } from "./as-of.js";
 import type { Searcher } from "./searcher.js";
@@ -23,6 +23,7 @@ import { StageTimer } from "./stage-timer.js";
 import { collapseConflictCopies } from "../sync/recall-copies.js";
 import { applyFacts, factsAsOf } from "./recall-facts.js";
 import { scopedStats } from "./scoped-stats.js";
+import { explainOf } from "./recall-explain.js";
 
 export const DEFAULT_RECALL_BUDGET = 2000;
 const EXCERPT = DEFAULT_EXCERPT;
@@ -269,49 +270,6 @@ function timeOrder(a: AnnotatedHit, b: AnnotatedHit): number {
     a.path.localeCompare(b.path) ||
     a.startLine - b.startLine
   );
-}
-
-function explainOf(
-  selection: ReturnType<typeof selectMemories>,
-  packed: Packed[],
-  cfg: RecallConfig,
-  windows: RecallExplain["dates"],
-  profile: PromptProfile,
-): RecallExplain {
-  const injected = new Set(packed.map((p) => p.judged));
-  return {
-    relevance: cfg.relevance,
-    ...(selection.empty ? { empty: selection.empty } : {}),
-    dates: windows.map((w) => ({ from: w.from, to: w.to, text: w.text })),
-    gathering: selection.gathering,
-    words: profile.words.map((w) => ({
-      word: w.word,
-      df: w.df,
-      idf: Math.round(w.idf * 1e3) / 1e3,
-      rare: w.rare,
-      subject: w.subject,
-    })),
-    chunks: profile.chunks,
-    nullSimilarity: profile.nullSim,
-    candidates: selection.all.map((j) => ({
-      ...(j.hit.visibility ? { visibility: j.hit.visibility } : {}),
-      path: j.hit.path,
-      startLine: j.hit.startLine,
-      endLine: j.hit.endLine,
-      score: Math.round(j.score * 1e4) / 1e4,
-      kept: j.kept,
-      injected: injected.has(j),
-      reason:
-        j.kept && !injected.has(j)
-          ? `${j.reason}; not injected (budget spent, or it repeats an injected memory)`
-          : j.reason,
-      coverage: Math.round(j.evidence.coverage * 1e3) / 1e3,
-      words: j.evidence.words,
-      rareWords: j.evidence.rareWords,
-      vectorZ: j.evidence.vectorZ === null ? null : Math.round(j.evidence.vectorZ * 100) / 100,
-      dateMatch: j.dateMatch,
-    })),
-  };
 }
 
 const HEADING = /^\s{0,3}#{1,6}(?:\s|$)/;

@@ -1,3 +1,4 @@
+// eslint-disable-next-line no-restricted-imports -- /proc/version only: a kernel file (size 0 to fstat), not a workspace or config file
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join } from "node:path";
