@@ -26,7 +26,7 @@ describe("memory.save (real daemon)", () => {
     });
     expect(r).toEqual({ stored: true, path: today(), startLine: 3, endLine: 3, redactions: 0, indexed: true });
     expect(readFileSync(join(root, today()), "utf8")).toBe(
-      `# ${localDate()}\n\n- Decided: the staging cluster is rebuilt every Friday night #infra #staging <!-- importance: 8 -->\n`,
+      `# ${localDate()}\n\n- Decided: the staging cluster is rebuilt every Friday night #infra #staging <!-- importance: 8 --> <!-- visibility: private -->\n`,
     );
     // Indexed before the reply: searchable at once, no waiting for the watcher.
     const hits = await d.call("memory.search", { query: "staging cluster rebuilt Friday", limit: 3 });
@@ -35,7 +35,7 @@ describe("memory.save (real daemon)", () => {
     const m = await d.call("memory.save", { text: "Alice is the billing on-call owner", target: "memory" });
     expect(m).toMatchObject({ stored: true, path: "MEMORY.md", startLine: 2, endLine: 2, indexed: true });
     expect(readFileSync(join(root, "MEMORY.md"), "utf8")).toBe(
-      "- Prefers tea.\n- Alice is the billing on-call owner\n",
+      "- Prefers tea.\n- Alice is the billing on-call owner <!-- visibility: private -->\n",
     );
     expect((await d.call("memory.search", { query: "billing on-call owner", limit: 3 })).results[0]?.path).toBe(
       "MEMORY.md",
@@ -79,12 +79,12 @@ describe("memory.save (real daemon)", () => {
     await personDone;
     const lines = readFileSync(file, "utf8").split("\n");
     for (let i = 0; i < 60; i++) expect(lines).toContain(`- person note ${i} about topic ${i * 7919}`);
-    for (const t of texts) expect(lines.filter((l) => l === `- ${t}`)).toHaveLength(1);
+    for (const t of texts) expect(lines.filter((l) => l === `- ${t} <!-- visibility: private -->`)).toHaveLength(1);
     expect(lines.filter((l) => l.startsWith("- ")).length).toBe(1 + 20 + 60);
     expect(lines.every((l) => l === "" || l.startsWith("- ") || l.startsWith("# "))).toBe(true); // no line glued to another
     for (const [i, r] of results.entries()) {
       expect(r.stored).toBe(true);
-      expect(lines[r.startLine! - 1]).toBe(`- ${texts[i]}`);
+      expect(lines[r.startLine! - 1]).toBe(`- ${texts[i]} <!-- visibility: private -->`);
     }
   });
 
@@ -174,7 +174,7 @@ describe("memory.save (real daemon)", () => {
     expect(offline.stdout).toContain("saved to MEMORY.md:1 (1 secret redacted)");
     expect(offline.stdout).toContain("will be indexed when the daemon starts");
     expect(readFileSync(join(root, "MEMORY.md"), "utf8")).toBe(
-      "- The VPN config lives in the infra repo, token: [REDACTED:token]\n",
+      "- The VPN config lives in the infra repo, token: [REDACTED:token] <!-- visibility: private -->\n",
     );
     const d2 = await daemonOn(root, { home: d.home });
     await waitUntil(async () =>
