@@ -45,6 +45,6 @@ describe("index migrations", () => {
     } finally {
       upgraded.close();
     }
-    expect(SCHEMA_VERSION).toBe(11);
+    expect(SCHEMA_VERSION).toBe(12);
   });
 });
