@@ -49,11 +49,28 @@ describe("a team workspace", () => {
     expect(shared.context).toMatch(/^- (\[\d{4}-\d{2}-\d{2}\] )?team:MEMORY\.md:\d+-\d+: /m);
     expect(shared.memories[0]!.source).toEqual({ workspace: "team", shared: true });
     const tagged = await d.call("memory.recall", { query: "deploys freeze Friday", workspace: "team" });
+    // The tag is what the bullet claims, not a proof: anyone who can write the file can write it.
     expect(tagged.memories.find((m) => m.text.includes("Deploys freeze"))!.source).toEqual({
       workspace: "team",
       shared: true,
-      by: "ann@laptop",
+      claimedBy: "ann@laptop",
     });
+    // A teammate's bullet that names another member is shown as that claim, never as `by`.
+    writeFiles(team, {
+      "memory/2026-11-20.md": "# 2026-11-20\n\n- The staging canary is named quokkaflare #by/ann/laptop\n",
+    });
+    await waitUntil(
+      async () => (await d.call("memory.search", { query: "quokkaflare", workspace: "team" })).results.length > 0,
+      20_000,
+    );
+    const forged = await d.call("memory.recall", {
+      query: "what is the staging canary quokkaflare?",
+      workspace: "team",
+    });
+    const src = forged.memories.find((m) => m.text.includes("quokkaflare"))?.source;
+    expect(src, JSON.stringify(forged)).toBeDefined();
+    expect(src).not.toHaveProperty("by");
+    expect(src!.claimedBy).toBe("ann@laptop");
     expect((await d.call("memory.recall", { query: "laptop charger" })).memories[0]!.source).toEqual({
       workspace: "me",
     });

@@ -60,8 +60,11 @@ export interface RecalledMemory {
   duplicates?: number;
   /** A newer entry (path:line) states a different value (only with includeHistory). */
   supersededBy?: string;
-  /** Where it came from: the workspace; a team's (shared) one also says so, and who wrote it ("user@device"). */
-  source?: { workspace: string; shared?: true; by?: string };
+  /**
+   * Where it came from: the workspace; a team's (shared) one also says so, and `claimedBy` the
+   * `#by/<user>/<device>` tag of its bullet ("user@device"), as the text claims it (not verified).
+   */
+  source?: { workspace: string; shared?: true; claimedBy?: string };
   /** YYYY-MM-DD of a daily log or transcript chunk. */
   date?: string;
 }
