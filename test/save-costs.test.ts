@@ -22,6 +22,11 @@ const text = (i: number) =>
 
 describe("costs independent of history", () => {
   // Not met yet: 644 ms → 2,719 ms (first vs last 100, 43.9 s in all); the remaining growth is the index sync of the day's growing log per save.
+  // Profile of 1,500 saves (Dec 5, keyword-only, loaded box: 778 → 1,428 ms per 100): what grows is the
+  // per-save sync of today's log, read, decoded, hashed and chunked whole (Buffer slice/toString,
+  // markdown analyze, crypto update) plus store.chunksOfFile for the kept-prefix compare. The fix is an
+  // append-resume for markdown logs like transcripts' (resume at the chunker's last (start, floor) state,
+  // only when the tail has no fence, \r, conflict marker or visibility tag), not done yet.
   it.skip("3,000 saves in a row: the last 100 no slower than twice the first 100", async () => {
     const root = tempDir();
     writeFiles(root, { "MEMORY.md": "# Memory\n" });

@@ -93,6 +93,29 @@ describe("file watcher", () => {
     await waitUntil(() => reconciles() >= before + 2, 3000);
   });
 
+  it("a watcher error while start-up is still walking the trees: status says polling (not watching beside a polling reason), one timer", async () => {
+    const root = tempDir();
+    writeFiles(root, Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`memory/d${i}/n.md`, `note ${i}`])));
+    const { w } = watcher(root);
+    const started = w.start();
+    // The first tree's watcher exists before its walk is done: its error lands in the middle of start().
+    const err = Object.assign(new Error("ENOSPC: System limit for number of file watchers reached"), {
+      code: "ENOSPC",
+    });
+    w.nativeWatchers[0]!.emit("error", err);
+    await Promise.race([
+      started,
+      new Promise((_, no) => setTimeout(() => no(new Error("start() never finished")), 5000)),
+    ]);
+    await waitUntil(() => w.status().mode === "polling");
+    await new Promise((r) => setTimeout(r, 50));
+    expect(w.status()).toMatchObject({
+      mode: "polling",
+      reason: expect.stringMatching(/file watching failed \(ENOSPC\)/),
+    });
+    expect(w.timerCount).toBe(1);
+  });
+
   it("a second watcher error while the first falls back starts no second polling timer", async () => {
     const root = tempDir();
     const { w } = watcher(root);

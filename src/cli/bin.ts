@@ -17,5 +17,14 @@ if (
   const { runHook } = await import("../hooks/run.js");
   await runHook(args.slice(1));
 } else {
-  await import("./main.js");
+  try {
+    await import("./main.js");
+  } catch (e) {
+    // Loading the CLI itself can run out of file descriptors (a low `ulimit -n`): say which limit, and the fix.
+    const { openFilesMessage } = await import("./fd-limit.js").catch(() => ({ openFilesMessage: () => null }));
+    const message = openFilesMessage(e);
+    if (!message) throw e;
+    process.stderr.write(`${message}\n`);
+    process.exitCode = 71; // EX_OSERR
+  }
 }

@@ -5,6 +5,7 @@ import { registerCommands } from "./commands.js";
 import { CliError } from "./cli-error.js";
 import { VERSION } from "../version.js";
 import { errorMessage } from "../util/error-message.js";
+import { openFilesMessage } from "./fd-limit.js";
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -54,9 +55,10 @@ async function main(): Promise<void> {
       process.exitCode = e instanceof CliError ? e.exitCode : 78;
       return;
     }
-    process.stderr.write(`cortexd: ${errorMessage(e)}\n`);
+    const fds = openFilesMessage(e);
+    process.stderr.write(`${fds ?? `cortexd: ${errorMessage(e)}`}\n`);
     if (process.env.CORTEXD_DEBUG) process.stderr.write(`${(e as Error).stack}\n`);
-    process.exitCode = 1;
+    process.exitCode = fds ? 71 : 1; // EX_OSERR: out of file descriptors
   }
 }
 

@@ -93,6 +93,8 @@ export class FileWatcher {
     }
     try {
       await Promise.all(this.opts.workspaces.map((w) => this.watchWorkspace(w)));
+      // A watcher error while the trees were walked has already switched to polling: keep that.
+      if (this.fallingBack || this.closed) return;
       this.mode = "watching";
       this.every(this.opts.reconcileIntervalMs, () => this.reconcileAll());
     } catch (e) {

@@ -1,5 +1,6 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { guardMcpInput } from "./framing.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { CortexClient, DaemonUnavailableError, RpcCallError } from "../client/client.js";
 import type { ClientSave, SaveParams } from "../client/save-memory.js";
@@ -234,10 +235,12 @@ export function createMcpServer(opts: McpOptions): McpServer {
 /** Serves MCP on stdin/stdout until stdin closes. Logs go to stderr only (stdout is the protocol). */
 export async function runMcpServer(opts: McpOptions): Promise<void> {
   const server = createMcpServer(opts);
-  const transport = new StdioServerTransport();
+  // Framing errors are answered and logged before the SDK sees them (mcp/framing.ts).
+  const guard = guardMcpInput(process.stdin, process.stdout, (m) => process.stderr.write(`cortexd ${m}\n`));
+  const transport = new StdioServerTransport(guard.readable, process.stdout);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    process.stdin.on("end", () => resolve());
+    guard.readable.on("end", () => resolve());
   });
   await server.connect(transport);
   await closed;

@@ -212,15 +212,25 @@ export class Sessions {
       ...(input.transcript_path ? { transcript_path: input.transcript_path } : {}),
       ...(input.messages ? { messages: input.messages } : {}),
     };
-    if (input.checkpoint !== false) checkpoint = await this.checkpoint(ws, { session_id: input.session_id, ...source });
-    else if (source.transcript_path || source.messages)
-      captured = await this.capturer.capture(ws, { session_id: input.session_id, ...source });
-    const rec = this.state.session(ws.name, input.session_id);
-    const now = this.clock();
-    rec.endedAt = now;
-    rec.lastActivity = Math.max(rec.lastActivity, now);
-    if (input.reason) rec.endReason = input.reason;
-    this.state.save(ws.name);
+    const end = () => {
+      const rec = this.state.session(ws.name, input.session_id);
+      const at = this.clock();
+      rec.endedAt = at;
+      rec.lastActivity = Math.max(rec.lastActivity, at);
+      if (input.reason) rec.endReason = input.reason;
+      this.state.save(ws.name);
+      return at;
+    };
+    try {
+      if (input.checkpoint !== false)
+        checkpoint = await this.checkpoint(ws, { session_id: input.session_id, ...source });
+      else if (source.transcript_path || source.messages)
+        captured = await this.capturer.capture(ws, { session_id: input.session_id, ...source });
+    } catch (e) {
+      end(); // a checkpoint that could not be written (a read-only workspace) still ends the session
+      throw e;
+    }
+    const now = end();
     return {
       ok: true,
       endedAt: new Date(now).toISOString(),
