@@ -37,11 +37,19 @@ export interface StatusSources {
 
 /** The entities most memories name (none when the index cannot say: an older, read-only one). */
 function topEntities(store: Engine["workspaces"][number]["store"]): {
-  topEntities?: { name: string; chunks: number }[];
+  topEntities?: { name: string; chunks: number; aliases?: string[] }[];
 } {
   try {
-    const top = store.facts.top(5);
-    return top.length > 0 ? { topEntities: top.map((e) => ({ name: e.name, chunks: e.chunks })) } : {};
+    const top = store.entities.topNamed(5);
+    return top.length > 0
+      ? {
+          topEntities: top.map((e) => ({
+            name: e.name,
+            chunks: e.chunks,
+            ...(e.aliases ? { aliases: e.aliases } : {}),
+          })),
+        }
+      : {};
   } catch {
     return {};
   }
