@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { recall } from "../src/search/recall.js";
 import { entityLeg } from "../src/search/entity-leg.js";
+import { topEntities } from "../src/search/entity-names.js";
 import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
 
 const open: TestIndex[] = [];
@@ -68,7 +69,7 @@ describe("entity-aware search", () => {
 
   it("lists the top entities of the workspace", async () => {
     const t = await indexed();
-    const top = t.store.entities.topNamed(5);
+    const top = topEntities(t.store.entities, 5);
     expect(top.map((e) => e.name)).toContain("Project Falcon");
     // "Alice" is an alias of "Alice Chen" (the only longer name starting with it): one entry.
     expect(top.find((e) => e.name === "Alice Chen")?.aliases).toEqual(["Alice"]);

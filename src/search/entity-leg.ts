@@ -1,5 +1,6 @@
 import type { IndexStore } from "../index/store.js";
 import { promptEntityKeys } from "./recall-facts.js";
+import { isEntityName } from "./entity-names.js";
 
 /** Prompt entities followed (after aliases). */
 const MAX_PROMPT_ENTITIES = 4;
@@ -15,7 +16,7 @@ const COOCCUR_READ = 24;
  */
 const MAX_SHARE = 0.08;
 /** The bonus added to the fused score of a chunk naming a prompt entity (hop 1) or a co-occurring one (hop 2). */
-export const ENTITY_WEIGHT = { hop1: 0.08, hop2: 0.04 };
+export const ENTITY_WEIGHT = { hop1: 0.03, hop2: 0.03 };
 
 export interface EntityLink {
   /** 1: the chunk names a prompt entity; 2: it names an entity co-occurring with one. */
@@ -60,7 +61,7 @@ export function entityLeg(store: IndexStore, query: string): EntityLegResult {
   }
   const found = graph
     .counts([...withAliases])
-    .filter((e) => e.chunks <= cap && isEntityName(e.name, keys.includes(e.entity)))
+    .filter((e) => e.chunks <= cap && isEntityName(e.name))
     .sort((a, b) => a.chunks - b.chunks || a.entity.localeCompare(b.entity))
     .slice(0, MAX_PROMPT_ENTITIES);
   if (found.length === 0) return NONE;
@@ -76,23 +77,13 @@ export function entityLeg(store: IndexStore, query: string): EntityLegResult {
   const df = new Map(graph.counts(co.map((c) => c.entity)).map((e) => [e.entity, e.chunks]));
   // Association, not frequency: how much of the entity's mentions are with the prompt's entities.
   const linked = co
-    .filter((c) => (df.get(c.entity) ?? Infinity) <= cap && isEntityName(c.name, false))
+    .filter((c) => (df.get(c.entity) ?? Infinity) <= cap && isEntityName(c.name))
     .map((c) => ({ ...c, share: c.n / df.get(c.entity)! }))
     .sort((a, b) => b.share - a.share || b.n - a.n || a.entity.localeCompare(b.entity))
     .slice(0, HOP2_ENTITIES);
   for (const c of linked)
     for (const id of graph.chunksOf(c.entity, HOP2_FAN)) if (!chunks.has(id)) chunks.set(id, { hop: 2, via: c.name });
   return { prompt: found.map((e) => e.name), linked: linked.map((c) => c.name), chunks };
-}
-
-/**
- * Whether a stored name is an entity's name and not a common word the "the …" reading caught: a
- * capitalised name, an identifier (`billing-api`), or several words; one lowercase word only when
- * the prompt itself reads it as an entity.
- */
-function isEntityName(name: string, namedInPrompt: boolean): boolean {
-  if (/^\p{Lu}/u.test(name) || /[-_]/.test(name) || name.includes(" ")) return true;
-  return namedInPrompt && /\d/.test(name);
 }
 
 /** The fused-score bonus of a linked chunk. */

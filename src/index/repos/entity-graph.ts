@@ -65,25 +65,4 @@ export class EntityGraph {
   top(n: number): EntityCount[] {
     return this.stmts.top.all(n) as EntityCount[];
   }
-
-  /**
-   * The named entities (capitalised names, identifiers) in the most chunks, each with its aliases in
-   * the workspace folded in: "Alice" goes with "Alice Chen" when that is the only longer name starting
-   * with it (the longer name stays, the count is the larger). Reads the top 20 × n rows only.
-   */
-  topNamed(n: number): Array<EntityCount & { aliases?: string[] }> {
-    const named = this.top(n * 20).filter((e) => /^\p{Lu}/u.test(e.name) || /[-_]/.test(e.entity));
-    const out = new Map<string, EntityCount & { aliases?: string[] }>();
-    for (const e of named) {
-      const longer = this.longerNames(e.entity, 2);
-      const full = longer.length === 1 ? named.find((x) => x.entity === longer[0]) : undefined;
-      const into = full ? (out.get(full.entity) ?? { ...full }) : (out.get(e.entity) ?? { ...e });
-      if (full) {
-        into.aliases = [...(into.aliases ?? []), e.name];
-        into.chunks = Math.max(into.chunks, e.chunks);
-      }
-      out.set(into.entity, into);
-    }
-    return [...out.values()].sort((a, b) => b.chunks - a.chunks || a.entity.localeCompare(b.entity)).slice(0, n);
-  }
 }
