@@ -18,8 +18,9 @@ export class EntityGraph {
 
   constructor(db: Database.Database) {
     this.stmts = statements(db, {
-      counts: `SELECT entity, min(name) AS name, count(*) AS chunks FROM chunk_entities
-        WHERE entity IN (SELECT value FROM json_each(?)) GROUP BY entity`,
+      // Counted up to a cap (an entity in every chunk is not read whole); the name of its first rows.
+      count: `SELECT count(*) FROM (SELECT 1 FROM chunk_entities WHERE entity = ? LIMIT ?)`,
+      name: `SELECT min(name) FROM (SELECT name FROM chunk_entities WHERE entity = ? LIMIT 8)`,
       chunksOf: `SELECT chunk_id FROM chunk_entities WHERE entity = ? ORDER BY chunk_id DESC LIMIT ?`,
       // Names that start with a key and a space: "alice" → "alice chen" (an index range, not a scan).
       longer: `SELECT entity FROM chunk_entities WHERE entity > ? AND entity < ? GROUP BY entity LIMIT ?`,
@@ -31,10 +32,17 @@ export class EntityGraph {
     });
   }
 
-  /** How many chunks name each of these keys (only those some chunk names). */
-  counts(keys: readonly string[]): EntityCount[] {
-    if (keys.length === 0) return [];
-    return this.stmts.counts.all(JSON.stringify(keys)) as EntityCount[];
+  /**
+   * How many chunks name each of these keys (only those some chunk names), counted up to `cap` + 1:
+   * an entity named in more than `cap` chunks shows `cap + 1`. Two indexed reads per key.
+   */
+  counts(keys: readonly string[], cap: number): EntityCount[] {
+    const out: EntityCount[] = [];
+    for (const entity of new Set(keys)) {
+      const chunks = this.stmts.count.pluck().get(entity, cap + 1) as number;
+      if (chunks > 0) out.push({ entity, name: this.stmts.name.pluck().get(entity) as string, chunks });
+    }
+    return out;
   }
 
   /** Up to n chunks naming an entity, newest first. */
