@@ -74,7 +74,14 @@ export function entityLeg(store: IndexStore, query: string): EntityLegResult {
     }
   const own = new Set(found.map((e) => e.entity));
   const co = graph.cooccurring(hop1, COOCCUR_READ).filter((c) => !own.has(c.entity) && c.n >= 2);
-  const df = new Map(graph.counts(co.map((c) => c.entity), cap).map((e) => [e.entity, e.chunks]));
+  const df = new Map(
+    graph
+      .counts(
+        co.map((c) => c.entity),
+        cap,
+      )
+      .map((e) => [e.entity, e.chunks]),
+  );
   // Association, not frequency: how much of the entity's mentions are with the prompt's entities.
   const linked = co
     .filter((c) => (df.get(c.entity) ?? Infinity) <= cap && isEntityName(c.name))
