@@ -52,12 +52,14 @@ export function entityLeg(store: IndexStore, query: string): EntityLegResult {
   if (total === 0) return NONE;
   const cap = Math.max(2, Math.floor(total * MAX_SHARE));
   const withAliases = new Set(keys);
+  // "alice" → "alice chen" when it is the only longer name; "alice chen" → "alice" likewise.
+  const firsts = keys.filter((k) => k.includes(" ")).map((k) => k.split(" ")[0]!);
+  const longer = graph.onlyLongerNames([...keys, ...firsts]);
   for (const k of keys) {
-    // "alice" → "alice chen" when it is the only longer name; "alice chen" → "alice" likewise.
-    const longer = graph.longerNames(k, 2);
-    if (longer.length === 1) withAliases.add(longer[0]!);
+    const full = longer.get(k);
+    if (full) withAliases.add(full);
     const first = k.split(" ")[0]!;
-    if (first !== k && graph.longerNames(first, 2).length === 1) withAliases.add(first);
+    if (first !== k && longer.has(first)) withAliases.add(first);
   }
   const found = graph
     .counts([...withAliases], cap)

@@ -19,8 +19,13 @@ export class EntityGraph {
   constructor(db: Database.Database) {
     this.stmts = statements(db, {
       // Counted up to a cap (an entity in every chunk is not read whole); the name of its first rows.
-      count: `SELECT count(*) FROM (SELECT 1 FROM chunk_entities WHERE entity = ? LIMIT ?)`,
-      name: `SELECT min(name) FROM (SELECT name FROM chunk_entities WHERE entity = ? LIMIT 8)`,
+      counts: `SELECT j.value AS entity,
+          (SELECT count(*) FROM (SELECT 1 FROM chunk_entities e WHERE e.entity = j.value LIMIT ?)) AS chunks,
+          (SELECT min(name) FROM (SELECT name FROM chunk_entities e WHERE e.entity = j.value LIMIT 8)) AS name
+        FROM json_each(?) j`,
+      // Per key, up to 2 longer names ("alice" → "alice chen"), joined by NUL.
+      longerMany: `SELECT j.value AS key, (SELECT group_concat(entity, char(0)) FROM (SELECT DISTINCT entity FROM chunk_entities e
+          WHERE e.entity > j.value || ' ' AND e.entity < j.value || '!' LIMIT 2)) AS longer FROM json_each(?) j`,
       chunksOf: `SELECT chunk_id FROM chunk_entities WHERE entity = ? ORDER BY chunk_id DESC LIMIT ?`,
       // Names that start with a key and a space: "alice" → "alice chen" (an index range, not a scan).
       longer: `SELECT entity FROM chunk_entities WHERE entity > ? AND entity < ? GROUP BY entity LIMIT ?`,
@@ -37,11 +42,21 @@ export class EntityGraph {
    * an entity named in more than `cap` chunks shows `cap + 1`. Two indexed reads per key.
    */
   counts(keys: readonly string[], cap: number): EntityCount[] {
-    const out: EntityCount[] = [];
-    for (const entity of new Set(keys)) {
-      const chunks = this.stmts.count.pluck().get(entity, cap + 1) as number;
-      if (chunks > 0) out.push({ entity, name: this.stmts.name.pluck().get(entity) as string, chunks });
-    }
+    if (keys.length === 0) return [];
+    return (this.stmts.counts.all(cap + 1, JSON.stringify([...new Set(keys)])) as EntityCount[]).filter(
+      (e) => e.chunks > 0,
+    );
+  }
+
+  /** For each key, its longer names when there is exactly one ("alice" → "alice chen"): one read for all keys. */
+  onlyLongerNames(keys: readonly string[]): Map<string, string> {
+    const out = new Map<string, string>();
+    if (keys.length === 0) return out;
+    for (const r of this.stmts.longerMany.all(JSON.stringify([...new Set(keys)])) as Array<{
+      key: string;
+      longer: string | null;
+    }>)
+      if (r.longer !== null && !r.longer.includes("\u0000")) out.set(r.key, r.longer);
     return out;
   }
 
