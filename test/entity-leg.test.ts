@@ -78,3 +78,12 @@ describe("entity-aware search", () => {
     expect(top.every((e) => /^\p{Lu}/u.test(e.name))).toBe(true);
   });
 });
+
+describe("entity-aware search in a narrower scope", () => {
+  it("does not follow entities for a scoped search (co-occurrence would be read from memories it may not see)", async () => {
+    const t = await indexed();
+    const res = await t.searcher.search({ query: "What is Alice up to?", explain: true, limit: 10, visible: ["open"] });
+    expect(res.entities).toBeUndefined();
+    expect(res.results.every((r) => r.explain?.entity === undefined)).toBe(true);
+  });
+});

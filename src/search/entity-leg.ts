@@ -34,7 +34,9 @@ export interface EntityLegResult {
   chunks: Map<number, EntityLink>;
 }
 
-const NONE: EntityLegResult = { prompt: [], linked: [], chunks: new Map() };
+/** The leg that found nothing (or did not run). */
+export const NO_ENTITIES: EntityLegResult = { prompt: [], linked: [], chunks: new Map() };
+const NONE = NO_ENTITIES;
 
 /**
  * The entity leg of search: the specific entities the prompt names (names, identifiers, "the …"

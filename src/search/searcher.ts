@@ -11,7 +11,7 @@ import { errorMessage } from "../util/error-message.js";
 import { localDay } from "../util/local-day.js";
 import { anchoredChunks, exactAnchors } from "./exact.js";
 import { explainFacts } from "./search-facts.js";
-import { entityBonus, entityLeg } from "./entity-leg.js";
+import { entityBonus, entityLeg, NO_ENTITIES } from "./entity-leg.js";
 
 export interface SearcherDeps {
   store: IndexStore;
@@ -109,7 +109,8 @@ export class Searcher {
     for (const id of anchored.keys()) get(id);
     timer.lap("keyword");
     // The chunks naming the prompt's entities and the entities they co-occur with (entity-leg.ts).
-    const entities = entityLeg(this.deps.store, req.query);
+    // Not for a narrower scope: which entities co-occur would be read from memories it may not see.
+    const entities = req.visible ? NO_ENTITIES : entityLeg(this.deps.store, req.query);
     for (const id of entities.chunks.keys()) get(id);
     timer.lap("entities");
     const vector = await this.vectorStage(req.query, fetch, candidates, get);
