@@ -4,7 +4,18 @@ import { recall } from "../src/search/recall.js";
 import { tinyProvider } from "./helpers/models.js";
 import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
 
-const SEARCH_STAGES = ["keyword", "vector", "fusion", "rows", "passage", "path", "rank", "results", "total"];
+const SEARCH_STAGES = [
+  "keyword",
+  "entities",
+  "vector",
+  "fusion",
+  "rows",
+  "passage",
+  "path",
+  "rank",
+  "results",
+  "total",
+];
 
 describe("stage timings", () => {
   let idx: TestIndex | null = null;

@@ -3,7 +3,7 @@
  * Terminal commands, `openclaw cortex …` (api.registerCli with a descriptor, so OpenClaw lists the
  * command and loads the plugin only when it is run):
  *   status              health, latency (a round trip now, recall percentiles), counts
- *   memories            memories (files, chunks, days of logs), sessions, maturity, most recalled
+ *   memories            memories (files, chunks, days of logs), sessions, maturity, top entities, most recalled
  *   search <query…>     ranked results with path#Lx-Ly citations
  *   config              the plugin's effective config and the daemon's
  *   reset [--yes]       rebuild the index from the memory files and clear cortexd's session state
@@ -90,6 +90,11 @@ export function cortexCliRegistrar(deps) {
           out(
             `daily logs: ${k.memoryDays ?? 0} days${k.oldestMemory ? ` since ${k.oldestMemory}` : ""}; sessions: ${k.totalSessions}; maturity: ${k.maturity} (tier ${k.tier})`,
           );
+          const ents = w?.topEntities ?? [];
+          if (ents.length)
+            out(
+              `top entities: ${ents.map((/** @type {any} */ e) => `${e.name}${e.aliases?.length ? ` (aka ${e.aliases.join(", ")})` : ""} (${e.chunks})`).join(", ")}`,
+            );
           const lists = await deps.call("promote.list", { ...deps.ws }, t).catch(() => []);
           const top = (lists[0]?.candidates ?? []).slice(0, 5);
           if (top.length) {

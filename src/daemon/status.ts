@@ -15,6 +15,7 @@ import type { SyncQueue } from "./sync-queue.js";
 import type { WatcherStatus } from "./watcher.js";
 import type { GitSync } from "../sync/git-sync.js";
 import { workspaceSyncStatus } from "../sync/status.js";
+import { topEntities } from "../search/entity-names.js";
 
 export interface StatusSources {
   engine: Engine;
@@ -36,12 +37,20 @@ export interface StatusSources {
 }
 
 /** The entities most memories name (none when the index cannot say: an older, read-only one). */
-function topEntities(store: Engine["workspaces"][number]["store"]): {
-  topEntities?: { name: string; chunks: number }[];
+function topEntitiesOf(store: Engine["workspaces"][number]["store"]): {
+  topEntities?: { name: string; chunks: number; aliases?: string[] }[];
 } {
   try {
-    const top = store.facts.top(5);
-    return top.length > 0 ? { topEntities: top.map((e) => ({ name: e.name, chunks: e.chunks })) } : {};
+    const top = topEntities(store.entities, 5);
+    return top.length > 0
+      ? {
+          topEntities: top.map((e) => ({
+            name: e.name,
+            chunks: e.chunks,
+            ...(e.aliases ? { aliases: e.aliases } : {}),
+          })),
+        }
+      : {};
   } catch {
     return {};
   }
@@ -67,7 +76,7 @@ export function workspaceStatuses(engine: Engine, queue: SyncQueue, gitSync?: Gi
         (w.store.getMeta("last_sync") ? new Date(Number(w.store.getMeta("last_sync"))).toISOString() : null),
       lastError: missing ?? q.lastError ?? (w.readOnly ? readOnlyMessage(w.readOnly) : null),
       ...(missing ? { missing: true } : {}),
-      ...topEntities(w.store),
+      ...topEntitiesOf(w.store),
       ...(w.claudeCode ? { claudeCode: w.claudeCode } : {}),
       ...(w.recovery ? { recovered: w.recovery } : {}),
       ...(w.readOnly ? { readOnly: w.readOnly } : {}),

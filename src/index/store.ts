@@ -7,6 +7,7 @@ import { DbUpkeep } from "./db-upkeep.js";
 import { dataVersionOf } from "./db-generation.js";
 import { EmbedCacheRepo } from "./embed-cache-repo.js";
 import { FactsRepo } from "./repos/facts-repo.js";
+import { EntityGraph } from "./repos/entity-graph.js";
 import { FilesRepo, type FileMeta, type FileRow, type FileStamp, type StoredChunkInput } from "./files-repo.js";
 import { ftsTotalsReader } from "./fts-totals.js";
 import { MetaRepo } from "./meta-repo.js";
@@ -48,6 +49,8 @@ export class IndexStore {
   readonly upkeep: DbUpkeep;
   /** Statements, entities and their slots (src/facts). */
   readonly facts: FactsRepo;
+  /** The entity graph: chunks by entity, co-occurrence, aliases (search/entity-leg.ts). */
+  readonly entities: EntityGraph;
   /** Who may see each chunk (visibility/visibility.ts). */
   readonly visibility: VisibilityRepo;
   private fileTotals: (() => { rows: number; tokens: number }) | undefined;
@@ -75,6 +78,7 @@ export class IndexStore {
     this.records = new ConsolidationRecords(this.db);
     this.upkeep = new DbUpkeep(this.db);
     this.facts = new FactsRepo(this.db);
+    this.entities = new EntityGraph(this.db);
     this.visibility = new VisibilityRepo(this.db);
   }
 

@@ -11,6 +11,7 @@ import { errorMessage } from "../util/error-message.js";
 import { localDay } from "../util/local-day.js";
 import { anchoredChunks, exactAnchors } from "./exact.js";
 import { explainFacts } from "./search-facts.js";
+import { entityBonus, entityLeg, NO_ENTITIES } from "./entity-leg.js";
 
 export interface SearcherDeps {
   store: IndexStore;
@@ -107,12 +108,23 @@ export class Searcher {
     const anchored = keywordRan ? anchoredChunks(exactAnchors(this.deps.store, req.query, cfg.exactChunks)) : new Map();
     for (const id of anchored.keys()) get(id);
     timer.lap("keyword");
+    // The chunks naming the prompt's entities and the entities they co-occur with (entity-leg.ts).
+    // Not for a narrower scope: which entities co-occur would be read from memories it may not see.
+    const entities = req.visible ? NO_ENTITIES : entityLeg(this.deps.store, req.query);
+    for (const id of entities.chunks.keys()) get(id);
+    timer.lap("entities");
     const vector = await this.vectorStage(req.query, fetch, candidates, get);
     timer.lap("vector");
     if (vector.query) req.onQueryVector?.(vector.query);
     const mode = keywordRan && vector.ran ? "hybrid" : keywordRan ? "keyword" : vector.ran ? "vector" : "none";
     const cands = [...candidates.values()];
     fuse(cands, cfg, { vector: vector.ran, keyword: keywordRan });
+    for (const c of cands) {
+      const link = entities.chunks.get(c.id);
+      if (!link) continue;
+      c.score += entityBonus(link);
+      c.explain.entity = round(entityBonus(link));
+    }
     timer.lap("fusion");
 
     // Every candidate's metadata from memory; texts only for the chunks a stage reads (chunk-rows).
@@ -178,6 +190,9 @@ export class Searcher {
     return {
       results,
       mode,
+      ...(req.explain && entities.prompt.length > 0
+        ? { entities: { prompt: entities.prompt, linked: entities.linked } }
+        : {}),
       ...(this.deps.provider ? { model: this.deps.provider.modelName } : {}),
       ...(vector.fallback ? { fallback: vector.fallback } : {}),
       tookMs: round(performance.now() - started),

@@ -90,6 +90,10 @@ export function registerSearch(program: Command): void {
           return;
         }
         if (res.results.length === 0) console.log("no results");
+        if (res.entities)
+          console.log(
+            `entities in the prompt: ${res.entities.prompt.join(", ")}${res.entities.linked.length ? `; co-occurring, followed: ${res.entities.linked.join(", ")}` : ""}\n`,
+          );
         for (const r of res.results) {
           console.log(
             `${r.score.toFixed(3)} ${r.path}:${r.startLine}-${r.endLine}${r.visibility ? ` [${r.visibility}]` : ""}`,

@@ -105,7 +105,9 @@ function describeRunning(st: CortexStatus): string {
       `    ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors, ${w.pending} pending, ${w.dirty} dirty; last sync ${ago(w.lastSync)}${w.lastError && !w.missing ? `; LAST ERROR: ${w.lastError}` : ""}`,
     );
     if (w.topEntities?.length)
-      lines.push(`    top entities: ${w.topEntities.map((e) => `${e.name} (${e.chunks})`).join(", ")}`);
+      lines.push(
+        `    top entities: ${w.topEntities.map((e) => `${e.name}${e.aliases?.length ? ` (aka ${e.aliases.join(", ")})` : ""} (${e.chunks})`).join(", ")}`,
+      );
     if (w.claudeCode) lines.push(`    Claude Code: ${w.claudeCode} (read only)`);
     if (w.missing) lines.push(`    MISSING: ${w.lastError}`);
     if (w.recovered)

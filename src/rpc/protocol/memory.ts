@@ -34,8 +34,10 @@ export interface SearchResponse {
   /** Why the vector leg did not run, when it did not. */
   fallback?: string;
   tookMs: number;
-  /** With `timings` or `explain`: ms per stage (keyword, vector, fusion, rows, passage, path, rank, results) and total. */
+  /** With `timings` or `explain`: ms per stage (keyword, entities, vector, fusion, rows, passage, path, rank, results) and total. */
   timings?: Record<string, number>;
+  /** With `explain`, when the prompt names entities the index holds: those (aliases included) and the co-occurring ones followed (search/entity-leg.ts). */
+  entities?: { prompt: string[]; linked: string[] };
 }
 
 export interface MemoryGetResult {

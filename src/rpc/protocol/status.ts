@@ -38,8 +38,8 @@ export interface WorkspaceStatus extends WorkspaceSyncStatus {
   skipped: IssueSummary;
   /** Files indexed with a loss (invalid UTF-8 replaced). */
   repaired: IssueSummary;
-  /** The entities named in the most memories (src/facts), with how many chunks name each. */
-  topEntities?: { name: string; chunks: number }[];
+  /** The named entities (names, identifiers) in the most memories (src/facts), with how many chunks name each and their aliases in the workspace ("Alice" for "Alice Chen"). */
+  topEntities?: { name: string; chunks: number; aliases?: string[] }[];
   /** Claude Code's own memory this workspace indexes (`claudeCodeMemory`): "1 project, 2 auto-memory files, 2 CLAUDE.md". */
   claudeCode?: string;
 }

@@ -1,0 +1,91 @@
+import type Database from "better-sqlite3";
+import { statements } from "../statements.js";
+
+/** An entity as the index holds it: its key, a name as written, and how many chunks name it. */
+export interface EntityCount {
+  entity: string;
+  name: string;
+  chunks: number;
+}
+
+/**
+ * Reads of the entity graph (the `chunk_entities` table the facts pass fills, migration "facts over
+ * time and entities"): which chunks name an entity, which entities a set of chunks names, and the
+ * longer names an entity is the start of ("alice" → "alice chen": its aliases). Every read is bounded.
+ */
+export class EntityGraph {
+  private readonly stmts;
+
+  constructor(db: Database.Database) {
+    this.stmts = statements(db, {
+      // Counted up to a cap (an entity in every chunk is not read whole); the name of its first rows.
+      counts: `SELECT j.value AS entity,
+          (SELECT count(*) FROM (SELECT 1 FROM chunk_entities e WHERE e.entity = j.value LIMIT ?)) AS chunks,
+          (SELECT min(name) FROM (SELECT name FROM chunk_entities e WHERE e.entity = j.value LIMIT 8)) AS name
+        FROM json_each(?) j`,
+      // Per key, up to 2 longer names ("alice" → "alice chen"), joined by NUL.
+      longerMany: `SELECT j.value AS key, (SELECT group_concat(entity, char(0)) FROM (SELECT DISTINCT entity FROM chunk_entities e
+          WHERE e.entity > j.value || ' ' AND e.entity < j.value || '!' LIMIT 2)) AS longer FROM json_each(?) j`,
+      chunksOf: `SELECT chunk_id FROM chunk_entities WHERE entity = ? ORDER BY chunk_id DESC LIMIT ?`,
+      // Names that start with a key and a space: "alice" → "alice chen" (an index range, not a scan).
+      longer: `SELECT entity FROM chunk_entities WHERE entity > ? AND entity < ? GROUP BY entity LIMIT ?`,
+      cooccurring: `SELECT entity, min(name) AS name, count(*) AS n FROM chunk_entities
+        WHERE chunk_id IN (SELECT value FROM json_each(?)) GROUP BY entity ORDER BY n DESC, entity LIMIT ?`,
+      chunkCount: `SELECT count(*) FROM chunks`,
+      top: `SELECT entity, min(name) AS name, count(*) AS chunks FROM chunk_entities GROUP BY entity
+        ORDER BY chunks DESC, entity LIMIT ?`,
+    });
+  }
+
+  /**
+   * How many chunks name each of these keys (only those some chunk names), counted up to `cap` + 1:
+   * an entity named in more than `cap` chunks shows `cap + 1`. Two indexed reads per key.
+   */
+  counts(keys: readonly string[], cap: number): EntityCount[] {
+    if (keys.length === 0) return [];
+    return (this.stmts.counts.all(cap + 1, JSON.stringify([...new Set(keys)])) as EntityCount[]).filter(
+      (e) => e.chunks > 0,
+    );
+  }
+
+  /** For each key, its longer names when there is exactly one ("alice" → "alice chen"): one read for all keys. */
+  onlyLongerNames(keys: readonly string[]): Map<string, string> {
+    const out = new Map<string, string>();
+    if (keys.length === 0) return out;
+    for (const r of this.stmts.longerMany.all(JSON.stringify([...new Set(keys)])) as Array<{
+      key: string;
+      longer: string | null;
+    }>)
+      if (r.longer !== null && !r.longer.includes("\u0000")) out.set(r.key, r.longer);
+    return out;
+  }
+
+  /** Up to n chunks naming an entity, newest first. */
+  chunksOf(entity: string, n: number): number[] {
+    return this.stmts.chunksOf.pluck().all(entity, n) as number[];
+  }
+
+  /** Up to n entities whose key is this key and more words ("alice" → "alice chen"). */
+  longerNames(key: string, n: number): string[] {
+    return this.stmts.longer.pluck().all(`${key} `, `${key}!`, n) as string[];
+  }
+
+  /** The entities these chunks name, by how many of them name each (at most n). */
+  cooccurring(chunkIds: readonly number[], n: number): Array<{ entity: string; name: string; n: number }> {
+    if (chunkIds.length === 0) return [];
+    return this.stmts.cooccurring.all(JSON.stringify(chunkIds), n) as Array<{
+      entity: string;
+      name: string;
+      n: number;
+    }>;
+  }
+
+  chunkCount(): number {
+    return this.stmts.chunkCount.pluck().get() as number;
+  }
+
+  /** The entities named in the most chunks (every kind: names, identifiers, "the …" phrases). */
+  top(n: number): EntityCount[] {
+    return this.stmts.top.all(n) as EntityCount[];
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Entities through the real daemon and CLI: `cortexd status` (text and --json) lists the top named
+ * entities with their aliases, and `cortexd search --explain` says which entities the prompt named
+ * and which co-occurring ones it followed.
+ */
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCliAsync } from "./helpers/cli.js";
+import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
+import { tempDir, writeFiles } from "./helpers/workspace.js";
+
+let daemon: TestDaemon | null = null;
+afterEach(async () => {
+  await daemon?.stop();
+  daemon = null;
+});
+
+function files(): Record<string, string> {
+  const out: Record<string, string> = {
+    "memory/2026-03-02.md": "# 2026-03-02\n\n- Alice Chen leads Project Falcon this quarter.\n",
+    "memory/2026-03-09.md": "# 2026-03-09\n\n- Reviewed the Project Falcon budget with Alice Chen.\n",
+    "memory/2026-03-16.md": "# 2026-03-16\n\n- In May, Project Falcon ships from the Lisbon office.\n",
+    "memory/2026-03-20.md": "# 2026-03-20\n\n- Lunch with Alice at the harbour.\n",
+  };
+  for (let i = 0; i < 40; i++) {
+    const d = new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10);
+    out[`memory/${d}.md`] = `# ${d}\n\n- Spent the evening on chores (entry ${i}).\n`;
+  }
+  return out;
+}
+
+describe("entities in status and search --explain (real daemon and CLI)", () => {
+  it("shows the top entities with aliases, and the prompt's entities in explain", async () => {
+    const home = tempDir("cortexd-home-");
+    const ws = join(home, "ws");
+    writeFiles(ws, files());
+    daemon = await startDaemon({ home, config: { workspaces: [{ path: ws }] } });
+    await waitUntil(async () => {
+      const st = await runCliAsync(["status", "--json"], daemon!.env);
+      return (JSON.parse(st.stdout).workspaces?.[0]?.topEntities ?? []).length > 0;
+    }, 30_000);
+    const json = JSON.parse((await runCliAsync(["status", "--json"], daemon.env)).stdout);
+    const alice = json.workspaces[0].topEntities.find((e: { name: string }) => e.name === "Alice Chen");
+    expect(alice.aliases).toEqual(["Alice"]);
+    const text = await runCliAsync(["status"], daemon.env);
+    expect(text.stdout).toMatch(/top entities: .*Alice Chen \(aka Alice\) \(\d+\)/);
+
+    const search = await runCliAsync(["search", "--explain", "What is Alice up to?"], daemon.env);
+    expect(search.code, search.stderr).toBe(0);
+    // "Alice" and its alias "Alice Chen" (the only longer name starting with it).
+    expect(search.stdout).toMatch(
+      /entities in the prompt: (Alice, Alice Chen|Alice Chen, Alice); co-occurring, followed: Project Falcon/,
+    );
+    expect(search.stdout).toContain("memory/2026-03-16.md");
+  });
+});
