@@ -106,6 +106,20 @@ describe("facts over time", () => {
     expect(after.context).not.toContain("node-12");
   });
 
+  it("search --explain shows the ledger move, and no longer once the newer line is edited away", async () => {
+    const t = await indexOf(FILES);
+    const explainOld = async () =>
+      (await t.searcher.search({ query: "ledger job node-7", explain: true })).results.find(
+        (h) => h.path === "memory/2026-03-02.md",
+      )!;
+    expect((await explainOld()).facts!.links).toContain(
+      "line 4 (ledger job) superseded by memory/2026-06-11.md:3 on 2026-06-11",
+    );
+    writeFileSync(join(t.root, "memory/2026-06-11.md"), daily("2026-06-11", ["08:30 Paid the electricity bill."]));
+    await t.indexer.sync();
+    expect((await explainOld()).facts?.links ?? []).not.toContainEqual(expect.stringContaining("superseded by"));
+  });
+
   it("leaves prompts about no changed fact as they were", async () => {
     const t = await indexOf(FILES);
     const res = await recall(t.searcher, t.store, {

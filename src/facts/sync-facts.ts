@@ -14,6 +14,8 @@ export interface FactsReport {
   statements: number;
   /** Whether the slots were linked again. */
   linked: boolean;
+  /** Slot rows written or deleted by the link pass (only the links that changed). */
+  slotsWritten: number;
   ms: number;
 }
 
@@ -43,12 +45,15 @@ export function syncFacts(store: IndexStore, opts: { clock?: () => number; remov
     after = batch[batch.length - 1]!.id;
   }
   const linked = chunks > 0 || opts.removed === true;
-  if (linked) linkSlots(store);
-  return { chunks, statements: repo.statementCount(), linked, ms: performance.now() - t0 };
+  const slotsWritten = linked ? linkSlots(store) : 0;
+  return { chunks, statements: repo.statementCount(), linked, slotsWritten, ms: performance.now() - t0 };
 }
 
-/** Links every slot's statements in time order and stores who superseded whom as of now. */
-export function linkSlots(store: IndexStore): void {
+/**
+ * Links every slot's statements in time order and stores who superseded whom as of now; writes only
+ * the slot rows that changed (returns how many).
+ */
+export function linkSlots(store: IndexStore): number {
   const all: StatementIn[] = store.facts.allStatements().map((s) => ({ id: s.id, at: s.at, reading: s.reading }));
   const classes = nameClasses(all);
   const chains = new Map<string, ChainEntry[]>();
@@ -67,5 +72,5 @@ export function linkSlots(store: IndexStore): void {
     const by = new Map(standings(chain).map((s) => [s.statement, s.supersededBy?.statement ?? null]));
     for (const e of chain) rows.push({ ...e, supersededBy: by.get(e.statement) ?? null });
   }
-  store.facts.replaceSlots(rows);
+  return store.facts.replaceSlots(rows);
 }

@@ -61,7 +61,8 @@ export class FactsRepo {
       insertStatement: `INSERT INTO fact_statements (chunk_id, line, at, text, reading) VALUES (?, ?, ?, ?, ?)`,
       insertEntity: `INSERT OR IGNORE INTO chunk_entities (chunk_id, entity, name) VALUES (?, ?, ?)`,
       allStatements: `SELECT id, chunk_id AS chunkId, line, at, text, reading FROM fact_statements`,
-      clearSlots: `DELETE FROM fact_slots`,
+      slotKeys: `SELECT entity, cls, statement_id AS statement, news, olds, superseded_by AS supersededBy FROM fact_slots`,
+      deleteSlot: `DELETE FROM fact_slots WHERE entity = ? AND cls = ? AND statement_id = ?`,
       insertSlot: `INSERT OR REPLACE INTO fact_slots (entity, cls, statement_id, news, olds, superseded_by) VALUES (?, ?, ?, ?, ?, ?)`,
       slotsOf: `SELECT s.entity, s.cls, s.statement_id AS statement, s.news, s.olds, s.superseded_by AS supersededBy,
           t.at, t.line, t.text, f.path, f.class AS source, f.date, lower(hex(c.hash)) AS hash
@@ -134,19 +135,43 @@ export class FactsRepo {
     );
   }
 
-  /** Replaces every slot row (the link pass's result), in one transaction. */
-  replaceSlots(rows: ReadonlyArray<SlotEntry & { supersededBy: number | null }>): void {
-    this.db.transaction(() => {
-      this.stmts.clearSlots.run();
-      for (const r of rows)
-        this.stmts.insertSlot.run(
-          r.entity,
-          r.cls,
-          r.statement,
-          JSON.stringify(r.news),
-          JSON.stringify(r.olds),
-          r.supersededBy,
-        );
+  /**
+   * Makes the slot rows these (the link pass's result), in one transaction, writing only the rows
+   * that changed: a sync that changes one file rewrites the few links it touches, not every slot.
+   * Returns how many rows were written or deleted.
+   */
+  replaceSlots(rows: ReadonlyArray<SlotEntry & { supersededBy: number | null }>): number {
+    return this.db.transaction(() => {
+      const key = (r: { entity: string; cls: string; statement: number }) =>
+        `${r.entity}\u0000${r.cls}\u0000${r.statement}`;
+      const have = new Map<string, string>();
+      for (const r of this.stmts.slotKeys.all() as Array<{
+        entity: string;
+        cls: string;
+        statement: number;
+        news: string;
+        olds: string;
+        supersededBy: number | null;
+      }>)
+        have.set(key(r), `${r.news}\u0000${r.olds}\u0000${r.supersededBy ?? ""}`);
+      let written = 0;
+      const keep = new Set<string>();
+      for (const r of rows) {
+        const k = key(r);
+        const news = JSON.stringify(r.news);
+        const olds = JSON.stringify(r.olds);
+        keep.add(k);
+        if (have.get(k) === `${news}\u0000${olds}\u0000${r.supersededBy ?? ""}`) continue;
+        this.stmts.insertSlot.run(r.entity, r.cls, r.statement, news, olds, r.supersededBy);
+        written++;
+      }
+      for (const k of have.keys()) {
+        if (keep.has(k)) continue;
+        const [entity, cls, statement] = k.split("\u0000");
+        this.stmts.deleteSlot.run(entity, cls, Number(statement));
+        written++;
+      }
+      return written;
     })();
   }
 
