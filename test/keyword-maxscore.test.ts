@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { IndexStore } from "../src/index/store.js";
 import { buildKeywordQuery } from "../src/search/keyword/query.js";
+import { maxScoreTopK } from "../src/search/keyword/postings-maxscore.js";
+import { lengthNorms } from "../src/search/keyword/postings-topk.js";
 import { rankKeywords } from "../src/search/keyword/strategy.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { indexedWorkspace } from "./helpers/workspace.js";
@@ -82,6 +84,9 @@ it("gives FTS5 bm25's top k for every query, common-word and stop-word-only quer
     const memory = rankKeywords(store, q, k);
     const fts5 = store.keywordSearch(q.match, k);
     expect(memory, `${text} (k ${k})`).toEqual(fts5);
+    // MaxScore itself, whichever plan the leg chose for lists this short.
+    const tokens = store.phraseTokens(q.terms) as string[];
+    expect(maxScoreTopK(view, tokens, k, lengthNorms(view)), `${text} (k ${k}, MaxScore)`).toEqual(fts5);
     compared++;
   }
   expect(compared).toBeGreaterThan(300);

@@ -1,6 +1,7 @@
 import { B, K1, type KeywordHit } from "../../index/bm25.js";
 import type { PostingsView } from "../../index/keyword-postings.js";
 import { maxScoreTopK } from "./postings-maxscore.js";
+import { scanTopK } from "./postings-scan.js";
 
 /**
  * The best `k` chunks for an OR query of single-token phrases by BM25, from the postings in memory
@@ -12,12 +13,19 @@ import { maxScoreTopK } from "./postings-maxscore.js";
  *
  * `tokens`: each phrase's one FTS5 token, in query order (a phrase may repeat a token: it counts
  * again, as in FTS5). The top k is found by MaxScore over blocks of postings (postings-maxscore),
- * so a common word's postings are mostly skipped once k good chunks are known.
+ * so a common word's postings are mostly skipped once k good chunks are known; a query whose
+ * lists are short scores them all (postings-scan), which costs less there.
  */
 export function postingsTopK(view: PostingsView, tokens: readonly string[], k: number): KeywordHit[] {
   if (k <= 0 || view.rows === 0) return [];
-  return maxScoreTopK(view, tokens, k, lengthNorms(view));
+  let postings = 0;
+  for (const token of tokens) postings += view.lists.get(token)?.n ?? 0;
+  const norm = lengthNorms(view);
+  return postings <= SCAN_BELOW ? scanTopK(view, tokens, k, norm) : maxScoreTopK(view, tokens, k, norm);
 }
+
+/** Postings of a query's words up to which scoring them all is cheaper than MaxScore (same result). */
+export const SCAN_BELOW = 32_768;
 
 /**
  * Each chunk's k1 · (1 − b + b · length / mean length), as FTS5 computes it per row: kept per
@@ -25,7 +33,7 @@ export function postingsTopK(view: PostingsView, tokens: readonly string[], k: n
  */
 const norms = new WeakMap<PostingsView, { version: number; norm: Float64Array }>();
 
-function lengthNorms(view: PostingsView): Float64Array {
+export function lengthNorms(view: PostingsView): Float64Array {
   const known = norms.get(view);
   if (known && known.version === view.version) return known.norm;
   const avgdl = view.tokens / view.rows;
