@@ -59,6 +59,7 @@ async function runMode(
   queries: string[],
   n: number,
   reuse: boolean,
+  settleS = 0,
 ): Promise<ScaleFigures & { dataDir: string; reused: boolean }> {
   const provider = mode === "keyword" ? "none" : "auto";
   const homePath = benchPath(`home-scale-${files}-${mode}`);
@@ -106,6 +107,8 @@ async function runMode(
     }
     console.log(`  unchanged re-sync:  ${resyncMs.map(fmtMs).join(", ")}`);
 
+    // --settle S: wait S seconds first (the keyword postings load in the background; FTS5 answers meanwhile).
+    if (settleS > 0) await new Promise((res) => setTimeout(res, settleS * 1000));
     await timed(r, "memory.search", queries, 50); // warm-up
     const search = dist(await timed(r, "memory.search", queries, n));
     console.log(
@@ -147,7 +150,7 @@ async function runMode(
 }
 
 /**
- * `npm run bench -- scale [--files 10000] [--modes keyword,hybrid] [--queries 1000] [--seed 42] [--no-probes] [--reuse-index]`:
+ * `npm run bench -- scale [--files 10000] [--modes keyword,hybrid] [--queries 1000] [--seed 42] [--no-probes] [--reuse-index] [--settle S]`:
  * a seeded workspace of N files (≈ 10 chunks each) indexed cold by a real daemon per mode; then
  * unchanged re-syncs, search/recall latency over the socket, RSS and index size. Then, in-process on
  * the built index, the keyword probe (keyword mode: budgeted vs exact FTS5 ranking) or the vector
@@ -170,7 +173,16 @@ export async function benchScale(args: Args): Promise<void> {
   const r = rng(2024);
   const queries = Array.from({ length: 200 }, () => sampleQuery(r));
   for (const mode of modes) {
-    const f = await runMode(mode, root, files, gen.bytes, queries, n, !!args.flags["reuse-index"]);
+    const f = await runMode(
+      mode,
+      root,
+      files,
+      gen.bytes,
+      queries,
+      n,
+      !!args.flags["reuse-index"],
+      Number(args.flags.settle ?? 0),
+    );
     const indexes = join(f.dataDir, "indexes");
     const probe = args.flags["no-probes"]
       ? {}

@@ -55,9 +55,9 @@ const [STEP_MS, STEP_MAX_MS] = [8, 25];
 const BIG_TOKEN = 50_000;
 /** The largest term frequency a posting holds (a chunk with more of one token is not served from memory). */
 const MAX_TF = 0xffff;
-/** Postings above which the index is not held in memory (~6 bytes each: ~180 MB, some 300,000
+/** Postings above which the index is not held in memory (~6 bytes each: ~290 MB, some 450,000
  * chunks of notes); a larger index is ranked by FTS5 itself, exactly, at its cost per query. */
-export const MAX_POSTINGS = 30_000_000;
+export const MAX_POSTINGS = 48_000_000;
 /**
  * Growth of the write-ahead log during a load (bytes) at which the load gives way: its snapshot
  * keeps SQLite from checkpointing past it, so a load stretched over a long sync (a cold index
