@@ -10,6 +10,7 @@ import { connect } from "node:net";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { chromium } from "playwright-core";
+import { runCli } from "./helpers/cli.js";
 import { daemonsPerTest } from "./helpers/daemon.js";
 import { BIN, ccEvent, runTimed } from "./helpers/hooks.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
@@ -121,8 +122,15 @@ describe("console: security over HTTP", () => {
       });
       expect(err).toBe("ECONNREFUSED");
     }
+    // `cortexd ui` (no display): the same console's URL with this start's token.
+    const ui = runCli(["ui", "--no-open"], d.env);
+    expect(ui.code, ui.stderr).toBe(0);
+    expect(ui.stdout).toContain(opened.url);
     await d.stop();
     expect(existsSync(opened.tokenFile)).toBe(false);
+    const down = runCli(["ui", "--no-open"], d.env);
+    expect(down.code).not.toBe(0);
+    expect(down.stderr).toMatch(/not running.*cortexd start/);
   }, 60_000);
 });
 
