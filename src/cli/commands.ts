@@ -29,6 +29,7 @@ export const COMMANDS: ReadonlyMap<string, () => Promise<Register>> = new Map<st
   ["promote", async () => (await import("./commands/promote.js")).registerPromote],
   ["sync", async () => (await import("./commands/sync.js")).registerSync],
   ["audit", async () => (await import("./commands/audit.js")).registerAudit],
+  ["ui", async () => (await import("./commands/ui.js")).registerUi],
 ]);
 
 async function daemonCommands(): Promise<Register> {

@@ -247,6 +247,16 @@ export const AuditSchema = z
   })
   .strict();
 
+/** The local memory console (src/console, docs/console.md): a web page served on loopback only. */
+export const UiSchema = z
+  .object({
+    /** Serve the console when the daemon starts (otherwise only on demand, from `cortexd ui`). */
+    enabled: z.boolean().default(false),
+    /** Loopback port (0: one chosen by the system at each start). */
+    port: z.number().int().min(0).max(65535).default(0),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     workspaces: z
@@ -263,6 +273,7 @@ export const ConfigSchema = z
     daemon: DaemonSchema.default(DaemonSchema.parse({})),
     schedule: ScheduleSchema.default(ScheduleSchema.parse({})),
     audit: AuditSchema.default(AuditSchema.parse({})),
+    ui: UiSchema.default(UiSchema.parse({})),
     logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("warn"),
     device: DeviceSchema.optional(),
   })
@@ -278,3 +289,4 @@ export type DaemonConfig = z.output<typeof DaemonSchema>;
 export type ScheduleConfig = z.output<typeof ScheduleSchema>;
 export type DeviceConfig = z.output<typeof DeviceSchema>;
 export type AuditConfig = z.output<typeof AuditSchema>;
+export type UiConfig = z.output<typeof UiSchema>;

@@ -27,6 +27,7 @@ import { errorMessage } from "../util/error-message.js";
 import { GitSync } from "../sync/git-sync.js";
 import { deviceIdentity } from "../sync/device.js";
 import { registerGitSync, scheduleGitSync } from "../sync/schedule.js";
+import { ConsoleHost } from "../console/host.js";
 
 export interface DaemonOptions {
   loaded: LoadedConfig;
@@ -59,6 +60,8 @@ export class Daemon {
   /** Provider retry backoff: heartbeats to skip before the next attempt (doubles per failure, ≤ 64). */
   private providerRetry = { failures: 0, skip: 0 };
   private server: RpcServer | null = null;
+  /** The local memory console (src/console): started on demand or with `ui.enabled`. */
+  private console: ConsoleHost | null = null;
   private watcher: FileWatcher | null = null;
   private stopping: Promise<void> | null = null;
   private readonly done: Promise<void>;
@@ -123,22 +126,32 @@ export class Daemon {
   private async boot(): Promise<void> {
     const { engine, logger } = this;
     const cfg = engine.config;
+    const handlers = createHandlers({
+      engine,
+      queue: this.queue,
+      searchLatency: this.searchLatency,
+      startedAt: this.startedAt,
+      status: () => this.status(),
+      reload: () => this.reload(),
+      shutdown: () => void this.stop("shutdown requested over RPC"),
+      consolidate: (o) => runConsolidation(this, o),
+      gitSync: this.gitSync,
+      openConsole: () => this.console!.open(),
+    });
+    this.console = new ConsoleHost({
+      config: () => cfg.ui,
+      handlers,
+      latency: this.searchLatency,
+      socketPath: this.socketPath,
+      logger,
+    });
     this.server = await startRpcServer({
       socketPath: this.socketPath,
       logger,
       maxRequestBytes: cfg.daemon.maxRequestBytes,
-      handlers: createHandlers({
-        engine,
-        queue: this.queue,
-        searchLatency: this.searchLatency,
-        startedAt: this.startedAt,
-        status: () => this.status(),
-        reload: () => this.reload(),
-        shutdown: () => void this.stop("shutdown requested over RPC"),
-        consolidate: (o) => runConsolidation(this, o),
-        gitSync: this.gitSync,
-      }),
+      handlers,
     });
+    if (cfg.ui.enabled) void this.console.open().catch((e) => this.recordError(e));
     // Claude Code projects that appear while running: their memory is found, watched and indexed.
     const claudeRefresh = new ClaudeMemoryRefresh(engine, async (ws, paths) => {
       for (const p of paths) await this.watcher?.watchPath(ws.name, p).catch((e) => this.recordError(e));
@@ -343,6 +356,7 @@ export class Daemon {
       this.queue.close();
       await this.watcher?.close();
       await this.server?.close();
+      await this.console?.close();
       this.queue.abort(); // a long (cold) sync stops at its next batch; the next start continues it
       await this.queue.drain();
       await this.modelLoad.catch(() => {});

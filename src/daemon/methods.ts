@@ -34,6 +34,8 @@ export interface MethodDeps {
   gitSync?: GitSync;
   /** Runs consolidation now (optionally one workspace). */
   consolidate?: (opts: { workspace?: WorkspaceEngine; dryRun: boolean }) => Promise<ConsolidationReport[]>;
+  /** Starts the local memory console (src/console) if it is not serving; its URL with the token. */
+  openConsole?: () => Promise<{ url: string; port: number; tokenFile: string }>;
 }
 
 export function pickWorkspace(engine: Engine, selector: string | undefined): WorkspaceEngine {
@@ -144,7 +146,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
           }),
         ),
       );
-      d.searchLatency.record(performance.now() - t0);
+      d.searchLatency.record(performance.now() - t0, "recall");
       audit.recall(ws, scope, p, res);
       return res;
     },
@@ -213,6 +215,10 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       return out;
     },
     "cortex.status": () => ({ ...d.status(), audit: audit.log.state() }),
+    "console.open": () => {
+      if (!d.openConsole) throw new RpcError(ErrorCodes.InternalError, "the console is not available in this process");
+      return d.openConsole();
+    },
     "daemon.ping": () => ({ pong: true, version: VERSION, pid: process.pid, uptimeMs: Date.now() - d.startedAt }),
     "daemon.reload": () => {
       try {

@@ -36,7 +36,7 @@ export function reloadConfig(deps: ReloadDeps): { applied: string[]; restartNeed
     deps.reloadModel();
     applied.push("embedding");
   }
-  for (const key of ["workspaces", "chunking", "daemon", "schedule", "dataDir"] as const) {
+  for (const key of ["workspaces", "chunking", "daemon", "schedule", "dataDir", "ui"] as const) {
     if (JSON.stringify(next.config[key]) !== JSON.stringify(cur[key])) restartNeeded.push(key);
   }
   Object.assign(cur, { logLevel: next.config.logLevel, search: next.config.search, recall: next.config.recall });

@@ -31,6 +31,7 @@ export interface MethodResults {
   "sync.git": { workspace: string; gitSync: NonNullable<WorkspaceSyncStatus["gitSync"]> }[];
   "cortex.status": CortexStatus;
   "audit.tail": AuditTailResult;
+  "console.open": { url: string; port: number; tokenFile: string };
   "daemon.ping": { pong: true; version: string; pid: number; uptimeMs: number };
   "daemon.shutdown": { ok: true };
   "daemon.reload": { applied: string[]; restartNeeded: string[] };

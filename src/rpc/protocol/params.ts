@@ -178,6 +178,8 @@ export const MethodParams = {
       limit: z.number().int().min(1).max(1000).optional(),
     })
     .strict(),
+  /** Starts the local memory console (docs/console.md) if it is not serving yet; returns its URL with this start's token. */
+  "console.open": z.object({}).strict(),
   "daemon.ping": z.object({}).strict(),
   "daemon.shutdown": z.object({}).strict(),
   "daemon.reload": z.object({}).strict(),
