@@ -62,9 +62,12 @@ function hashes(dir: string): Record<string, string> {
   return out;
 }
 
-// Not passing yet (#31 open): after merging #30's visibility, beta's first request holds no recovery
-// note (a session key of no known kind reads as a group, which may not see a private session's state),
-// and the daemon-down capture part below loses a turn. Run with CORTEXD_OC_SESSIONS_E2E=1 while fixing.
+// The private sessions use real private keys (`agent:main:direct:<peer>`, dmScope per-peer): a key of
+// no known kind such as `agent:main:alpha` is "unknown" to OpenClaw's own classifier
+// (deriveSessionChatTypeFromKey) and reads as a group here (fails closed), which never receives a
+// private session's recovery note. Still gated (#31 open): the key change is not yet verified in the
+// gateway, and the daemon-down capture part below lost a turn ("Note four"). Run with
+// CORTEXD_OC_SESSIONS_E2E=1 (and CORTEXD_OC_QUEUE_E2E=1 for the queue part) while fixing.
 describe.skipIf((!host && !ci) || !process.env.CORTEXD_OC_SESSIONS_E2E)(
   "OpenClaw plugin sessions, commands and capture in a real gateway",
   () => {
@@ -240,16 +243,19 @@ describe.skipIf((!host && !ci) || !process.env.CORTEXD_OC_SESSIONS_E2E)(
 
         // --- Session alpha: a turn, /checkpoint (twice), then the gateway is killed.
         await turn(
-          "agent:main:alpha",
+          "agent:main:direct:alpha",
           "Plan the migration of the billing tables to the new cluster, starting with invoices.",
         );
         expect(requestFor("Plan the migration of the billing tables"), asked(stub.requests)).toBeDefined();
         let before = stub.requests.length;
-        expect(await command("agent:main:alpha", "/checkpoint")).toMatch(
+        expect(await command("agent:main:direct:alpha", "/checkpoint")).toMatch(
           /^Checkpoint saved to memory\/\d{4}-\d\d-\d\d\.md#L\d+\.$/,
         );
         expect(
-          await command("agent:main:alpha", "/checkpoint Billing migration: invoices copied, refunds table next"),
+          await command(
+            "agent:main:direct:alpha",
+            "/checkpoint Billing migration: invoices copied, refunds table next",
+          ),
         ).toMatch(/^Checkpoint saved to memory\/\d{4}-\d\d-\d\d\.md#L\d+\.$/);
         expect(stub.requests.length, "a command reached the model").toBe(before);
         expect(log()).toContain("Billing migration: invoices copied, refunds table next");
@@ -260,23 +266,23 @@ describe.skipIf((!host && !ci) || !process.env.CORTEXD_OC_SESSIONS_E2E)(
         gateway = await startGateway(host, port, token, env, root);
 
         // --- Session beta: its first request holds the recovery note with the last checkpoint.
-        await turn("agent:main:beta", "Where did we leave off with the database work?");
+        await turn("agent:main:direct:beta", "Where did we leave off with the database work?");
         const first = requestFor("Where did we leave off with the database work?");
         expect(first, "the model never got beta's question").toBeDefined();
         const recovery = /<cortex_recovery>[\s\S]*?<\/cortex_recovery>/.exec(seen(first!))?.[0] ?? "";
         expect(recovery).toContain("Last checkpoint");
         expect(recovery).toContain("Billing migration: invoices copied, refunds table next");
         // Once: beta's next turn has none of its own.
-        await turn("agent:main:beta", "Also draft the rollback steps for the refunds table.");
+        await turn("agent:main:direct:beta", "Also draft the rollback steps for the refunds table.");
         expect(count(JSON.stringify(requestFor("draft the rollback steps")), "<cortex_recovery>")).toBeLessThanOrEqual(
           1,
         );
 
         // /sleep: a clean end; the next session has no note.
         before = stub.requests.length;
-        expect(await command("agent:main:beta", "/sleep")).toContain("Session ended cleanly");
+        expect(await command("agent:main:direct:beta", "/sleep")).toContain("Session ended cleanly");
         expect(stub.requests.length, "/sleep reached the model").toBe(before);
-        await turn("agent:main:gamma", "Summarise the open pull requests for the release.");
+        await turn("agent:main:direct:gamma", "Summarise the open pull requests for the release.");
         expect(seen(requestFor("Summarise the open pull requests")!)).not.toContain("<cortex_recovery>");
 
         // gamma ends uncleanly (no /sleep); a group chat never gets its note, nor does Claude Code.
@@ -297,7 +303,7 @@ describe.skipIf((!host && !ci) || !process.env.CORTEXD_OC_SESSIONS_E2E)(
         expect(cc.stdout).not.toContain("cortex_recovery");
 
         // --- A tool call: its result is in the captured entry (bounded).
-        await turn("agent:main:delta", "Please look up the deploy freeze in memory.");
+        await turn("agent:main:direct:delta", "Please look up the deploy freeze in memory.");
         await waitUntil(() => /User: Please look up the deploy freeze in memory\./.test(log()), 60_000, 200);
         const entry = log()
           .split("\n")
@@ -306,7 +312,7 @@ describe.skipIf((!host && !ci) || !process.env.CORTEXD_OC_SESSIONS_E2E)(
         expect(entry.length).toBeLessThan(1500);
 
         // --- The daemon stops for 3 turns: the turns do not wait; then it starts, and each lands once.
-        const up = [await turn("agent:main:eps", "Note one: the CDN cache TTL for images moves to 24 hours.")];
+        const up = [await turn("agent:main:direct:eps", "Note one: the CDN cache TTL for images moves to 24 hours.")];
         await daemon.stop();
         const down: number[] = [];
         const asks = [
@@ -314,7 +320,7 @@ describe.skipIf((!host && !ci) || !process.env.CORTEXD_OC_SESSIONS_E2E)(
           "Note three: Grafana alerts for disk usage now page the on-call engineer.",
           "Note four: the mobile release train moves from weekly to fortnightly.",
         ];
-        for (const a of asks) down.push((await turn("agent:main:eps", a)).ms);
+        for (const a of asks) down.push((await turn("agent:main:direct:eps", a)).ms);
         console.log(
           `turn time: daemon up ${up[0]!.ms.toFixed(0)} ms, down ${down.map((m) => m.toFixed(0)).join(", ")} ms`,
         );
@@ -347,7 +353,7 @@ describe.skipIf((!host && !ci) || !process.env.CORTEXD_OC_SESSIONS_E2E)(
 
         // --- The gateway restarts with a non-empty queue: delivered after the restart.
         await daemon.stop();
-        await turn("agent:main:eps", "Note five: the VPN certificates are renewed on the first of each month.");
+        await turn("agent:main:direct:eps", "Note five: the VPN certificates are renewed on the first of each month.");
         await gateway.stop();
         daemon = await startDaemon({ home: daemon.home });
         gateway = await startGateway(host, port, token, env, root);
