@@ -3,7 +3,6 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
-/** Folders above the storage layer: `src/index` may import none of them. */
 /** Use errorMessage(), never (err as Error).message. */
 const errorMessageRule = {
   selector: "MemberExpression[property.name='message'] > TSAsExpression[typeAnnotation.typeName.name='Error']",
@@ -14,7 +13,14 @@ const errorMessageRule = {
 const sqlMessage =
   "SQL runs only in src/index (the storage layer): add a method to the repository that owns the table (docs/architecture.md).";
 const noSqlRules = [
-  { selector: "CallExpression[callee.property.name=/^(prepare|pragma|transaction)$/]", message: sqlMessage },
+  { selector: "CallExpression[callee.property.name=/^(prepare|pragma)$/]", message: sqlMessage },
+  // store.transaction(fn) is the storage layer's own API (the indexer groups its writes with it); a transaction
+  // on anything else is a connection's.
+  {
+    selector:
+      "CallExpression[callee.property.name='transaction']:not([callee.object.name='store']):not([callee.object.property.name='store'])",
+    message: sqlMessage,
+  },
   // exec() with a string is SQL; RegExp#exec takes the text to match (not a literal) everywhere in src.
   {
     selector: "CallExpression[callee.property.name='exec'][arguments.0.type=/^(Literal|TemplateLiteral)$/]",
@@ -46,7 +52,13 @@ const ownFileReaders = [
   "src/cli/commands/daemon.ts", // the instance lock file
 ];
 
-const aboveIndex = [
+/**
+ * The rooms (docs/architecture.md, "Rules the lint enforces"), by folder under src/. Written as regexes over
+ * relative specifiers (`^(../)+folder/`), so they hold wherever a file sits in its room (src/index/x.ts or
+ * src/index/db/x.ts) — before and after scripts/dev/rooms.mjs.
+ */
+const aboveStorage = [
+  "indexer", // the indexing pipeline sits above the storage
   "search",
   "consolidate",
   "engine",
@@ -61,16 +73,69 @@ const aboveIndex = [
   "memory-files",
   "service",
   "sync",
+  "multi-device",
+  "init",
+  "install",
+  "ui",
+  "console",
 ];
+/** A relative import of any of `folders` (the wire protocol, a leaf, is always allowed). */
+const importOf = (folders) => `^(\\.\\./)+(${folders.join("|")})(/|\\.js$)`;
+const rpcButProtocol = "^(\\.\\./)+rpc/(?!protocol\\.js$|protocol/)";
 
 const indexPatterns = [
   {
     // The wire protocol is a leaf (it imports nothing of the project): its types are every layer's vocabulary.
-    group: [...aboveIndex.map((d) => `../${d}/*`), "!../rpc/protocol.js", "!../rpc/protocol/*"],
+    regex: importOf(aboveStorage.filter((d) => d !== "rpc")),
     message:
-      "src/index is the storage layer: it imports nothing above it but the wire protocol's types (docs/architecture.md).",
+      "src/index is the storage layer: it imports nothing above it (the indexer, search, the daemon…) but the wire protocol's types (docs/architecture.md).",
+  },
+  {
+    regex: rpcButProtocol,
+    message:
+      "src/index is the storage layer: of src/rpc it may import the wire protocol's types only (docs/architecture.md).",
   },
 ];
+
+/** The indexer (src/indexer) sits above the storage and below whatever serves or asks: it imports none of them. */
+const aboveIndexer = [
+  "search",
+  "consolidate",
+  "engine",
+  "daemon",
+  "client",
+  "cli",
+  "hooks",
+  "mcp",
+  "service",
+  "session",
+  "capture",
+  "ui",
+  "console",
+];
+const indexerPatterns = [
+  {
+    regex: importOf(aboveIndexer),
+    message:
+      "src/indexer is the indexing pipeline: it sits above the storage (src/index) and imports nothing that serves or asks (search, engine, daemon, cli…); pass what it needs in (docs/architecture.md).",
+  },
+  {
+    regex: rpcButProtocol,
+    message: "src/indexer may import the wire protocol's types only of src/rpc (docs/architecture.md).",
+  },
+];
+
+/** Search reads the index; it never runs the indexing pipeline (the engine and the daemon do). */
+const searchPatterns = [
+  {
+    regex: importOf(["indexer"]),
+    message:
+      "src/search does not import the indexer (src/indexer): it reads the storage (src/index); the engine and the daemon run syncs (docs/architecture.md).",
+  },
+];
+
+/** better-sqlite3 and readFile: the import paths every file outside the storage is refused. */
+const outsideStoragePaths = [{ name: "better-sqlite3", message: sqlMessage }, ...readFileRule];
 
 /** The wire protocol is a leaf: zod and its own files only, so no internal type reaches the API by import. */
 const protocolMessage =
@@ -130,7 +195,7 @@ export default tseslint.config(
     ignores: ["src/index/**"],
     rules: {
       "no-restricted-syntax": ["error", errorMessageRule, ...noSqlRules],
-      "no-restricted-imports": ["error", { paths: [{ name: "better-sqlite3", message: sqlMessage }, ...readFileRule] }],
+      "no-restricted-imports": ["error", { paths: outsideStoragePaths }],
     },
   },
   {
@@ -148,6 +213,14 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": ["error", { paths: readFileRule, patterns: indexPatterns }],
     },
+  },
+  {
+    files: ["src/indexer/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", { paths: outsideStoragePaths, patterns: indexerPatterns }] },
+  },
+  {
+    files: ["src/search/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", { paths: outsideStoragePaths, patterns: searchPatterns }] },
   },
   {
     files: ["src/rpc/protocol.ts", "src/rpc/error-codes.ts"],

@@ -25,6 +25,51 @@ describe("lint rules", () => {
     expect(await rulesHit(bad, "src/engine/fine.ts")).toEqual([]);
   }, 60_000);
 
+  it("the rooms: storage imports nothing above it, wherever it sits in its room (src/index/db/…)", async () => {
+    const up = `import { Indexer } from "../../indexer/sync.js";\nexport const i: typeof Indexer | null = null;\n`;
+    expect(await rulesHit(up, "src/index/db/violation.ts")).toContain("no-restricted-imports");
+    const search = `import { Searcher } from "../../search/searcher.js";\nexport const s: typeof Searcher | null = null;\n`;
+    expect(await rulesHit(search, "src/index/repos/violation.ts")).toContain("no-restricted-imports");
+    const daemon = `import type { Daemon } from "../daemon/daemon.js";\nexport type D = Daemon;\n`;
+    expect(await rulesHit(daemon, "src/index/violation.ts")).toContain("no-restricted-imports");
+    const devices = `import { GitSync } from "../../multi-device/git-sync.js";\nexport const g = GitSync;\n`;
+    expect(await rulesHit(devices, "src/index/keyword/violation.ts")).toContain("no-restricted-imports");
+    // the rooms reach each other, and the wire protocol's types, freely
+    const sibling = `import { KeywordPostings } from "../keyword/keyword-postings.js";\nexport const k = KeywordPostings;\n`;
+    expect(await rulesHit(sibling, "src/index/repos/fine.ts")).toEqual([]);
+    const wire = `import type { SyncReport } from "../../rpc/protocol.js";\nexport type R = SyncReport;\n`;
+    expect(await rulesHit(wire, "src/index/db/fine.ts")).toEqual([]);
+    const server = `import type { MethodHandlers } from "../../rpc/server.js";\nexport type H = MethodHandlers;\n`;
+    expect(await rulesHit(server, "src/index/db/violation.ts")).toContain("no-restricted-imports");
+  }, 60_000);
+
+  it("the rooms: the indexer sits above the storage, below what serves or asks", async () => {
+    const storage = `import { IndexStore } from "../index/repos/store.js";\nexport const s = IndexStore;\n`;
+    expect(await rulesHit(storage, "src/indexer/fine.ts")).toEqual([]);
+    const search = `import { Searcher } from "../search/searcher.js";\nexport const s = Searcher;\n`;
+    expect(await rulesHit(search, "src/indexer/violation.ts")).toContain("no-restricted-imports");
+    const daemon = `import type { Daemon } from "../daemon/daemon.js";\nexport type D = Daemon;\n`;
+    expect(await rulesHit(daemon, "src/indexer/violation.ts")).toContain("no-restricted-imports");
+    // no SQL of its own: a statement is a repository's job; store.transaction(fn) is the store's API
+    const sql = `export function f(db: { prepare(s: string): unknown }) {\n  return db.prepare("SELECT 1");\n}\n`;
+    expect(await rulesHit(sql, "src/indexer/violation.ts")).toContain("no-restricted-syntax");
+    const tx = `export function f(store: { transaction(fn: () => void): void }) {\n  store.transaction(() => {});\n}\n`;
+    expect(await rulesHit(tx, "src/indexer/fine.ts")).toEqual([]);
+    const raw = `import Database from "better-sqlite3";\nexport const d = Database;\n`;
+    expect(await rulesHit(raw, "src/indexer/violation.ts")).toContain("no-restricted-imports");
+  }, 60_000);
+
+  it("the rooms: search reads the storage and never imports the indexer", async () => {
+    const indexer = `import { Indexer } from "../indexer/sync.js";\nexport const i = Indexer;\n`;
+    expect(await rulesHit(indexer, "src/search/violation.ts")).toContain("no-restricted-imports");
+    const deep = `import type { SyncReport } from "../../indexer/sync-report.js";\nexport type R = SyncReport;\n`;
+    expect(await rulesHit(deep, "src/search/keyword/violation.ts")).toContain("no-restricted-imports");
+    const storage = `import type { IndexStore } from "../index/repos/store.js";\nexport type S = IndexStore;\n`;
+    expect(await rulesHit(storage, "src/search/fine.ts")).toEqual([]);
+    // the engine runs syncs: the same import is fine there
+    expect(await rulesHit(indexer, "src/engine/fine.ts")).toEqual([]);
+  }, 60_000);
+
   it("refuses (err as Error).message in src, in favour of errorMessage()", async () => {
     const bad = `export function f(e: unknown): string {\n  return (e as Error).message;\n}\n`;
     expect(await rulesHit(bad, "src/util/violation.ts")).toContain("no-restricted-syntax");
