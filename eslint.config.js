@@ -45,7 +45,7 @@ const ownFileReaders = [
   "src/util/regular-file.ts",
   "src/version.ts", // cortexd's package.json
   "src/util/lock-file.ts", // the data dir's lock files
-  "src/index/open-read-only.ts", // the index database image
+  "src/index/db/open-read-only.ts", // the index database image
   "src/session/state.ts", // the data dir's state file
   "src/session/saves-journal.ts", // the data dir's dedupe journal
   "src/cli/commands/save.ts", // stdin (fd 0)

@@ -5,9 +5,9 @@
  */
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openDatabase } from "../src/index/db.js";
-import { IndexStore } from "../src/index/store.js";
-import type { ConsolidationTables } from "../src/index/consolidation-records.js";
+import { openDatabase } from "../src/index/db/db.js";
+import { IndexStore } from "../src/index/repos/store.js";
+import type { ConsolidationTables } from "../src/index/repos/consolidation-records.js";
 import { tempDir } from "./helpers/workspace.js";
 
 const A = "a".repeat(64);

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { generateWorkspace } from "../scripts/bench/generate.js";
 import { indexPath } from "../src/engine/engine.js";
 import { ensureTinyTestModel } from "./fixtures/embed/tiny-model.js";
-import { openDatabase } from "../src/index/db.js";
+import { openDatabase } from "../src/index/db/db.js";
 import { defaultNamespace } from "../src/workspace/namespace.js";
 import { runCli, spawnCli } from "./helpers/cli.js";
 import { dumpIndex, tempDir } from "./helpers/workspace.js";

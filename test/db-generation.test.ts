@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { CommitWatch, dataVersionOf, dbGeneration } from "../src/index/db-generation.js";
+import { CommitWatch, dataVersionOf, dbGeneration } from "../src/index/db/db-generation.js";
 import { tempDir } from "./helpers/workspace.js";
 
 function twoConnections(): [Database.Database, Database.Database] {

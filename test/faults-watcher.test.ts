@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openDatabase } from "../src/index/db.js";
+import { openDatabase } from "../src/index/db/db.js";
 import { runCli } from "./helpers/cli.js";
 import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { dumpIndex, tempDir } from "./helpers/workspace.js";

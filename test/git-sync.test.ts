@@ -164,7 +164,7 @@ describe("scheduled git sync", () => {
 
 describe("git sync's bounds", () => {
   it("refuses a workspace inside a larger repository (a pull there would change files outside it) and one without an upstream", async () => {
-    const { GitSync } = await import("../src/sync/git-sync.js");
+    const { GitSync } = await import("../src/multi-device/git-sync.js");
     const { gitHome } = await import("./helpers/git.js");
     const { tempDir, writeFiles } = await import("./helpers/workspace.js");
     const home = gitHome("bounds");
@@ -189,7 +189,7 @@ describe("git sync's bounds", () => {
 
 describe("git sync and cortexd's own writes", () => {
   it("a save waits while the sync commits and merges (a merge replaces files), then lands, and is committed next", async () => {
-    const { GitSync } = await import("../src/sync/git-sync.js");
+    const { GitSync } = await import("../src/multi-device/git-sync.js");
     const { MemoryWriter } = await import("../src/memory-files/writer.js");
     const { StateStore } = await import("../src/session/state.js");
     const { tempDir } = await import("./helpers/workspace.js");

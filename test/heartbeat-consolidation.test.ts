@@ -2,7 +2,7 @@ import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { ensureTinyTestModel } from "./fixtures/embed/tiny-model.js";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openDatabase } from "../src/index/db.js";
+import { openDatabase } from "../src/index/db/db.js";
 import { runCli } from "./helpers/cli.js";
 import { startBrokenModelDaemon, startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { IndexStore } from "../src/index/store.js";
+import type { IndexStore } from "../src/index/repos/store.js";
 import { buildKeywordQuery } from "../src/search/keyword/query.js";
-import { maxScoreTopK } from "../src/search/keyword/postings-maxscore.js";
-import { lengthNorms } from "../src/search/keyword/postings-topk.js";
+import { maxScoreTopK } from "../src/index/keyword/postings-maxscore.js";
+import { lengthNorms } from "../src/index/keyword/postings-topk.js";
 import { rankKeywords } from "../src/search/keyword/strategy.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { indexedWorkspace } from "./helpers/workspace.js";

@@ -1,8 +1,8 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { openDatabase } from "../src/index/db.js";
-import { SCHEMA_VERSION } from "../src/index/migrations.js";
-import { IndexStore } from "../src/index/store.js";
+import { openDatabase } from "../src/index/db/db.js";
+import { SCHEMA_VERSION } from "../src/index/db/migrations.js";
+import { IndexStore } from "../src/index/repos/store.js";
 import { indexedWorkspace } from "./helpers/workspace.js";
 
 const tables = (file: string): string[] => {

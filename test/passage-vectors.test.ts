@@ -13,10 +13,15 @@ import { SearchSchema } from "../src/config/schema.js";
 import { createStaticBertProvider, type StaticBertProvider } from "../src/embed/builtin/fast-provider.js";
 import type { EmbeddingProvider } from "../src/embed/provider.js";
 import { units } from "../src/ingest/units.js";
-import { openDatabase } from "../src/index/db.js";
-import { encodePassageVectors, estimatePassages, passageCount, passageRecords } from "../src/index/passage-codes.js";
-import { IndexStore } from "../src/index/store.js";
-import { Indexer } from "../src/index/sync.js";
+import { openDatabase } from "../src/index/db/db.js";
+import {
+  encodePassageVectors,
+  estimatePassages,
+  passageCount,
+  passageRecords,
+} from "../src/index/vectors/passage-codes.js";
+import { IndexStore } from "../src/index/repos/store.js";
+import { Indexer } from "../src/indexer/sync.js";
 import { PassageScorer } from "../src/search/passages.js";
 import { Searcher } from "../src/search/searcher.js";
 import type { SearchResponse } from "../src/search/types.js";

@@ -1,8 +1,8 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { PathIndex } from "../src/index/path-index.js";
-import { IndexStore } from "../src/index/store.js";
+import { PathIndex } from "../src/index/keyword/path-index.js";
+import { IndexStore } from "../src/index/repos/store.js";
 import { indexedWorkspace, syncFromAnotherConnection } from "./helpers/workspace.js";
 import { rawDb } from "./helpers/raw-db.js";
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
 
 /**
- * The path stage knows the words of the indexed paths from memory (src/index/path-index.ts): a file
+ * The path stage knows the words of the indexed paths from memory (src/index/keyword/path-index.ts): a file
  * added, renamed or deleted must change which files a query's words boost, on the same connection.
  */
 

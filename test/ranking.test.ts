@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { SearchSchema } from "../src/config/schema.js";
-import type { ChunkRow } from "../src/index/store.js";
-import { openDatabase } from "../src/index/db.js";
-import { IndexStore } from "../src/index/store.js";
-import { Indexer } from "../src/index/sync.js";
+import type { ChunkRow } from "../src/index/repos/store.js";
+import { openDatabase } from "../src/index/db/db.js";
+import { IndexStore } from "../src/index/repos/store.js";
+import { Indexer } from "../src/indexer/sync.js";
 import { contentStems, excerpt } from "../src/search/excerpt.js";
 import { recall } from "../src/search/recall.js";
 import { escapeMemoryText, RECALL_CLOSE } from "../src/search/recall-format.js";

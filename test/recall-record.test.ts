@@ -7,8 +7,8 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { openDatabase } from "../src/index/db.js";
-import { IndexStore } from "../src/index/store.js";
+import { openDatabase } from "../src/index/db/db.js";
+import { IndexStore } from "../src/index/repos/store.js";
 import { daemonsPerTest } from "./helpers/daemon.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 

@@ -23,9 +23,9 @@ import { decodeFloat32, OpenAICompatibleProvider } from "../src/embed/remote/ope
 import { BadResponseError, GateClosedError, planBatches } from "../src/embed/remote/resilience.js";
 import { startEmbedTestServer, type EmbedTestServer } from "./fixtures/embed/embed-test-server.js";
 import { selectProvider } from "../src/embed/select.js";
-import { openDatabase } from "../src/index/db.js";
-import { IndexStore } from "../src/index/store.js";
-import { Indexer } from "../src/index/sync.js";
+import { openDatabase } from "../src/index/db/db.js";
+import { IndexStore } from "../src/index/repos/store.js";
+import { Indexer } from "../src/indexer/sync.js";
 import { isolatedEnv, runCli, spawnCli } from "./helpers/cli.js";
 import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { openTestIndex, tempDir, writeFiles } from "./helpers/workspace.js";

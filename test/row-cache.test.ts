@@ -1,5 +1,5 @@
 /**
- * The rows a search reads again come from memory (index/row-cache.ts): chunk bodies and passage
+ * The rows a search reads again come from memory (index/repos/row-cache.ts): chunk bodies and passage
  * blobs. What a search gets must always be what the table holds now: after this connection's
  * writes, another connection's commits, a rolled-back write and a model change.
  */
@@ -8,8 +8,8 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStaticBertProvider, type StaticBertProvider } from "../src/embed/builtin/fast-provider.js";
-import { RowCache, stringBytes } from "../src/index/row-cache.js";
-import type { IndexStore } from "../src/index/store.js";
+import { RowCache, stringBytes } from "../src/index/repos/row-cache.js";
+import type { IndexStore } from "../src/index/repos/store.js";
 import { ensureTinyTestModel } from "./fixtures/embed/tiny-model.js";
 import { rawDb } from "./helpers/raw-db.js";
 import { indexedWorkspace, syncFromAnotherConnection, tempDir } from "./helpers/workspace.js";

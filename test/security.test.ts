@@ -15,7 +15,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { openDatabase } from "../src/index/db.js";
+import { openDatabase } from "../src/index/db/db.js";
 import { isolatedEnv, runCli } from "./helpers/cli.js";
 import { daemonsPerTest, waitUntil, writeConfig } from "./helpers/daemon.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";

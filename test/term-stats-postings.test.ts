@@ -1,9 +1,9 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../src/index/db.js";
-import { IndexStore } from "../src/index/store.js";
-import { Indexer } from "../src/index/sync.js";
+import { openDatabase } from "../src/index/db/db.js";
+import { IndexStore } from "../src/index/repos/store.js";
+import { Indexer } from "../src/indexer/sync.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { indexedWorkspace } from "./helpers/workspace.js";
 

@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { openDatabase } from "../src/index/db.js";
-import { IndexStore } from "../src/index/store.js";
-import { QuantizedVectors, fitQuantizer, quantize, topByScore } from "../src/index/vector-codes.js";
+import { openDatabase } from "../src/index/db/db.js";
+import { IndexStore } from "../src/index/repos/store.js";
+import { QuantizedVectors, fitQuantizer, quantize, topByScore } from "../src/index/vectors/vector-codes.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { tempDir } from "./helpers/workspace.js";
 import { chunksFor as vectorChunks, openVectorStore } from "./helpers/vector-store.js";

@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { openDatabase } from "../src/index/db.js";
-import { IndexStore } from "../src/index/store.js";
-import { VectorMatrix, vecCosineDistance } from "../src/index/vector-matrix.js";
-import { jsScan, simdScan, wasmMemory } from "../src/index/simd-dot.js";
+import { openDatabase } from "../src/index/db/db.js";
+import { IndexStore } from "../src/index/repos/store.js";
+import { VectorMatrix, vecCosineDistance } from "../src/index/vectors/vector-matrix.js";
+import { jsScan, simdScan, wasmMemory } from "../src/index/vectors/simd-dot.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { tempDir } from "./helpers/workspace.js";
 import { chunksFor, openVectorStore } from "./helpers/vector-store.js";

@@ -11,9 +11,9 @@ const n = Number(nStr);
 async function setup(repo, dbPath, build) {
   const d = (p) => import(`${repo}/dist/${p}`);
   const { SearchSchema } = await d("src/config/schema.js");
-  const { openDatabase } = await d("src/index/db.js");
-  const { IndexStore } = await d("src/index/store.js");
-  const { Indexer } = await d("src/index/sync.js");
+  const { openDatabase } = await d("src/index/db/db.js");
+  const { IndexStore } = await d("src/index/repos/store.js");
+  const { Indexer } = await d("src/indexer/sync.js");
   const { Searcher } = await d("src/search/searcher.js");
   const { ensureBuiltinModel } = await d("src/embed/builtin/ensure.js");
   const { createStaticBertProvider } = await d("src/embed/builtin/fast-provider.js");

@@ -6,9 +6,9 @@ import { ensureBuiltinModel } from "../../src/embed/builtin/ensure.js";
 import { createStaticBertProvider } from "../../src/embed/builtin/fast-provider.js";
 import { createLocalProvider } from "../../src/embed/local-provider.js";
 import type { EmbeddingProvider } from "../../src/embed/provider.js";
-import { openDatabase } from "../../src/index/db.js";
-import { IndexStore } from "../../src/index/store.js";
-import { Indexer } from "../../src/index/sync.js";
+import { openDatabase } from "../../src/index/db/db.js";
+import { IndexStore } from "../../src/index/repos/store.js";
+import { Indexer } from "../../src/indexer/sync.js";
 import { generateWorkspace, rng } from "./generate.js";
 import { benchPath, fmtMs, freshDir, maxRssMb, median, percentile, type Args } from "./util.js";
 

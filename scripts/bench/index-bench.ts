@@ -1,9 +1,9 @@
 import { appendFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { EmbeddingProvider } from "../../src/embed/provider.js";
-import { openDatabase } from "../../src/index/db.js";
-import { IndexStore } from "../../src/index/store.js";
-import { Indexer } from "../../src/index/sync.js";
+import { openDatabase } from "../../src/index/db/db.js";
+import { IndexStore } from "../../src/index/repos/store.js";
+import { Indexer } from "../../src/indexer/sync.js";
 import { generateWorkspace } from "./generate.js";
 import { benchPath, fileSize, fmtMs, freshDir, maxRssMb, median, type Args } from "./util.js";
 import { errorMessage } from "../../src/util/error-message.js";

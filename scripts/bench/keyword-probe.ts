@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { openDatabase } from "../../src/index/db.js";
-import { IndexStore } from "../../src/index/store.js";
+import { openDatabase } from "../../src/index/db/db.js";
+import { IndexStore } from "../../src/index/repos/store.js";
 import { buildKeywordQuery } from "../../src/search/keyword/query.js";
 import { rankKeywords } from "../../src/search/keyword/strategy.js";
 import { mulberry32 } from "../../src/util/prng.js";

@@ -1,8 +1,8 @@
 import { existsSync, rmSync } from "node:fs";
 import { SearchSchema } from "../../src/config/schema.js";
-import { openDatabase } from "../../src/index/db.js";
-import { IndexStore } from "../../src/index/store.js";
-import { Indexer } from "../../src/index/sync.js";
+import { openDatabase } from "../../src/index/db/db.js";
+import { IndexStore } from "../../src/index/repos/store.js";
+import { Indexer } from "../../src/indexer/sync.js";
 import { recall } from "../../src/search/recall.js";
 import { Searcher } from "../../src/search/searcher.js";
 import { randomQueries } from "./corpus-queries.js";

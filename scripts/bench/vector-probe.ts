@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { openDatabase } from "../../src/index/db.js";
-import { IndexStore } from "../../src/index/store.js";
+import { openDatabase } from "../../src/index/db/db.js";
+import { IndexStore } from "../../src/index/repos/store.js";
 import { benchPath, fmtMs, median, percentile, type Args } from "./util.js";
 import { rng, sampleQuery } from "./generate.js";
 

@@ -62,6 +62,10 @@ export const RULES = [
   ["index/bm25.ts", "index/keyword/bm25.ts"],
   ["index/text-search.ts", "index/keyword/text-search.ts"],
   ["search/keyword/postings-topk.ts", "index/keyword/postings-topk.ts"],
+  ["search/keyword/postings-maxscore.ts", "index/keyword/postings-maxscore.ts"],
+  ["search/keyword/postings-bounds.ts", "index/keyword/postings-bounds.ts"],
+  ["search/keyword/postings-scan.ts", "index/keyword/postings-scan.ts"],
+  ["search/keyword/topk-heap.ts", "index/keyword/topk-heap.ts"],
   // index/vectors: the matrix, codes, SIMD kernel, passages, the vector repository.
   ["index/vector-matrix.ts", "index/vectors/vector-matrix.ts"],
   ["index/vector-codes.ts", "index/vectors/vector-codes.ts"],

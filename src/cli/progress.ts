@@ -1,5 +1,5 @@
 import cliProgress from "cli-progress";
-import type { SyncProgress } from "../index/sync.js";
+import type { SyncProgress } from "../indexer/sync.js";
 import { formatEta } from "./progress-eta.js";
 
 /** A progress bar on stderr for `cortexd index` when stderr is a terminal; a no-op otherwise. */

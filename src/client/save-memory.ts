@@ -6,7 +6,7 @@ import type { ParamsOf, SaveResult } from "../rpc/protocol.js";
 import { StateStore } from "../session/state.js";
 import { defaultNamespace } from "../workspace/namespace.js";
 import { missingRootProblem } from "../workspace/resolve.js";
-import { writeOptions } from "../sync/write-target.js";
+import { writeOptions } from "../multi-device/write-target.js";
 import { DaemonUnavailableError, withClient } from "./client.js";
 import { saveVisibility } from "../visibility/visibility.js";
 

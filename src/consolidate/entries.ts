@@ -1,6 +1,6 @@
-import { fromBlob } from "../index/blobs.js";
-import type { DailyChunkRow } from "../index/chunks-repo.js";
-import { VEC_STORED, type IndexStore } from "../index/store.js";
+import { fromBlob } from "../index/db/blobs.js";
+import type { DailyChunkRow } from "../index/repos/chunks-repo.js";
+import { VEC_STORED, type IndexStore } from "../index/repos/store.js";
 
 /** A daily-log chunk as consolidation sees it (vector: unit-normalised, or null when not embedded). */
 export type DailyEntry = Omit<DailyChunkRow, "vecState"> & { vector: Float32Array | null };

@@ -1,4 +1,4 @@
-import type { IndexStore } from "../index/store.js";
+import type { IndexStore } from "../index/repos/store.js";
 import type { MaintenanceReport } from "../rpc/protocol.js";
 
 export type { MaintenanceReport };

@@ -1,7 +1,7 @@
 import { copyFile, open, rename, unlink } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import type { IndexStore } from "../index/store.js";
+import type { IndexStore } from "../index/repos/store.js";
 import { appendLines, KeyedLock } from "../memory-files/append.js";
 import { localDate } from "../memory-files/entry.js";
 import { bodyText } from "./entries.js";

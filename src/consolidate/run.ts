@@ -1,4 +1,4 @@
-import type { IndexStore } from "../index/store.js";
+import type { IndexStore } from "../index/repos/store.js";
 import { groupDuplicates, similarPairs } from "./duplicates.js";
 import { loadDailyEntries } from "./entries.js";
 import { maintain } from "./maintenance.js";

@@ -1,12 +1,12 @@
-import type { IndexStore } from "../index/store.js";
-import type { ConsolidationMarks, ConsolidationTables } from "../index/consolidation-records.js";
+import type { IndexStore } from "../index/repos/store.js";
+import type { ConsolidationMarks, ConsolidationTables } from "../index/repos/consolidation-records.js";
 
 export type {
   ConsolidationMarks,
   ConsolidationTables,
   DuplicateInfo,
   SupersededInfo,
-} from "../index/consolidation-records.js";
+} from "../index/repos/consolidation-records.js";
 
 /** What consolidation recorded about these chunk hashes (one query per table). */
 export function marksFor(store: IndexStore, hashes: readonly string[]): Map<string, ConsolidationMarks> {

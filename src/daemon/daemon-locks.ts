@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Logger } from "pino";
-import { isReadOnlyCode } from "../index/probe-writable.js";
+import { isReadOnlyCode } from "../index/db/probe-writable.js";
 import { AlreadyRunningError, acquireInstanceLock, type InstanceLock } from "../rpc/instance-lock.js";
 import { prepareSocketDir } from "../rpc/socket-path.js";
 import { errorMessage } from "../util/error-message.js";

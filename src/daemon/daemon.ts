@@ -24,9 +24,9 @@ import { SyncQueue } from "./sync-queue.js";
 import { FileWatcher, type WatcherStatus } from "./watcher.js";
 import { ClaudeMemoryRefresh } from "./claude-code-refresh.js";
 import { errorMessage } from "../util/error-message.js";
-import { GitSync } from "../sync/git-sync.js";
-import { deviceIdentity } from "../sync/device.js";
-import { registerGitSync, scheduleGitSync } from "../sync/schedule.js";
+import { GitSync } from "../multi-device/git-sync.js";
+import { deviceIdentity } from "../multi-device/device.js";
+import { registerGitSync, scheduleGitSync } from "../multi-device/schedule.js";
 import { ConsoleHost } from "../console/host.js";
 
 export interface DaemonOptions {

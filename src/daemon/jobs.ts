@@ -1,7 +1,7 @@
 import { consolidate } from "../consolidate/run.js";
 import { summarize, type ConsolidationReport } from "../consolidate/report.js";
 import type { WorkspaceEngine } from "../engine/engine.js";
-import { ReadOnlyIndexError } from "../index/open-read-only.js";
+import { ReadOnlyIndexError } from "../index/db/open-read-only.js";
 import type { HeartbeatResult } from "../rpc/protocol.js";
 import type { Daemon } from "./daemon.js";
 import { errorMessage } from "../util/error-message.js";

@@ -1,5 +1,5 @@
 import type { WorkspaceEngine } from "../engine/engine.js";
-import { fileVisibilityOf } from "../index/sync-visibility.js";
+import { fileVisibilityOf } from "../indexer/sync-visibility.js";
 import { ErrorCodes } from "../rpc/protocol.js";
 import { RpcError } from "../rpc/server.js";
 import { readLineWindow } from "../util/read-lines.js";

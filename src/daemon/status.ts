@@ -1,6 +1,6 @@
 import type { Engine } from "../engine/engine.js";
 import { missingRootProblem } from "../workspace/resolve.js";
-import { readOnlyMessage } from "../index/open-read-only.js";
+import { readOnlyMessage } from "../index/db/open-read-only.js";
 import type {
   CortexStatus,
   EndpointHealth,
@@ -13,8 +13,8 @@ import type { LatencyWindow } from "./latency.js";
 import type { JobStatus } from "./scheduler.js";
 import type { SyncQueue } from "./sync-queue.js";
 import type { WatcherStatus } from "./watcher.js";
-import type { GitSync } from "../sync/git-sync.js";
-import { workspaceSyncStatus } from "../sync/status.js";
+import type { GitSync } from "../multi-device/git-sync.js";
+import { workspaceSyncStatus } from "../multi-device/status.js";
 import { topEntities } from "../search/entity-names.js";
 
 export interface StatusSources {

@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
 import type { Engine, WorkspaceEngine } from "../engine/engine.js";
-import { ReadOnlyIndexError, readOnlyMessage } from "../index/open-read-only.js";
-import type { SyncOptions, SyncReport } from "../index/sync.js";
-import { describeWriteError } from "../index/write-errors.js";
+import { ReadOnlyIndexError, readOnlyMessage } from "../index/db/open-read-only.js";
+import type { SyncOptions, SyncReport } from "../indexer/sync.js";
+import { describeWriteError } from "../index/db/write-errors.js";
 import { dirname } from "node:path";
 import { missingRootProblem } from "../workspace/resolve.js";
 

@@ -5,11 +5,11 @@ import { indexPath } from "../config/paths.js";
 import type { Config, WorkspaceConfig } from "../config/schema.js";
 import { selectProvider, type ProviderStatus, type SelectedProvider } from "../embed/select.js";
 import type { EmbeddingProvider } from "../embed/provider.js";
-import { openIndexChecked, type IndexRecovery } from "../index/open-checked.js";
-import type { ReadOnlyIndex } from "../index/open-read-only.js";
+import { openIndexChecked, type IndexRecovery } from "../index/db/open-checked.js";
+import type { ReadOnlyIndex } from "../index/db/open-read-only.js";
 import { createIndexAccess } from "./index-access.js";
-import { IndexStore } from "../index/store.js";
-import { Indexer } from "../index/sync.js";
+import { IndexStore } from "../index/repos/store.js";
+import { Indexer } from "../indexer/sync.js";
 import { Searcher } from "../search/searcher.js";
 import { silentLogger } from "../util/logger.js";
 import { defaultNamespace } from "../workspace/namespace.js";
@@ -23,7 +23,7 @@ import {
 } from "../workspace/claude-code-memory.js";
 import { workspaceForCwd } from "../workspace/by-cwd.js";
 import { findConfiguredWorkspace } from "../workspace/resolve.js";
-import { writeOptions } from "../sync/write-target.js";
+import { writeOptions } from "../multi-device/write-target.js";
 
 /** One workspace's namespace: its index, indexer and searcher. */
 export interface WorkspaceEngine {

@@ -1,10 +1,10 @@
 import { dirname } from "node:path";
 import type { Logger } from "pino";
-import { isCorruptionError, moveAsideDamaged, openIndexChecked, type IndexRecovery } from "../index/open-checked.js";
-import { ReadOnlyIndexError, readOnlyMessage, type ReadOnlyIndex } from "../index/open-read-only.js";
-import { isReadOnlyCode, probeWritable } from "../index/probe-writable.js";
-import { IndexStore } from "../index/store.js";
-import { writeFault } from "../index/write-errors.js";
+import { isCorruptionError, moveAsideDamaged, openIndexChecked, type IndexRecovery } from "../index/db/open-checked.js";
+import { ReadOnlyIndexError, readOnlyMessage, type ReadOnlyIndex } from "../index/db/open-read-only.js";
+import { isReadOnlyCode, probeWritable } from "../index/db/probe-writable.js";
+import { IndexStore } from "../index/repos/store.js";
+import { writeFault } from "../index/db/write-errors.js";
 import type { WorkspaceEngine } from "./engine.js";
 import { errorMessage } from "../util/error-message.js";
 

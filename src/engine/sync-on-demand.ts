@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import { builtinModelPath } from "../embed/builtin/ensure.js";
 import { localModelFileIdentity } from "../embed/model-identity.js";
 import { configuredFile, modelsDir, selectProvider, type ProviderStatus } from "../embed/select.js";
-import type { SyncOptions, SyncReport } from "../index/sync.js";
+import type { SyncOptions, SyncReport } from "../indexer/sync.js";
 import type { Engine, WorkspaceEngine } from "./engine.js";
 
 export interface OnDemandOptions {

@@ -1,4 +1,4 @@
-import type { IndexStore } from "../index/store.js";
+import type { IndexStore } from "../index/repos/store.js";
 import { readChunk } from "./extract.js";
 import { nameClasses, slotEntries, standings, type ChainEntry, type StatementIn } from "./link.js";
 

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_MAX_FILE_BYTES } from "../index/sync.js";
+import { DEFAULT_MAX_FILE_BYTES } from "../indexer/sync.js";
 
 /**
  * A daily log past the indexer's file cap is not indexed (too-large), so a save into it would be

@@ -5,7 +5,7 @@ import { rollOver } from "./roll-over.js";
 import { fileHeader, formatEntry, localDate, targetKey, type SaveTarget } from "./entry.js";
 import { redactSecrets } from "./redact.js";
 import type { SaveResult } from "../rpc/protocol.js";
-import { conflictNote, divertFromConflict } from "../sync/save-sidecar.js";
+import { conflictNote, divertFromConflict } from "../multi-device/save-sidecar.js";
 import type { Visibility } from "../visibility/visibility.js";
 
 /** Which workspace a write goes to (a WorkspaceEngine fits). */
@@ -19,7 +19,7 @@ export interface WriteTarget {
   authorTag?: string;
 }
 
-/** What a file sync needs from the writer (see sync/git-sync.ts). */
+/** What a file sync needs from the writer (see multi-device/git-sync.ts). */
 export interface WriteHooks {
   /** Runs a write; a git merge in the workspace holds it back until the merge is done. */
   around<T>(ws: WriteTarget, fn: () => Promise<T>): Promise<T>;
@@ -41,7 +41,7 @@ export interface WriteOutcome {
   /** Index key of the file ("memory/2026-11-29.md", "MEMORY.md"). */
   key: string;
   absPath: string;
-  /** The file meant had git conflict markers: `key` is its sidecar (see sync/save-sidecar.ts). */
+  /** The file meant had git conflict markers: `key` is its sidecar (see multi-device/save-sidecar.ts). */
   conflicted?: string;
   /** Entries written, with their 1-based first/last line when known. */
   written: { entry: PendingEntry; startLine?: number; endLine?: number }[];

@@ -1,4 +1,4 @@
-import type { ChunkMeta, ChunkRow, IndexStore } from "../index/store.js";
+import type { ChunkMeta, ChunkRow, IndexStore } from "../index/repos/store.js";
 import type { StageTimer } from "./stage-timer.js";
 
 /** A chunk row as the stages see it: the whole row with its metadata's importance. */

@@ -5,7 +5,7 @@
  * by the question's frame ("what do we know about …") instead — and neither can the frame's words in
  * the keyword leg. Found with one bounded FTS5 phrase lookup per query token (no scoring).
  */
-import { splitCjk } from "../index/fts-text.js";
+import { splitCjk } from "../index/keyword/fts-text.js";
 import { isFrameWord } from "./frame-words.js";
 import { STOP_WORDS, queryTokens } from "./keyword/index.js";
 

@@ -1,6 +1,11 @@
 import type { EmbeddingProvider } from "../embed/provider.js";
 import { units } from "../ingest/units.js";
-import { estimateRecords, passageRecords, type PassageEstimate, type PassageRecords } from "../index/passage-codes.js";
+import {
+  estimateRecords,
+  passageRecords,
+  type PassageEstimate,
+  type PassageRecords,
+} from "../index/vectors/passage-codes.js";
 
 /** Unit vectors kept per chunk content hash, bounded by bytes (least recently used dropped first). */
 export const PASSAGE_CACHE_BYTES = 8 * 1024 * 1024;
@@ -12,7 +17,7 @@ export const PASSAGE_CACHE_BYTES = 8 * 1024 * 1024;
  * one line that answers the question can rise above chunks that are only broadly on topic.
  *
  * For static word-vector models (the built-in one) the unit vectors are computed at index time and
- * stored with the chunk (index/passage-vectors.ts): the scorer reads them. A chunk without them (an
+ * stored with the chunk (index/vectors/passage-vectors.ts): the scorer reads them. A chunk without them (an
  * index being upgraded, a model that is not static) has its units embedded here, which is only
  * affordable when a text costs microseconds to embed; the searcher decides when to. Those vectors
  * are cached per chunk content hash, so such a chunk is embedded once.
@@ -48,7 +53,7 @@ export class PassageScorer {
   /**
    * For each chunk id, the highest cosine similarity between `query` (unit length) and any of its
    * units (0 when none embeds; undefined when the chunk needed its text and `readTexts` has none).
-   * A chunk with `stored` passage vectors (index/passage-codes.ts) has every unit estimated from
+   * A chunk with `stored` passage vectors (index/vectors/passage-codes.ts) has every unit estimated from
    * them; only the units whose estimate, give or take its error bound, can be the best are scored
    * exactly (usually one or two a chunk): from their stored token ids when the blob has them
    * (nothing is tokenized, and the chunk's text is not read), else embedded from their text; so

@@ -1,5 +1,5 @@
 import { units } from "../ingest/units.js";
-import type { IndexStore } from "../index/store.js";
+import type { IndexStore } from "../index/repos/store.js";
 import type { SlotRow } from "../index/repos/facts-repo.js";
 import { standings, type Standing } from "../facts/link.js";
 import { readStatement } from "../facts/mentions.js";

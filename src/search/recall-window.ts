@@ -15,7 +15,7 @@
  *   a round in halving order), so the whole window is represented. The block shows them in time
  *   order (oldest first).
  */
-import type { IndexStore, ChunkRow } from "../index/store.js";
+import type { IndexStore, ChunkRow } from "../index/repos/store.js";
 import type { AnnotatedHit } from "../consolidate/annotate.js";
 import type { DateWindow } from "./dates.js";
 import { localDay } from "../util/local-day.js";

@@ -1,6 +1,6 @@
 import { RecallSchema, type RecallConfig } from "../config/schema.js";
 import { countTokens } from "../ingest/tokens.js";
-import type { IndexStore } from "../index/store.js";
+import type { IndexStore } from "../index/repos/store.js";
 import type { RecallResult, RecalledMemory } from "../rpc/protocol.js";
 import { chunkHash, sha256 } from "../util/hash.js";
 import { formatMemoryLine, formatRecallBlock, RECALL_CLOSE, RECALL_NOTE, RECALL_OPEN } from "./recall-format.js";
@@ -20,7 +20,7 @@ import { textScanner, type ScannedText } from "./recall-scan.js";
 import { applyConsolidation, consolidationNote, type AnnotatedHit } from "../consolidate/annotate.js";
 import { PackedWords } from "./recall-overlap.js";
 import { StageTimer } from "./stage-timer.js";
-import { collapseConflictCopies } from "../sync/recall-copies.js";
+import { collapseConflictCopies } from "./recall-copies.js";
 import { applyFacts, factsAsOf } from "./recall-facts.js";
 import { scopedStats } from "./scoped-stats.js";
 import { explainOf } from "./recall-explain.js";
@@ -81,7 +81,7 @@ interface Packed {
  * budget. Records which memories were injected for which query (promotion counts them).
  */
 export async function recall(searcher: Searcher, store: IndexStore, req: RecallRequest): Promise<RecallResult> {
-  // One data-version read for the recall's own reads of the in-memory copies (index/db-generation.ts).
+  // One data-version read for the recall's own reads of the in-memory copies (index/db/db-generation.ts).
   const release = store.pinDataVersion();
   try {
     return await recallPinned(searcher, store, req);
@@ -116,7 +116,7 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
     const from = new Set(req.sources);
     hits = hits.filter((h) => from.has(h.source === "transcript" ? "transcripts" : "files"));
   }
-  // Hook: a file and its conflict copies show each line once (sync/recall-copies.ts).
+  // Hook: a file and its conflict copies show each line once (search/recall-copies.ts).
   hits = collapseConflictCopies(hits);
   const consolidation = {
     includeHistory: req.includeHistory ?? false,
@@ -210,7 +210,7 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
   }));
   timer.lap("pack");
   if (req.record !== false && packed.length > 0) {
-    // Written once the answer has gone (index/recall-log.ts); the access log only feeds promotion, so
+    // Written once the answer has gone (index/repos/recall-log.ts); the access log only feeds promotion, so
     // a full or read-only disk must not cost the agent its recall.
     store.recalls.recordLater(
       sha256(req.query.trim().toLowerCase()),

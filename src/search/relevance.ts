@@ -1,6 +1,6 @@
 import type { RecallConfig } from "../config/schema.js";
 import type { EmbeddingProvider } from "../embed/provider.js";
-import type { IndexStore } from "../index/store.js";
+import type { IndexStore } from "../index/repos/store.js";
 import { stem } from "./excerpt.js";
 import { STOP_WORDS } from "./keyword/index.js";
 import { isFrameWord } from "./frame-words.js";

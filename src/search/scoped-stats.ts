@@ -1,10 +1,10 @@
-import type { IndexStore } from "../index/store.js";
-import type { TermLookup } from "../index/term-stats.js";
+import type { IndexStore } from "../index/repos/store.js";
+import type { TermLookup } from "../index/keyword/term-stats.js";
 
 /**
  * The index as a narrower scope than private may see it, for the relevance decision and its explain:
  * the chunk count and each word's document frequency over the chunks of the visible visibilities
- * only (index/visibility-repo.ts), so a word only a private memory holds has df 0 for a group, as if
+ * only (index/repos/visibility-repo.ts), so a word only a private memory holds has df 0 for a group, as if
  * that memory did not exist. Everything else reads the index as it is.
  */
 export function scopedStats(store: IndexStore, visible: readonly string[]): IndexStore {

@@ -1,6 +1,6 @@
 import type { SearchConfig } from "../config/schema.js";
 import type { EmbeddingProvider } from "../embed/provider.js";
-import type { ChunkMeta, IndexStore } from "../index/store.js";
+import type { ChunkMeta, IndexStore } from "../index/repos/store.js";
 import { ChunkRows } from "./chunk-rows.js";
 import { buildPathQuery, keywordLeg } from "./keyword/index.js";
 import { PassageScorer } from "./passages.js";

@@ -1,5 +1,5 @@
 import type { SearchConfig } from "../config/schema.js";
-import type { ChunkMeta, ChunkRow } from "../index/store.js";
+import type { ChunkMeta, ChunkRow } from "../index/repos/store.js";
 import type { Candidate } from "./types.js";
 import { popcount } from "../util/popcount.js";
 import { FNV_OFFSET, FNV_PRIME, isWordCp } from "./word-chars.js";
@@ -86,7 +86,7 @@ export function applyRecency(
 
 /**
  * Stage "importance": `<!-- importance: N -->` in the chunk (read when the chunk was loaded, see
- * index/chunk-meta.ts) multiplies by 1 + step × (N − 5).
+ * index/repos/chunk-meta.ts) multiplies by 1 + step × (N − 5).
  */
 export function applyImportance(c: Candidate, row: Pick<ChunkMeta, "importance">, cfg: SearchConfig): void {
   if (row.importance === null || cfg.importanceStep === 0) return;

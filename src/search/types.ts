@@ -1,4 +1,4 @@
-import type { ChunkRow } from "../index/store.js";
+import type { ChunkRow } from "../index/repos/store.js";
 import type { SearchHit, SearchResponse } from "../rpc/protocol.js";
 
 export type { SearchHit, SearchResponse };

@@ -13,7 +13,7 @@ const DATED = /^(\d{4})-(\d{2})-(\d{2})(?:[^0-9].*)?\.md$/i;
  * Returns the date in a daily-log file name, if valid: `2026-11-28.md`, `2026-11-28-standup.md`, and
  * so also a per-device log (`2026-11-28.laptop.md`), a save sidecar (`2026-11-28.saved-during-conflict.md`)
  * and a file-sync conflict copy (`2026-11-28.sync-conflict-….md`, `2026-11-28 (conflicted copy …).md`):
- * all daily logs of that date (see src/sync/). Anything after the date that is not a digit is allowed.
+ * all daily logs of that date (see src/multi-device/). Anything after the date that is not a digit is allowed.
  */
 export function dateFromName(basename: string): string | undefined {
   const m = DATED.exec(basename);

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { IndexStore } from "../../src/index/store.js";
+import type { IndexStore } from "../../src/index/repos/store.js";
 
 /**
  * The connection behind an IndexStore, for tests that check the tables themselves (src never

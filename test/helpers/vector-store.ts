@@ -1,5 +1,5 @@
-import { openDatabase } from "../../src/index/db.js";
-import { IndexStore, type StoredChunkInput } from "../../src/index/store.js";
+import { openDatabase } from "../../src/index/db/db.js";
+import { IndexStore, type StoredChunkInput } from "../../src/index/repos/store.js";
 
 /** A store (SQLite at `path`, ":memory:" too) whose vectors are `dims`-dim, from a test model. */
 export function openVectorStore(path: string, dims: number): IndexStore {

@@ -1,6 +1,6 @@
 import type * as Wire from "../../src/rpc/protocol.js";
 import type { SearchHit, SearchResponse } from "../../src/search/types.js";
-import type { SyncReport } from "../../src/index/sync-report.js";
+import type { SyncReport } from "../../src/indexer/sync-report.js";
 import type { IssueSummary, RepairKind, SkipKind, SkippedFile } from "../../src/workspace/issues.js";
 import type { ConsolidationReport } from "../../src/consolidate/report.js";
 import type { MaintenanceReport } from "../../src/consolidate/maintenance.js";

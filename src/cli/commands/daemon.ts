@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { probeDaemon, withClient } from "../../client/client.js";
 import { Daemon } from "../../daemon/daemon.js";
-import { isReadOnlyCode } from "../../index/probe-writable.js";
+import { isReadOnlyCode } from "../../index/db/probe-writable.js";
 import { socketPathFor } from "../../daemon/socket.js";
 import { startupSummary } from "../../daemon/summary.js";
 import { AlreadyRunningError, lockPathFor } from "../../rpc/instance-lock.js";

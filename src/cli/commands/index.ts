@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { formatByReason, summarizeIssues } from "../../workspace/issues.js";
-import type { SyncReport } from "../../index/sync.js";
-import { readOnlyMessage } from "../../index/open-read-only.js";
+import type { SyncReport } from "../../indexer/sync.js";
+import { readOnlyMessage } from "../../index/db/open-read-only.js";
 import { CliError, openCliEngine, printJson, selectWorkspace, type GlobalOptions } from "../context.js";
 import { modelBuildProgress, syncProgressBar } from "../progress.js";
 

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { syncStatusLines } from "./sync-status-lines.js";
 import { probeDaemon, withClient } from "../../client/client.js";
-import type { IndexStore } from "../../index/store.js";
+import type { IndexStore } from "../../index/repos/store.js";
 import type { CortexStatus, HookFailuresStatus } from "../../rpc/protocol.js";
 import { readHookFailures } from "../../hooks/failures.js";
 import { stalePathWarnings } from "../../install/stale-paths.js";
@@ -195,8 +195,8 @@ async function offlineWorkspaces(
   const [{ loadForCli }, { indexPath }, { openDatabase }, { IndexStore }] = await Promise.all([
     import("../context.js"),
     import("../../engine/engine.js"),
-    import("../../index/db.js"),
-    import("../../index/store.js"),
+    import("../../index/db/db.js"),
+    import("../../index/repos/store.js"),
   ]);
   const loaded = loadForCli(opts);
   const workspaces = loaded.config.workspaces.map((w) => {

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { expandPath } from "../../config/paths.js";
-import { syncInit } from "../../sync/init.js";
+import { syncInit } from "../../multi-device/init.js";
 import { DaemonUnavailableError, withClient } from "../../client/client.js";
 import { socketPathFor } from "../../daemon/socket.js";
 import { CliError, daemonWorkspace, loadForCli, printJson, type GlobalOptions } from "../context.js";

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { statements } from "../statements.js";
+import { statements } from "../db/statements.js";
 
 /** An entity as the index holds it: its key, a name as written, and how many chunks name it. */
 export interface EntityCount {

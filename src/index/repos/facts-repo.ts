@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Reading } from "../../facts/mentions.js";
 import type { SlotEntry } from "../../facts/link.js";
-import { statements } from "../statements.js";
+import { statements } from "../db/statements.js";
 
 /** A chunk the facts pass has not read yet. */
 export interface PendingChunk {

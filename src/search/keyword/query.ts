@@ -1,4 +1,4 @@
-import { splitCjk, termPhrase } from "../../index/fts-text.js";
+import { splitCjk, termPhrase } from "../../index/keyword/fts-text.js";
 
 /** Common English words that carry no topic; dropped from keyword queries when other words remain. */
 export const STOP_WORDS = new Set(

@@ -1,6 +1,6 @@
-import type { KeywordHit } from "../../index/bm25.js";
-import { splitCjk } from "../../index/fts-text.js";
-import { postingsTopK } from "./postings-topk.js";
+import type { KeywordHit } from "../../index/keyword/bm25.js";
+import { splitCjk } from "../../index/keyword/fts-text.js";
+import { postingsTopK } from "../../index/keyword/postings-topk.js";
 import type { KeywordQuery } from "./query.js";
 import type { KeywordStore } from "./store.js";
 

@@ -1,0 +1,147 @@
+import type Database from "better-sqlite3";
+import { B, K1, fts5Idf } from "./bm25.js";
+import { CommitWatch } from "../db/db-generation.js";
+
+/** Path tokens held at most (beyond it only each word's file count is held, and search asks FTS5). */
+const MAX_INSTANCES = 2_000_000;
+/** Distinct path words counted at most beyond MAX_INSTANCES (a few MB; beyond it FTS5 counts). */
+const MAX_TERMS = 200_000;
+
+interface Postings {
+  files: Int32Array;
+  tfs: Int32Array;
+}
+
+interface Loaded {
+  /** Each file's path, to tell whether a write changed any. */
+  paths: Map<number, string>;
+  /** null past maxInstances path tokens: then only `fileCounts` is held. */
+  postings: Map<string, Postings> | null;
+  /** Files whose path holds each word (past maxInstances; else postings say it). */
+  fileCounts: Map<string, number> | null;
+  /** Tokens of each file's path (FTS5's document size). */
+  lengths: Map<number, number>;
+  rows: number;
+  avgTokens: number;
+}
+
+/**
+ * The path index (files_fts) in memory: each path word's files with its count in the path, and each
+ * path's length in tokens, read from FTS5's own index (fts5vocab 'instance': the tokens as FTS5
+ * made them), so the path stage ranks files by BM25 exactly as `bm25(files_fts)` does without a
+ * query. Read again when the paths change: another connection's commit (PRAGMA data_version), or a
+ * write of this connection that added, renamed or deleted a file (the store tells of each file it
+ * writes; a re-indexed file keeps its path, and re-reading then would cost every search after a
+ * transcript append). Paths are few (a few tokens each), so this is small; a workspace past
+ * MAX_INSTANCES path tokens keeps only each word's file count (fts5vocab 'row'; searches say
+ * "unknown": ask FTS5), and past MAX_TERMS distinct words not even that.
+ */
+export class PathIndex {
+  private readonly stmts;
+  private readonly commits;
+  private loaded: Loaded | null = null;
+  private readonly dirty = new Set<number>();
+
+  private readonly maxInstances: number;
+  private readonly maxTerms: number;
+
+  constructor(db: Database.Database, opts: { maxInstances?: number; maxTerms?: number } = {}) {
+    this.maxInstances = opts.maxInstances ?? MAX_INSTANCES;
+    this.maxTerms = opts.maxTerms ?? MAX_TERMS;
+    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.files_instances USING fts5vocab(main, files_fts, 'instance')`);
+    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.files_vocab USING fts5vocab(main, files_fts, 'row')`);
+    this.stmts = {
+      instances: db.prepare(`SELECT term, doc FROM temp.files_instances LIMIT ?`).raw(),
+      words: db.prepare(`SELECT term, doc FROM temp.files_vocab LIMIT ?`).raw(),
+      paths: db.prepare(`SELECT id, path FROM files`).raw(),
+      path: db.prepare(`SELECT path FROM files WHERE id = ?`).pluck(),
+    };
+    this.commits = new CommitWatch(db);
+  }
+
+  /** Called by the store inside a transaction that writes a file's row. */
+  fileChanged(fileId: number): void {
+    if (this.commits.loaded) this.dirty.add(fileId);
+  }
+
+  /** Files whose path holds `word` (as search() takes it), or null when the index cannot say. */
+  filesWith(word: string): number | null {
+    if (!/^[a-z0-9]+$/.test(word)) return null;
+    const idx = this.current();
+    if (!idx) return null;
+    return idx.postings ? (idx.postings.get(word)?.files.length ?? 0) : (idx.fileCounts!.get(word) ?? 0);
+  }
+
+  /**
+   * The best `limit` files for the OR of `words` (each one lowercase ASCII letter/digit run, a
+   * single FTS5 token), with FTS5's bm25 rank (negative, lower is better; ties by file id), or null
+   * when the index is not held or a word is of another kind.
+   */
+  search(words: readonly string[], limit: number): { fileId: number; rank: number }[] | null {
+    if (!words.every((w) => /^[a-z0-9]+$/.test(w))) return null;
+    const idx = this.current();
+    if (!idx?.postings) return null;
+    const scores = new Map<number, number>();
+    for (const w of words) {
+      const p = idx.postings.get(w);
+      if (!p) continue;
+      const idf = fts5Idf(p.files.length, idx.rows);
+      for (let i = 0; i < p.files.length; i++) {
+        const file = p.files[i]!;
+        const tf = p.tfs[i]!;
+        const d = idx.lengths.get(file)!;
+        // As FTS5's bm25(): Σ idf × tf(k1+1) / (tf + k1(1 − b + b·D/avgdl)), in the query's word order.
+        const add = idf * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * d) / idx.avgTokens)));
+        scores.set(file, (scores.get(file) ?? 0) + add);
+      }
+    }
+    return [...scores]
+      .map(([fileId, score]) => ({ fileId, rank: -1 * score }))
+      .sort((a, b) => a.rank - b.rank || a.fileId - b.fileId)
+      .slice(0, limit);
+  }
+
+  private current(): Loaded | null {
+    const version = this.commits.read();
+    if (!this.commits.changed(version) && !this.pathsChanged()) return this.loaded;
+    this.dirty.clear();
+    this.loaded = this.load();
+    this.commits.mark(version);
+    return this.loaded;
+  }
+
+  /** Whether a file this connection wrote since the load was added, renamed or deleted. */
+  private pathsChanged(): boolean {
+    if (this.dirty.size === 0) return false;
+    const known = this.loaded?.paths;
+    for (const id of this.dirty) {
+      const now = this.stmts.path.get(id) as string | undefined;
+      if (!known || now !== known.get(id)) return true;
+    }
+    this.dirty.clear();
+    return false;
+  }
+
+  private load(): Loaded | null {
+    const rows = this.stmts.instances.all(this.maxInstances + 1) as [string, number][];
+    const paths = new Map(this.stmts.paths.all() as [number, string][]);
+    if (rows.length > this.maxInstances) {
+      const words = this.stmts.words.all(this.maxTerms + 1) as [string, number][];
+      if (words.length > this.maxTerms) return null;
+      return { paths, postings: null, fileCounts: new Map(words), lengths: new Map(), rows: 0, avgTokens: 1 };
+    }
+    const lengths = new Map<number, number>();
+    const counts = new Map<string, Map<number, number>>();
+    for (const [term, doc] of rows) {
+      lengths.set(doc, (lengths.get(doc) ?? 0) + 1);
+      let m = counts.get(term);
+      if (!m) counts.set(term, (m = new Map()));
+      m.set(doc, (m.get(doc) ?? 0) + 1);
+    }
+    const postings = new Map<string, Postings>();
+    for (const [term, m] of counts)
+      postings.set(term, { files: Int32Array.from(m.keys()), tfs: Int32Array.from(m.values()) });
+    const n = lengths.size;
+    return { paths, postings, fileCounts: null, lengths, rows: n, avgTokens: n ? rows.length / n : 1 };
+  }
+}

@@ -1,0 +1,222 @@
+import type Database from "better-sqlite3";
+import type { FileClass } from "../../ingest/types.js";
+import type { ChunkBody, ChunkRow } from "./chunks-repo.js";
+import { CommitWatch } from "../db/db-generation.js";
+
+/** What the ranking stages read of a chunk besides its text: its file, place, date and importance. */
+export type ChunkMeta = Omit<ChunkRow, keyof ChunkBody | "vecState"> & {
+  /** N of the chunk's `<!-- importance: N -->` (as written, 0–99), or null when it has none. */
+  importance: number | null;
+};
+
+const IMPORTANCE = /<!--\s*importance:\s*(\d{1,2})\s*-->/i;
+
+/** N of a text's first `<!-- importance: N -->` annotation (as written), or null when it has none. */
+export function importanceOf(text: string): number | null {
+  const m = IMPORTANCE.exec(text);
+  return m ? Number(m[1]) : null;
+}
+
+interface FileEntry {
+  path: string;
+  class: FileClass;
+  date: string | null;
+  /** Slots of the file's chunks. */
+  slots: number[];
+}
+
+type ChunkTuple = [
+  id: number,
+  fileId: number,
+  seq: number,
+  start: number,
+  end: number,
+  ts: number | null,
+  text: string | null,
+];
+type FileTuple = [id: number, path: string, cls: FileClass, date: string | null];
+type JoinedTuple = [...ChunkTuple, path: string, cls: FileClass, date: string | null];
+
+/** Lookups served from SQL before the whole table is loaded (unless warmed first). */
+const LOOKUPS_BEFORE_LOAD = 2;
+
+// Only texts that can hold an annotation come back (LIKE is case-insensitive for ASCII, as the expression is).
+const CHUNK_COLUMNS = `id, file_id, seq, start_line, end_line, ts, CASE WHEN text LIKE '%importance%' THEN text END`;
+
+/**
+ * The per-chunk metadata of the whole index in memory (typed arrays, one slot per chunk, and a map of
+ * the files), so a search reads no row for the many candidates it only scores: the text is read
+ * only for the few that need it. Importance annotations are parsed when a chunk is loaded, not per
+ * query. Kept in step with the index: this connection's writes mark their files (fileChanged), whose
+ * chunks are read again before the next lookup; another connection's commit (PRAGMA data_version)
+ * reloads everything. Loaded when the daemon warms it or on the third lookup of a process; before
+ * that, lookups read just their ids' rows (a one-shot CLI search does not pay for the whole index).
+ */
+export class ChunkMetaTable {
+  private readonly stmts;
+  private readonly commits;
+  private lookups = 0;
+  private readonly dirty = new Set<number>();
+  private files = new Map<number, FileEntry>();
+  private slotOf = new Map<number, number>();
+  private free: number[] = [];
+  private size = 0;
+  private ids = new Int32Array(0);
+  private fileIds = new Int32Array(0);
+  private seqs = new Int32Array(0);
+  private starts = new Int32Array(0);
+  private ends = new Int32Array(0);
+  /** NaN: no timestamp. */
+  private tss = new Float64Array(0);
+  /** −1: no importance annotation. */
+  private importances = new Int8Array(0);
+
+  constructor(db: Database.Database) {
+    this.commits = new CommitWatch(db);
+    this.stmts = {
+      allChunks: db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks`).raw(),
+      allFiles: db.prepare(`SELECT id, path, class, date FROM files`).raw(),
+      fileChunks: db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE file_id = ?`).raw(),
+      file: db.prepare(`SELECT id, path, class, date FROM files WHERE id = ?`).raw(),
+      byIds: db
+        .prepare(
+          `SELECT c.id, c.file_id, c.seq, c.start_line, c.end_line, c.ts, CASE WHEN c.text LIKE '%importance%' THEN c.text END,
+             f.path, f.class, f.date FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?))`,
+        )
+        .raw(),
+    };
+  }
+
+  /** Called by the store inside a transaction that writes a file's row or chunks. */
+  fileChanged(fileId: number): void {
+    if (this.commits.loaded) this.dirty.add(fileId);
+  }
+
+  /** Loads the whole table now (the daemon, after its startup sync), so no search waits for it. */
+  warm(): void {
+    this.current();
+  }
+
+  /** The metadata of each id that is a chunk of the index (others are left out). */
+  lookup(ids: readonly number[]): Map<number, ChunkMeta> {
+    if (!this.commits.loaded && ++this.lookups <= LOOKUPS_BEFORE_LOAD) return this.readIds(ids);
+    this.current();
+    const out = new Map<number, ChunkMeta>();
+    for (const id of ids) {
+      const m = this.get(id);
+      if (m) out.set(id, m);
+    }
+    return out;
+  }
+
+  private get(id: number): ChunkMeta | undefined {
+    const s = this.slotOf.get(id);
+    if (s === undefined) return undefined;
+    const fileId = this.fileIds[s]!;
+    const f = this.files.get(fileId);
+    if (!f) return undefined;
+    const ts = this.tss[s]!;
+    const imp = this.importances[s]!;
+    return {
+      id,
+      fileId,
+      seq: this.seqs[s]!,
+      path: f.path,
+      class: f.class,
+      date: f.date,
+      startLine: this.starts[s]!,
+      endLine: this.ends[s]!,
+      ts: Number.isNaN(ts) ? null : ts,
+      importance: imp < 0 ? null : imp,
+    };
+  }
+
+  private readIds(ids: readonly number[]): Map<number, ChunkMeta> {
+    const out = new Map<number, ChunkMeta>();
+    if (ids.length === 0) return out;
+    for (const [id, fileId, seq, startLine, endLine, ts, text, path, cls, date] of this.stmts.byIds.all(
+      JSON.stringify(ids),
+    ) as JoinedTuple[]) {
+      const importance = text === null ? null : importanceOf(text);
+      out.set(id, { id, fileId, seq, path, class: cls, date, startLine, endLine, ts, importance });
+    }
+    return out;
+  }
+
+  private current(): void {
+    const version = this.commits.read();
+    if (this.commits.changed(version)) return this.loadAll(version);
+    if (this.dirty.size === 0) return;
+    // All the changed files' chunks go before any is read back (a deleted chunk's id may be reused).
+    for (const fileId of this.dirty) this.dropFile(fileId);
+    for (const fileId of this.dirty) this.readFile(fileId);
+    this.dirty.clear();
+  }
+
+  private loadAll(version: number): void {
+    this.dirty.clear();
+    this.files = new Map();
+    for (const [id, path, cls, date] of this.stmts.allFiles.all() as FileTuple[])
+      this.files.set(id, { path, class: cls, date, slots: [] });
+    const rows = this.stmts.allChunks.all() as ChunkTuple[];
+    this.slotOf = new Map();
+    this.free = [];
+    this.size = 0;
+    this.grow(rows.length);
+    for (const r of rows) this.put(r);
+    this.commits.mark(version);
+  }
+
+  private dropFile(fileId: number): void {
+    const old = this.files.get(fileId);
+    if (!old) return;
+    for (const s of old.slots) {
+      this.slotOf.delete(this.ids[s]!);
+      this.free.push(s);
+    }
+    this.files.delete(fileId);
+  }
+
+  private readFile(fileId: number): void {
+    const f = this.stmts.file.get(fileId) as FileTuple | undefined;
+    if (!f) return;
+    this.files.set(fileId, { path: f[1], class: f[2], date: f[3], slots: [] });
+    for (const r of this.stmts.fileChunks.all(fileId) as ChunkTuple[]) this.put(r);
+  }
+
+  private put([id, fileId, seq, start, end, ts, text]: ChunkTuple): void {
+    const file = this.files.get(fileId);
+    if (!file) return;
+    let s = this.free.pop();
+    if (s === undefined) {
+      if (this.size === this.ids.length) this.grow(Math.max(1024, this.size * 2));
+      s = this.size++;
+    }
+    this.ids[s] = id;
+    this.fileIds[s] = fileId;
+    this.seqs[s] = seq;
+    this.starts[s] = start;
+    this.ends[s] = end;
+    this.tss[s] = ts ?? NaN;
+    const imp = text === null ? null : importanceOf(text);
+    this.importances[s] = imp ?? -1;
+    this.slotOf.set(id, s);
+    file.slots.push(s);
+  }
+
+  private grow(capacity: number): void {
+    if (capacity <= this.ids.length) return;
+    const more = <T extends Int32Array | Float64Array | Int8Array>(a: T, make: (n: number) => T): T => {
+      const b = make(capacity);
+      b.set(a.subarray(0, this.size) as never);
+      return b;
+    };
+    this.ids = more(this.ids, (n) => new Int32Array(n));
+    this.fileIds = more(this.fileIds, (n) => new Int32Array(n));
+    this.seqs = more(this.seqs, (n) => new Int32Array(n));
+    this.starts = more(this.starts, (n) => new Int32Array(n));
+    this.ends = more(this.ends, (n) => new Int32Array(n));
+    this.tss = more(this.tss, (n) => new Float64Array(n));
+    this.importances = more(this.importances, (n) => new Int8Array(n));
+  }
+}

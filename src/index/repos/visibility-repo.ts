@@ -1,0 +1,73 @@
+import type Database from "better-sqlite3";
+import { chainedHash } from "../../util/chained-hash.js";
+import { termPhrase } from "../keyword/fts-text.js";
+import { statements } from "../db/statements.js";
+
+/** Matches counted per word for a scope's df; past this the count is the cap (a common word either way). */
+const SCOPED_DF_CAP = 20_000;
+
+/**
+ * Who may see each chunk (the `visibility` column, visibility/visibility.ts): the lookups a read in
+ * a narrower scope than private needs, and the statistics it may see (chunks and document
+ * frequencies over the memories visible to it only, so a group's explain and relevance decision
+ * say nothing about what it may not see).
+ */
+export class VisibilityRepo {
+  private readonly stmts;
+
+  constructor(private readonly db: Database.Database) {
+    this.stmts = statements(db, {
+      curatedWithHash: `SELECT 1 FROM files WHERE class = 'curated' AND sha256 = ? LIMIT 1`,
+      ofFile: `SELECT c.visibility FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ? AND c.start_line <= ? AND c.end_line >= ?`,
+    });
+  }
+
+  /** Each id's visibility (ids not in the index are left out). */
+  of(ids: readonly number[]): Map<number, string> {
+    const out = new Map<number, string>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const part = ids.slice(i, i + 500);
+      const rows = this.db
+        .prepare(`SELECT id, visibility FROM chunks WHERE id IN (${part.map(() => "?").join(",")})`)
+        .raw()
+        .all(...part) as [number, string][];
+      for (const [id, vis] of rows) out.set(id, vis);
+    }
+    return out;
+  }
+
+  /** The visibilities of the chunks of a file that overlap lines [from, to]. */
+  ofLines(path: string, from: number, to: number): string[] {
+    return this.stmts.ofFile.pluck().all(path, to, from) as string[];
+  }
+
+  /** Whether a curated file of the index has exactly this content (a copy of MEMORY.md is as private). */
+  isCuratedContent(buf: Uint8Array): boolean {
+    return this.stmts.curatedWithHash.get(chainedHash(buf).hash) !== undefined;
+  }
+
+  /** Chunks with one of these visibilities. */
+  count(visible: readonly string[]): number {
+    if (visible.length === 0) return 0;
+    return this.db
+      .prepare(`SELECT count(*) FROM chunks WHERE visibility IN (${visible.map(() => "?").join(",")})`)
+      .pluck()
+      .get(...visible) as number;
+  }
+
+  /** Chunks holding the word (as FTS5 matches it) among those with these visibilities (capped). */
+  df(word: string, visible: readonly string[]): number {
+    if (visible.length === 0) return 0;
+    try {
+      return this.db
+        .prepare(
+          `SELECT count(*) FROM (SELECT 1 FROM chunks_fts f JOIN chunks c ON c.id = f.rowid
+             WHERE chunks_fts MATCH ? AND c.visibility IN (${visible.map(() => "?").join(",")}) LIMIT ${SCOPED_DF_CAP})`,
+        )
+        .pluck()
+        .get(termPhrase(word), ...visible) as number;
+    } catch {
+      return 0; // a word FTS5 cannot match
+    }
+  }
+}

@@ -1,0 +1,392 @@
+import type Database from "better-sqlite3";
+import { floatView, fromBlob, toBlob } from "../db/blobs.js";
+import { CommitWatch } from "../db/db-generation.js";
+import type { MetaRepo } from "../repos/meta-repo.js";
+import { statements, tableExists } from "../db/statements.js";
+import { VEC_NONE, VEC_PENDING, VEC_STORED } from "./vec-state.js";
+import { QuantizedVectors, blobToCode, codeToBlob, fitQuantizer, quantize, type Quantizer } from "./vector-codes.js";
+import { sampleVectors } from "./vector-sample.js";
+import { PassageVectorRepo } from "./passage-vectors.js";
+import { VectorMatrix, vecCosineDistance } from "./vector-matrix.js";
+
+export interface VectorIdentity {
+  identity: string;
+  dims: number;
+  model: string;
+}
+
+/**
+ * Vectors up to which search holds them all in memory (vector-matrix.ts: ~540 bytes each, so
+ * ~80 MB here); larger indexes scan the quantized codes (116 bytes each) and lose exactness.
+ */
+export const MEMORY_MATRIX_MAX = 150_000;
+/** Candidates taken by Hamming distance of the sign codes, then scored with the int8 codes. */
+export const QUANTIZED_COARSE = 12_000;
+/** Candidates (× k) rescored exactly against the float vectors. */
+export const QUANTIZED_OVERSAMPLE = 2;
+/** Vectors sampled to fit the quantizer. */
+const QUANTIZER_SAMPLE = 20_000;
+/** Written ids the loaded matrix is patched with, at least, before a reload is cheaper (else a quarter of its rows). */
+const TOUCHED_PATCH_MIN = 4096;
+/** Written ids beyond which the loaded codes are reloaded rather than patched one by one. */
+const TOUCHED_RELOAD = 100_000;
+/** The quantizer is fitted (and codes written) once an index has this many vectors. */
+const QUANTIZER_MIN_VECTORS = 2_000;
+
+export interface VectorSearchOptions {
+  /**
+   * memory (auto, the default): the in-memory matrix (vector-matrix.ts), exactly sqlite-vec's
+   * result; exact: sqlite-vec's float KNN itself; quantized: code scan + exact rescoring (approximate).
+   */
+  path?: "exact" | "memory" | "quantized" | "auto";
+  /** Sign-code candidates scored with the int8 codes (quantized path). */
+  coarse?: number;
+}
+
+/**
+ * The vectors of the chunks: sqlite-vec's chunks_vec table, each chunk's vec_state, and the
+ * quantized codes (chunk_codes, meta vector_codes) with their in-memory copy for large indexes.
+ */
+export class VectorRepo {
+  private vecDims: number | null = null;
+  private readonly stmts;
+  /** In-memory codes (loaded on the first quantized search) and the ids written since. */
+  private codes: QuantizedVectors | null = null;
+  /** The quantizer of chunk_codes (meta vector_codes); null until codes are first needed. */
+  private quantizer: Quantizer | null = null;
+  private readonly codesCommits;
+  private readonly touchedVectors = new Set<number>();
+  /** The vectors in memory (loaded on the first search), the data version they match and the ids written since. */
+  private matrix: VectorMatrix | null = null;
+  private readonly matrixCommits;
+  private readonly touchedRows = new Set<number>();
+  /** Vectors stored, counted at open and kept up to date by this connection's writes. */
+  private vectorCount = -1;
+  /** The chunks' passage vectors (static models): written and deleted with their chunk's vector. */
+  readonly passages: PassageVectorRepo;
+
+  /** Up to n chunk vectors spread over the index (see vector-sample); none without vectors. */
+  sample(n: number): Float32Array[] {
+    return this.vecDims === null ? [] : sampleVectors(this.db, n);
+  }
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly meta: MetaRepo,
+    private readonly vecAvailable: boolean,
+    /** Vectors stored, counted from the index (see IndexStore.counts). */
+    private readonly countStored: () => number,
+  ) {
+    this.codesCommits = new CommitWatch(db);
+    this.matrixCommits = new CommitWatch(db);
+    this.stmts = statements(db, {
+      setVecState: `UPDATE chunks SET vec_state = ? WHERE id = ?`,
+      pending: `SELECT id, lower(hex(hash)) AS hash, text FROM chunks WHERE vec_state = ${VEC_PENDING} AND id > ? ORDER BY id LIMIT ?`,
+      vecState: `SELECT vec_state AS s FROM chunks WHERE id = ?`,
+      resetVecStates: `UPDATE chunks SET vec_state = ${VEC_PENDING} WHERE vec_state <> ${VEC_PENDING}`,
+      vecInsert: `INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)`,
+      vecDelete: `DELETE FROM chunks_vec WHERE rowid = ?`,
+      vecGet: `SELECT embedding FROM chunks_vec WHERE rowid = ?`,
+      vecKnn: `SELECT rowid AS id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance`,
+      vecSample: `SELECT embedding FROM chunks_vec LIMIT ${QUANTIZER_SAMPLE}`,
+      vecAll: `SELECT rowid, embedding FROM chunks_vec`,
+      codePut: `INSERT OR REPLACE INTO chunk_codes (id, code) VALUES (?, ?)`,
+      codeDelete: `DELETE FROM chunk_codes WHERE id = ?`,
+      codeGet: `SELECT code FROM chunk_codes WHERE id = ?`,
+      codeAll: `SELECT id, code FROM chunk_codes ORDER BY id`,
+      codesClear: `DELETE FROM chunk_codes`,
+    });
+    this.passages = new PassageVectorRepo(db, meta);
+    const identity = this.getVectorIdentity();
+    if (identity && this.vecAvailable && this.hasVecTable()) this.vecDims = identity.dims;
+  }
+
+  getVectorIdentity(): VectorIdentity | null {
+    const identity = this.meta.getMeta("embedding_identity");
+    const dims = this.meta.getMeta("embedding_dims");
+    if (!identity || !dims) return null;
+    return { identity, dims: Number(dims), model: this.meta.getMeta("embedding_model") ?? "" };
+  }
+
+  /** True when the vector table exists (sqlite-vec was loaded when the index got an embedding identity). */
+  hasVecTable(): boolean {
+    return tableExists(this.db, "chunks_vec");
+  }
+
+  /** A chunk's stored float vector as its blob, if it has one. */
+  vectorBlob(id: number): Buffer | undefined {
+    return (this.stmts.vecGet.get(BigInt(id)) as { embedding: Buffer } | undefined)?.embedding;
+  }
+
+  /**
+   * Makes the vector index match a provider. When the model identity or dimension differs from what
+   * the index was built with, every vector is dropped and marked pending (re-embedded through the
+   * cache by the next sync) — never mixed. Returns the previous identity when it changed.
+   */
+  useVectorIdentity(id: VectorIdentity): { changed: boolean; previous: VectorIdentity | null } {
+    if (!this.vecAvailable) return { changed: false, previous: this.getVectorIdentity() };
+    const previous = this.getVectorIdentity();
+    const same = previous && previous.identity === id.identity && previous.dims === id.dims && this.hasVecTable();
+    if (same) {
+      this.vecDims = id.dims;
+      return { changed: false, previous };
+    }
+    this.db.transaction(() => {
+      // DDL: the table's shape depends on the model's dimension.
+      this.db.exec(`DROP TABLE IF EXISTS chunks_vec`);
+      this.db.exec(`CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[${id.dims}] distance_metric=cosine)`);
+      this.stmts.resetVecStates.run();
+      this.stmts.codesClear.run();
+      this.passages.clear();
+      this.meta.deleteMeta("vector_codes");
+      this.meta.setMeta("embedding_identity", id.identity);
+      this.meta.setMeta("embedding_dims", String(id.dims));
+      this.meta.setMeta("embedding_model", id.model);
+    })();
+    this.vecDims = id.dims;
+    this.codes = null;
+    this.quantizer = null;
+    this.touchedVectors.clear();
+    this.dropMatrix();
+    this.vectorCount = 0;
+    return { changed: previous !== null, previous };
+  }
+
+  get vectorDims(): number | null {
+    return this.vecDims;
+  }
+
+  /** Stores a chunk's vector (and its passage vectors, when computed: see passage-vectors.ts). */
+  insertVector(id: number, v: Float32Array, passages?: Buffer): void {
+    if (v.length !== this.vecDims) throw new Error(`vector has ${v.length} dims, index expects ${this.vecDims}`);
+    this.stmts.vecInsert.run(BigInt(id), toBlob(v));
+    if (passages) this.passages.put(id, passages);
+    const q = this.currentQuantizer();
+    if (q) {
+      this.stmts.codePut.run(id, codeToBlob(quantize(v, q)));
+      this.touchVector(id);
+    }
+    this.touchRow(id);
+    if (this.vectorCount >= 0) this.vectorCount++;
+  }
+
+  /** Remembers a written vector id for the loaded codes (none loaded: the first use loads them all). */
+  private touchVector(id: number): void {
+    if (!this.codes) return;
+    if (this.touchedVectors.size > TOUCHED_RELOAD)
+      this.codes = null; // cheaper to reload than to patch
+    else this.touchedVectors.add(id);
+  }
+
+  deleteVector(id: number): void {
+    this.stmts.vecDelete.run(BigInt(id));
+    this.stmts.codeDelete.run(id);
+    this.passages.delete(id);
+    this.touchVector(id);
+    this.touchRow(id);
+    if (this.vectorCount > 0) this.vectorCount--;
+  }
+
+  /** Chunks that still need a vector, in id order after `afterId`. */
+  pendingChunks(afterId: number, limit: number): { id: number; hash: string; text: string }[] {
+    return this.stmts.pending.all(afterId, limit) as { id: number; hash: string; text: string }[];
+  }
+
+  /** Stores vectors for existing chunks (null = nothing embeddable) in one transaction. */
+  setVectors(items: readonly { id: number; vector: Float32Array | null; passages?: Buffer }[]): void {
+    if (this.vecDims === null) return;
+    this.db.transaction(() => {
+      for (const it of items) {
+        const row = this.stmts.vecState.get(it.id) as { s: number } | undefined;
+        if (!row) continue; // deleted meanwhile
+        if (row.s === VEC_STORED) this.deleteVector(it.id);
+        if (it.vector) this.insertVector(it.id, it.vector, it.passages);
+        this.stmts.setVecState.run(it.vector ? VEC_STORED : VEC_NONE, it.id);
+      }
+    })();
+  }
+
+  /**
+   * The k nearest chunks by cosine distance: by default from the vectors held in memory
+   * (vector-matrix.ts), which gives sqlite-vec's exact KNN result without its per-query cost;
+   * above MEMORY_MATRIX_MAX vectors from the approximate code scan (vector-codes.ts; `path:
+   * "quantized"` asks for it at any size); `path: "exact"` asks sqlite-vec itself.
+   */
+  vectorSearch(query: Float32Array, k: number, opts: VectorSearchOptions = {}): { id: number; distance: number }[] {
+    if (this.vecDims === null || query.length !== this.vecDims) return [];
+    const path = opts.path ?? "auto";
+    // A read-only index without codes cannot write them: it searches the float vectors exactly.
+    const codesUsable = !this.db.readonly || this.currentQuantizer() !== null;
+    const large = path === "auto" && this.countVectors() > MEMORY_MATRIX_MAX;
+    if (codesUsable && (path === "quantized" || large))
+      return this.quantizedSearch(query, k, opts.coarse ?? QUANTIZED_COARSE);
+    if (path === "memory" || path === "auto") return this.prepareMatrix().nearest(query, k);
+    return this.stmts.vecKnn.all(toBlob(query), k) as { id: number; distance: number }[];
+  }
+
+  /** The exact cosine distances of the given chunks to `query` (those with a vector), as the KNN gives them. */
+  distancesTo(query: Float32Array, ids: readonly number[]): { id: number; distance: number }[] {
+    if (this.vecDims === null || query.length !== this.vecDims) return [];
+    if (this.countVectors() <= MEMORY_MATRIX_MAX) return this.prepareMatrix().distances(query, ids);
+    return this.distancesFromRows(query, ids);
+  }
+
+  private distancesFromRows(query: Float32Array, ids: readonly number[]): { id: number; distance: number }[] {
+    return ids.flatMap((id) => {
+      const blob = this.vectorBlob(id);
+      return blob ? [{ id, distance: vecCosineDistance(query, floatView(blob), 0) }] : [];
+    });
+  }
+
+  /** Remembers a written vector id for the loaded matrix (too many: it is reloaded instead). */
+  private touchRow(id: number): void {
+    if (!this.matrix) return;
+    if (this.touchedRows.size > Math.max(TOUCHED_PATCH_MIN, this.matrix.size / 4)) this.dropMatrix();
+    else this.touchedRows.add(id);
+  }
+
+  private dropMatrix(): void {
+    this.matrix = null;
+    this.touchedRows.clear();
+  }
+
+  /**
+   * The in-memory matrix, in step with the table: loaded whole when first used, after another
+   * connection wrote the index (its data version changed) or after many writes here; otherwise
+   * the ids this connection wrote since are read back (so a rolled-back write leaves no trace).
+   */
+  private prepareMatrix(): VectorMatrix {
+    const dims = this.vecDims!;
+    const dataVersion = this.matrixCommits.read();
+    if (this.matrix && !this.matrixCommits.changed(dataVersion) && this.matrix.dims === dims) {
+      if (this.touchedRows.size > 0) {
+        for (const id of this.touchedRows) {
+          const row = this.stmts.vecGet.get(BigInt(id)) as { embedding: Buffer } | undefined;
+          if (row) this.matrix.set(id, floatView(row.embedding));
+          else this.matrix.delete(id);
+        }
+        this.touchedRows.clear();
+      }
+      return this.matrix;
+    }
+    this.touchedRows.clear();
+    const matrix = new VectorMatrix(dims, this.countVectors() + 1024);
+    for (const [id, embedding] of this.stmts.vecAll.raw().iterate() as IterableIterator<[number | bigint, Buffer]>) {
+      matrix.set(Number(id), floatView(embedding));
+    }
+    this.matrix = matrix;
+    this.matrixCommits.mark(dataVersion);
+    this.vectorCount = matrix.size;
+    return matrix;
+  }
+
+  /** The loaded matrix's rows and bytes (null: not loaded), for status and benchmarks. */
+  get memoryUse(): { vectors: number; bytes: number; simd: boolean } | null {
+    return this.matrix ? { vectors: this.matrix.size, bytes: this.matrix.bytes, simd: this.matrix.simd } : null;
+  }
+
+  /** True when the quantized path can run (sqlite-vec loaded and vectors indexed). */
+  get supportsQuantized(): boolean {
+    return this.vecDims !== null;
+  }
+
+  private countVectors(): number {
+    if (this.vectorCount < 0) this.vectorCount = this.countStored();
+    return this.vectorCount;
+  }
+
+  /** The quantizer, if codes exist. While there is none, meta is read again each time: another connection may have made one. */
+  private currentQuantizer(): Quantizer | null {
+    if (!this.quantizer) {
+      const raw = this.meta.getMeta("vector_codes");
+      let q: Quantizer | null;
+      try {
+        q = raw ? (JSON.parse(raw) as Quantizer) : null;
+      } catch {
+        q = null; // unreadable: the codes are rebuilt
+      }
+      this.quantizer =
+        q && q.format === "c8-v1" && q.mean?.length === this.vecDims && q.scale?.length === this.vecDims ? q : null;
+    }
+    return this.quantizer;
+  }
+
+  /**
+   * Brings the in-memory codes up to date: a full load when first used or when another connection
+   * wrote the index; otherwise only the ids this connection wrote since (read back from the table,
+   * so a rolled-back write leaves no trace). The first time, the quantizer is fitted on a sample
+   * of the vectors and every vector's code is written (the codes then follow each write).
+   */
+  prepareVectorCodes(): QuantizedVectors | null {
+    if (this.vecDims === null) return null;
+    const dataVersion = this.codesCommits.read();
+    if (this.codesCommits.changed(dataVersion)) this.quantizer = null; // another connection may have (re)built them
+    let q = this.currentQuantizer();
+    if (!q) {
+      q = this.buildCodeTable();
+      this.codes = null;
+    }
+    if (!this.codes || this.codesCommits.changed(dataVersion)) {
+      this.touchedVectors.clear();
+      const codes = new QuantizedVectors(this.vecDims, q, this.countVectors() + 1024);
+      for (const [id, code] of this.stmts.codeAll.raw().iterate() as IterableIterator<[number, Buffer]>) {
+        codes.set(id, blobToCode(code));
+      }
+      this.codes = codes;
+      this.vectorCount = codes.size;
+    } else if (this.touchedVectors.size > 0) {
+      for (const id of this.touchedVectors) {
+        const row = this.stmts.codeGet.get(id) as { code: Buffer } | undefined;
+        if (row) this.codes.set(id, blobToCode(row.code));
+        else this.codes.delete(id);
+      }
+      this.touchedVectors.clear();
+    }
+    this.codesCommits.mark();
+    return this.codes;
+  }
+
+  /**
+   * Once an index holds QUANTIZER_MIN_VECTORS vectors, fits the quantizer and writes the codes
+   * (cheap then); from there on every stored vector gets its code as it is written, so a large
+   * index never has to read all its float vectors back. The Indexer calls this after each batch.
+   */
+  ensureVectorCodes(): void {
+    if (this.vecDims === null || this.currentQuantizer()) return;
+    if (this.countVectors() >= QUANTIZER_MIN_VECTORS) this.buildCodeTable();
+  }
+
+  /** Loads the in-memory vectors (or, in a large index, codes) ahead of the first search. */
+  warmVectorSearch(): void {
+    if (this.vecDims === null) return;
+    if (this.countVectors() > MEMORY_MATRIX_MAX) this.prepareVectorCodes();
+    else this.prepareMatrix();
+  }
+
+  /** Fits the quantizer on a sample of the float vectors and writes every vector's code. */
+  private buildCodeTable(): Quantizer {
+    const dims = this.vecDims!;
+    const sample = (this.stmts.vecSample.raw().all() as [Buffer][]).map(([b]) => fromBlob(b));
+    const q = fitQuantizer(sample, dims);
+    const rows: [number, Buffer][] = [];
+    for (const [id, embedding] of this.stmts.vecAll.raw().iterate() as IterableIterator<[number | bigint, Buffer]>) {
+      rows.push([Number(id), Buffer.from(codeToBlob(quantize(fromBlob(embedding), q)))]);
+    }
+    this.db.transaction(() => {
+      this.stmts.codesClear.run();
+      for (const [id, code] of rows) this.stmts.codePut.run(id, code);
+      this.meta.setMeta("vector_codes", JSON.stringify(q));
+    })();
+    this.quantizer = q;
+    return q;
+  }
+
+  private quantizedSearch(query: Float32Array, k: number, coarse: number): { id: number; distance: number }[] {
+    const codes = this.prepareVectorCodes();
+    if (!codes) return [];
+    const candidates = codes.nearest(query, Math.max(coarse, k), k * QUANTIZED_OVERSAMPLE);
+    // Rescored exactly (an id deleted since the codes were read has no row and drops out).
+    const out = this.distancesFromRows(query, candidates);
+    return out.sort((a, b) => a.distance - b.distance || a.id - b.id).slice(0, k);
+  }
+}

@@ -1,0 +1,144 @@
+import type { ChunkingOptions } from "../ingest/types.js";
+import type { WorkspaceFile } from "../workspace/scan.js";
+import type { ConflictRegistry } from "./conflict-registry.js";
+import { stampOf, type Stamp } from "./file-issues.js";
+import type { FileStamp, IndexStore } from "../index/repos/store.js";
+import { prepareFile, type PreparedFile } from "./sync-prepare.js";
+import { loadFile, type Loaded } from "./sync-read.js";
+import type { SyncProgress, SyncReport } from "./sync-report.js";
+import { embedFresh, type VectorDeps } from "./sync-vectors.js";
+
+/** Sync, writing phase: reads the changed files ahead, decides each and writes them in batches. */
+export interface WriteDeps extends VectorDeps {
+  chunking: ChunkingOptions;
+  maxFileBytes: number;
+  conflicts: ConflictRegistry;
+}
+
+export interface WriteJob {
+  work: WorkspaceFile[];
+  indexed: Map<string, FileStamp>;
+  goneBySha: Map<string, FileStamp[]>;
+  force: boolean;
+  useVectors: boolean;
+  report: SyncReport;
+  skipStamps: Map<string, Stamp>;
+  progress: (p: Omit<SyncProgress, "chunks" | "embedded">) => void;
+  filesTotal: number;
+  signal: AbortSignal | undefined;
+}
+
+/** Files read concurrently. */
+const READ_AHEAD = 8;
+/** A write batch closes after this many files or bytes. */
+const BATCH_FILES = 64;
+const BATCH_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Phase 3: reads the changed files ahead, decides what each needs and writes them in batches
+ * (one transaction each, so a crash leaves whole files indexed or not at all). Stops after the
+ * current batch when the signal aborts.
+ */
+export async function writeChanged(
+  deps: WriteDeps,
+  job: WriteJob,
+): Promise<{ aborted: boolean; done: number; renamedFrom: Set<string> }> {
+  const { store } = deps;
+  const { work, indexed, goneBySha, force, useVectors, report, skipStamps, progress } = job;
+  const batchRenames: string[] = [];
+  let done = report.unchanged;
+  const reads = new Map<number, Promise<Loaded>>();
+  const readAhead = (i: number) => {
+    if (i < work.length && !reads.has(i)) {
+      const f = work[i]!;
+      reads.set(i, loadFile(f, indexed.has(f.path) ? store.getFile(f.path) : undefined, force, deps.maxFileBytes));
+    }
+  };
+  let batch: PreparedFile[] = [];
+  let batchBytes = 0;
+  for (let i = 0; i < work.length; i++) {
+    for (let j = i; j < i + READ_AHEAD; j++) readAhead(j);
+    const loaded = await reads.get(i)!;
+    reads.delete(i);
+    if (loaded.skip) skipStamps.set(loaded.file.path, stampOf(loaded.file));
+    const prepared = prepareFile(
+      store,
+      deps.chunking,
+      loaded,
+      indexed.has(loaded.file.path) ? store.getFile(loaded.file.path) : undefined,
+      goneBySha,
+      force,
+      report,
+      (path, blocks) => deps.conflicts.mark(path, blocks),
+    );
+    if (prepared?.kind === "rename") batchRenames.push(prepared.from);
+    if (prepared) {
+      batch.push(prepared);
+      batchBytes += loaded.buf?.length ?? 0;
+    }
+    done++;
+    if (batch.length >= BATCH_FILES || batchBytes >= BATCH_BYTES || i === work.length - 1) {
+      await commitBatch(deps, batch, useVectors, report);
+      batch = [];
+      batchBytes = 0;
+    }
+    if (done % 25 === 0) progress({ phase: "files", filesDone: done, filesTotal: job.filesTotal });
+    if (job.signal?.aborted && i < work.length - 1) {
+      await commitBatch(deps, batch, useVectors, report);
+      for (const pending of reads.values()) pending.catch(() => {}); // read-aheads nobody will use
+      return { aborted: true, done, renamedFrom: new Set(batchRenames) };
+    }
+  }
+  return { aborted: false, done, renamedFrom: new Set(batchRenames) };
+}
+
+/** Embeds the batch's new chunks (through the cache), then writes the whole batch in one transaction. */
+async function commitBatch(
+  deps: WriteDeps,
+  batch: PreparedFile[],
+  useVectors: boolean,
+  report: SyncReport,
+): Promise<void> {
+  if (batch.length === 0) return;
+  const { store, conflicts } = deps;
+  if (useVectors)
+    await embedFresh(
+      deps,
+      batch.flatMap((p) => (p.kind === "replace" ? p.chunks : [])),
+      report,
+    );
+  store.transaction(() => {
+    for (const p of batch) {
+      if (p.kind === "touch") store.touchFile(p.id, p.size, p.mtimeMs);
+      else if (p.kind === "rename") {
+        store.renameFile(p.from, p.meta);
+        conflicts.move(p.from, p.meta.path);
+      } else if (p.kind === "delete") {
+        report.chunksRemoved += store.deleteFile(p.path);
+        conflicts.mark(p.path, 0);
+      } else {
+        const res = p.keep > 0 ? store.replaceTail(p.meta, p.keep, p.chunks) : store.replaceFile(p.meta, p.chunks);
+        report.chunksWritten += res.added;
+        report.chunksRemoved += res.removed;
+      }
+    }
+  });
+  if (useVectors) store.ensureVectorCodes();
+}
+
+/** Phase 4: files gone from disk (and not renamed) leave the index, in one transaction. */
+export function removeGone(
+  store: IndexStore,
+  conflicts: ConflictRegistry,
+  removals: FileStamp[],
+  report: SyncReport,
+): void {
+  store.transaction(() => {
+    for (const g of removals) {
+      report.chunksRemoved += store.deleteFile(g.path);
+      report.removed++;
+      conflicts.mark(g.path, 0);
+    }
+    conflicts.persist();
+  });
+}
