@@ -1,6 +1,7 @@
 import type { IndexStore } from "../index/repos/store.js";
 import { promptEntityKeys } from "./recall-facts.js";
 import { isEntityName } from "./entity-names.js";
+import type { EntityCount } from "../index/repos/entity-graph.js";
 
 /** Prompt entities followed (after aliases). */
 const MAX_PROMPT_ENTITIES = 4;
@@ -48,26 +49,7 @@ const NONE = NO_ENTITIES;
  */
 export function entityLeg(store: IndexStore, query: string): EntityLegResult {
   const graph = store.entities;
-  const keys = promptEntityKeys(query);
-  if (keys.length === 0) return NONE;
-  const total = graph.chunkCount();
-  if (total === 0) return NONE;
-  const cap = Math.max(2, Math.floor(total * MAX_SHARE));
-  const withAliases = new Set(keys);
-  // "alice" → "alice chen" when it is the only longer name; "alice chen" → "alice" likewise.
-  const firsts = keys.filter((k) => k.includes(" ")).map((k) => k.split(" ")[0]!);
-  const longer = graph.onlyLongerNames([...keys, ...firsts]);
-  for (const k of keys) {
-    const full = longer.get(k);
-    if (full) withAliases.add(full);
-    const first = k.split(" ")[0]!;
-    if (first !== k && longer.has(first)) withAliases.add(first);
-  }
-  const found = graph
-    .counts([...withAliases], cap)
-    .filter((e) => e.chunks <= cap && isEntityName(e.name))
-    .sort((a, b) => a.chunks - b.chunks || a.entity.localeCompare(b.entity))
-    .slice(0, MAX_PROMPT_ENTITIES);
+  const { found, cap } = promptEntities(store, query);
   if (found.length === 0) return NONE;
   const chunks = new Map<number, EntityLink>();
   const hop1: number[] = [];
@@ -95,6 +77,40 @@ export function entityLeg(store: IndexStore, query: string): EntityLegResult {
   for (const c of linked)
     for (const id of graph.chunksOf(c.entity, HOP2_FAN)) if (!chunks.has(id)) chunks.set(id, { hop: 2, via: c.name });
   return { prompt: found.map((e) => e.name), linked: linked.map((c) => c.name), chunks };
+}
+
+/**
+ * The specific entities a prompt names, as the index holds them: its names, identifiers and "the …"
+ * phrases with their aliases in the workspace, rarest first, at most MAX_PROMPT_ENTITIES; those named
+ * in more than MAX_SHARE of the chunks are left out (`cap`: that share as a count). Two indexed reads.
+ */
+export function promptEntities(
+  store: IndexStore,
+  query: string,
+  maxShare = MAX_SHARE,
+): { found: EntityCount[]; cap: number } {
+  const graph = store.entities;
+  const keys = promptEntityKeys(query);
+  if (keys.length === 0) return { found: [], cap: 0 };
+  const total = graph.chunkCount();
+  if (total === 0) return { found: [], cap: 0 };
+  const cap = Math.max(2, Math.floor(total * maxShare));
+  const withAliases = new Set(keys);
+  // "alice" → "alice chen" when it is the only longer name; "alice chen" → "alice" likewise.
+  const firsts = keys.filter((k) => k.includes(" ")).map((k) => k.split(" ")[0]!);
+  const longer = graph.onlyLongerNames([...keys, ...firsts]);
+  for (const k of keys) {
+    const full = longer.get(k);
+    if (full) withAliases.add(full);
+    const first = k.split(" ")[0]!;
+    if (first !== k && longer.has(first)) withAliases.add(first);
+  }
+  const found = graph
+    .counts([...withAliases], cap)
+    .filter((e) => e.chunks <= cap && isEntityName(e.name))
+    .sort((a, b) => a.chunks - b.chunks || a.entity.localeCompare(b.entity))
+    .slice(0, MAX_PROMPT_ENTITIES);
+  return { found, cap };
 }
 
 /** The fused-score bonus of a linked chunk. */

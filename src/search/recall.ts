@@ -22,6 +22,8 @@ import { PackedWords } from "./recall-overlap.js";
 import { StageTimer } from "./stage-timer.js";
 import { collapseConflictCopies } from "./recall-copies.js";
 import { applyFacts, factsAsOf } from "./recall-facts.js";
+import { promptEntities } from "./entity-leg.js";
+import { newestFirstAbout, SUBJECT_SHARE } from "./recall-order.js";
 import { scopedStats } from "./scoped-stats.js";
 import { explainOf } from "./recall-explain.js";
 
@@ -198,6 +200,11 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
     req.workspaceLabel,
   );
   if (wholeWindow) packed = packed.sort((a, b) => timeOrder(a.judged.hit, b.judged.hit));
+  // A prompt about someone or something (not a past window): what is said of it now, first (recall-order.ts).
+  else if (windows.length === 0 && !req.visible) {
+    const about = promptEntities(store, req.query, SUBJECT_SHARE).found.map((e) => e.entity);
+    packed = newestFirstAbout(packed, about, (k) => ({ text: k.text, date: k.judged.hit.date }));
+  }
   const memories: RecalledMemory[] = packed.map((k) => ({
     path: k.judged.hit.path,
     startLine: k.startLine,

@@ -1,0 +1,84 @@
+/**
+ * A recalled block about someone or something puts what is said of it now first
+ * (search/recall-order.ts): a change the linker cannot tie to the older statement ("has moved to
+ * Rotterdam" never names Ghent) still comes above it. Real files, a real index (keyword-only).
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { recall } from "../src/search/recall.js";
+import { newestFirstAbout } from "../src/search/recall-order.js";
+import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
+
+const open: TestIndex[] = [];
+afterEach(() => {
+  for (const t of open.splice(0)) t.close();
+});
+
+const daily = (date: string, lines: string[]) => `# ${date}\n\n${lines.map((l) => `- ${l}`).join("\n")}\n`;
+
+/** Filler days so that no one name is what the whole workspace is about. */
+function filler(): Record<string, string> {
+  const out: Record<string, string> = {};
+  const topics = ["invoice export", "search ranking", "dark mode", "billing emails", "the SSO login", "push alerts"];
+  for (let d = 1; d <= 24; d++) {
+    const date = `2026-08-${String(d).padStart(2, "0")}`;
+    out[`memory/${date}.md`] = daily(date, [
+      `10:0${d % 10} Reviewed the ${topics[d % topics.length]} pull request.`,
+      `14:1${d % 10} Load test for ${topics[(d + 1) % topics.length]}: ${1000 + d * 37} req/s.`,
+    ]);
+  }
+  return out;
+}
+
+async function indexOf(files: Record<string, string>): Promise<TestIndex> {
+  const root = tempDir();
+  writeFiles(root, files);
+  const t = openTestIndex(root, null);
+  open.push(t);
+  await t.indexer.sync();
+  return t;
+}
+
+function firstHolding(context: string, values: string[]): string | undefined {
+  return context
+    .split(/\n| ⏎ /)
+    .find((line) => values.some((v) => line.includes(v)))
+    ?.match(new RegExp(values.join("|")))?.[0];
+}
+
+describe("recall order for a prompt about someone", () => {
+  it("shows the newer statement about the person first, though the older one matches the prompt's words better", async () => {
+    const t = await indexOf({
+      ...filler(),
+      "memory/2026-09-27.md": daily("2026-09-27", ["11:00 Ines lives in Ghent, near the old harbour."]),
+      "memory/2026-10-20.md": daily("2026-10-20", ["08:57 Ines says it's pouring with rain in Ghent today."]),
+      "memory/2026-11-03.md": daily("2026-11-03", [
+        "14:46 Ines has moved to Rotterdam; new address is in the HR system.",
+      ]),
+    });
+    const out = await recall(t.searcher, t.store, {
+      query: "Which city does Ines live in now?",
+      record: false,
+      referenceDate: "2026-11-24",
+    });
+    expect(out.context).toContain("Rotterdam");
+    expect(firstHolding(out.context, ["Rotterdam", "Ghent"])).toBe("Rotterdam");
+  });
+
+  it("keeps the places of memories that do not name the entity", () => {
+    const items = [
+      { text: "Ines lives in Ghent", date: "2026-09-27" },
+      { text: "Reviewed the search ranking pull request", date: "2026-12-01" },
+      { text: "Ines has moved to Rotterdam", date: "2026-11-03" },
+      { text: "Ines prefers tea" },
+    ];
+    const out = newestFirstAbout(items, ["ines"], (i) => i);
+    expect(out.map((i) => i.text)).toEqual([
+      "Ines has moved to Rotterdam",
+      "Reviewed the search ranking pull request",
+      "Ines lives in Ghent",
+      "Ines prefers tea",
+    ]);
+    // Whole words only: "nes" is not Ines.
+    expect(newestFirstAbout(items.slice(0, 2), ["nes"], (i) => i)).toEqual(items.slice(0, 2));
+  });
+});
