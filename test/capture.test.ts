@@ -216,6 +216,37 @@ describe("capture from a Claude Code transcript", () => {
     expect(log).not.toContain("git init");
   });
 
+  it("keeps distinct requests that got the same answer (a repeated reply is not a repeated turn)", async () => {
+    const root = tempDir();
+    const ws = { root, name: "ws" };
+    const { capturer } = stack(tempDir());
+    const reply = "Memory says the payments deploy freeze starts on December 18 and lasts two weeks.";
+    const notes = [
+      "Note one: the CDN cache TTL for images moves to 24 hours.",
+      "Note four: the mobile release train moves from weekly to fortnightly.",
+    ];
+    const history: unknown[] = [];
+    for (const note of notes) {
+      history.push({ role: "user", content: note }, { role: "assistant", content: reply });
+      expect(await capturer.capture(ws, { session_id: "agent:main:main", messages: history })).toMatchObject({
+        stored: true,
+        entries: 1,
+        duplicates: 0,
+      });
+    }
+    // The same request with the same answer again (a re-sent turn from another session) is still one.
+    const again = await capturer.capture(ws, {
+      session_id: "agent:main:other",
+      messages: [
+        { role: "user", content: notes[1] },
+        { role: "assistant", content: reply },
+      ],
+    });
+    expect(again).toMatchObject({ stored: false, duplicates: 1 });
+    const log = readFileSync(join(root, "memory", `${localDate()}.md`), "utf8");
+    for (const note of notes) expect(log).toContain(note);
+  });
+
   it("groups turns and leaves an unanswered question for later", () => {
     const m = (role: "user" | "assistant", text: string, line: number) => ({ role, text, line });
     const g = groupTurns([

@@ -91,6 +91,7 @@ export class Capturer {
       const pending: PendingEntry[] = list.map((e) => ({
         lines: e.lines,
         dedupeText: e.dedupeText,
+        dedupeLead: e.dedupeLead,
         kind: "capture" as const,
       }));
       const res = await this.writer.write(ws, "daily", date, pending);

@@ -94,6 +94,8 @@ export interface TurnEntry {
   lines: string[];
   /** Redacted content compared for dedupe (without the session/time prefix). */
   dedupeText: string;
+  /** The request alone (a turn repeats another only if its request does too). */
+  dedupeLead: string;
   /** Local date of the turn (its daily log). */
   date: string;
   goal: string;
@@ -139,6 +141,7 @@ export function turnEntry(
   return {
     lines: formatEntry(text, { visibility: sessionVisibility(session) }),
     dedupeText: `${ru.text} ${ra.text}`,
+    dedupeLead: ru.text,
     date: localDate(ts),
     goal: cap(ru.text, SUMMARY_CHARS),
     focus: cap(ra.text, SUMMARY_CHARS),

@@ -1,6 +1,10 @@
 import type { RecentSave } from "../session/state.js";
 
-/** The Cortex plugin's save dedupe: same words (overlap ≥ 0.7) within 30 minutes. */
+/**
+ * The Cortex plugin's save dedupe: same words (overlap ≥ 0.7) within 30 minutes. A captured turn is
+ * compared on its request as well: two different requests that got the same answer ("Noted.", a
+ * repeated summary) are two memories, not one.
+ */
 export const DEDUPE_WINDOW_MS = 30 * 60_000;
 export const DEDUPE_THRESHOLD = 0.7;
 
@@ -53,7 +57,7 @@ export function findDuplicate(
   recent: readonly RecentSave[],
   text: string,
   now: number,
-  opts: { windowMs?: number; threshold?: number; kind?: RecentSave["kind"] } = {},
+  opts: { windowMs?: number; threshold?: number; kind?: RecentSave["kind"]; lead?: string } = {},
 ): RecentSave | undefined {
   const checkpoint = opts.kind === "checkpoint";
   const windowMs = opts.windowMs ?? DEDUPE_WINDOW_MS;
@@ -62,6 +66,7 @@ export function findDuplicate(
   if (!index) indexes.set(recent, (index = new DedupeIndex()));
   index.catchUp(recent);
   const words = wordSet(text);
+  const lead = opts.lead !== undefined ? wordSet(opts.lead) : undefined;
   const shared = new Map<number, number>();
   for (const w of words) for (const i of index.postings.get(w) ?? []) shared.set(i, (shared.get(i) ?? 0) + 1);
   let best = -1;
@@ -80,7 +85,9 @@ export function findDuplicate(
             ? 1
             : 0
           : n / words.size;
-    if (overlap >= threshold) best = i;
+    if (overlap < threshold) return;
+    if (lead && typeof r.lead === "string" && wordOverlap(lead, wordSet(r.lead)) < threshold) return;
+    best = i;
   };
   if (words.size === 0) for (const i of index.empty) consider(i, 0);
   for (const [i, n] of shared) consider(i, n);

@@ -33,6 +33,8 @@ export interface WriteHooks {
 export interface PendingEntry {
   lines: string[];
   dedupeText: string;
+  /** A captured turn's request: the turn is a duplicate only when this is one too (dedupe.ts). */
+  dedupeLead?: string;
   /** Default "save". Checkpoints are deduplicated against checkpoints only. */
   kind?: "save" | "capture" | "checkpoint";
 }
@@ -161,7 +163,10 @@ export class MemoryWriter {
     const duplicates: { entry: PendingEntry; rec: RecentSave }[] = [];
     const reserved: { entry: PendingEntry; rec: RecentSave }[] = [];
     for (const entry of entries) {
-      const dup = findDuplicate(st.recentSaves, entry.dedupeText, now, { kind: entry.kind ?? "save" });
+      const dup = findDuplicate(st.recentSaves, entry.dedupeText, now, {
+        kind: entry.kind ?? "save",
+        ...(entry.dedupeLead !== undefined ? { lead: entry.dedupeLead } : {}),
+      });
       if (dup) {
         duplicates.push({ entry, rec: dup });
         continue;
@@ -169,6 +174,7 @@ export class MemoryWriter {
       const rec: RecentSave = {
         at: now,
         text: entry.dedupeText.slice(0, MAX_RECENT_TEXT),
+        ...(entry.dedupeLead !== undefined ? { lead: entry.dedupeLead.slice(0, MAX_RECENT_TEXT) } : {}),
         where: key,
         ...(entry.kind && entry.kind !== "save" ? { kind: entry.kind } : {}),
       };

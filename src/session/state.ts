@@ -24,6 +24,8 @@ export interface RecentSave {
   where: string;
   /** What wrote it; checkpoints are only compared with checkpoints. Default "save". */
   kind?: "save" | "capture" | "checkpoint";
+  /** A captured turn's request (the user's words): a turn repeats another only if its request does too. */
+  lead?: string;
 }
 
 /** Where capture of a transcript file stopped. */
