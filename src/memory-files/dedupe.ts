@@ -1,11 +1,12 @@
 import type { RecentSave } from "../session/state.js";
+import { lowerWords } from "../util/word-chars.js";
 
 /** The Cortex plugin's save dedupe: same words (overlap ≥ 0.7) within 30 minutes. */
 export const DEDUPE_WINDOW_MS = 30 * 60_000;
 export const DEDUPE_THRESHOLD = 0.7;
 
 export function wordSet(text: string): Set<string> {
-  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  return new Set(lowerWords(text));
 }
 
 /**
