@@ -7,7 +7,7 @@ import { workspaceStatuses } from "./status.js";
 import { createIntegrationHandlers } from "./integration-methods.js";
 import { DEFAULT_RECALL_BUDGET, recall } from "../search/recall.js";
 import { loadReports } from "../consolidate/report.js";
-import { applyPromotions, promotionCandidates } from "../consolidate/promotion.js";
+import { applyPromotions, indexPromoted, promotionCandidates } from "../consolidate/promotion.js";
 import { errorMessage } from "../util/error-message.js";
 import { recallWithShared } from "../search/recall-shared.js";
 import { loadedByClaudeCode } from "../workspace/claude-code-loaded.js";
@@ -112,8 +112,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
             throw new RpcError(ErrorCodes.PathRefused, e.message, { path: e.path, link: e.link });
           throw e;
         });
-        // Index the appended entries now (the watcher would too, later).
-        if (r.applied) await d.queue.sync(ws, { paths: ["MEMORY.md"] }).catch(() => {});
+        if (r.applied) await indexPromoted((o) => d.queue.sync(ws, o)).catch(() => {});
         out.push({ workspace: ws.name, ...r });
       }
       return out;
