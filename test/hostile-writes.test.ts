@@ -10,7 +10,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { RpcCallError } from "../src/client/client.js";
+import { RpcError } from "../src/client/client.js";
 import { localDate } from "../src/memory-files/entry.js";
 import { MemoryWriter } from "../src/memory-files/writer.js";
 import { redactSecrets } from "../src/memory-files/redact.js";
@@ -22,13 +22,13 @@ import { tempDir, writeFiles } from "./helpers/workspace.js";
 const { daemonOn } = daemonsPerTest();
 const today = () => localDate(Date.now());
 
-async function refusal(p: Promise<unknown>): Promise<RpcCallError> {
+async function refusal(p: Promise<unknown>): Promise<RpcError> {
   const e = await p.then(
     () => null,
     (x: unknown) => x,
   );
-  expect(e).toBeInstanceOf(RpcCallError);
-  return e as RpcCallError;
+  expect(e).toBeInstanceOf(RpcError);
+  return e as RpcError;
 }
 
 describe("memory writes never follow a symlink out of the workspace", () => {

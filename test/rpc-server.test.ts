@@ -4,15 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { CortexClient, DaemonUnavailableError, RpcCallError, probeDaemon, withClient } from "../src/client/client.js";
+import { CortexClient, DaemonUnavailableError, RpcError, probeDaemon, withClient } from "../src/client/client.js";
 import { ErrorCodes, MethodParams, type MethodName } from "../src/rpc/protocol.js";
-import {
-  RpcError,
-  startRpcServer,
-  type MethodHandlers,
-  type RpcServer,
-  type RpcServerOptions,
-} from "../src/rpc/server.js";
+import { startRpcServer, type MethodHandlers, type RpcServer, type RpcServerOptions } from "../src/rpc/server.js";
 import { prepareSocketDir } from "../src/rpc/socket-path.js";
 import { connectNdjson } from "./helpers/socket.js";
 
@@ -112,17 +106,17 @@ describe("rpc server + client", () => {
     const s = await serve();
     const c = await CortexClient.connect(s.socketPath);
     const err1 = await c.call("memory.search", { query: 5 } as never).catch((e: unknown) => e);
-    expect(err1).toBeInstanceOf(RpcCallError);
-    expect((err1 as RpcCallError).code).toBe(ErrorCodes.InvalidParams);
-    expect((err1 as RpcCallError).message).toBe("invalid params: query: expected string, received number");
+    expect(err1).toBeInstanceOf(RpcError);
+    expect((err1 as RpcError).code).toBe(ErrorCodes.InvalidParams);
+    expect((err1 as RpcError).message).toBe("invalid params: query: expected string, received number");
     const err2 = (await c
       .call("memory.search", { query: "x", bogus: 1 } as never)
-      .catch((e: unknown) => e)) as RpcCallError;
+      .catch((e: unknown) => e)) as RpcError;
     expect(err2.code).toBe(-32602);
     expect(err2.message).toContain('unknown key "bogus"');
     const err3 = (await c
       .call("memory.search", { query: "x", limit: "3" } as never)
-      .catch((e: unknown) => e)) as RpcCallError;
+      .catch((e: unknown) => e)) as RpcError;
     expect(err3.message).toBe("invalid params: limit: expected number, received string");
     expect(err3.data).toEqual({ issues: [{ path: "limit", message: "expected number, received string" }] });
     c.close();
@@ -143,15 +137,15 @@ describe("rpc server + client", () => {
   it("unknown method → -32601; handler errors → RpcError code or -32603 with the message", async () => {
     const s = await serve();
     const c = await CortexClient.connect(s.socketPath);
-    const e1 = (await c.call("nope.nope" as MethodName, {} as never).catch((e: unknown) => e)) as RpcCallError;
+    const e1 = (await c.call("nope.nope" as MethodName, {} as never).catch((e: unknown) => e)) as RpcError;
     expect(e1.code).toBe(-32601);
     // a protocol method without a handler is "not found" too
-    const e2 = (await c.call("cortex.status").catch((e: unknown) => e)) as RpcCallError;
+    const e2 = (await c.call("cortex.status").catch((e: unknown) => e)) as RpcError;
     expect(e2.code).toBe(-32601);
-    const e3 = (await c.call("memory.search", { query: "boom" }).catch((e: unknown) => e)) as RpcCallError;
+    const e3 = (await c.call("memory.search", { query: "boom" }).catch((e: unknown) => e)) as RpcError;
     expect([e3.code, e3.message]).toEqual([-32603, "kaboom"]);
     expect(JSON.stringify(e3.data ?? null)).not.toContain("at ");
-    const e4 = (await c.call("memory.search", { query: "refuse" }).catch((e: unknown) => e)) as RpcCallError;
+    const e4 = (await c.call("memory.search", { query: "refuse" }).catch((e: unknown) => e)) as RpcError;
     expect([e4.code, e4.message, e4.data]).toEqual([
       ErrorCodes.PathRefused,
       "outside every workspace",
@@ -227,8 +221,8 @@ describe("rpc server + client", () => {
     expect((await other.call("daemon.ping")).pong).toBe(true);
     // The typed client surfaces the same error for its call.
     const c = await CortexClient.connect(s.socketPath);
-    const e = (await c.call("memory.search", { query: "y".repeat(10_000) }).catch((x: unknown) => x)) as RpcCallError;
-    expect(e).toBeInstanceOf(RpcCallError);
+    const e = (await c.call("memory.search", { query: "y".repeat(10_000) }).catch((x: unknown) => x)) as RpcError;
+    expect(e).toBeInstanceOf(RpcError);
     expect(e.code).toBe(ErrorCodes.RequestTooLarge);
     other.close();
   });
@@ -341,7 +335,7 @@ describe("rpc server + client", () => {
     await sleep(30);
     const closing = s.close();
     const late = await c.call("daemon.ping").catch((e: unknown) => e);
-    expect((late as RpcCallError).code).toBe(ErrorCodes.ShuttingDown);
+    expect((late as RpcError).code).toBe(ErrorCodes.ShuttingDown);
     expect((await slow).fallback).toBe("sleep:150");
     await closing;
     expect(() => statSync(s.socketPath)).toThrow();

@@ -1,9 +1,9 @@
 /**
- * The char-code word test (src/search/word-chars.ts) must say what `/[\p{L}\p{N}]/u` says, for
+ * The char-code word test (src/util/word-chars.ts) must say what `/[\p{L}\p{N}]/u` says, for
  * every code point: recall's scanners find words with it instead of the expression.
  */
 import { describe, expect, it } from "vitest";
-import { ASCII_WORD, isWordCp, wordUnitsAt } from "../src/search/word-chars.js";
+import { ASCII_WORD, isWordCp, wordUnitsAt } from "../src/util/word-chars.js";
 
 describe("word characters", () => {
   it("are the letters and digits of the Unicode expression, for every code point", () => {

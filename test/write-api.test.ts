@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { appendFileSync, copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CortexClient, RpcCallError } from "../src/client/client.js";
+import { CortexClient, RpcError } from "../src/client/client.js";
 import { localDate } from "../src/memory-files/entry.js";
 import { runCli } from "./helpers/cli.js";
 import { daemonsPerTest, waitUntil } from "./helpers/daemon.js";
@@ -245,7 +245,7 @@ describe("memory.capture (real daemon)", () => {
     const err = (p: Promise<unknown>) =>
       p.then(
         () => null,
-        (e: RpcCallError) => ({ code: e.code, message: e.message }),
+        (e: RpcError) => ({ code: e.code, message: e.message }),
       );
     expect(await err(d.call("memory.capture", { session_id: "s" }))).toEqual({
       code: -32602,

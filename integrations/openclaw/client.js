@@ -3,14 +3,14 @@
  * The plugin's way to cortexd: cortexd's own JSON-RPC client and socket-path rules, vendored in
  * ./vendor (generated from cortexd's src/ by scripts/openclaw/gen-client.ts; the package stays free of
  * dependencies). One connection is kept and reused, reopened after the daemon restarts; every call
- * has a timeout. Failures are DaemonUnavailableError (not reachable, timed out) or RpcCallError (the
+ * has a timeout. Failures are DaemonUnavailableError (not reachable, timed out) or RpcError (the
  * daemon refused the call).
  */
 import { resolveSocketPath } from "./vendor/rpc/socket-path.js";
 import { sharedClient } from "./vendor/client/shared.js";
 
 export { SocketPathTooLongError } from "./vendor/rpc/socket-path.js";
-export { DaemonUnavailableError, RpcCallError } from "./vendor/client/errors.js";
+export { DaemonUnavailableError, RpcError } from "./vendor/client/errors.js";
 
 /**
  * Where cortexd listens, resolved by the daemon's own rules from the environment ($CORTEXD_SOCKET,

@@ -13,6 +13,7 @@ export const VENDORED = [
   "client/connection.js",
   "client/errors.js",
   "client/shared.js",
+  "rpc/rpc-error.js",
   "rpc/connect.js",
   "rpc/socket-path.js",
   "config/paths.js",

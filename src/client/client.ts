@@ -1,13 +1,13 @@
 import type { MethodName, MethodResults, ParamsOf } from "../rpc/protocol.js";
 import { RpcConnection, type CallOptions, type ConnectOptions } from "./connection.js";
-import { DaemonUnavailableError, RpcCallError, type UnavailableReason } from "./errors.js";
+import { DaemonUnavailableError, RpcError, type UnavailableReason } from "./errors.js";
 
 /**
  * The typed client for the cortexd socket: the wire protocol's method names, params and results
  * (src/rpc/protocol.ts, types only) over the one connection (connection.ts).
  */
 
-export { DaemonUnavailableError, RpcCallError, type UnavailableReason } from "./errors.js";
+export { DaemonUnavailableError, RpcError, type UnavailableReason } from "./errors.js";
 export type { CallOptions, ConnectOptions } from "./connection.js";
 
 /** Params may be omitted for methods whose params are all optional. */
@@ -67,8 +67,7 @@ export async function probeDaemon(socketPath: string, timeoutMs = 2000): Promise
     return { up: true, ping };
   } catch (err) {
     if (err instanceof DaemonUnavailableError) return { up: false, reason: err.reason, detail: err.message };
-    const detail =
-      err instanceof RpcCallError ? `cortexd answered with error ${err.code}: ${err.message}` : String(err);
+    const detail = err instanceof RpcError ? `cortexd answered with error ${err.code}: ${err.message}` : String(err);
     return { up: false, reason: "error", detail };
   }
 }

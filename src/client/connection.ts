@@ -1,13 +1,13 @@
 import type { Socket } from "node:net";
 import { connectUnix } from "../rpc/connect.js";
-import { DaemonUnavailableError, RpcCallError, connectError } from "./errors.js";
+import { DaemonUnavailableError, RpcError, connectError } from "./errors.js";
 
 /**
  * The one JSON-RPC 2.0 client connection to the daemon's socket (NDJSON framing), used by the CLI
  * (through the typed CortexClient), the hooks, MCP and, vendored, the OpenClaw plugin. node:net only:
  * no validation library or config, so a hook starts fast and the OpenClaw copy needs no dependency.
  * Any number of calls share the connection; each has its own timeout (0 = none). Failing to reach
- * the daemon is DaemonUnavailableError (with a reason); an error the daemon answered is RpcCallError.
+ * the daemon is DaemonUnavailableError (with a reason); an error the daemon answered is RpcError.
  */
 
 export interface ConnectOptions {
@@ -34,7 +34,7 @@ export class RpcConnection {
   private readonly pending = new Map<number, Pending>();
   private closedError: Error | undefined;
   /** An error the daemon sent with id null (e.g. request too large) just before hanging up. */
-  private lastConnectionError: RpcCallError | undefined;
+  private lastConnectionError: RpcError | undefined;
   private buf: Buffer[] = [];
   private bufBytes = 0;
   private idCounter = 0;
@@ -160,12 +160,12 @@ export class RpcConnection {
       const r = res as { id?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } };
       const error = r.error && typeof r.error === "object" ? r.error : undefined;
       if (typeof r.id !== "number") {
-        if (error) this.lastConnectionError = new RpcCallError(error.code, error.message, error.data);
+        if (error) this.lastConnectionError = new RpcError(error.code, error.message, error.data);
         continue;
       }
       const p = this.settle(r.id);
       if (!p) continue;
-      if (error) p.reject(new RpcCallError(error.code, String(error.message), error.data));
+      if (error) p.reject(new RpcError(error.code, String(error.message), error.data));
       else p.resolve(r.result);
     }
   }

@@ -1,7 +1,10 @@
 /**
  * How a call to the daemon fails: DaemonUnavailableError (not reached, or gone: with a reason for
- * `cortexd status`) or RpcCallError (the daemon answered with an error; code from ErrorCodes).
+ * `cortexd status`) or RpcError (the daemon answered with an error; code from ErrorCodes; src/rpc/rpc-error.ts,
+ * the class the server's handlers throw).
  */
+
+export { RpcError } from "../rpc/rpc-error.js";
 
 export type UnavailableReason = "no-socket" | "stale-socket" | "permission" | "timeout" | "closed" | "error";
 
@@ -13,18 +16,6 @@ export class DaemonUnavailableError extends Error {
   ) {
     super(message);
     this.name = "DaemonUnavailableError";
-  }
-}
-
-/** An error response from the daemon (code from ErrorCodes). */
-export class RpcCallError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-    this.name = "RpcCallError";
   }
 }
 

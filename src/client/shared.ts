@@ -9,7 +9,7 @@ import { DaemonUnavailableError } from "./errors.js";
 
 export interface SharedClient {
   readonly socketPath: string;
-  /** Calls a method; rejects with DaemonUnavailableError or RpcCallError. Default timeout 5000 ms. */
+  /** Calls a method; rejects with DaemonUnavailableError or RpcError. Default timeout 5000 ms. */
   call(method: string, params: object, opts?: { timeoutMs?: number }): Promise<unknown>;
   /** A notification: no reply expected. */
   notify(method: string, params: object): Promise<void>;

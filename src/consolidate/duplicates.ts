@@ -1,5 +1,6 @@
 import { mulberry32 } from "../util/prng.js";
 import { bodyText, newer, type DailyEntry } from "./entries.js";
+import { lowerWords } from "../util/word-chars.js";
 
 /** Near-identical: the same memory written again (grouped; recall shows the newest and a count). */
 export const DUPLICATE_COSINE = 0.92;
@@ -127,9 +128,7 @@ export const DUPLICATE_WORD_OVERLAP = 0.75;
 /** The distinct words of an entry as sorted word ids (interned in `vocab`). */
 function wordIds(text: string, vocab: Map<string, number>): Int32Array {
   const ids = new Set<number>();
-  for (const w of bodyText(text)
-    .toLowerCase()
-    .match(/[\p{L}\p{N}]+/gu) ?? []) {
+  for (const w of lowerWords(bodyText(text))) {
     let id = vocab.get(w);
     if (id === undefined) vocab.set(w, (id = vocab.size));
     ids.add(id);

@@ -7,6 +7,7 @@ import { localDate } from "../memory-files/entry.js";
 import { bodyText } from "./entries.js";
 import type { PromotionCandidate } from "../rpc/protocol.js";
 import { ReadFileError, readRegularText } from "../util/regular-file.js";
+import { MEMORY_FILE, memoryFilePath } from "../workspace/layout.js";
 
 export type { PromotionCandidate };
 
@@ -61,7 +62,7 @@ export async function promotionCandidates(
   const since = now - PROMOTION.maxAgeDays * 86_400_000;
   const rows = store.recalls.frequentRecalls(since, PROMOTION.minRecalls, PROMOTION.minQueries);
   if (rows.length === 0) return [];
-  const memPath = join(root, "MEMORY.md");
+  const memPath = memoryFilePath(root);
   const existing = normalise(await memoryText(memPath, root));
   const out: PromotionCandidate[] = [];
   for (const r of rows) {
@@ -103,6 +104,14 @@ export function applyPromotions(store: IndexStore, root: string, now = Date.now(
 }
 
 /**
+ * After a promotion appended to MEMORY.md: index it now, through the caller's sync (the daemon's queue
+ * or a one-shot indexer), so the promoted entries are searchable before the watcher would get to it.
+ */
+export function indexPromoted<T>(sync: (opts: { paths: string[] }) => Promise<T>): Promise<T> {
+  return sync({ paths: [MEMORY_FILE] });
+}
+
+/**
  * The backup is copied to a dot-temp file, synced and renamed into place: a crash leaves either a
  * complete backup or none (never a half one someone might restore from), and the append to
  * MEMORY.md only happens after the backup is on disk.
@@ -130,7 +139,7 @@ const promoteLock = new KeyedLock();
 async function applyLocked(store: IndexStore, root: string, now: number): Promise<PromotionResult> {
   const candidates = await promotionCandidates(store, root, now);
   if (candidates.length === 0) return { applied: 0, candidates };
-  const memPath = join(root, "MEMORY.md");
+  const memPath = memoryFilePath(root);
   let backup: string | undefined;
   if (existsSync(memPath)) {
     backup = `${memPath}.bak-${new Date(now).toISOString().replace(/[:.]/g, "-")}`;

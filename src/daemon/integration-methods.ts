@@ -7,7 +7,8 @@ import { ErrorCodes, type CaptureResult, type SleepResult } from "../rpc/protoco
 import { RpcError, type MethodHandlers } from "../rpc/server.js";
 import { Sessions } from "../session/lifecycle.js";
 import { StateStore } from "../session/state.js";
-import { pickSessionWorkspace, pickWriteWorkspace, type MethodDeps } from "./methods.js";
+import type { MethodDeps } from "./method-deps.js";
+import { pickSessionWorkspace, pickWriteWorkspace } from "./pick-workspace.js";
 import { saveVisibility, VisibilityError } from "../visibility/visibility.js";
 import type { ReadAudit } from "./scoped-reads.js";
 

@@ -1,5 +1,6 @@
 import { consolidate } from "../consolidate/run.js";
 import { summarize, type ConsolidationReport } from "../consolidate/report.js";
+import { indexPromoted } from "../consolidate/promotion.js";
 import type { WorkspaceEngine } from "../engine/engine.js";
 import { ReadOnlyIndexError } from "../index/db/open-read-only.js";
 import type { HeartbeatResult } from "../rpc/protocol.js";
@@ -89,7 +90,7 @@ export async function runConsolidation(
         autoPromote: d.engine.config.schedule.autoPromote,
       });
       // Promoted entries were appended to MEMORY.md: index them.
-      if (r.promoted) await d.queue.sync(ws, { paths: ["MEMORY.md"] }).catch((e) => d.recordError(e));
+      if (r.promoted) await indexPromoted((o) => d.queue.sync(ws, o)).catch((e) => d.recordError(e));
       reports.push(r);
     } catch (e) {
       d.recordError(e);

@@ -1,83 +1,20 @@
-import type { Engine, WorkspaceEngine } from "../engine/engine.js";
+import type { WorkspaceEngine } from "../engine/engine.js";
 import { ErrorCodes } from "../rpc/protocol.js";
 import { RpcError, type MethodHandlers } from "../rpc/server.js";
 import { VERSION } from "../version.js";
-import type { LatencyWindow } from "./latency.js";
 import { readMemoryLines } from "./memory-get.js";
-import type { SyncQueue } from "./sync-queue.js";
 import { workspaceStatuses } from "./status.js";
 import { createIntegrationHandlers } from "./integration-methods.js";
 import { DEFAULT_RECALL_BUDGET, recall } from "../search/recall.js";
-import type { CortexStatus } from "../rpc/protocol.js";
-import type { ConsolidationReport } from "../consolidate/report.js";
 import { loadReports } from "../consolidate/report.js";
-import { applyPromotions, promotionCandidates } from "../consolidate/promotion.js";
+import { applyPromotions, indexPromoted, promotionCandidates } from "../consolidate/promotion.js";
 import { errorMessage } from "../util/error-message.js";
-import type { GitSync } from "../multi-device/git-sync.js";
 import { recallWithShared } from "../search/recall-shared.js";
 import { loadedByClaudeCode } from "../workspace/claude-code-loaded.js";
-import { workspaceForCwd } from "../workspace/by-cwd.js";
 import { WritePathRefusedError } from "../memory-files/write-path.js";
 import { ReadAudit, scopeOf, visibleIn } from "./scoped-reads.js";
-
-export interface MethodDeps {
-  engine: Engine;
-  queue: SyncQueue;
-  searchLatency: LatencyWindow;
-  startedAt: number;
-  status: () => CortexStatus;
-  /** Re-reads the config file. */
-  reload: () => { applied: string[]; restartNeeded: string[] };
-  /** Begins a graceful shutdown (after the reply is sent). */
-  shutdown: () => void;
-  /** The scheduled git sync (commits the files cortexd writes; status shows its state). */
-  gitSync?: GitSync;
-  /** Runs consolidation now (optionally one workspace). */
-  consolidate?: (opts: { workspace?: WorkspaceEngine; dryRun: boolean }) => Promise<ConsolidationReport[]>;
-  /** Starts the local memory console (src/console) if it is not serving; its URL with the token. */
-  openConsole?: () => Promise<{ url: string; port: number; tokenFile: string }>;
-}
-
-export function pickWorkspace(engine: Engine, selector: string | undefined): WorkspaceEngine {
-  try {
-    return engine.workspace(selector);
-  } catch (e) {
-    throw new RpcError(ErrorCodes.UnknownWorkspace, errorMessage(e));
-  }
-}
-
-/** The workspace a write goes to: a team's (shared) workspace only when it is named. */
-export function pickWriteWorkspace(engine: Engine, selector: string | undefined): WorkspaceEngine {
-  const ws = pickWorkspace(engine, selector);
-  if (ws.shared && !selector) {
-    throw new RpcError(
-      ErrorCodes.InvalidParams,
-      `every configured workspace is shared (a team's): name the one to write to with "workspace" (e.g. "${ws.name}")`,
-    );
-  }
-  return ws;
-}
-
-/**
- * The workspace for an agent's session call: the explicit `workspace` when given; else, with several
- * workspaces configured, the one whose root or `projects` contains the session's `cwd`; else the default.
- * A write (`write: true`) goes to a team's (shared) workspace only when it is named.
- */
-export function pickSessionWorkspace(
-  engine: Engine,
-  p: { workspace?: string | undefined; cwd?: string | undefined },
-  opts: { write?: boolean } = {},
-): WorkspaceEngine {
-  if (!p.workspace && p.cwd && engine.workspaces.length > 1) {
-    const candidates = engine.workspaces.filter((ws) => !(opts.write && ws.shared));
-    const hit = workspaceForCwd(
-      candidates.map((ws) => ({ ws, root: ws.root, projects: ws.config.projects })),
-      p.cwd,
-    );
-    if (hit) return hit.ws;
-  }
-  return opts.write ? pickWriteWorkspace(engine, p.workspace) : pickWorkspace(engine, p.workspace);
-}
+import type { MethodDeps } from "./method-deps.js";
+import { pickSessionWorkspace, pickWorkspace } from "./pick-workspace.js";
 
 /** Runs a read of the index; a damage SQLite reports on the way is recovered from (moved aside, rebuilt) and answered clearly. */
 async function whileSound<T>(d: MethodDeps, ws: WorkspaceEngine, fn: () => Promise<T>): Promise<T> {
@@ -175,8 +112,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
             throw new RpcError(ErrorCodes.PathRefused, e.message, { path: e.path, link: e.link });
           throw e;
         });
-        // Index the appended entries now (the watcher would too, later).
-        if (r.applied) await d.queue.sync(ws, { paths: ["MEMORY.md"] }).catch(() => {});
+        if (r.applied) await indexPromoted((o) => d.queue.sync(ws, o)).catch(() => {});
         out.push({ workspace: ws.name, ...r });
       }
       return out;

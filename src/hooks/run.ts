@@ -1,6 +1,6 @@
 import { clientSocketPath } from "../client/socket-target.js";
 import { RpcConnection } from "../client/connection.js";
-import { DaemonUnavailableError, RpcCallError } from "../client/errors.js";
+import { DaemonUnavailableError, RpcError } from "../client/errors.js";
 import { emptyOutput, hookBudgetMs, parseEvent } from "./events.js";
 import { recordHookFailure, type HookFailureKind } from "./failures.js";
 import { parseFlags } from "./flags.js";
@@ -133,12 +133,7 @@ export async function runHook(args: string[], io: HookIo = processIo()): Promise
       result = await wire.call(plan.method, plan.params);
     } catch (e) {
       // A daemon older than this hook (running since before an upgrade) refuses the cwd param: ask again without it.
-      if (!(
-        e instanceof RpcCallError &&
-        e.code === INVALID_PARAMS &&
-        /\bcwd\b/.test(e.message) &&
-        "cwd" in plan.params
-      ))
+      if (!(e instanceof RpcError && e.code === INVALID_PARAMS && /\bcwd\b/.test(e.message) && "cwd" in plan.params))
         throw e;
       const { cwd: _cwd, ...rest } = plan.params;
       result = await wire.call(plan.method, rest);

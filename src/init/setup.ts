@@ -6,6 +6,7 @@ import { parseConfigText } from "../config/load.js";
 import { readConfigTextIfExists } from "../config/read-config.js";
 import { expandPath } from "../config/paths.js";
 import { normaliseRoot } from "../workspace/root-path.js";
+import { MEMORY_FILE, memoryFilePath } from "../workspace/layout.js";
 import type { Detected } from "./detect.js";
 
 /**
@@ -76,10 +77,10 @@ export function ensureWorkspace(root: string): string[] {
     mkdirSync(join(root, "memory"), { recursive: true });
     created.push("memory/");
   }
-  const memory = join(root, "MEMORY.md");
+  const memory = memoryFilePath(root);
   if (!existsSync(memory)) {
     writeFileSync(memory, MEMORY_MD, { flag: "wx" });
-    created.push("MEMORY.md");
+    created.push(MEMORY_FILE);
   }
   return created;
 }

@@ -2,7 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { guardMcpInput } from "./framing.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { CortexClient, DaemonUnavailableError, RpcCallError } from "../client/client.js";
+import { CortexClient, DaemonUnavailableError, RpcError } from "../client/client.js";
 import type { ClientSave, SaveParams } from "../client/save-memory.js";
 import type { MethodName, MethodResults, ParamsOf } from "../rpc/protocol.js";
 import { VERSION } from "../version.js";
@@ -67,7 +67,7 @@ export function createMcpServer(opts: McpOptions): McpServer {
           e.reason === "timeout"
             ? `cortexd did not answer in time (${e.message}); it may be busy indexing, try again`
             : `cortexd is not running (${e.message}). Start it with \`cortexd start\` (or \`cortexd service install\` to run it at login).`;
-      } else if (e instanceof RpcCallError) text = `cortexd refused the call: ${e.message}`;
+      } else if (e instanceof RpcError) text = `cortexd refused the call: ${e.message}`;
       else text = `cortexd tool failed: ${errorMessage(e)}`;
       return { content: [{ type: "text", text }], isError: true };
     }

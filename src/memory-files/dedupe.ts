@@ -1,4 +1,5 @@
 import type { RecentSave } from "../session/state.js";
+import { lowerWords } from "../util/word-chars.js";
 
 /**
  * The Cortex plugin's save dedupe: same words (overlap ≥ 0.7) within 30 minutes. A captured turn is
@@ -9,7 +10,7 @@ export const DEDUPE_WINDOW_MS = 30 * 60_000;
 export const DEDUPE_THRESHOLD = 0.7;
 
 export function wordSet(text: string): Set<string> {
-  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  return new Set(lowerWords(text));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { defuseTags, visibilityTag } from "../visibility/line-tags.js";
 import type { Visibility } from "../visibility/visibility.js";
+import { MEMORY_FILE } from "../workspace/layout.js";
 
 /** Where a save goes: today's daily log, or the curated MEMORY.md. */
 export type SaveTarget = "daily" | "memory";
@@ -27,7 +28,7 @@ function pad(n: number): string {
  * that day's daily log (see workspace/classify.ts), but no other device writes it.
  */
 export function targetKey(target: SaveTarget, date: string, device?: string): string {
-  if (target === "memory") return "MEMORY.md";
+  if (target === "memory") return MEMORY_FILE;
   return device ? `memory/${date}.${device}.md` : `memory/${date}.md`;
 }
 

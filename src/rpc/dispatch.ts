@@ -10,6 +10,9 @@ import type { z } from "zod";
 import { ErrorCodes, MethodParams, type MethodName, type MethodResults } from "./protocol.js";
 import { errorMessage } from "../util/error-message.js";
 import { DeadlineError, deadlineFor, withDeadline } from "./deadlines.js";
+import { RpcError } from "./rpc-error.js";
+
+export { RpcError };
 
 /**
  * From one request line to its work items and back: envelope checks (-32600), batch cap, the
@@ -29,18 +32,6 @@ export type MethodHandler<M extends MethodName> = (
 ) => Promise<MethodResults[M]> | MethodResults[M];
 
 export type MethodHandlers = { [M in MethodName]?: MethodHandler<M> };
-
-/** Throw from a handler to answer with this code/message (see ErrorCodes). */
-export class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-    this.name = "RpcError";
-  }
-}
 
 /** Methods of constant, tiny cost: run at once, never queued behind other clients' work. */
 const LIGHT_METHODS: ReadonlySet<string> = new Set(["daemon.ping", "daemon.shutdown"]);

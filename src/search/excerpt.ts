@@ -1,6 +1,7 @@
 import { stemmer } from "stemmer";
 import { STOP_WORDS } from "./keyword/index.js";
 import { units, type Unit } from "../ingest/units.js";
+import { lowerWords } from "../util/word-chars.js";
 
 export interface Excerpt {
   text: string;
@@ -31,10 +32,10 @@ export function stem(word: string): string {
   return s;
 }
 
-const WORDS = /[\p{L}\p{N}]+/gu;
-
 export function contentStems(text: string): string[] {
-  return (text.toLowerCase().match(WORDS) ?? []).filter((w) => !STOP_WORDS.has(w)).map(stem);
+  return lowerWords(text)
+    .filter((w) => !STOP_WORDS.has(w))
+    .map(stem);
 }
 
 /**
@@ -52,7 +53,7 @@ export function queryStemMatcher(queryStems: ReadonlySet<string>): (text: string
   return (text) => {
     const out = new Set<string>();
     if (queryStems.size === 0) return out;
-    for (const w of text.toLowerCase().match(WORDS) ?? []) {
+    for (const w of lowerWords(text)) {
       if ((!all && !prefixes.has(w.slice(0, 2))) || STOP_WORDS.has(w)) continue;
       const st = stem(w);
       if (queryStems.has(st)) out.add(st);

@@ -9,7 +9,7 @@
  * a hash of their UTF-16 units computed while scanning, compared unit by unit with the word stored
  * for the slot: no string is cut out of the text but a word's first occurrence.
  */
-import { ASCII_WORD, FNV_OFFSET, FNV_PRIME, wordUnitsAt } from "./word-chars.js";
+import { ASCII_WORD, FNV_OFFSET, FNV_PRIME, wordUnitsAt } from "../util/word-chars.js";
 
 export class PackedWords {
   /** Open addressing: entry index + 1 per slot (0: empty); capacity a power of two, at most half full. */

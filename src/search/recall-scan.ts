@@ -1,7 +1,7 @@
 import { units, type Unit } from "../ingest/units.js";
 import { stem } from "./excerpt.js";
 import { STOP_WORDS } from "./keyword/index.js";
-import { cpAt, isHigh, isLow, isWordCp } from "./word-chars.js";
+import { WORDS, cpAt, isHigh, isLow, isWordCp } from "../util/word-chars.js";
 
 /**
  * A candidate memory's text as recall needs it, read once per recall: its units (lines or
@@ -25,7 +25,6 @@ export interface ScanStems {
   prompt: ReadonlySet<string>;
 }
 
-const WORDS = /[\p{L}\p{N}]+/gu;
 const EMPTY: ReadonlySet<string> = new Set();
 
 /** Whether a word (a maximal run of WORDS) starts at `i`, and where it ends (-1: none starts there). */

@@ -4,6 +4,10 @@ import type { IndexStore } from "../index/repos/store.js";
 import { stem } from "./excerpt.js";
 import { STOP_WORDS } from "./keyword/index.js";
 import { isFrameWord } from "./frame-words.js";
+import { WORD_CHAR, lowerWords } from "../util/word-chars.js";
+
+/** Words of two characters or more. */
+const TWO_CHAR_WORDS = new RegExp(`${WORD_CHAR}{2,}`, "gu");
 
 /**
  * The relevance decision of recall: is a candidate memory a real match for the prompt, or merely
@@ -140,7 +144,7 @@ export function promptWords(
 ): { words: PromptWord[]; chunks: number } {
   const seen = new Set<string>();
   const raw: { word: string; stem: string }[] = [];
-  for (const w of (query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 64)) {
+  for (const w of lowerWords(query).slice(0, 64)) {
     if (STOP_WORDS.has(w) || CONVERSATIONAL.has(w) || w.length < 2) continue;
     const st = stem(w);
     if (seen.has(st)) continue;
@@ -240,7 +244,7 @@ export function heldStems(text: string, p: Pick<PromptProfile, "words">): Set<st
   const out = new Set<string>();
   if (p.words.length === 0) return out;
   const byPrefix = new Map<string, string[]>();
-  for (const w of new Set(text.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [])) {
+  for (const w of new Set(text.toLowerCase().match(TWO_CHAR_WORDS) ?? [])) {
     const k = w.slice(0, 2);
     const list = byPrefix.get(k);
     if (list) list.push(w);

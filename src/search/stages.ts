@@ -2,7 +2,7 @@ import type { SearchConfig } from "../config/schema.js";
 import type { ChunkMeta, ChunkRow } from "../index/repos/store.js";
 import type { Candidate } from "./types.js";
 import { popcount } from "../util/popcount.js";
-import { FNV_OFFSET, FNV_PRIME, isWordCp } from "./word-chars.js";
+import { FNV_OFFSET, FNV_PRIME, isWordCp } from "../util/word-chars.js";
 
 /** BM25 rank (negative, lower is better) → a score in (0, 1): `half` is the BM25 score that maps to 0.5. */
 export function bm25ToScore(rank: number, half = 1): number {

@@ -12,10 +12,19 @@
  * Nothing else in the root is memory. Below the root, dot-files, dot-dirs and node_modules are skipped.
  */
 
+import { join } from "node:path";
 import { conflictCopyOf } from "./conflict-copies.js";
 
+/** The curated memory file: its index key, and where cortexd writes it (saves with target "memory", promotions, init). */
+export const MEMORY_FILE = "MEMORY.md";
+
+/** MEMORY.md of a workspace root. */
+export function memoryFilePath(root: string): string {
+  return join(root, MEMORY_FILE);
+}
+
 /** Curated files: only in the workspace root. */
-export const CURATED_FILES = ["MEMORY.md", "USER.md", "memory.md"] as const;
+export const CURATED_FILES = [MEMORY_FILE, "USER.md", "memory.md"] as const;
 
 /** The folders of the root that hold memory, and the file suffix (lowercased) each indexes. */
 export const MEMORY_DIRS = { memory: ".md", sessions: ".jsonl" } as const;
@@ -41,7 +50,7 @@ export function isMemoryRootEntry(name: string): boolean {
 }
 
 /** The entries whose presence makes a directory a memory workspace. */
-export const WORKSPACE_MARKERS: readonly string[] = ["MEMORY.md", "USER.md", ...Object.keys(MEMORY_DIRS)];
+export const WORKSPACE_MARKERS: readonly string[] = [MEMORY_FILE, "USER.md", ...Object.keys(MEMORY_DIRS)];
 
 /** A path segment the scan and the watcher skip: dot-files, dot-dirs and node_modules. */
 export function isIgnoredSegment(segment: string): boolean {

@@ -1,5 +1,10 @@
 import type { Command } from "commander";
-import { applyPromotions, promotionCandidates, type PromotionCandidate } from "../../consolidate/promotion.js";
+import {
+  applyPromotions,
+  indexPromoted,
+  promotionCandidates,
+  type PromotionCandidate,
+} from "../../consolidate/promotion.js";
 import { CliError, printJson, type GlobalOptions } from "../context.js";
 import { runInDaemonOrHere } from "../daemon-or-local.js";
 
@@ -37,7 +42,7 @@ export function registerPromote(program: Command): void {
         async (ws) => {
           if (!apply) return { workspace: ws.name, candidates: await promotionCandidates(ws.store, ws.root) };
           const r = await applyPromotions(ws.store, ws.root);
-          if (r.applied) await ws.indexer.sync({ paths: ["MEMORY.md"] });
+          if (r.applied) await indexPromoted((o) => ws.indexer.sync(o));
           return { workspace: ws.name, ...r };
         },
       );

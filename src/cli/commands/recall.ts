@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { DaemonUnavailableError, RpcCallError, withClient } from "../../client/client.js";
+import { DaemonUnavailableError, RpcError, withClient } from "../../client/client.js";
 import { ErrorCodes } from "../../rpc/error-codes.js";
 import type { RecallExplain, RecallResult } from "../../rpc/protocol.js";
 import { CliError } from "../cli-error.js";
@@ -67,7 +67,7 @@ export function registerRecall(program: Command): void {
       } catch (e) {
         if (
           !(e instanceof DaemonUnavailableError) &&
-          !(e instanceof RpcCallError && e.code === ErrorCodes.UnknownWorkspace)
+          !(e instanceof RpcError && e.code === ErrorCodes.UnknownWorkspace)
         )
           throw e;
       }

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { DaemonUnavailableError, RpcCallError, withClient } from "../../client/client.js";
+import { DaemonUnavailableError, RpcError, withClient } from "../../client/client.js";
 import { ErrorCodes } from "../../rpc/error-codes.js";
 import type { SearchRequest, SearchResponse } from "../../search/types.js";
 import { CliError } from "../cli-error.js";
@@ -48,7 +48,7 @@ async function searchViaDaemon(
     );
   } catch (e) {
     if (e instanceof DaemonUnavailableError) return null;
-    if (e instanceof RpcCallError && e.code === ErrorCodes.UnknownWorkspace) return null; // not one of the daemon's workspaces
+    if (e instanceof RpcError && e.code === ErrorCodes.UnknownWorkspace) return null; // not one of the daemon's workspaces
     throw e;
   }
 }

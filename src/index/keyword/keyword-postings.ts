@@ -4,6 +4,7 @@ import { CommitWatch } from "../db/db-generation.js";
 import { ftsTotalsReader } from "./fts-totals.js";
 import { FtsTokenizer } from "./fts-tokens.js";
 import { errorMessage } from "../../util/error-message.js";
+import { sqliteLn } from "./bm25.js";
 
 /**
  * The chunk index's postings in memory, for the daemon's keyword leg (search/keyword/postings-topk):
@@ -92,16 +93,7 @@ export class KeywordPostings {
   private readonly commits;
   private readonly totals;
   private readonly tokenizer;
-  private readonly lnStmt;
-  private readonly lnCache = new Map<number, number>();
-  private readonly ln = (x: number): number => {
-    let y = this.lnCache.get(x);
-    if (y === undefined) {
-      if (this.lnCache.size >= 4_096) this.lnCache.clear();
-      this.lnCache.set(x, (y = this.lnStmt.get(x) as number));
-    }
-    return y;
-  };
+  private readonly ln: (x: number) => number;
   /** Why the last load failed (diagnostics). */
   lastError: string | undefined;
 
@@ -124,7 +116,7 @@ export class KeywordPostings {
     this.commits = new CommitWatch(db);
     this.totals = ftsTotalsReader(db, "chunks_fts");
     this.tokenizer = new FtsTokenizer(db, "postings_scratch");
-    this.lnStmt = db.prepare(`SELECT ln(?)`).pluck();
+    this.ln = sqliteLn(db);
   }
 
   /** Keeps the postings in memory from now on (loads them in the background). */

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { B, K1, fts5Idf } from "./bm25.js";
+import { B, K1, fts5Idf, sqliteLn } from "./bm25.js";
 import { CommitWatch } from "../db/db-generation.js";
 
 /** Path tokens held at most (beyond it only each word's file count is held, and search asks FTS5). */
@@ -39,6 +39,7 @@ interface Loaded {
 export class PathIndex {
   private readonly stmts;
   private readonly commits;
+  private readonly ln: (x: number) => number;
   private loaded: Loaded | null = null;
   private readonly dirty = new Set<number>();
 
@@ -50,6 +51,7 @@ export class PathIndex {
     this.maxTerms = opts.maxTerms ?? MAX_TERMS;
     db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.files_instances USING fts5vocab(main, files_fts, 'instance')`);
     db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.files_vocab USING fts5vocab(main, files_fts, 'row')`);
+    this.ln = sqliteLn(db);
     this.stmts = {
       instances: db.prepare(`SELECT term, doc FROM temp.files_instances LIMIT ?`).raw(),
       words: db.prepare(`SELECT term, doc FROM temp.files_vocab LIMIT ?`).raw(),
@@ -85,7 +87,7 @@ export class PathIndex {
     for (const w of words) {
       const p = idx.postings.get(w);
       if (!p) continue;
-      const idf = fts5Idf(p.files.length, idx.rows);
+      const idf = fts5Idf(p.files.length, idx.rows, this.ln);
       for (let i = 0; i < p.files.length; i++) {
         const file = p.files[i]!;
         const tf = p.tfs[i]!;

@@ -1,4 +1,4 @@
-import { K1, type KeywordHit } from "./bm25.js";
+import { K1, fts5Idf, type KeywordHit } from "./bm25.js";
 import type { Postings, PostingsView } from "./keyword-postings.js";
 import { blockBounds, BLOCK_SHIFT } from "./postings-bounds.js";
 import { TopKHeap } from "./topk-heap.js";
@@ -52,8 +52,7 @@ export function maxScoreTopK(
     }
     let t = byToken.get(token);
     if (!t) {
-      let idf = view.ln((view.rows - list.n + 0.5) / (list.n + 0.5));
-      if (idf <= 0) idf = 1e-6;
+      const idf = fts5Idf(list.n, view.rows, view.ln);
       const bounds = blockBounds(view, list, norm);
       let max = 0;
       for (let b = 0; b < bounds.length; b++) if (bounds[b]! > max) max = bounds[b]!;

@@ -1,4 +1,4 @@
-import { K1, type KeywordHit } from "./bm25.js";
+import { K1, fts5Idf, type KeywordHit } from "./bm25.js";
 import type { PostingsView } from "./keyword-postings.js";
 
 /**
@@ -15,8 +15,7 @@ export function scanTopK(view: PostingsView, tokens: readonly string[], k: numbe
   for (const token of tokens) {
     const list = view.lists.get(token);
     if (!list) continue;
-    let idf = view.ln((view.rows - list.n + 0.5) / (list.n + 0.5));
-    if (idf <= 0) idf = 1e-6;
+    const idf = fts5Idf(list.n, view.rows, view.ln);
     const ids = list.ids;
     const tfs = list.tfs;
     for (let j = 0; j < list.n; j++) {

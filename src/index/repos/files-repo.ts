@@ -21,12 +21,9 @@ export interface FileMeta {
   /** Chained-hash resume point (see util/chained-hash). */
   hashOffset?: number;
   hashState?: Buffer | null;
-  /** Transcripts: where re-chunking resumes after an append. */
-  resume?: ResumePoint | null;
+  /** Transcripts: where re-chunking resumes after an append (the last chunk's start, ingest/transcript-incremental). */
+  resume?: TranscriptBase | null;
 }
-
-/** The last chunk of a transcript starts at `line` (byte `offset`, chunk `seq`); `malformed` lines precede it. */
-export type ResumePoint = TranscriptBase;
 
 export interface FileRow {
   id: number;

@@ -23,7 +23,7 @@ import { VisibilityRepo } from "./visibility-repo.js";
 
 export type { ChunkBody, ChunkRow } from "./chunks-repo.js";
 export type { ChunkMeta } from "./chunk-meta.js";
-export type { FileMeta, FileRow, FileStamp, ResumePoint, StoredChunkInput } from "./files-repo.js";
+export type { FileMeta, FileRow, FileStamp, StoredChunkInput } from "./files-repo.js";
 export { QUANTIZED_COARSE, QUANTIZED_OVERSAMPLE } from "../vectors/vector-repo.js";
 export { VEC_NONE, VEC_PENDING, VEC_STORED } from "../vectors/vec-state.js";
 export type { VectorIdentity, VectorSearchOptions } from "../vectors/vector-repo.js";

@@ -1,6 +1,6 @@
 // Generated from src/client/connection.ts by scripts/openclaw/gen-client.ts: do not edit.
 import { connectUnix } from "../rpc/connect.js";
-import { DaemonUnavailableError, RpcCallError, connectError } from "./errors.js";
+import { DaemonUnavailableError, RpcError, connectError } from "./errors.js";
 export class RpcConnection {
     socket;
     socketPath;
@@ -133,14 +133,14 @@ export class RpcConnection {
             const error = r.error && typeof r.error === "object" ? r.error : undefined;
             if (typeof r.id !== "number") {
                 if (error)
-                    this.lastConnectionError = new RpcCallError(error.code, error.message, error.data);
+                    this.lastConnectionError = new RpcError(error.code, error.message, error.data);
                 continue;
             }
             const p = this.settle(r.id);
             if (!p)
                 continue;
             if (error)
-                p.reject(new RpcCallError(error.code, String(error.message), error.data));
+                p.reject(new RpcError(error.code, String(error.message), error.data));
             else
                 p.resolve(r.result);
         }

@@ -1,8 +1,10 @@
 // Generated from src/client/errors.ts by scripts/openclaw/gen-client.ts: do not edit.
 /**
  * How a call to the daemon fails: DaemonUnavailableError (not reached, or gone: with a reason for
- * `cortexd status`) or RpcCallError (the daemon answered with an error; code from ErrorCodes).
+ * `cortexd status`) or RpcError (the daemon answered with an error; code from ErrorCodes; src/rpc/rpc-error.ts,
+ * the class the server's handlers throw).
  */
+export { RpcError } from "../rpc/rpc-error.js";
 export class DaemonUnavailableError extends Error {
     reason;
     code;
@@ -11,17 +13,6 @@ export class DaemonUnavailableError extends Error {
         this.reason = reason;
         this.code = code;
         this.name = "DaemonUnavailableError";
-    }
-}
-/** An error response from the daemon (code from ErrorCodes). */
-export class RpcCallError extends Error {
-    code;
-    data;
-    constructor(code, message, data) {
-        super(message);
-        this.code = code;
-        this.data = data;
-        this.name = "RpcCallError";
     }
 }
 /** The DaemonUnavailableError for a failed connect (errno → reason). */
