@@ -7,7 +7,7 @@ import { readMemoryLines } from "./memory-get.js";
 import type { SyncQueue } from "./sync-queue.js";
 import { workspaceStatuses } from "./status.js";
 import { createIntegrationHandlers } from "./integration-methods.js";
-import { DEFAULT_RECALL_BUDGET, recall } from "../search/recall.js";
+import { DEFAULT_RECALL_BUDGET, recallLines } from "../search/recall.js";
 import type { CortexStatus } from "../rpc/protocol.js";
 import type { ConsolidationReport } from "../consolidate/report.js";
 import { loadReports } from "../consolidate/report.js";
@@ -127,7 +127,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       const scope = scopeOf(p);
       const res = await whileSound(d, ws, () =>
         recallWithShared(ws, shared, budget, (w) =>
-          recall(w.searcher, w.store, {
+          recallLines(w.searcher, w.store, {
             query: p.query,
             budgetTokens: budget,
             // A team's workspace has nothing private: its MEMORY.md is not private scope.
