@@ -118,6 +118,48 @@ describe("a team workspace", () => {
     }
   });
 
+  it("a personal recall with the team's is merged line by line: within the budget, one line per memory, labels where they belong", async () => {
+    const team = tempDir("cortexd-team-");
+    const me = tempDir("cortexd-me-");
+    const notes = (who: string) => [
+      `${who} billing canary caught a currency rounding bug before the rollout reached Europe`,
+      `${who} search canary showed p99 latency doubling, so the index migration was paused`,
+      `${who} auth canary rejected legacy tokens; we added a grace window of two days`,
+      `${who} mailer canary sent duplicate receipts because the retry queue was not idempotent`,
+      `${who} exports canary ran out of disk on the small worker pool, resized to 200 GB`,
+    ];
+    const files = (who: string, month: string) => {
+      const days: Record<string, string> = {};
+      notes(who).forEach((note, i) => {
+        const d = `2026-${month}-${String(10 + i).padStart(2, "0")}`;
+        days[`memory/${d}.md`] = `# ${d}\n\n- ${note}.\n`;
+      });
+      for (let i = 0; i < 10; i++) days[`memory/2026-${month}-${String(20 + i)}.md`] = `- Lunch plan ${i}.\n`;
+      return days;
+    };
+    writeFiles(team, files("Team", "10"));
+    writeFiles(me, files("My", "11"));
+    const d = await daemon([
+      { path: team, name: "a-long-team-workspace-name", shared: true },
+      { path: me, name: "me" },
+    ]);
+    for (const budgetTokens of [120, 200, 400, 2000]) {
+      const r = await d.call("memory.recall", { query: "canary", budgetTokens });
+      const lines = r.context.split("\n").slice(2, -1);
+      expect(lines.length, `budget ${budgetTokens}`).toBe(r.memories.length);
+      expect(countTokens(r.context), `budget ${budgetTokens}`).toBeLessThanOrEqual(budgetTokens);
+      expect(r.tokens_used).toBeGreaterThanOrEqual(countTokens(r.context));
+      r.memories.forEach((m, i) => {
+        const label = m.source!.shared ? "a-long-team-workspace-name:" : "";
+        expect(lines[i]).toBe(`- [${m.date}] ${label}${m.path}:${m.startLine}-${m.endLine}: ${m.text}`);
+      });
+      if (budgetTokens === 2000)
+        expect(new Set(r.memories.map((m) => m.source!.workspace))).toEqual(
+          new Set(["me", "a-long-team-workspace-name"]),
+        );
+    }
+  });
+
   it("with only team workspaces configured, a save that names none is refused with what to do", async () => {
     const team = tempDir("cortexd-team-");
     writeFiles(team, { "MEMORY.md": "# Team memory\n" });

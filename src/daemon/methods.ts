@@ -5,7 +5,9 @@ import { VERSION } from "../version.js";
 import { readMemoryLines } from "./memory-get.js";
 import { workspaceStatuses } from "./status.js";
 import { createIntegrationHandlers } from "./integration-methods.js";
-import { DEFAULT_RECALL_BUDGET, recall } from "../search/recall.js";
+import { DEFAULT_RECALL_BUDGET, recallLines } from "../search/recall.js";
+import type { CortexStatus } from "../rpc/protocol.js";
+import type { ConsolidationReport } from "../consolidate/report.js";
 import { loadReports } from "../consolidate/report.js";
 import { applyPromotions, indexPromoted, promotionCandidates } from "../consolidate/promotion.js";
 import { errorMessage } from "../util/error-message.js";
@@ -64,7 +66,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       const scope = scopeOf(p);
       const res = await whileSound(d, ws, () =>
         recallWithShared(ws, shared, budget, (w) =>
-          recall(w.searcher, w.store, {
+          recallLines(w.searcher, w.store, {
             query: p.query,
             budgetTokens: budget,
             // A team's workspace has nothing private: its MEMORY.md is not private scope.

@@ -1,3 +1,5 @@
+import { countTokens } from "../ingest/tokens.js";
+import type { RecallResult, RecalledMemory } from "../rpc/protocol.js";
 import { escapeForBlock } from "./recall-escape.js";
 
 /** The block agents already understand (see the Cortex plugins); nothing inside can close it. */
@@ -29,4 +31,48 @@ export function formatMemoryLine(m: MemoryLine): string {
 export function formatRecallBlock(lines: readonly string[]): string {
   if (lines.length === 0) return "";
   return [RECALL_OPEN, RECALL_NOTE, ...lines, RECALL_CLOSE].join("\n");
+}
+
+/** The tokens of the block's frame (its open and close tags and the note). */
+export const BLOCK_TOKENS = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
+
+/**
+ * One memory as recall carries it until the block is formatted: the memory (its path, lines,
+ * date and text are the line's), the team workspace its line names before the path, and the
+ * tokens the line costs in the block (its newline included), counted with that label.
+ */
+export interface RecallLine {
+  memory: RecalledMemory;
+  workspace?: string;
+  cost: number;
+}
+
+/** Recall's answer before its edge: the lines in block order, and what explain and timings add. */
+export interface RecallLines {
+  lines: RecallLine[];
+  explain?: RecallResult["explain"];
+  timings?: RecallResult["timings"];
+}
+
+/** The one place a recall's lines become its block: formatted once, tokens_used the lines' costs and the frame. */
+export function recallBlock({ lines, explain, timings }: RecallLines): RecallResult {
+  const memories = lines.map((l) => l.memory);
+  const text = lines.map(({ memory: m, workspace }) =>
+    formatMemoryLine({
+      ...(workspace ? { workspace } : {}),
+      path: m.path,
+      startLine: m.startLine,
+      endLine: m.endLine,
+      ...(m.date ? { date: m.date } : {}),
+      text: m.text,
+    }),
+  );
+  return {
+    context: formatRecallBlock(text),
+    memories,
+    memory_count: memories.length,
+    tokens_used: lines.length ? lines.reduce((n, l) => n + l.cost, BLOCK_TOKENS) : 0,
+    ...(explain ? { explain } : {}),
+    ...(timings ? { timings } : {}),
+  };
 }

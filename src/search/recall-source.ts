@@ -1,4 +1,4 @@
-import type { RecallResult, RecalledMemory } from "../rpc/protocol.js";
+import type { RecallLines } from "./recall-format.js";
 
 /**
  * Where a recalled memory came from: every memory carries its workspace; one from a team's
@@ -10,17 +10,16 @@ import type { RecallResult, RecalledMemory } from "../rpc/protocol.js";
  */
 const BY_TAG = /#by\/([A-Za-z0-9_-]{1,64})\/([A-Za-z0-9_-]{1,64})/;
 
-export function labelSources(ws: { name: string; shared?: boolean }, res: RecallResult): RecallResult {
-  const memories: RecalledMemory[] = res.memories.map((m) => {
+export function labelSources(ws: { name: string; shared?: boolean }, res: RecallLines): RecallLines {
+  const lines = res.lines.map((line) => {
+    const m = line.memory;
     const by = ws.shared ? BY_TAG.exec(m.text) : null;
-    return {
-      ...m,
-      source: {
-        workspace: ws.name,
-        ...(ws.shared ? { shared: true as const } : {}),
-        ...(by ? { claimedBy: `${by[1]}@${by[2]}` } : {}),
-      },
+    const source = {
+      workspace: ws.name,
+      ...(ws.shared ? { shared: true as const } : {}),
+      ...(by ? { claimedBy: `${by[1]}@${by[2]}` } : {}),
     };
+    return { ...line, memory: { ...m, source } };
   });
-  return { ...res, memories };
+  return { ...res, lines };
 }

@@ -3,7 +3,7 @@ import { countTokens } from "../ingest/tokens.js";
 import type { IndexStore } from "../index/repos/store.js";
 import type { RecallResult, RecalledMemory } from "../rpc/protocol.js";
 import { chunkHash, sha256 } from "../util/hash.js";
-import { formatMemoryLine, formatRecallBlock, RECALL_CLOSE, RECALL_NOTE, RECALL_OPEN } from "./recall-format.js";
+import { BLOCK_TOKENS, formatMemoryLine, recallBlock, type RecallLine, type RecallLines } from "./recall-format.js";
 import { cleanMemoryText } from "./recall-clean.js";
 import { selectMemories, selectWindow, withWindowFirst, type Judged } from "./recall-select.js";
 import { windowMemories } from "./recall-window.js";
@@ -30,8 +30,6 @@ import { explainOf } from "./recall-explain.js";
 export const DEFAULT_RECALL_BUDGET = 2000;
 const EXCERPT = DEFAULT_EXCERPT;
 const DEFAULT_RECALL_CONFIG = RecallSchema.parse({});
-/** The tokens of the block's frame (its open and close tags and the note). */
-const BLOCK_TOKENS = countTokens([RECALL_OPEN, RECALL_NOTE, RECALL_CLOSE].join("\n"));
 
 export interface RecallRequest {
   query: string;
@@ -68,7 +66,6 @@ export interface RecallRequest {
 
 interface Packed {
   judged: Judged;
-  line: string;
   text: string;
   startLine: number;
   endLine: number;
@@ -83,6 +80,11 @@ interface Packed {
  * budget. Records which memories were injected for which query (promotion counts them).
  */
 export async function recall(searcher: Searcher, store: IndexStore, req: RecallRequest): Promise<RecallResult> {
+  return recallBlock(await recallLines(searcher, store, req));
+}
+
+/** Recall's answer as structured lines, for a caller that merges several before the block is formatted (recall-shared.ts). */
+export async function recallLines(searcher: Searcher, store: IndexStore, req: RecallRequest): Promise<RecallLines> {
   // One data-version read for the recall's own reads of the in-memory copies (index/db/db-generation.ts).
   const release = store.pinDataVersion();
   try {
@@ -92,7 +94,7 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
   }
 }
 
-async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRequest): Promise<RecallResult> {
+async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRequest): Promise<RecallLines> {
   const budget = req.budgetTokens ?? DEFAULT_RECALL_BUDGET;
   const cfg = req.config ?? DEFAULT_RECALL_CONFIG;
   const timer = new StageTimer();
@@ -230,12 +232,12 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
     );
   }
   timer.lap("record");
-  const used = packed.reduce((n, k) => n + k.cost, BLOCK_TOKENS);
-  const out: RecallResult = {
-    context: formatRecallBlock(packed.map((k) => k.line)),
-    memories,
-    memory_count: memories.length,
-    tokens_used: packed.length ? used : 0,
+  const out: RecallLines = {
+    lines: packed.map((k, i): RecallLine => ({
+      memory: memories[i]!,
+      ...(req.workspaceLabel ? { workspace: req.workspaceLabel } : {}),
+      cost: k.cost,
+    })),
   };
   if (req.explain)
     out.explain = {
@@ -376,7 +378,7 @@ function pack(
       } while (used + cost > budget && chars > 0);
       if (used + cost > budget) break;
     }
-    out.push({ judged, line, text: finalText, startLine, endLine, cost });
+    out.push({ judged, text: finalText, startLine, endLine, cost });
     words.keep();
     let mark = shown.get(hit.path);
     if (!mark) shown.set(hit.path, (mark = new Set()));

@@ -83,6 +83,11 @@ export class CommitWatch {
     return version !== this.marked;
   }
 
+  /** Forgets the load: the copy counts as changed until the next mark (a rollback, see copies.ts). */
+  forget(): void {
+    this.marked = null;
+  }
+
   /** Records the version the copy is loaded as of (by default: now). */
   mark(version = this.read()): void {
     this.marked = version;

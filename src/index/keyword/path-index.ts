@@ -66,6 +66,12 @@ export class PathIndex {
     if (this.commits.loaded) this.dirty.add(fileId);
   }
 
+  /** A transaction failed (index/db/copies.ts): paths read inside it may be gone, so all are read again. */
+  rolledBack(): void {
+    this.commits.forget();
+    this.dirty.clear();
+  }
+
   /** Files whose path holds `word` (as search() takes it), or null when the index cannot say. */
   filesWith(word: string): number | null {
     if (!/^[a-z0-9]+$/.test(word)) return null;

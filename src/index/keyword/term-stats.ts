@@ -188,6 +188,11 @@ export class TermStats {
     return out;
   }
 
+  /** A transaction failed (index/db/copies.ts): counts read inside it may be gone. */
+  rolledBack(): void {
+    this.seenGeneration = "";
+  }
+
   /** Drops the cached counts when the database has changed since they were read. */
   private refresh(): void {
     const generation = this.generation();

@@ -34,6 +34,11 @@ export class TextSearch {
     return this.counts.lookup(terms, this.postings.current());
   }
 
+  /** A transaction failed (index/db/copies.ts): the word statistics read inside it are dropped. */
+  rolledBack(): void {
+    this.termCounts?.rolledBack();
+  }
+
   /** The postings in memory, in step with the index; null when they are off or not ready (then FTS5 answers). */
   keywordPostings(): PostingsView | null {
     return this.postings.current();

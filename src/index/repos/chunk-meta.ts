@@ -92,6 +92,12 @@ export class ChunkMetaTable {
     if (this.commits.loaded) this.dirty.add(fileId);
   }
 
+  /** A transaction failed (index/db/copies.ts): rows read inside it may be gone, so all are read again. */
+  rolledBack(): void {
+    this.commits.forget();
+    this.dirty.clear();
+  }
+
   /** Loads the whole table now (the daemon, after its startup sync), so no search waits for it. */
   warm(): void {
     this.current();

@@ -145,6 +145,11 @@ export class ChunksRepo {
     this.fileWrites.set(fileId, ++this.writes);
   }
 
+  /** A transaction failed (index/db/copies.ts): the dates read inside it may be gone (bodies read in one are never kept). */
+  rolledBack(): void {
+    this.daysCache = undefined;
+  }
+
   /** Transcript files (on the files_class index). */
   countTranscriptFiles(): number {
     return this.stmts.transcriptFiles.pluck().get() as number;

@@ -86,6 +86,11 @@ export class ConsolidationRecords {
     return any;
   }
 
+  /** A transaction failed (index/db/copies.ts): whether anything is recorded is asked again. */
+  rolledBack(): void {
+    this.recorded = null;
+  }
+
   /** What consolidation recorded about these chunk hashes (one query per table). */
   marksFor(hashes: readonly string[]): Map<string, ConsolidationMarks> {
     const out = new Map<string, ConsolidationMarks>();

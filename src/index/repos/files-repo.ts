@@ -4,6 +4,7 @@ import { hexToBlob } from "../db/blobs.js";
 import { prepareFtsText } from "../keyword/fts-text.js";
 import { statements } from "../db/statements.js";
 import type { KeywordPostings } from "../keyword/keyword-postings.js";
+import { CopyRegistry } from "../db/copies.js";
 import { VEC_NONE, VEC_PENDING, VEC_STORED } from "../vectors/vec-state.js";
 import type { VectorRepo } from "../vectors/vector-repo.js";
 import type { TranscriptBase } from "../../ingest/transcript-incremental.js";
@@ -79,8 +80,8 @@ export class FilesRepo {
     private readonly clock: () => number,
     private readonly vectors: VectorRepo,
     private readonly postings: KeywordPostings,
-    /** Told, inside the transaction, of each file whose row or chunks a write changes. */
-    private readonly fileChanged: (fileId: number) => void = () => {},
+    /** The in-memory copies (index/db/copies.ts): told of each file a write changes, inside its transaction, and of a failed write. */
+    private readonly copies: Pick<CopyRegistry, "fileWritten" | "rolledBack"> = new CopyRegistry(),
   ) {
     this.stmts = statements(db, {
       listFiles: `SELECT ${FILE_COLUMNS} FROM files ORDER BY path`,
@@ -142,7 +143,7 @@ export class FilesRepo {
       } else {
         fileId = Number(this.stmts.insertFile.run(row).lastInsertRowid);
       }
-      this.fileChanged(fileId);
+      this.copies.fileWritten(fileId);
       this.insertChunks(fileId, 0, chunks);
       return { added: chunks.length, removed };
     });
@@ -160,7 +161,7 @@ export class FilesRepo {
     return this.chunkWrite(() => {
       const existing = this.getFile(meta.path);
       if (!existing) throw new Error(`replaceTail: ${meta.path} is not indexed`);
-      this.fileChanged(existing.id);
+      this.copies.fileWritten(existing.id);
       const removed = this.deleteChunksFrom(existing.id, fromSeq);
       this.stmts.updateFile.run({ ...this.fileParams(meta), id: existing.id });
       this.insertChunks(existing.id, fromSeq, chunks);
@@ -177,7 +178,7 @@ export class FilesRepo {
     this.chunkWrite(() => {
       const existing = this.getFile(fromPath);
       if (!existing) throw new Error(`renameFile: ${fromPath} is not indexed`);
-      this.fileChanged(existing.id);
+      this.copies.fileWritten(existing.id);
       const clash = this.getFile(meta.path);
       if (clash) this.deleteFileById(clash.id);
       this.stmts.updateFile.run({
@@ -210,18 +211,18 @@ export class FilesRepo {
     });
   }
 
-  /** One transaction that writes chunks: when it fails (rolled back), the postings in memory are reloaded. */
+  /** One transaction that writes chunks: when it fails (rolled back), the in-memory copies hear it. */
   private chunkWrite<T>(fn: () => T): T {
     try {
       return this.db.transaction(fn)();
     } catch (e) {
-      this.postings.writeFailed();
+      this.copies.rolledBack();
       throw e;
     }
   }
 
   private deleteFileById(id: number): number {
-    this.fileChanged(id);
+    this.copies.fileWritten(id);
     const n = this.deleteChunksFrom(id, 0);
     this.stmts.deleteFileRow.run(id);
     return n;

@@ -3,6 +3,7 @@ import type { ChunkMeta } from "./chunk-meta.js";
 import { ChunksRepo, type ChunkBody, type ChunkRow } from "./chunks-repo.js";
 import { ConsolidationRecords } from "./consolidation-records.js";
 import { closeDatabase, type OpenedDb } from "../db/db.js";
+import { CopyRegistry, type InMemoryCopy } from "../db/copies.js";
 import { DbUpkeep } from "../db/db-upkeep.js";
 import { dataVersionOf } from "../db/db-generation.js";
 import { EmbedCacheRepo } from "./embed-cache-repo.js";
@@ -55,24 +56,24 @@ export class IndexStore {
   readonly visibility: VisibilityRepo;
   private fileTotals: (() => { rows: number; tokens: number }) | undefined;
   private paths: PathIndex | undefined;
+  /** The in-memory copies of this connection's tables: each hears its writes and every rollback (db/copies.ts). */
+  private readonly copies = new CopyRegistry();
 
   constructor(
     opened: OpenedDb,
     readonly namespace: string,
     clock: () => number = Date.now,
+    /** Bytes of vectors held in memory at most (vector-repo.ts, MEMORY_MATRIX_MAX_BYTES by default). */
+    matrixMaxBytes?: number,
   ) {
     this.db = opened.db;
     this.vecAvailable = opened.vecAvailable;
     this.vecError = opened.vecError;
     this.meta = new MetaRepo(this.db);
-    this.vectors = new VectorRepo(this.db, this.meta, this.vecAvailable, () => this.counts().vectors);
+    this.vectors = new VectorRepo(this.db, this.meta, this.vecAvailable, () => this.counts().vectors, matrixMaxBytes);
     this.text = new TextSearch(this.db);
     this.chunks = new ChunksRepo(this.db);
-    this.files = new FilesRepo(this.db, clock, this.vectors, this.text.postings, (id) => {
-      this.chunks.meta.fileChanged(id);
-      this.chunks.fileChanged(id);
-      this.paths?.fileChanged(id);
-    });
+    this.files = new FilesRepo(this.db, clock, this.vectors, this.text.postings, this.copies);
     this.embedCache = new EmbedCacheRepo(this.db, clock);
     this.recalls = new RecallLog(this.db, clock);
     this.records = new ConsolidationRecords(this.db);
@@ -80,6 +81,42 @@ export class IndexStore {
     this.facts = new FactsRepo(this.db);
     this.entities = new EntityGraph(this.db);
     this.visibility = new VisibilityRepo(this.db);
+    const { chunks, text, vectors, records } = this;
+    for (const copy of [
+      { name: "keyword postings", onRollback: () => text.postings.writeFailed() },
+      { name: "word statistics", onRollback: () => text.rolledBack() },
+      {
+        name: "chunk metadata",
+        onFileWrite: (id) => chunks.meta.fileChanged(id),
+        onRollback: () => chunks.meta.rolledBack(),
+      },
+      {
+        name: "chunk bodies and dates",
+        onFileWrite: (id) => chunks.fileChanged(id),
+        onRollback: () => chunks.rolledBack(),
+      },
+      {
+        name: "path index",
+        onFileWrite: (id) => this.paths?.fileChanged(id),
+        onRollback: () => this.paths?.rolledBack(),
+      },
+      { name: "vector matrix and codes", onRollback: () => vectors.rolledBack() },
+      { name: "consolidation marks", onRollback: () => records.rolledBack() },
+    ] satisfies InMemoryCopy[])
+      this.copies.register(copy);
+  }
+
+  /**
+   * Registers an in-memory copy of this index's tables (db/copies.ts): told of each file this
+   * connection writes and of every transaction that fails. Returns the function that removes it.
+   */
+  registerCopy(copy: InMemoryCopy): () => void {
+    return this.copies.register(copy);
+  }
+
+  /** The names of the registered copies (diagnostics, tests). */
+  get copyNames(): string[] {
+    return this.copies.names;
   }
 
   close(): void {
@@ -106,7 +143,7 @@ export class IndexStore {
     try {
       return this.db.transaction(fn)();
     } catch (e) {
-      this.text.postings.writeFailed(); // chunk writes inside it may have rolled back
+      this.copies.rolledBack(); // writes inside it may have rolled back: the copies hear it
       throw e;
     }
   }
@@ -229,7 +266,7 @@ export class IndexStore {
     return this.vectors.pendingChunks(afterId, limit);
   }
   setVectors(items: readonly { id: number; vector: Float32Array | null; passages?: Buffer }[]): void {
-    this.vectors.setVectors(items);
+    this.transaction(() => this.vectors.setVectors(items)); // a failure is heard by the copies
   }
   vectorSearch(query: Float32Array, k: number, opts: VectorSearchOptions = {}): { id: number; distance: number }[] {
     return this.vectors.vectorSearch(query, k, opts);

@@ -10,9 +10,16 @@ import { jsScan, queryRange, scanDotError, simdScan, wasmMemory, type ScanFn, ty
  * are scored exactly as sqlite-vec scores them (vecCosineDistance). The result is sqlite-vec's
  * KNN: the same ids and the same distances (ties: smaller id first).
  *
- * Slots are dense: a deleted row's slot takes the last row. Memory per vector: dims × 4 bytes
- * (float32) + dims rounded up to 8 (code) + 40 bytes.
+ * Slots are dense: a deleted row's slot takes the last row. Memory per vector: matrixBytesPerVector.
  */
+/**
+ * What one vector costs held here: dims × 4 bytes (float32), its code (dims rounded up to 8), its
+ * id and three per-row numbers (8 bytes each) and its int32 sum — as `bytes` counts them.
+ */
+export function matrixBytesPerVector(dims: number): number {
+  return dims * 4 + Math.ceil(dims / 8) * 8 + 36;
+}
+
 export class VectorMatrix {
   /** Codes per row (dims rounded up to a multiple of 8; the tail is zero). */
   readonly stride: number;

@@ -7,7 +7,16 @@ import { VEC_NONE, VEC_PENDING, VEC_STORED } from "./vec-state.js";
 import { QuantizedVectors, blobToCode, codeToBlob, fitQuantizer, quantize, type Quantizer } from "./vector-codes.js";
 import { sampleVectors } from "./vector-sample.js";
 import { PassageVectorRepo } from "./passage-vectors.js";
-import { VectorMatrix, vecCosineDistance } from "./vector-matrix.js";
+import { matrixBytesPerVector, VectorMatrix, vecCosineDistance } from "./vector-matrix.js";
+import {
+  MEMORY_MATRIX_MAX_BYTES,
+  QUANTIZED_COARSE,
+  QUANTIZED_OVERSAMPLE,
+  QUANTIZER_MIN_VECTORS,
+  QUANTIZER_SAMPLE,
+  TOUCHED_PATCH_MIN,
+  TOUCHED_RELOAD,
+} from "./vector-limits.js";
 
 export interface VectorIdentity {
   identity: string;
@@ -15,23 +24,7 @@ export interface VectorIdentity {
   model: string;
 }
 
-/**
- * Vectors up to which search holds them all in memory (vector-matrix.ts: ~540 bytes each, so
- * ~80 MB here); larger indexes scan the quantized codes (116 bytes each) and lose exactness.
- */
-export const MEMORY_MATRIX_MAX = 150_000;
-/** Candidates taken by Hamming distance of the sign codes, then scored with the int8 codes. */
-export const QUANTIZED_COARSE = 12_000;
-/** Candidates (× k) rescored exactly against the float vectors. */
-export const QUANTIZED_OVERSAMPLE = 2;
-/** Vectors sampled to fit the quantizer. */
-const QUANTIZER_SAMPLE = 20_000;
-/** Written ids the loaded matrix is patched with, at least, before a reload is cheaper (else a quarter of its rows). */
-const TOUCHED_PATCH_MIN = 4096;
-/** Written ids beyond which the loaded codes are reloaded rather than patched one by one. */
-const TOUCHED_RELOAD = 100_000;
-/** The quantizer is fitted (and codes written) once an index has this many vectors. */
-const QUANTIZER_MIN_VECTORS = 2_000;
+export { MEMORY_MATRIX_MAX_BYTES, QUANTIZED_COARSE, QUANTIZED_OVERSAMPLE } from "./vector-limits.js";
 
 export interface VectorSearchOptions {
   /**
@@ -60,7 +53,7 @@ export class VectorRepo {
   private matrix: VectorMatrix | null = null;
   private readonly matrixCommits;
   private readonly touchedRows = new Set<number>();
-  /** Vectors stored, counted at open and kept up to date by this connection's writes. */
+  /** Vectors stored, counted at open and kept up to date by this connection's writes (a rollback: counted again). */
   private vectorCount = -1;
   /** The chunks' passage vectors (static models): written and deleted with their chunk's vector. */
   readonly passages: PassageVectorRepo;
@@ -76,6 +69,7 @@ export class VectorRepo {
     private readonly vecAvailable: boolean,
     /** Vectors stored, counted from the index (see IndexStore.counts). */
     private readonly countStored: () => number,
+    private readonly matrixMaxBytes = MEMORY_MATRIX_MAX_BYTES,
   ) {
     this.codesCommits = new CommitWatch(db);
     this.matrixCommits = new CommitWatch(db);
@@ -156,6 +150,15 @@ export class VectorRepo {
     return this.vecDims;
   }
 
+  /** A transaction failed (index/db/copies.ts): the matrix, codes and count are read again when next used. */
+  rolledBack(): void {
+    this.dropMatrix();
+    this.codes = null;
+    this.quantizer = null;
+    this.touchedVectors.clear();
+    this.vectorCount = -1;
+  }
+
   /** Stores a chunk's vector (and its passage vectors, when computed: see passage-vectors.ts). */
   insertVector(id: number, v: Float32Array, passages?: Buffer): void {
     if (v.length !== this.vecDims) throw new Error(`vector has ${v.length} dims, index expects ${this.vecDims}`);
@@ -209,7 +212,7 @@ export class VectorRepo {
   /**
    * The k nearest chunks by cosine distance: by default from the vectors held in memory
    * (vector-matrix.ts), which gives sqlite-vec's exact KNN result without its per-query cost;
-   * above MEMORY_MATRIX_MAX vectors from the approximate code scan (vector-codes.ts; `path:
+   * above MEMORY_MATRIX_MAX_BYTES of vectors from the approximate code scan (vector-codes.ts; `path:
    * "quantized"` asks for it at any size); `path: "exact"` asks sqlite-vec itself.
    */
   vectorSearch(query: Float32Array, k: number, opts: VectorSearchOptions = {}): { id: number; distance: number }[] {
@@ -217,7 +220,7 @@ export class VectorRepo {
     const path = opts.path ?? "auto";
     // A read-only index without codes cannot write them: it searches the float vectors exactly.
     const codesUsable = !this.db.readonly || this.currentQuantizer() !== null;
-    const large = path === "auto" && this.countVectors() > MEMORY_MATRIX_MAX;
+    const large = path === "auto" && !this.matrixFits();
     if (codesUsable && (path === "quantized" || large))
       return this.quantizedSearch(query, k, opts.coarse ?? QUANTIZED_COARSE);
     if (path === "memory" || path === "auto") return this.prepareMatrix().nearest(query, k);
@@ -227,7 +230,7 @@ export class VectorRepo {
   /** The exact cosine distances of the given chunks to `query` (those with a vector), as the KNN gives them. */
   distancesTo(query: Float32Array, ids: readonly number[]): { id: number; distance: number }[] {
     if (this.vecDims === null || query.length !== this.vecDims) return [];
-    if (this.countVectors() <= MEMORY_MATRIX_MAX) return this.prepareMatrix().distances(query, ids);
+    if (this.matrixFits()) return this.prepareMatrix().distances(query, ids);
     return this.distancesFromRows(query, ids);
   }
 
@@ -288,6 +291,11 @@ export class VectorRepo {
   /** True when the quantized path can run (sqlite-vec loaded and vectors indexed). */
   get supportsQuantized(): boolean {
     return this.vecDims !== null;
+  }
+
+  /** Whether the index's vectors, held in memory, stay within the byte bound. */
+  private matrixFits(): boolean {
+    return this.countVectors() * matrixBytesPerVector(this.vecDims!) <= this.matrixMaxBytes;
   }
 
   private countVectors(): number {
@@ -359,7 +367,7 @@ export class VectorRepo {
   /** Loads the in-memory vectors (or, in a large index, codes) ahead of the first search. */
   warmVectorSearch(): void {
     if (this.vecDims === null) return;
-    if (this.countVectors() > MEMORY_MATRIX_MAX) this.prepareVectorCodes();
+    if (!this.matrixFits()) this.prepareVectorCodes();
     else this.prepareMatrix();
   }
 
