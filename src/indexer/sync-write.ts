@@ -58,19 +58,20 @@ export async function writeChanged(
   let batchBytes = 0;
   for (let i = 0; i < work.length; i++) {
     for (let j = i; j < i + READ_AHEAD; j++) readAhead(j);
-    const loaded = await reads.get(i)!;
+    let loaded = await reads.get(i)!;
     reads.delete(i);
+    const row = () => (indexed.has(loaded.file.path) ? store.getFile(loaded.file.path) : undefined);
+    const prepare = () =>
+      prepareFile(store, deps.chunking, loaded, row(), goneBySha, force, report, (path, blocks) =>
+        deps.conflicts.mark(path, blocks),
+      );
+    let prepared = prepare();
+    if (prepared?.kind === "reread") {
+      // Only the tail of a markdown log was read, and it was not enough: read it whole (no resume).
+      loaded = await loadFile(loaded.file, row(), true, deps.maxFileBytes);
+      prepared = prepare();
+    }
     if (loaded.skip) skipStamps.set(loaded.file.path, stampOf(loaded.file));
-    const prepared = prepareFile(
-      store,
-      deps.chunking,
-      loaded,
-      indexed.has(loaded.file.path) ? store.getFile(loaded.file.path) : undefined,
-      goneBySha,
-      force,
-      report,
-      (path, blocks) => deps.conflicts.mark(path, blocks),
-    );
     if (prepared?.kind === "rename") batchRenames.push(prepared.from);
     if (prepared) {
       batch.push(prepared);
@@ -116,7 +117,7 @@ async function commitBatch(
       } else if (p.kind === "delete") {
         report.chunksRemoved += store.deleteFile(p.path);
         conflicts.mark(p.path, 0);
-      } else {
+      } else if (p.kind === "replace") {
         const res = p.keep > 0 ? store.replaceTail(p.meta, p.keep, p.chunks) : store.replaceFile(p.meta, p.chunks);
         report.chunksWritten += res.added;
         report.chunksRemoved += res.removed;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 
 /** Block size of the chained content hash. */
-export const HASH_BLOCK = 64 * 1024;
+export const HASH_BLOCK = 4 * 1024;
 
 export interface HashState {
   /** Byte offset of the last full block boundary. */
