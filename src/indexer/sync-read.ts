@@ -1,7 +1,7 @@
 import { checkText } from "../ingest/decode.js";
 import { unsafeForResume, type ResumePoint } from "../ingest/markdown-resume.js";
 import type { ChunkerStart } from "../ingest/types.js";
-import { chainedHash, type ChainedHash } from "../util/chained-hash.js";
+import { chainedHash, chainedHashInTurns, type ChainedHash } from "../util/chained-hash.js";
 import { checkRegular, openNonBlocking, ReadFileError, readRegularFile } from "../util/read-regular.js";
 import { isJsonlTranscript } from "../workspace/classify.js";
 import { MAX_CHUNKED_CHARS } from "./sync-prepare.js";
@@ -52,8 +52,9 @@ export async function loadFile(
     if (e instanceof ReadFileError) return { file, skip: { kind: e.kind, reason: e.message } };
     throw e;
   }
-  const hash = chainedHash(buf);
-  if (buf.length > YIELD_ABOVE_BYTES) await new Promise<void>((r) => setImmediate(r)); // let others in between
+  const big = buf.length > YIELD_ABOVE_BYTES;
+  const hash = big ? await chainedHashInTurns(buf) : chainedHash(buf);
+  if (big) await new Promise<void>((r) => setImmediate(r)); // let others in between
   return withText({ file, buf, hash }, buf, !isJsonlTranscript(file));
 }
 

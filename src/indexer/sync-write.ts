@@ -7,6 +7,7 @@ import { prepareFile, type PreparedFile } from "./sync-prepare.js";
 import { loadFile, type Loaded } from "./sync-read.js";
 import type { SyncProgress, SyncReport } from "./sync-report.js";
 import { embedFresh, type VectorDeps } from "./sync-vectors.js";
+import { SLICE_CHUNKS, writeInSlices } from "./write-slices.js";
 
 /** Sync, writing phase: reads the changed files ahead, decides each and writes them in batches. */
 export interface WriteDeps extends VectorDeps {
@@ -108,8 +109,11 @@ async function commitBatch(
       batch.flatMap((p) => (p.kind === "replace" ? p.chunks : [])),
       report,
     );
+  // A file of many chunks is written on its own, in slices (write-slices.ts), after the others.
+  const big = batch.filter((p) => p.kind === "replace" && p.chunks.length > SLICE_CHUNKS);
   store.transaction(() => {
     for (const p of batch) {
+      if (big.includes(p)) continue;
       if (p.kind === "touch") store.touchFile(p.id, p.size, p.mtimeMs);
       else if (p.kind === "rename") {
         store.renameFile(p.from, p.meta);
@@ -124,6 +128,12 @@ async function commitBatch(
       }
     }
   });
+  for (const p of big) {
+    if (p.kind !== "replace") continue;
+    const res = await writeInSlices(store, p.meta, p.keep, p.chunks);
+    report.chunksWritten += res.added;
+    report.chunksRemoved += res.removed;
+  }
   if (useVectors) store.ensureVectorCodes();
 }
 
