@@ -16,7 +16,8 @@ export type PreparedFile =
   | { kind: "touch"; id: number; size: number; mtimeMs: number }
   | { kind: "rename"; from: string; meta: FileMeta }
   | { kind: "delete"; path: string }
-  | { kind: "replace"; meta: FileMeta; keep: number; chunks: StoredChunkInput[] }
+  /** `had`: the file's chunks in the index before, when known (a large rewrite removes them in slices). */
+  | { kind: "replace"; meta: FileMeta; keep: number; chunks: StoredChunkInput[]; had?: number }
   /** A markdown log's tail was not enough to chunk it (ingest/markdown-resume.ts): read it whole. */
   | { kind: "reread" };
 
@@ -142,8 +143,10 @@ export function prepareFile(
   }));
   // Keep the unchanged leading chunks (appends to logs and transcripts only rewrite the tail).
   let keep = 0;
+  let had: number | undefined;
   if (row && !force) {
     const old = store.chunksOfFile(file.path);
+    had = old.length;
     while (
       keep < old.length &&
       keep < inputs.length &&
@@ -155,7 +158,7 @@ export function prepareFile(
   }
   if (row) report.changed++;
   else report.added++;
-  return { kind: "replace", meta: full, keep, chunks: inputs.slice(keep) };
+  return { kind: "replace", meta: full, keep, chunks: inputs.slice(keep), ...(had !== undefined ? { had } : {}) };
 }
 
 /** A markdown log that grew: chunked from its resume point on, the chunks before it kept. */

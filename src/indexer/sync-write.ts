@@ -110,7 +110,9 @@ async function commitBatch(
       report,
     );
   // A file of many chunks is written on its own, in slices (write-slices.ts), after the others.
-  const big = batch.filter((p) => p.kind === "replace" && p.chunks.length > SLICE_CHUNKS);
+  const big = batch.filter(
+    (p) => p.kind === "replace" && Math.max(p.chunks.length, (p.had ?? 0) - p.keep) > SLICE_CHUNKS,
+  );
   store.transaction(() => {
     for (const p of batch) {
       if (big.includes(p)) continue;
@@ -130,7 +132,7 @@ async function commitBatch(
   });
   for (const p of big) {
     if (p.kind !== "replace") continue;
-    const res = await writeInSlices(store, p.meta, p.keep, p.chunks);
+    const res = await writeInSlices(store, p.meta, p.keep, p.chunks, p.had);
     report.chunksWritten += res.added;
     report.chunksRemoved += res.removed;
   }

@@ -23,10 +23,16 @@ export async function writeInSlices(
   meta: FileMeta,
   keep: number,
   chunks: readonly StoredChunkInput[],
+  /** Chunks the file had in the index (when known): the old ones past `keep` are removed in slices first. */
+  had = 0,
 ): Promise<{ added: number; removed: number }> {
   const partial: FileMeta = { ...meta, size: -1, sha256: "", hashOffset: 0, hashState: null, resume: null };
   let added = 0;
   let removed = 0;
+  for (let from = had - SLICE_CHUNKS; from > keep; from -= SLICE_CHUNKS) {
+    removed += store.transaction(() => store.replaceTail(partial, from, [])).removed;
+    await turn();
+  }
   for (let at = 0; at < chunks.length || at === 0; at += SLICE_CHUNKS) {
     const slice = chunks.slice(at, at + SLICE_CHUNKS);
     const last = at + SLICE_CHUNKS >= chunks.length;
