@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { daemonsPerTest } from "./helpers/daemon.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
@@ -66,4 +67,19 @@ describe("costs independent of history", () => {
     },
     600_000,
   );
+
+  it("the save's conflict check asks the index only while the log is as the index saw it: markers someone adds divert the very next save", async () => {
+    const root = tempDir();
+    writeFiles(root, { "MEMORY.md": "# Memory\n" });
+    const d = await daemonOn(root);
+    const first = await d.call("memory.save", { text: "the heron nests by the weir" });
+    expect(first.path).toMatch(/^memory\/\d{4}-\d\d-\d\d\.md$/);
+    appendFileSync(join(root, first.path), "<<<<<<< HEAD\n- ours\n=======\n- theirs\n>>>>>>> abc\n");
+    const next = await d.call("memory.save", { text: "the kestrel hunts over the dunes" });
+    expect(next.path).toBe(first.path.replace(".md", ".saved-during-conflict.md"));
+    expect(next.conflict?.file).toBe(first.path);
+    await d.call("index.sync", { path: first.path }); // now the index has read the markers: its answer says so
+    const third = await d.call("memory.save", { text: "the plover runs along the tideline" });
+    expect(third.path).toBe(next.path);
+  });
 });

@@ -14,5 +14,5 @@ export function indexedConflict(indexer: Indexer, root: string, key: string): bo
   if (!row) return undefined;
   const st = statSync(join(root, key), { throwIfNoEntry: false });
   if (!st?.isFile() || st.size !== row.size || Math.floor(st.mtimeMs) !== Math.floor(row.mtimeMs)) return undefined;
-  return indexer.conflicts.list().includes(key);
+  return indexer.conflicts.has(key);
 }
