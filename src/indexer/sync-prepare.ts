@@ -137,7 +137,7 @@ export function prepareFile(
     full = { ...meta, indexedLines: chunked.lines, malformed: 0, resume };
   }
   chunks = capChunks(file.path, chunks, cut, report);
-  const inputs: StoredChunkInput[] = withVisibility(chunks, fileVisibilityOf(store, file, buf)).map((c) => ({
+  const inputs: StoredChunkInput[] = withVisibility(chunks, fileVisibilityOf(store, file, buf, hash.hash)).map((c) => ({
     ...c,
     hash: chunkHash(c.text),
   }));
