@@ -55,7 +55,9 @@ export async function loadFile(
   const big = buf.length > YIELD_ABOVE_BYTES;
   const hash = big ? await chainedHashInTurns(buf) : chainedHash(buf);
   if (big) await new Promise<void>((r) => setImmediate(r)); // let others in between
-  return withText({ file, buf, hash }, buf, !isJsonlTranscript(file));
+  const loaded = withText({ file, buf, hash }, buf, !isJsonlTranscript(file));
+  if (big) await new Promise<void>((r) => setImmediate(r)); // decoding and chunking are separate turns too
+  return loaded;
 }
 
 /**

@@ -7,7 +7,7 @@ import type { IndexStore } from "../index/repos/store.js";
  * turn of the event loop between them, so pings and searches are answered meanwhile (writing 2,048
  * chunks with their FTS rows and keyword postings at once held the loop for ~0.3–1 s).
  */
-export const SLICE_CHUNKS = 128;
+export const SLICE_CHUNKS = 64;
 
 /** Yields to the event loop (pending I/O and timers run first). */
 const turn = () => new Promise<void>((r) => setImmediate(r));
