@@ -28,9 +28,11 @@ const RSS_BOUND_MB = 400;
 const { daemonOn } = daemonsPerTest();
 
 /**
- * The one case not yet within 500 ms: indexing a file's capped 2 MB of text still runs FTS5's
- * tokenizer for the keyword postings in one synchronous step (0.45–1.06 s measured on the loaded 2-core box;
- * uncapped, today's code held pings for > 1.4 s). See docs/reliability.md.
+ * Indexing a 50 MB single line is CPU work in many short turns of the event loop (hashing, chunk
+ * writes and the facts pass yield between slices), so pings keep being answered throughout; how long
+ * one waits depends on how loaded the machine is (three runs: 257–292 ms, minutes after the code before
+ * gave 986–1,056 ms; 402 and 976 ms at load 13). The test asserts the behaviour with a loose bound; the
+ * figures are in docs/reliability.md and `npm run bench -- abuse`.
  */
 const HUGE_LINE_PING_BOUND_MS = 2000;
 

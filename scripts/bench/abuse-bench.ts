@@ -11,13 +11,15 @@ import {
   writeAndLeave,
   type AttackResult,
 } from "./abuse-attacks.js";
+import { fileAttacks } from "./abuse-files-bench.js";
 import { spawnDaemon, stopDaemon, waitIndexed } from "./daemon-proc.js";
 import { benchPath, freshDir, type Args } from "./util.js";
 
 /**
  * `npm run bench -- abuse`: the attacks of issue #14 against a real daemon (keyword-only), one after
  * another, printing for each the daemon's peak RSS, the longest wait of another client's
- * daemon.ping, and whether every request got an answer. `--scale N` multiplies the request counts.
+ * daemon.ping, and whether every request got an answer; then the hostile files and history growth
+ * of issue #34 (abuse-files-bench.ts; `--files no` leaves them out). `--scale N` multiplies the request counts.
  */
 export async function benchAbuse(args: Args): Promise<void> {
   const scale = Number(args.flags.scale ?? 1);
@@ -35,12 +37,12 @@ export async function benchAbuse(args: Args): Promise<void> {
       `# Topic ${i}\n\n- kingfisher sighting ${i} at pond ${i % 23}, ${"blue ".repeat(1 + (i % 5))}wings\n`,
     );
 
+  const n = (x: number) => Math.max(1, Math.round(x * scale));
+  const results: AttackResult[] = [];
   const d = await spawnDaemon({ home: join(base, "home"), root, provider: "none", stderr: "ignore" });
   try {
     await waitIndexed(d, "none");
     const t = { socket: d.socket, pid: d.child.pid! };
-    const n = (x: number) => Math.max(1, Math.round(x * scale));
-    const results: AttackResult[] = [];
     const attacks: [string, Parameters<typeof runAttack>[2]][] = [
       ["prototype ids (every method)", prototypeKeys],
       [`batch of ${n(500)} memory.get, 5 MB log`, batchOfGets("memory/2026-01-01.md", n(500))],
@@ -52,13 +54,17 @@ export async function benchAbuse(args: Args): Promise<void> {
       results.push(await runAttack(name, t, attack));
       console.error(`done: ${name}`);
     }
-    console.log(
-      `machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GB; load ${loadavg()
-        .map((x) => x.toFixed(1))
-        .join(" ")}; node ${process.version}`,
-    );
-    console.log(summarize(results));
   } finally {
     await stopDaemon(d);
   }
+  // Hostile files and history growth (issue #34), each on a daemon of its own.
+  const notes: string[] = [];
+  if (args.flags.files !== "no") results.push(...(await fileAttacks(base, n(3000), notes)));
+  console.log(
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GB; load ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")}; node ${process.version}`,
+  );
+  console.log(summarize(results));
+  for (const line of notes) console.log(line);
 }

@@ -1,6 +1,7 @@
 import { join, relative, sep } from "node:path";
 import type { WorkspaceEngine } from "../engine/engine.js";
 import { CaptureError, Capturer, type CaptureOutcome } from "../capture/capture.js";
+import { indexedConflict } from "../memory-files/indexed-conflict.js";
 import { MemoryWriter, saveResult } from "../memory-files/writer.js";
 import { WritePathRefusedError } from "../memory-files/write-path.js";
 import { ErrorCodes, type CaptureResult, type SleepResult } from "../rpc/protocol.js";
@@ -23,7 +24,10 @@ export const INDEX_WAIT_MS = 2000;
  */
 export function createIntegrationHandlers(d: MethodDeps, audit?: ReadAudit): MethodHandlers {
   const state = StateStore.forDataDir(d.engine.dataDir);
-  const writer = new MemoryWriter(state, Date.now, d.gitSync);
+  const writer = new MemoryWriter(state, Date.now, d.gitSync, (ws, key) => {
+    const engine = d.engine.workspaces.find((w) => w.name === ws.name);
+    return engine ? indexedConflict(engine.indexer, ws.root, key) : undefined;
+  });
   const capturer = new Capturer(writer, state);
   const sessions = new Sessions(state, writer, capturer);
 

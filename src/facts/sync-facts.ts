@@ -25,7 +25,10 @@ export interface FactsReport {
  * in time order, so a newer statement supersedes the older one from the moment it is indexed and
  * a statement edited away gives its place back. Deterministic; no model.
  */
-export function syncFacts(store: IndexStore, opts: { clock?: () => number; removed?: boolean } = {}): FactsReport {
+export async function syncFacts(
+  store: IndexStore,
+  opts: { clock?: () => number; removed?: boolean } = {},
+): Promise<FactsReport> {
   const t0 = performance.now();
   const repo = store.facts;
   const clock = opts.clock ?? Date.now;
@@ -43,6 +46,8 @@ export function syncFacts(store: IndexStore, opts: { clock?: () => number; remov
     });
     chunks += batch.length;
     after = batch[batch.length - 1]!.id;
+    // A turn of the event loop between batches: a huge file's chunks do not hold pings (issue #34).
+    if (batch.length === BATCH) await new Promise<void>((r) => setImmediate(r));
   }
   const linked = chunks > 0 || opts.removed === true;
   const slotsWritten = linked ? linkSlots(store) : 0;

@@ -51,6 +51,12 @@ export class ConflictRegistry {
     this.dirty = false;
   }
 
+  /** Whether the reads so far found markers in `path`; undefined when the list is full (it may be left out). */
+  has(path: string): boolean | undefined {
+    const set = this.load();
+    return set.has(path) ? true : set.size >= MAX_PATHS ? undefined : false;
+  }
+
   /** Conflicted files, sorted. */
   list(): string[] {
     return [...this.load()].sort();

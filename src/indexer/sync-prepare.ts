@@ -1,6 +1,7 @@
 import { chunkFile } from "../ingest/chunk-file.js";
 import { scanConflicts } from "../ingest/conflict-markers.js";
-import type { Chunk, ChunkingOptions } from "../ingest/types.js";
+import { chunkNoteFrom, resumePointOf } from "../ingest/markdown-resume.js";
+import type { Chunk, ChunkerTail, ChunkingOptions } from "../ingest/types.js";
 import { TRANSCRIPT_START, chunkTranscriptFrom } from "../ingest/transcript-incremental.js";
 import { chunkHash } from "../util/hash.js";
 import { isJsonlTranscript } from "../workspace/classify.js";
@@ -15,7 +16,10 @@ export type PreparedFile =
   | { kind: "touch"; id: number; size: number; mtimeMs: number }
   | { kind: "rename"; from: string; meta: FileMeta }
   | { kind: "delete"; path: string }
-  | { kind: "replace"; meta: FileMeta; keep: number; chunks: StoredChunkInput[] };
+  /** `had`: the file's chunks in the index before, when known (a large rewrite removes them in slices). */
+  | { kind: "replace"; meta: FileMeta; keep: number; chunks: StoredChunkInput[]; had?: number }
+  /** A markdown log's tail was not enough to chunk it (ingest/markdown-resume.ts): read it whole. */
+  | { kind: "reread" };
 
 /**
  * Chunks indexed per file at most: a file's chunks are written in one transaction, so this bounds how
@@ -84,6 +88,7 @@ export function prepareFile(
     report.renamed++;
     return { kind: "rename", from: moved.path, meta };
   }
+  if (loaded.append && row && !isJsonlTranscript(file)) return prepareNoteAppend(store, chunking, loaded, meta, report);
   if (loaded.append && row) {
     // Appended transcript: re-chunk from the last stored chunk only.
     const t = chunkTranscriptFrom(buf, loaded.append, chunking);
@@ -117,19 +122,31 @@ export function prepareFile(
         ? file.absPath.slice(0, -"/MEMORY.md".length)
         : undefined;
     // A markdown transcript (sessions/*.md) is chunked as the markdown it is, and stays a transcript.
-    const chunked = chunkFile(file.class === "transcript" ? "note" : file.class, conflicts.text, chunking, indexDir);
+    let tail: ChunkerTail | null = null;
+    const chunked = chunkFile(
+      file.class === "transcript" ? "note" : file.class,
+      conflicts.text,
+      chunking,
+      indexDir,
+      (t) => (tail = t),
+    );
     chunks = chunked.chunks;
-    full = { ...meta, indexedLines: chunked.lines, malformed: 0, resume: null };
+    // Where the next append's chunking can resume (ingest/markdown-resume.ts), when nothing was cut or repaired.
+    const resumable = !cut && !loaded.repaired && chunks.length <= MAX_CHUNKS_PER_FILE;
+    const resume = resumable ? resumePointOf({ text: conflicts.text, line: 0, offset: 0, seq: 0 }, tail) : null;
+    full = { ...meta, indexedLines: chunked.lines, malformed: 0, resume };
   }
   chunks = capChunks(file.path, chunks, cut, report);
-  const inputs: StoredChunkInput[] = withVisibility(chunks, fileVisibilityOf(store, file, buf)).map((c) => ({
+  const inputs: StoredChunkInput[] = withVisibility(chunks, fileVisibilityOf(store, file, buf, hash.hash)).map((c) => ({
     ...c,
     hash: chunkHash(c.text),
   }));
   // Keep the unchanged leading chunks (appends to logs and transcripts only rewrite the tail).
   let keep = 0;
+  let had: number | undefined;
   if (row && !force) {
     const old = store.chunksOfFile(file.path);
+    had = old.length;
     while (
       keep < old.length &&
       keep < inputs.length &&
@@ -141,5 +158,37 @@ export function prepareFile(
   }
   if (row) report.changed++;
   else report.added++;
-  return { kind: "replace", meta: full, keep, chunks: inputs.slice(keep) };
+  return { kind: "replace", meta: full, keep, chunks: inputs.slice(keep), ...(had !== undefined ? { had } : {}) };
+}
+
+/** A markdown log that grew: chunked from its resume point on, the chunks before it kept. */
+function prepareNoteAppend(
+  store: IndexStore,
+  chunking: ChunkingOptions,
+  loaded: Loaded,
+  meta: FileMeta,
+  report: SyncReport,
+): PreparedFile {
+  const base = loaded.append!;
+  const r = chunkNoteFrom(loaded.text!, base, chunking);
+  if (!r) return { kind: "reread" };
+  let chunks = r.chunks;
+  let resume = r.resume;
+  const room = Math.max(0, MAX_CHUNKS_PER_FILE - base.seq);
+  if (chunks.length > room) {
+    chunks = chunks.slice(0, room);
+    report.repaired.push({ path: meta.path, kind: "chunk-cap", reason: capReason(chunks) });
+    resume = null;
+  }
+  report.changed++;
+  report.appended++;
+  return {
+    kind: "replace",
+    meta: { ...meta, indexedLines: r.lines, malformed: 0, resume },
+    keep: base.seq,
+    chunks: withVisibility(chunks, fileVisibilityOf(store, loaded.file)).map((c) => ({
+      ...c,
+      hash: chunkHash(c.text),
+    })),
+  };
 }

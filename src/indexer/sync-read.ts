@@ -1,6 +1,7 @@
 import { checkText } from "../ingest/decode.js";
-import type { TranscriptBase } from "../ingest/transcript-incremental.js";
-import { chainedHash, type ChainedHash } from "../util/chained-hash.js";
+import { unsafeForResume, type ResumePoint } from "../ingest/markdown-resume.js";
+import type { ChunkerStart } from "../ingest/types.js";
+import { chainedHash, chainedHashInTurns, type ChainedHash } from "../util/chained-hash.js";
 import { checkRegular, openNonBlocking, ReadFileError, readRegularFile } from "../util/read-regular.js";
 import { isJsonlTranscript } from "../workspace/classify.js";
 import { MAX_CHUNKED_CHARS } from "./sync-prepare.js";
@@ -18,8 +19,8 @@ export interface Loaded {
   skip?: { kind: SkipKind; reason: string };
   /** Set when invalid UTF-8 was replaced. */
   repaired?: string;
-  /** An appended transcript: buf holds only the bytes from base.offset on. */
-  append?: TranscriptBase;
+  /** An appended transcript or markdown log: buf (and text) hold only the bytes from append.offset on. */
+  append?: ResumePoint;
 }
 
 /** Past this size, hashing and decoding a file are separate turns of the event loop. */
@@ -33,9 +34,16 @@ export async function loadFile(
   max: number,
 ): Promise<Loaded> {
   if (file.size > max) return { file, skip: { kind: "too-large", reason: `larger than ${max} bytes (${file.size})` } };
-  if (!force && isJsonlTranscript(file) && row && file.size > row.size && row.resumeOffset !== null && row.hashState) {
-    const appended = await loadAppend(file, row).catch(() => null);
-    if (appended) return withText(appended, appended.buf!, false);
+  if (!force && row && file.size > row.size && row.resumeOffset !== null && row.hashState) {
+    if (isJsonlTranscript(file)) {
+      const appended = await loadAppend(file, row).catch(() => null);
+      if (appended) return withText(appended, appended.buf!, false);
+    } else if (row.resumeChunker !== null && file.class !== "curated" && file.size <= MAX_CHUNKED_CHARS) {
+      // A markdown log that grew: its tail, unless the tail holds what only a whole read gets right.
+      const appended = await loadAppend(file, row).catch(() => null);
+      const t = appended && withText(appended, appended.buf!, true);
+      if (t && !t.skip && !t.repaired && !unsafeForResume(t.text!)) return t;
+    }
   }
   let buf: Buffer;
   try {
@@ -44,13 +52,16 @@ export async function loadFile(
     if (e instanceof ReadFileError) return { file, skip: { kind: e.kind, reason: e.message } };
     throw e;
   }
-  const hash = chainedHash(buf);
-  if (buf.length > YIELD_ABOVE_BYTES) await new Promise<void>((r) => setImmediate(r)); // let others in between
-  return withText({ file, buf, hash }, buf, !isJsonlTranscript(file));
+  const big = buf.length > YIELD_ABOVE_BYTES;
+  const hash = big ? await chainedHashInTurns(buf) : chainedHash(buf);
+  if (big) await new Promise<void>((r) => setImmediate(r)); // let others in between
+  const loaded = withText({ file, buf, hash }, buf, !isJsonlTranscript(file));
+  if (big) await new Promise<void>((r) => setImmediate(r)); // decoding and chunking are separate turns too
+  return loaded;
 }
 
 /**
- * A transcript that grew: read only from its last chunk (or the last hash block) on, after checking
+ * A transcript or markdown log that grew: read only from its last chunk (or the last hash block) on, after checking
  * that the bytes it had are unchanged. Returns null when the file was rewritten, not appended to.
  */
 async function loadAppend(file: WorkspaceFile, row: FileRow): Promise<Loaded | null> {
@@ -68,11 +79,12 @@ async function loadAppend(file: WorkspaceFile, row: FileRow): Promise<Loaded | n
   const from = { offset: row.hashOffset, state: row.hashState! };
   const oldPart = bytes.subarray(row.hashOffset - start, row.size - start);
   if (oldPart.length !== row.size - row.hashOffset || chainedHash(oldPart, from).hash !== row.sha256) return null;
-  const base: TranscriptBase = {
+  const base: ResumePoint = {
     offset: row.resumeOffset!,
     line: row.resumeLine!,
     seq: row.resumeSeq!,
     malformed: row.resumeMalformed ?? 0,
+    ...(row.resumeChunker ? { chunker: JSON.parse(row.resumeChunker) as ChunkerStart } : {}),
   };
   return {
     file: { ...file, size: start + bytes.length },

@@ -25,15 +25,22 @@ function headOf(absPath: string, buf?: Buffer): string {
   }
 }
 
-/** The visibility a file gives its chunks (visibility/file-visibility.ts), with what the index knows. */
-export function fileVisibilityOf(store: IndexStore, file: WorkspaceFile, buf?: Buffer): Visibility {
+/**
+ * The visibility a file gives its chunks (visibility/file-visibility.ts), with what the index knows;
+ * `hash`: the chained hash of `buf` when the caller has it (a huge file is not hashed again).
+ */
+export function fileVisibilityOf(store: IndexStore, file: WorkspaceFile, buf?: Buffer, hash?: string): Visibility {
   return fileVisibility({
     path: file.path,
     absPath: file.absPath,
     class: file.class,
     ...(file.class === "transcript" ? { head: headOf(file.absPath, buf) } : {}),
     ...(buf && file.class !== "transcript"
-      ? { copiesCurated: () => copiesRootCurated(file, buf) || store.visibility.isCuratedContent(buf) }
+      ? {
+          copiesCurated: () =>
+            copiesRootCurated(file, buf) ||
+            (hash !== undefined ? store.visibility.isCuratedHash(hash) : store.visibility.isCuratedContent(buf)),
+        }
       : {}),
   });
 }

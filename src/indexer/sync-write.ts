@@ -7,6 +7,7 @@ import { prepareFile, type PreparedFile } from "./sync-prepare.js";
 import { loadFile, type Loaded } from "./sync-read.js";
 import type { SyncProgress, SyncReport } from "./sync-report.js";
 import { embedFresh, type VectorDeps } from "./sync-vectors.js";
+import { SLICE_CHUNKS, writeInSlices } from "./write-slices.js";
 
 /** Sync, writing phase: reads the changed files ahead, decides each and writes them in batches. */
 export interface WriteDeps extends VectorDeps {
@@ -58,19 +59,20 @@ export async function writeChanged(
   let batchBytes = 0;
   for (let i = 0; i < work.length; i++) {
     for (let j = i; j < i + READ_AHEAD; j++) readAhead(j);
-    const loaded = await reads.get(i)!;
+    let loaded = await reads.get(i)!;
     reads.delete(i);
+    const row = () => (indexed.has(loaded.file.path) ? store.getFile(loaded.file.path) : undefined);
+    const prepare = () =>
+      prepareFile(store, deps.chunking, loaded, row(), goneBySha, force, report, (path, blocks) =>
+        deps.conflicts.mark(path, blocks),
+      );
+    let prepared = prepare();
+    if (prepared?.kind === "reread") {
+      // Only the tail of a markdown log was read, and it was not enough: read it whole (no resume).
+      loaded = await loadFile(loaded.file, row(), true, deps.maxFileBytes);
+      prepared = prepare();
+    }
     if (loaded.skip) skipStamps.set(loaded.file.path, stampOf(loaded.file));
-    const prepared = prepareFile(
-      store,
-      deps.chunking,
-      loaded,
-      indexed.has(loaded.file.path) ? store.getFile(loaded.file.path) : undefined,
-      goneBySha,
-      force,
-      report,
-      (path, blocks) => deps.conflicts.mark(path, blocks),
-    );
     if (prepared?.kind === "rename") batchRenames.push(prepared.from);
     if (prepared) {
       batch.push(prepared);
@@ -107,8 +109,13 @@ async function commitBatch(
       batch.flatMap((p) => (p.kind === "replace" ? p.chunks : [])),
       report,
     );
+  // A file of many chunks is written on its own, in slices (write-slices.ts), after the others.
+  const big = batch.filter(
+    (p) => p.kind === "replace" && Math.max(p.chunks.length, (p.had ?? 0) - p.keep) > SLICE_CHUNKS,
+  );
   store.transaction(() => {
     for (const p of batch) {
+      if (big.includes(p)) continue;
       if (p.kind === "touch") store.touchFile(p.id, p.size, p.mtimeMs);
       else if (p.kind === "rename") {
         store.renameFile(p.from, p.meta);
@@ -116,13 +123,19 @@ async function commitBatch(
       } else if (p.kind === "delete") {
         report.chunksRemoved += store.deleteFile(p.path);
         conflicts.mark(p.path, 0);
-      } else {
+      } else if (p.kind === "replace") {
         const res = p.keep > 0 ? store.replaceTail(p.meta, p.keep, p.chunks) : store.replaceFile(p.meta, p.chunks);
         report.chunksWritten += res.added;
         report.chunksRemoved += res.removed;
       }
     }
   });
+  for (const p of big) {
+    if (p.kind !== "replace") continue;
+    const res = await writeInSlices(store, p.meta, p.keep, p.chunks, p.had);
+    report.chunksWritten += res.added;
+    report.chunksRemoved += res.removed;
+  }
   if (useVectors) store.ensureVectorCodes();
 }
 

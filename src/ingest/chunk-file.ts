@@ -1,8 +1,9 @@
 import { replaceFrontmatter } from "./frontmatter.js";
 import { chunkMarkdown } from "./markdown.js";
 import { chunkTranscript, parseTranscript } from "./transcript.js";
-import type { Chunk, ChunkingOptions, FileClass } from "./types.js";
+import type { Chunk, ChunkerStart, ChunkerTail, ChunkingOptions, FileClass } from "./types.js";
 import { lineVisibilities, visibilityRuns } from "../visibility/line-tags.js";
+import type { Visibility } from "../visibility/visibility.js";
 
 /** Bumped whenever chunking output changes for the same input: a mismatch re-chunks every file. */
 export const CHUNKING_VERSION = 4;
@@ -26,7 +27,14 @@ export function linkIndexLines(text: string, dir: string): string {
 }
 
 /** Chunks one file's text according to its class; `indexDir`: the folder of a memory index (see linkIndexLines). */
-export function chunkFile(cls: FileClass, text: string, opts: ChunkingOptions, indexDir?: string): FileChunks {
+export function chunkFile(
+  cls: FileClass,
+  text: string,
+  opts: ChunkingOptions,
+  indexDir?: string,
+  /** Told where a daily log's or note's chunking could resume (not for curated files or transcripts). */
+  tail?: (t: ChunkerTail | null) => void,
+): FileChunks {
   if (indexDir !== undefined) text = linkIndexLines(text, indexDir);
   if (cls === "transcript") {
     const { messages, stats } = parseTranscript(text);
@@ -38,14 +46,32 @@ export function chunkFile(cls: FileClass, text: string, opts: ChunkingOptions, i
     const chunks = chunkMarkdown(body, { ...opts, perEntry: true }).map((c) => ({ ...c, visibility: "private" }));
     return { chunks, malformed: 0, lines: countLines(text) };
   }
-  // Each entry's tag says who may see it (visibility/line-tags.ts): a chunk never mixes two visibilities.
-  const vis = lineVisibilities(body.replace(/\r\n/g, "\n").split("\n"));
+  return { chunks: chunkTagged(body, opts, { tail }), malformed: 0, lines: countLines(text) };
+}
+
+/**
+ * Chunks a daily log or note: each entry's tag says who may see it (visibility/line-tags.ts), and a
+ * chunk never mixes two visibilities. `from`/`tail`: resume inside a log (ingest/markdown-resume.ts).
+ */
+export function chunkTagged(
+  body: string,
+  opts: ChunkingOptions,
+  resume: { from?: ChunkerStart; tail?: ((t: ChunkerTail | null) => void) | undefined } = {},
+  /** The visibility of each line (computed here when not given). */
+  lineVis?: readonly Visibility[],
+): Chunk[] {
+  const vis = lineVis ?? lineVisibilities(body.replace(/\r\n/g, "\n").split("\n"));
   const runs = visibilityRuns(vis);
-  const chunks = chunkMarkdown(body, { ...opts, ...(runs.length > 1 ? { ranges: runs } : {}) }).map((c) => ({
+  const tail = resume.tail && ((t: ChunkerTail | null) => resume.tail!(t && { ...t, vis: vis[t.line] ?? "open" }));
+  return chunkMarkdown(body, {
+    ...opts,
+    ...(runs.length > 1 ? { ranges: runs } : {}),
+    ...(resume.from ? { from: resume.from } : {}),
+    ...(tail ? { tail } : {}),
+  }).map((c) => ({
     ...c,
     visibility: vis[c.startLine - 1] ?? "open",
   }));
-  return { chunks, malformed: 0, lines: countLines(text) };
 }
 
 function countLines(text: string): number {

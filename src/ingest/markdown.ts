@@ -1,4 +1,4 @@
-import type { Chunk, ChunkingOptions } from "./types.js";
+import type { Chunk, ChunkerStart, ChunkerTail, ChunkingOptions } from "./types.js";
 import { countTokensRange, sliceByTokens } from "./tokens.js";
 
 /**
@@ -23,21 +23,37 @@ import { countTokensRange, sliceByTokens } from "./tokens.js";
  */
 export function chunkMarkdown(
   text: string,
-  opts: ChunkingOptions & { perEntry?: boolean; ranges?: readonly { from: number; to: number }[] },
+  opts: ChunkingOptions & {
+    perEntry?: boolean;
+    ranges?: readonly { from: number; to: number }[];
+    /** Resume inside a text: the chunker's state at its line 0 (see ChunkerTail). */
+    from?: ChunkerStart;
+    /** Told where the chunker stood for the last chunk (null: it cannot be resumed there). */
+    tail?: (t: ChunkerTail | null) => void;
+  },
 ): Chunk[] {
-  if (text.length === 0) return [];
+  if (text.length === 0) {
+    opts.tail?.(null);
+    return [];
+  }
   const doc = analyze(text, opts.maxTokens);
-  const out: Chunk[] = [];
+  // The chunk before a resume point stands first, so a chunk it already holds is not emitted again.
+  const out: Chunk[] = opts.from?.prev ? [{ text: "", ...opts.from.prev }] : [];
+  const base = out.length;
+  let last: Omit<ChunkerTail, "firstFence"> | null = null;
   if (opts.ranges && !opts.perEntry) {
     // Ranges (lines [from, to), 0-based) are chunked independently: no chunk crosses one's edge.
-    for (const r of opts.ranges) if (r.from < doc.n) chunkRange(doc, r.from, Math.min(r.to, doc.n), opts, out);
+    for (const r of opts.ranges)
+      if (r.from < doc.n)
+        last = chunkRange(doc, r.from, Math.min(r.to, doc.n), opts, out, r.from === 0 ? opts.from : undefined);
   } else if (opts.perEntry) {
     // Entries are chunked independently, so overlap never crosses an entry boundary.
-    for (const [from, to] of entryRanges(doc)) chunkRange(doc, from, to, opts, out);
+    for (const [from, to] of entryRanges(doc)) last = chunkRange(doc, from, to, opts, out);
   } else {
-    chunkRange(doc, 0, doc.n, opts, out);
+    last = chunkRange(doc, 0, doc.n, opts, out, opts.from);
   }
-  return out;
+  if (opts.tail) opts.tail(last && { ...last, seq: last.seq - base, firstFence: doc.fences[0] ?? -1 });
+  return base ? out.slice(base) : out;
 }
 
 /** Line classes, stored in a Uint8Array. */
@@ -69,6 +85,8 @@ interface Doc {
   long: Uint8Array;
   /** Line starts without indentation (perEntry top-level detection). */
   topLevel: Uint8Array;
+  /** Lines that may open or close a fence, in order. */
+  fences: number[];
 }
 
 const FENCE = /^[ \t]*(`{3,}|~{3,})(.*)$/;
@@ -159,7 +177,7 @@ function analyze(source: string, maxTokens: number): Doc {
       splittable[i + 1] = 1;
     }
   }
-  return { text, n, start, kind, cost, prefix, splittable, long, topLevel };
+  return { text, n, start, kind, cost, prefix, splittable, long, topLevel, fences };
 }
 
 /**
@@ -216,14 +234,26 @@ function splitScore(doc: Doc, p: number): number {
 /** Share of the budget after which split points are considered "good enough". */
 const TAIL_START = 0.6;
 
-/** Chunks lines [from, to) of `doc` and appends the chunks to `out`. */
-function chunkRange(doc: Doc, from: number, to: number, opts: ChunkingOptions, out: Chunk[]): void {
+/**
+ * Chunks lines [from, to) of `doc` and appends the chunks to `out`; returns the state for the last
+ * chunk when it ends the range the ordinary way (else null: a long line or an extended fence).
+ */
+function chunkRange(
+  doc: Doc,
+  from: number,
+  to: number,
+  opts: ChunkingOptions,
+  out: Chunk[],
+  start?: ChunkerStart,
+): Omit<ChunkerTail, "firstFence"> | null {
   const max = Math.max(1, Math.floor(opts.maxTokens));
   const overlap = Math.max(0, Math.min(Math.floor(opts.overlapTokens), Math.floor(max / 2)));
   const { cost, prefix, splittable, long } = doc;
   let s = from;
   /** The chunk starting at s must include this line (progress beyond the overlap). */
-  let floor = from;
+  let floor = start?.floor ?? from;
+  /** The furthest line looked at to cut the chunks so far. */
+  let through = start?.through ?? -1;
 
   while (s < to) {
     if (long[s]) {
@@ -235,10 +265,19 @@ function chunkRange(doc: Doc, from: number, to: number, opts: ChunkingOptions, o
     let e = s;
     while (e < to && !long[e] && prefix[e + 1]! - prefix[s]! <= max) e++;
     if (e === to) {
+      const before = out[out.length - 1];
+      const state = {
+        line: s,
+        floor,
+        seq: out.length,
+        prev: before ? { startLine: before.startLine, endLine: before.endLine } : null,
+        through,
+      };
       emit(doc, s, to - 1, out);
-      return;
+      return state;
     }
 
+    through = Math.max(through, e);
     let best = -1;
     let bestScore = 0;
     let lastValid = -1;
@@ -260,7 +299,7 @@ function chunkRange(doc: Doc, from: number, to: number, opts: ChunkingOptions, o
       while (p < to && !splittable[p]) p++;
     }
     emit(doc, s, p - 1, out);
-    if (p >= to) return;
+    if (p >= to) return null;
 
     // Overlap: whole trailing lines, ≤ overlap tokens, leaving room for line p.
     let q = p;
@@ -277,6 +316,7 @@ function chunkRange(doc: Doc, from: number, to: number, opts: ChunkingOptions, o
     s = q;
     floor = p;
   }
+  return null;
 }
 
 /**

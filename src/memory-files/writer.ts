@@ -104,6 +104,8 @@ export class MemoryWriter {
     private readonly clock: () => number = Date.now,
     /** The scheduled git sync: writes wait while it merges, and it commits the files written. */
     private readonly hooks?: WriteHooks,
+    /** Whether a file has conflict markers when the index knows it without a read (memory-files/indexed-conflict.ts). */
+    private readonly conflictKnown?: (ws: WriteTarget, key: string) => boolean | undefined,
   ) {}
 
   /** memory.save: one bullet in today's daily log (or MEMORY.md). */
@@ -157,7 +159,11 @@ export class MemoryWriter {
   ): Promise<WriteOutcome> {
     // A file in a git conflict is never appended to: the entry goes to its sidecar.
     const wanted = rollOver(ws.root, targetKey(target, date, ws.device));
-    const { key, absPath, conflicted } = divertFromConflict(ws.root, wanted, this.hooks?.conflicted?.(ws, wanted));
+    const { key, absPath, conflicted } = divertFromConflict(
+      ws.root,
+      wanted,
+      this.hooks?.conflicted?.(ws, wanted) ?? this.conflictKnown?.(ws, wanted),
+    );
     const st = this.state.get(ws.name);
     const now = this.clock();
     const duplicates: { entry: PendingEntry; rec: RecentSave }[] = [];

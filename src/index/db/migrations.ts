@@ -220,6 +220,14 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
     if (!has) db.exec(`ALTER TABLE chunks ADD COLUMN visibility TEXT NOT NULL DEFAULT 'open';`);
     db.exec(`CREATE INDEX IF NOT EXISTS chunks_visibility ON chunks(visibility);`);
   },
+  // Where a markdown log's chunking resumes after an append: the chunker's state at its last chunk
+  // (ingest/markdown-resume.ts), so a save re-reads only the log's tail. Null: re-chunked whole.
+  (db) => {
+    const has = (db.prepare(`PRAGMA table_info(files)`).all() as { name: string }[]).some(
+      (c) => c.name === "resume_chunker",
+    );
+    if (!has) db.exec(`ALTER TABLE files ADD COLUMN resume_chunker TEXT;`);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

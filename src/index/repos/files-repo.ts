@@ -7,7 +7,8 @@ import type { KeywordPostings } from "../keyword/keyword-postings.js";
 import { CopyRegistry } from "../db/copies.js";
 import { VEC_NONE, VEC_PENDING, VEC_STORED } from "../vectors/vec-state.js";
 import type { VectorRepo } from "../vectors/vector-repo.js";
-import type { TranscriptBase } from "../../ingest/transcript-incremental.js";
+import type { ResumePoint } from "../../ingest/markdown-resume.js";
+import type { ChunkerStart } from "../../ingest/types.js";
 
 export interface FileMeta {
   path: string;
@@ -22,9 +23,11 @@ export interface FileMeta {
   /** Chained-hash resume point (see util/chained-hash). */
   hashOffset?: number;
   hashState?: Buffer | null;
-  /** Transcripts: where re-chunking resumes after an append (the last chunk's start, ingest/transcript-incremental). */
-  resume?: TranscriptBase | null;
+  /** Transcripts and markdown logs: where re-chunking resumes after an append. */
+  resume?: ResumePoint | null;
 }
+
+export type { ResumePoint };
 
 export interface FileRow {
   id: number;
@@ -43,6 +46,8 @@ export interface FileRow {
   resumeLine: number | null;
   resumeSeq: number | null;
   resumeMalformed: number | null;
+  /** JSON of ResumePoint.chunker (markdown logs). */
+  resumeChunker: string | null;
   indexedAt: number;
 }
 
@@ -65,7 +70,7 @@ export interface StoredChunkInput extends Chunk {
 
 const FILE_COLUMNS = `id, path, class, date, size, mtime_ms AS mtimeMs, sha256, indexed_bytes AS indexedBytes,
   indexed_lines AS indexedLines, malformed, indexed_at AS indexedAt, hash_offset AS hashOffset, hash_state AS hashState,
-  resume_offset AS resumeOffset, resume_line AS resumeLine, resume_seq AS resumeSeq, resume_malformed AS resumeMalformed`;
+  resume_offset AS resumeOffset, resume_line AS resumeLine, resume_seq AS resumeSeq, resume_malformed AS resumeMalformed, resume_chunker AS resumeChunker`;
 
 /**
  * The indexed files and their chunks: the files and chunks tables with the FTS5 rows (chunks_fts)
@@ -88,13 +93,13 @@ export class FilesRepo {
       getFile: `SELECT ${FILE_COLUMNS} FROM files WHERE path = ?`,
       stamps: `SELECT id, path, size, mtime_ms, sha256 FROM files`,
       insertFile: `INSERT INTO files (path, class, date, size, mtime_ms, sha256, indexed_bytes, indexed_lines, malformed, indexed_at,
-          hash_offset, hash_state, resume_offset, resume_line, resume_seq, resume_malformed)
+          hash_offset, hash_state, resume_offset, resume_line, resume_seq, resume_malformed, resume_chunker)
         VALUES (@path, @class, @date, @size, @mtimeMs, @sha256, @indexedBytes, @indexedLines, @malformed, @indexedAt,
-          @hashOffset, @hashState, @resumeOffset, @resumeLine, @resumeSeq, @resumeMalformed)`,
+          @hashOffset, @hashState, @resumeOffset, @resumeLine, @resumeSeq, @resumeMalformed, @resumeChunker)`,
       updateFile: `UPDATE files SET path = @path, class = @class, date = @date, size = @size, mtime_ms = @mtimeMs, sha256 = @sha256,
         indexed_bytes = @indexedBytes, indexed_lines = @indexedLines, malformed = @malformed, indexed_at = @indexedAt,
         hash_offset = @hashOffset, hash_state = @hashState, resume_offset = @resumeOffset, resume_line = @resumeLine,
-        resume_seq = @resumeSeq, resume_malformed = @resumeMalformed WHERE id = @id`,
+        resume_seq = @resumeSeq, resume_malformed = @resumeMalformed, resume_chunker = @resumeChunker WHERE id = @id`,
       touchFile: `UPDATE files SET size = ?, mtime_ms = ? WHERE id = ?`,
       deleteFileRow: `DELETE FROM files WHERE id = ?`,
       chunksOfFile: `SELECT id, text, vec_state AS vecState FROM chunks WHERE file_id = ? AND seq >= ? ORDER BY seq`,
@@ -197,6 +202,7 @@ export class FilesRepo {
                   line: existing.resumeLine!,
                   seq: existing.resumeSeq!,
                   malformed: existing.resumeMalformed ?? 0,
+                  ...(existing.resumeChunker ? { chunker: JSON.parse(existing.resumeChunker) as ChunkerStart } : {}),
                 },
         }),
         id: existing.id,
@@ -246,6 +252,7 @@ export class FilesRepo {
       resumeLine: meta.resume?.line ?? null,
       resumeSeq: meta.resume?.seq ?? null,
       resumeMalformed: meta.resume?.malformed ?? null,
+      resumeChunker: meta.resume?.chunker ? JSON.stringify(meta.resume.chunker) : null,
     };
   }
 

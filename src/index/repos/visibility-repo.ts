@@ -43,7 +43,12 @@ export class VisibilityRepo {
 
   /** Whether a curated file of the index has exactly this content (a copy of MEMORY.md is as private). */
   isCuratedContent(buf: Uint8Array): boolean {
-    return this.stmts.curatedWithHash.get(chainedHash(buf).hash) !== undefined;
+    return this.isCuratedHash(chainedHash(buf).hash);
+  }
+
+  /** The same, for content whose chained hash is known (a sync has just computed it). */
+  isCuratedHash(hash: string): boolean {
+    return this.stmts.curatedWithHash.get(hash) !== undefined;
   }
 
   /** Chunks with one of these visibilities. */
