@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -8,16 +7,10 @@ import { randomQueries } from "./corpus-queries.js";
 import { cortexdEnv, spawnDaemon, stopDaemon, waitIndexed, type RunningDaemon } from "./daemon-proc.js";
 import { generateWorkspace } from "./generate.js";
 import { generateNotesWorkspace } from "./generate-notes.js";
-import { ensureQmd, openQmdStore, type QmdInstall } from "./qmd-peer.js";
+import { ensureQmd, openQmdStore, qmdEnv, qmdIndexPath, timeProcess, type QmdInstall } from "./qmd-peer.js";
 import { benchPath, fmtMs, freshDir, median, percentile, type Args } from "./util.js";
 
 const CORTEXD_BIN = join(PACKAGE_ROOT, "bin", "cortexd");
-
-type Env = NodeJS.ProcessEnv;
-
-function qmdEnv(home: string): Env {
-  return { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_CACHE_HOME: join(home, ".cache") };
-}
 
 function writeCortexdConfig(home: string, root: string, provider: "none" | "auto"): void {
   const dir = join(home, ".config", "cortexd");
@@ -26,16 +19,6 @@ function writeCortexdConfig(home: string, root: string, provider: "none" | "auto
     join(dir, "config.json"),
     JSON.stringify({ workspaces: [{ path: root }], embedding: { provider }, daemon: { debounceMs: 100, settleMs: 0 } }),
   );
-}
-
-/** Wall time of one process, ms; throws when it fails. */
-function timeProcess(cmd: string, args: string[], env: Env): number {
-  const t = performance.now();
-  const r = spawnSync(cmd, args, { env, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" });
-  const ms = performance.now() - t;
-  if (r.status !== 0 && r.status !== 1)
-    throw new Error(`${cmd} ${args.join(" ")} failed (exit ${r.status}): ${r.stderr}`);
-  return ms;
 }
 
 /** Runs the pairs interleaved (A B, then B A, …) so drift hits both alike; returns each one's times. */
@@ -155,7 +138,7 @@ export async function benchPeers(args: Args): Promise<void> {
   const hy: RunningDaemon = await spawnDaemon({ home: hyHome, root, provider: "auto", stderr: "ignore" });
   await waitIndexed(kw, "none");
   await waitIndexed(hy, "auto");
-  const store = await openQmdStore(qmd, join(qHome, ".cache", "qmd", "index.sqlite"));
+  const store = await openQmdStore(qmd, qmdIndexPath(qHome));
 
   const all = randomQueries(root, perRound * rounds * 3 + 60, seed);
   const take = (() => {

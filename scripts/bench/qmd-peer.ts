@@ -90,3 +90,23 @@ export async function openQmdStore(install: QmdInstall, dbPath: string): Promise
   };
   return mod.createStore({ dbPath });
 }
+
+/** The environment of a QMD home (its config and index inside it). */
+export function qmdEnv(home: string): NodeJS.ProcessEnv {
+  return { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_CACHE_HOME: join(home, ".cache") };
+}
+
+/** QMD's index file in a home laid out by qmdEnv. */
+export function qmdIndexPath(home: string): string {
+  return join(home, ".cache", "qmd", "index.sqlite");
+}
+
+/** Wall time of one process, ms; throws when it fails. */
+export function timeProcess(cmd: string, args: string[], env: NodeJS.ProcessEnv): number {
+  const t = performance.now();
+  const r = spawnSync(cmd, args, { env, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" });
+  const ms = performance.now() - t;
+  if (r.status !== 0 && r.status !== 1)
+    throw new Error(`${cmd} ${args.join(" ")} failed (exit ${r.status}): ${r.stderr}`);
+  return ms;
+}

@@ -1,4 +1,5 @@
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { SearchSchema } from "../../src/config/schema.js";
 import { openDatabase } from "../../src/index/db/db.js";
 import { IndexStore } from "../../src/index/repos/store.js";
@@ -13,9 +14,12 @@ import { benchPath, fmtMs, median, percentile, type Args } from "./util.js";
 /**
  * In-process hybrid search and recall on a generated workspace (no socket): per-stage medians, for
  * profiling the hybrid and recall paths (`node --cpu-prof dist/scripts/bench/main.js recall-probe`).
- * The index is kept between runs (`--fresh` rebuilds it).
+ * The index is kept between runs (`--fresh` rebuilds it). `--index DIR` (a directory holding an
+ * index .sqlite, e.g. the scale bench's) probes that index read-only and keyword-only instead, with
+ * the queries of `--queries-file F` (a JSON array) when given.
  */
 export async function recallProbe(args: Args): Promise<void> {
+  if (args.flags.index) return probeBuiltIndex(args);
   const corpus = String(args.flags.corpus ?? "notes");
   const files = Number(args.flags.files ?? 2000);
   const n = Number(args.flags.queries ?? 300);
@@ -43,22 +47,57 @@ export async function recallProbe(args: Args): Promise<void> {
   store.warmVectorSearch();
   const searcher = new Searcher({ store, provider, config: SearchSchema.parse({}) });
   const queries = randomQueries(root, n * 2, seed);
+  await probeStages(searcher, store, queries.slice(0, n), queries.slice(n), Number(args.flags.tail ?? 0));
+  store.close();
+  await provider.close();
+}
+
+/** Keyword-only search and recall on a built index (read-only), as the daemon serves it. */
+async function probeBuiltIndex(args: Args): Promise<void> {
+  const dir = String(args.flags.index);
+  const file = readdirSync(dir).find((f) => f.endsWith(".sqlite"));
+  if (!file) throw new Error(`no index .sqlite in ${dir}`);
+  const n = Number(args.flags.queries ?? 300);
+  const store = new IndexStore(openDatabase(join(dir, file), { readonly: true }), "probe");
+  const t0 = performance.now();
+  store.keepKeywordsInMemory();
+  if (!(await store.text.postings.ready())) throw new Error(`postings did not load: ${store.text.postings.lastError}`);
+  store.warmChunkMeta();
+  console.log(`postings and chunk metadata loaded in ${fmtMs(performance.now() - t0)}`);
+  const searcher = new Searcher({ store, provider: null, config: SearchSchema.parse({}) });
+  const file2 = args.flags["queries-file"] ? String(args.flags["queries-file"]) : "";
+  if (!file2) throw new Error("--queries-file F (a JSON array of queries) is required with --index");
+  const all = JSON.parse(readFileSync(file2, "utf8")) as string[];
+  const skip = Number(args.flags.skip ?? 0);
+  const qs = all.slice(skip, skip + 2 * n);
+  await probeStages(searcher, store, qs.slice(0, n), qs.slice(n), Number(args.flags.tail ?? 0), "keyword");
+  store.close();
+}
+
+/** Search then recall over the queries: latency, per-stage medians and the slowest queries (`tail`). */
+async function probeStages(
+  searcher: Searcher,
+  store: IndexStore,
+  searchQs: string[],
+  recallQs: string[],
+  tail: number,
+  searchKind: "hybrid" | "keyword" = "hybrid",
+): Promise<void> {
   const stages = new Map<string, number[]>();
   const add = (name: string, ms: number) => {
     let xs = stages.get(name);
     if (!xs) stages.set(name, (xs = []));
     xs.push(ms);
   };
-  const tail = Number(args.flags.tail ?? 0);
-  const run = async (kind: "hybrid" | "recall", qs: string[]) => {
+  const run = async (kind: "hybrid" | "keyword" | "recall", qs: string[]) => {
     const wall: number[] = [];
     const perQuery: { q: string; ms: number; cpu: number; timings: Record<string, number> }[] = [];
     for (const q of qs) {
       const t = performance.now();
       const c = process.cpuUsage();
       const timings =
-        kind === "hybrid"
-          ? (await searcher.search({ query: q, timings: true })).timings
+        kind !== "recall"
+          ? (await searcher.search({ query: q, ...(kind === "keyword" ? { limit: 10 } : {}), timings: true })).timings
           : (await recall(searcher, store, { query: q, timings: true, record: false })).timings;
       wall.push(performance.now() - t);
       if (tail > 0)
@@ -73,16 +112,14 @@ export async function recallProbe(args: Args): Promise<void> {
       console.log(`  ${fmtMs(ms)} (cpu ${fmtMs(cpu)}) ${JSON.stringify(q)}: ${parts.join(", ")}`);
     }
   };
-  await run("hybrid", queries.slice(0, n));
-  await run("recall", queries.slice(n));
-  for (const kind of ["hybrid", "recall"]) {
+  await run(searchKind, searchQs);
+  await run("recall", recallQs);
+  for (const kind of [searchKind, "recall"]) {
     const parts = [...stages]
       .filter(([k]) => k.startsWith(`${kind}.`))
       .map(([k, xs]) => `${k.slice(kind.length + 1)} ${median(xs).toFixed(2)}`);
     console.log(`  ${kind} stage medians (ms): ${parts.join(", ")}`);
   }
-  store.close();
-  await provider.close();
 }
 
 function cpuMs(u: NodeJS.CpuUsage): number {

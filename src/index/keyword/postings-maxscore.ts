@@ -133,7 +133,7 @@ export function maxScoreTopK(
 }
 
 /** First position ≥ `from` whose id is ≥ `target` (galloping, then binary search). */
-function seek(list: Postings, from: number, target: number): number {
+export function seek(list: Postings, from: number, target: number): number {
   const ids = list.ids;
   const n = list.n;
   if (from >= n || ids[from]! >= target) return from;

@@ -1,5 +1,6 @@
 import { B, K1, type KeywordHit } from "./bm25.js";
 import type { PostingsView } from "./keyword-postings.js";
+import { impactTopK } from "./postings-impacts.js";
 import { maxScoreTopK } from "./postings-maxscore.js";
 import { scanTopK } from "./postings-scan.js";
 
@@ -14,14 +15,17 @@ import { scanTopK } from "./postings-scan.js";
  * `tokens`: each phrase's one FTS5 token, in query order (a phrase may repeat a token: it counts
  * again, as in FTS5). The top k is found by MaxScore over blocks of postings (postings-maxscore),
  * so a common word's postings are mostly skipped once k good chunks are known; a query whose
- * lists are short scores them all (postings-scan), which costs less there.
+ * lists are short scores them all (postings-scan), which costs less there; a query whose words are
+ * all common is first tried on each word's top chunks (postings-impacts), exact when its bound holds.
  */
 export function postingsTopK(view: PostingsView, tokens: readonly string[], k: number): KeywordHit[] {
   if (k <= 0 || view.rows === 0) return [];
   let postings = 0;
   for (const token of tokens) postings += view.lists.get(token)?.n ?? 0;
   const norm = lengthNorms(view);
-  return postings <= SCAN_BELOW ? scanTopK(view, tokens, k, norm) : maxScoreTopK(view, tokens, k, norm);
+  if (postings <= SCAN_BELOW) return scanTopK(view, tokens, k, norm);
+  // All-common-word queries: the union of each word's top chunks, when its bound proves the top k.
+  return impactTopK(view, tokens, k, norm) ?? maxScoreTopK(view, tokens, k, norm);
 }
 
 /** Postings of a query's words up to which scoring them all is cheaper than MaxScore (same result). */

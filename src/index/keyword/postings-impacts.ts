@@ -1,0 +1,185 @@
+import { K1, type KeywordHit } from "./bm25.js";
+import type { Postings, PostingsView } from "./keyword-postings.js";
+import { seek } from "./postings-maxscore.js";
+import { TopKHeap } from "./topk-heap.js";
+
+/**
+ * The top k for a query whose words are all common (every list at least LONG_LIST postings: "the
+ * and", "was in of", a frequent topic word with them), exactly, without reading the lists whole.
+ *
+ * Per long list, its TOP chunks by the token's part (tf · (k1 + 1)) / (tf + norm) are kept (cached
+ * until the postings change, like the block bounds), with the TOP-th largest part: the "floor" no
+ * other chunk of the list exceeds. A word in more than half the chunks (FTS5 floors its idf at
+ * 1e-6) gets no top set: its part is bounded by k1 + 1, which at that weight moves the bound by
+ * ~2e-6 — so a query of topic words with stop words among them is served too, while a query of
+ * such words only (nothing to prove it with: returns null at once) is left to MaxScore.
+ * The candidates are the union of the other words' top chunks, each
+ * scored exactly (its counts found by seeks, its parts added in query order as FTS5 adds them). A
+ * chunk outside every top set gets at most Σ weight × floor; when the k-th candidate's score is
+ * strictly above that (widened by a relative 1e-9, as postings-maxscore widens its bounds), no
+ * other chunk can enter or tie the top k, so the result is FTS5's. Otherwise the answer is null
+ * and MaxScore ranks (the cost is then a few thousand seeks more).
+ *
+ * Why it helps: with common words, MaxScore's block bounds barely prune (nearly every block of 128
+ * holds a short chunk that uses the word), so it steps through most postings; the top parts of a
+ * common word, though, sit far above its typical part, so the union of a few thousand usually holds
+ * the top k with room to spare.
+ */
+
+/** Lists shorter than this are left to MaxScore (its bounds prune them well), and chunks kept per long list. */
+export const IMPACT_PLAN = { longList: 16_384, top: 2048 };
+const MARGIN = 1 + 1e-9;
+
+interface Impacts {
+  /** The list's TOP chunks by part, ids ascending. */
+  ids: Int32Array;
+  /** No chunk outside `ids` gets a larger part from the token. */
+  floor: number;
+}
+
+const cache = new WeakMap<Postings, { version: number; n: number; top: number; impacts: Impacts }>();
+
+export function topImpacts(view: PostingsView, list: Postings, norm: Float64Array, top: number): Impacts {
+  const known = cache.get(list);
+  if (known && known.version === view.version && known.n === list.n && known.top === top) return known.impacts;
+  const n = list.n;
+  const ids = list.ids;
+  const tfs = list.tfs;
+  let parts = scratch;
+  if (parts.length < n) parts = scratch = new Float64Array(Math.max(n, scratch.length * 2));
+  for (let j = 0; j < n; j++) {
+    const tf = tfs[j]!;
+    parts[j] = (tf * (K1 + 1.0)) / (tf + norm[ids[j]!]!);
+  }
+  let floor = 0;
+  let kept: Int32Array = ids.subarray(0, n);
+  if (n > top) {
+    // The top-th largest part, found in a copy (quickselect reorders it); then, in id order, the
+    // chunks at or above it (ties may keep a few more than `top`; every other part is below).
+    const sel = parts.slice(0, n);
+    floor = kthLargest(sel, top);
+    const out: number[] = [];
+    for (let j = 0; j < n; j++) if (parts[j]! >= floor) out.push(ids[j]!);
+    kept = Int32Array.from(out);
+  }
+  const impacts = { ids: kept, floor };
+  cache.set(list, { version: view.version, n: list.n, top, impacts });
+  return impacts;
+}
+
+interface Term {
+  list: Postings;
+  idf: number;
+  /** idf × how many times the query repeats the token. */
+  weight: number;
+  /** FTS5 floored its idf (the word is in more than half the chunks). */
+  floored: boolean;
+  pos: number;
+  tf: number;
+}
+
+/** Reused for the parts of the list being summarised. */
+let scratch = new Float64Array(0);
+
+/** The k-th largest value of `a` (1-based; reorders `a`): iterative quickselect, median of three. */
+function kthLargest(a: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  const want = k - 1; // index in descending order
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const x = a[lo]!;
+    const y = a[mid]!;
+    const z = a[hi]!;
+    const pivot = x > y ? (y > z ? y : x > z ? z : x) : x > z ? x : y > z ? z : y;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! > pivot) i++;
+      while (a[j]! < pivot) j--;
+      if (i <= j) {
+        const t = a[i]!;
+        a[i++] = a[j]!;
+        a[j--] = t;
+      }
+    }
+    if (want <= j) hi = j;
+    else if (want >= i) lo = i;
+    else return a[want]!;
+  }
+  return a[want]!;
+}
+
+/** The exact top k when every word of the query is common and the bound proves it; else null. */
+export function impactTopK(
+  view: PostingsView,
+  tokens: readonly string[],
+  k: number,
+  norm: Float64Array,
+  plan = IMPACT_PLAN,
+): KeywordHit[] | null {
+  const byToken = new Map<string, Term>();
+  const order: (Term | null)[] = [];
+  for (const token of tokens) {
+    const list = view.lists.get(token);
+    if (!list || list.n === 0) {
+      order.push(null);
+      continue;
+    }
+    if (list.n < plan.longList) return null;
+    let t = byToken.get(token);
+    if (!t) {
+      let idf = view.ln((view.rows - list.n + 0.5) / (list.n + 0.5));
+      const floored = idf <= 0;
+      if (floored) idf = 1e-6;
+      byToken.set(token, (t = { list, idf, weight: 0, floored, pos: 0, tf: 0 }));
+    }
+    t.weight += t.idf;
+    order.push(t);
+  }
+  const terms = [...byToken.values()];
+  if (!terms.some((t) => !t.floored)) return null;
+  let bound = 0;
+  const sets: Int32Array[] = [];
+  for (const t of terms) {
+    if (t.floored) {
+      bound += t.weight * (K1 + 1.0); // tf / (tf + norm) < 1
+      continue;
+    }
+    const imp = topImpacts(view, t.list, norm, plan.top);
+    bound += t.weight * imp.floor;
+    sets.push(imp.ids);
+  }
+  const candidates = unionSorted(sets);
+  const heap = new TopKHeap(k);
+  for (let c = 0; c < candidates.length; c++) {
+    const d = candidates[c]!;
+    for (const t of terms) {
+      t.pos = seek(t.list, t.pos, d);
+      t.tf = t.pos < t.list.n && t.list.ids[t.pos] === d ? t.list.tfs[t.pos]! : 0;
+    }
+    // The exact score: each phrase's part in query order, as FTS5 adds them.
+    let s = 0;
+    for (const t of order) if (t && t.tf > 0) s += t.idf * ((t.tf * (K1 + 1.0)) / (t.tf + norm[d]!));
+    heap.offer(d, s);
+  }
+  if (!heap.full || !(heap.worstScore > bound * MARGIN)) return null;
+  return heap.hits();
+}
+
+/** The distinct ids of ascending arrays, ascending. */
+function unionSorted(sets: readonly Int32Array[]): Int32Array {
+  if (sets.length === 1) return sets[0]!;
+  let n = 0;
+  for (const s of sets) n += s.length;
+  const all = new Int32Array(n);
+  let o = 0;
+  for (const s of sets) {
+    all.set(s, o);
+    o += s.length;
+  }
+  all.sort();
+  let w = 0;
+  for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[w - 1]) all[w++] = all[i]!;
+  return all.subarray(0, w);
+}
