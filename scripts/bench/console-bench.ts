@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { spawnDaemon, stopDaemon, waitIndexed } from "./daemon-proc.js";
-import { generateWorkspace } from "./generate.js";
+import { generateWorkspace, rng, sampleQuery } from "./generate.js";
 import { SCALE_SIZE_FACTOR } from "./scale-bench.js";
 import { benchPath, fmtMs, freshDir, median, type Args } from "./util.js";
 
@@ -100,6 +100,13 @@ export async function benchConsole(args: Args): Promise<void> {
       `index: ${w.files} files, ${w.chunks} chunks, ${w.vectors} vectors, ${(gen.bytes / 1e6).toFixed(0)} MB ` +
         `(${reused ? "existing index, re-synced" : "cold index"} in ${fmtMs(performance.now() - t0)}); node ${process.version}`,
     );
+    // Some searches and recalls first, so the overview's latency plots have points to draw.
+    const rq = rng(2024);
+    for (let i = 0; i < 60; i++) {
+      const query = sampleQuery(rq);
+      if (i % 3) await r.client.call("memory.search", { query });
+      else await r.client.call("memory.recall", { query });
+    }
     const { url } = await r.client.call("console.open", {});
     const browser = await chromium.launch({ executablePath, args: ["--no-sandbox"] });
     try {
