@@ -14,15 +14,19 @@ export interface EntityCount {
  * time and entities"): which chunks name an entity, which entities a set of chunks names, and the
  * longer names an entity is the start of ("alice" → "alice chen": its aliases). Every read is bounded.
  */
-/** A count of the top entities that took this long is reused, though the index changed since, for … */
+/**
+ * A count of the top entities that took this long, on an index where the first of them is named in
+ * this many chunks (a large one: never a small test index, however loaded the machine) …
+ */
 const TOP_SLOW_MS = 50;
-/** … this long (the most-named entities of a large index hardly move between two writes). */
+const TOP_LARGE_CHUNKS = 1000;
+/** … is reused, though the index changed since, for this long (they hardly move between two writes). */
 const TOP_STALE_MS = 10 * 60_000;
 
 export class EntityGraph {
   private readonly stmts;
   private readonly generation: () => string;
-  private topCache?: { generation: string; n: number; at: number; ms: number; rows: EntityCount[] };
+  private topCache?: { generation: string; n: number; at: number; large: boolean; rows: EntityCount[] };
 
   constructor(db: Database.Database) {
     this.generation = dbGeneration(db);
@@ -104,11 +108,11 @@ export class EntityGraph {
     const generation = this.generation();
     const c = this.topCache;
     const now = Date.now();
-    if (c && c.n === n && (c.generation === generation || (c.ms >= TOP_SLOW_MS && now - c.at < TOP_STALE_MS)))
-      return c.rows;
+    if (c && c.n === n && (c.generation === generation || (c.large && now - c.at < TOP_STALE_MS))) return c.rows;
     const t = performance.now();
     const rows = this.stmts.top.all(n) as EntityCount[];
-    this.topCache = { generation, n, at: now, ms: performance.now() - t, rows };
+    const large = performance.now() - t >= TOP_SLOW_MS && (rows[0]?.chunks ?? 0) >= TOP_LARGE_CHUNKS;
+    this.topCache = { generation, n, at: now, large, rows };
     return rows;
   }
 }
