@@ -10,11 +10,23 @@ export function currentWorkspace(): string {
   return workspace;
 }
 
-export async function get<T>(path: string, params: Record<string, string | number | undefined> = {}): Promise<T> {
+/** GETs in flight by URL: two parts of the page asking the same thing at once share one request. */
+const inflight = new Map<string, Promise<unknown>>();
+
+export function get<T>(path: string, params: Record<string, string | number | undefined> = {}): Promise<T> {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== "") q.set(k, String(v));
   if (workspace && !q.has("workspace")) q.set("workspace", workspace);
-  const res = await fetch(`/api/${path}${q.size ? `?${q}` : ""}`, { credentials: "same-origin" });
+  const url = `/api/${path}${q.size ? `?${q}` : ""}`;
+  const pending = inflight.get(url);
+  if (pending) return pending as Promise<T>;
+  const p = fetchJson<T>(url).finally(() => inflight.delete(url));
+  inflight.set(url, p);
+  return p;
+}
+
+async function fetchJson<T>(url: string): Promise<T> {
+  const res = await fetch(url, { credentials: "same-origin" });
   const body = (await res.json()) as T & { error?: string };
   if (!res.ok) throw new Error(body.error ?? `${res.status} ${res.statusText}`);
   return body;

@@ -20,6 +20,8 @@ const PAGES: Record<string, { title: string; render: (p: URLSearchParams) => Pro
 };
 
 let generation = 0;
+/** The first page's content is in the DOM: the `cortexd:first-view` mark (what `bench console` and the browser test read). */
+let firstView = false;
 
 function parseHash(): { page: string; params: URLSearchParams } {
   const raw = location.hash.replace(/^#\/?/, "");
@@ -45,6 +47,10 @@ async function render(): Promise<void> {
   main.replaceChildren(el);
   main.setAttribute("aria-busy", "false");
   main.setAttribute("data-page", page);
+  if (!firstView) {
+    firstView = true;
+    performance.mark("cortexd:first-view", { detail: page });
+  }
 }
 
 async function workspaces(): Promise<void> {

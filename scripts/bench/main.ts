@@ -1,5 +1,6 @@
 import { abDaemon } from "./ab-daemon.js";
 import { benchAbuse } from "./abuse-bench.js";
+import { benchConsole } from "./console-bench.js";
 import { benchConsolidate } from "./consolidate-bench.js";
 import { benchCrash } from "./crash-bench.js";
 import { benchDaemon } from "./daemon-bench.js";
@@ -19,6 +20,7 @@ const BENCHES: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<vo
   index: benchIndex,
   embed: benchEmbed,
   daemon: benchDaemon,
+  console: benchConsole,
   consolidate: benchConsolidate,
   crash: benchCrash,
   hooks: benchHooks,

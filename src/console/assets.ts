@@ -32,7 +32,26 @@ export function loadAssets(dirs: readonly string[] = ASSET_DIRS): Map<string, As
       out.set(name, { body: Buffer.from(readRegularTextSync(join(dir, name), { maxBytes: 4 * 1024 * 1024 })), type });
     }
   }
-  if (!out.has("index.html") || !out.has("app.js"))
+  const page = out.get("index.html");
+  if (!page || !out.has("app.js"))
     throw new Error(`the console's files are missing (looked in ${dirs.join(", ")}): run \`npm run build\``);
+  out.set("index.html", { ...page, body: withModulePreloads(page.body, [...out.keys()]) });
   return out;
+}
+
+/**
+ * The page with a `modulepreload` link for each of its modules: the browser fetches them all at once
+ * while it reads the page, instead of learning of each module's imports only once its importer has
+ * arrived (app.js → its pages → their helpers: three round trips, ~0.3–0.6 s on a loaded machine).
+ */
+export function withModulePreloads(html: Buffer, names: readonly string[]): Buffer {
+  const links = names
+    .filter((n) => n.endsWith(".js"))
+    .sort()
+    .map((n) => `    <link rel="modulepreload" href="/assets/${n}" />\n`)
+    .join("");
+  const text = html.toString("utf8");
+  const at = text.indexOf("  </head>");
+  if (at < 0) throw new Error("the console's index.html has no </head> line");
+  return Buffer.from(text.slice(0, at) + links + text.slice(at));
 }
