@@ -30,10 +30,10 @@ function line(e) {
  * Registers /audit and returns what the plugin's calls add to their params.
  * @param {any} api
  * @param {{ call: (method: string, params: object, opts?: { timeoutMs?: number }) => Promise<any> }} client
- * @param {{ auditLog: boolean }} cfg
+ * @param {{ on: boolean }} state the switch, shared by every registration of the plugin in this process
+ *   (the gateway registers the commands and the hooks from different registries)
  */
-export function registerAudit(api, client, cfg) {
-  let on = cfg.auditLog;
+export function registerAudit(api, client, state) {
   api.registerCommand?.({
     name: "audit",
     description: "cortexd audit log: /audit (latest entries), /audit on, /audit off",
@@ -43,9 +43,9 @@ export function registerAudit(api, client, cfg) {
         .trim()
         .toLowerCase();
       if (arg === "on" || arg === "off") {
-        on = arg === "on";
+        state.on = arg === "on";
         return {
-          text: `cortexd audit log ${on ? "on" : "off"}: recall and search answers to this gateway are ${on ? "" : "not "}recorded.`,
+          text: `cortexd audit log ${state.on ? "on" : "off"}: recall and search answers to this gateway are ${state.on ? "" : "not "}recorded.`,
         };
       }
       if (arg) return { text: `usage: /audit, /audit on, /audit off (got "${arg}")` };
@@ -56,7 +56,7 @@ export function registerAudit(api, client, cfg) {
           { limit: TAIL, ...(session ? { session_id: session } : {}) },
           { timeoutMs: STATUS_TIMEOUT_MS },
         );
-        const head = `cortexd audit log: ${on && r.enabled ? "on" : "off"}${on && !r.enabled ? " (off in cortexd's config)" : ""} (${r.path})`;
+        const head = `cortexd audit log: ${state.on && r.enabled ? "on" : "off"}${state.on && !r.enabled ? " (off in cortexd's config)" : ""} (${r.path})`;
         const entries = r.entries.length ? r.entries.map(line).join("\n") : "no entries yet";
         return { text: `${head}\n${entries}` };
       } catch (e) {
@@ -67,7 +67,7 @@ export function registerAudit(api, client, cfg) {
   return {
     /** Params for a recall or search: who asks, for which session, and whether to record it. */
     params(/** @type {string | undefined} */ session) {
-      return { client: "openclaw", ...(session ? { session_id: session } : {}), ...(on ? {} : { audit: false }) };
+      return { client: "openclaw", ...(session ? { session_id: session } : {}), ...(state.on ? {} : { audit: false }) };
     },
   };
 }

@@ -121,9 +121,11 @@ const plugin = {
       sessions: createSessions({ call, ws, log }),
       /** @type {ReturnType<typeof createCaptureQueue> | null} */
       queue: null,
+      /** /audit on|off: heard by the hooks' registration, set from the commands'. */
+      audit: { on: cfg.auditLog },
     }));
     const { gate, metrics, sessions } = shared;
-    const audit = registerAudit(api, client, cfg);
+    const audit = registerAudit(api, client, shared.audit);
     /** Recall sources, from the Cortex switches (both off: no recall). */
     const sources = [...(cfg.fileSync ? ["files"] : []), ...(cfg.transcriptSync ? ["transcripts"] : [])];
 

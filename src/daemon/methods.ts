@@ -6,8 +6,6 @@ import { readMemoryLines } from "./memory-get.js";
 import { workspaceStatuses } from "./status.js";
 import { createIntegrationHandlers } from "./integration-methods.js";
 import { DEFAULT_RECALL_BUDGET, recallLines } from "../search/recall.js";
-import type { CortexStatus } from "../rpc/protocol.js";
-import type { ConsolidationReport } from "../consolidate/report.js";
 import { loadReports } from "../consolidate/report.js";
 import { applyPromotions, indexPromoted, promotionCandidates } from "../consolidate/promotion.js";
 import { errorMessage } from "../util/error-message.js";
