@@ -37,6 +37,8 @@ async function until(d: TestDaemon, cond: () => Promise<boolean> | boolean): Pro
     throw new Error(`${String(e)}; git sync: ${JSON.stringify(await gitState(d))}`, { cause: e });
   }
 }
+/** The run that pushed has recorded its outcome (the remote can hold the push a moment before status does). */
+const settled = async (d: TestDaemon) => (await gitState(d)).state !== "idle";
 const remoteHas = (remote: string, home: string, text: string) =>
   git(remote, home, "grep", "-q", text, "main", "--", "memory").code === 0;
 
@@ -50,7 +52,7 @@ describe("git sync recovers from a teammate's commits", () => {
     const a = await syncingDaemon(desktop, "desktop");
     await until(a, async () => (await gitState(a)).lastResult?.includes("pulled") ?? false);
     await a.call("memory.save", { text: "The canary fleet runs in eu-west-3" });
-    await until(a, async () => remoteHas(remote, desktop.home, "eu-west-3"));
+    await until(a, async () => remoteHas(remote, desktop.home, "eu-west-3") && (await settled(a)));
     expect((await gitState(a)).state).toBe("ok");
     // The teammate reverts; the next saves and syncs just work, and the file in the remote is UTF-8.
     gitOk(laptop.root, laptop.home, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main");
@@ -98,7 +100,7 @@ describe("git sync recovers from a teammate's commits", () => {
     gitOk(desktop.root, desktop.home, "branch", "-q", "--set-upstream-to=team/memory/main", "main");
     const a = await syncingDaemon(desktop, "desktop");
     await a.call("memory.save", { text: "The pager rota changes on Mondays" });
-    await until(a, async () => remoteHas(remote, desktop.home, "pager rota"));
+    await until(a, async () => remoteHas(remote, desktop.home, "pager rota") && (await settled(a)));
     expect((await gitState(a)).state).toBe("ok");
   }, 60_000);
 });
