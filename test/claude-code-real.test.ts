@@ -550,10 +550,11 @@ describe.skipIf(!installed)(
       expect(r.json?.result).toBe("Without memory: check the deploy logs.");
       const sent = messageText(stub.turnFor(from, "Why did the Bluefin deploy fail last week?"));
       expect(sent).not.toContain("<cortex_memories>");
-      // A hook that waited would hold the turn until Claude Code's 10 s backstop; leaving at once is a
-      // normal turn (about a second here; logged for the docs).
+      // A hook that waited would hold the turn until Claude Code's 10 s backstop, and three hooks run
+      // in a turn (≥ 30 s); leaving at once is a normal turn (about a second here; logged for the docs).
+      // The bound leaves room for a loaded CI machine.
       console.log(`claude -p with the daemon down: ${r.ms} ms`);
-      expect(r.ms).toBeLessThan(10_000);
+      expect(r.ms).toBeLessThan(25_000);
     });
   },
 );
