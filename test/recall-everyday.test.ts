@@ -171,11 +171,33 @@ for (const mode of ["hybrid", "keyword"] as const) {
     it("a small memory injects the fact asked for, not everything", async () => {
       const r = await ask(small, "what is the parking garage code?");
       expect(r.context).toContain("changed to 4471");
-      for (const other of ["tulip-harbor-88", "Four Thousand Weeks", "2-9-4", "monitor stand", "car insurance"])
+      for (const other of [
+        "tulip-harbor-88",
+        "Four Thousand Weeks",
+        "2-9-4",
+        "monitor stand",
+        "car insurance",
+        "pg-stage",
+      ])
         expect(r.context).not.toContain(other);
       const teeth = await ask(small, "what time is my teeth cleaning appointment?");
       expect(teeth.context).toContain("9:40");
       expect(teeth.memories.length).toBeLessThanOrEqual(2);
+    });
+
+    it("a two-letter abbreviation finds the compound it stands for ('db' is database)", async () => {
+      const t = await open({
+        "MEMORY.md":
+          "# Memory\n- The staging database is pg-stage-02 on the old Hetzner box.\n- Weekly planning is on Tuesdays.\n",
+        "memory/2026-11-28.md": "# 2026-11-28\n- Moved the staging database to pg-stage-07; pg-stage-02 is retired.\n",
+        "memory/2026-11-29.md":
+          "# 2026-11-29\n- Paired with Marco on the search ranking.\n- Booked flights to Porto.\n",
+      });
+      try {
+        expect((await ask(t, "which staging db do we use?")).context).toContain("pg-stage-07");
+      } finally {
+        t.close();
+      }
     });
 
     it("instructions and general questions inject nothing", async () => {
@@ -199,7 +221,12 @@ describe("abbreviates", () => {
     expect(abbreviates("prd", "production")).toBe(true);
     expect(abbreviates("stg", "setting")).toBe(false);
     expect(abbreviates("k8s", "kitchens")).toBe(false);
-    expect(isAbbreviation("rm")).toBe(false);
+    expect(abbreviates("db", "database")).toBe(true);
+    expect(abbreviates("ts", "typescript")).toBe(true);
+    expect(abbreviates("ts", "tests")).toBe(false);
+    expect(abbreviates("rm", "remove")).toBe(false);
+    expect(isAbbreviation("db")).toBe(true);
+    expect(isAbbreviation("ok")).toBe(false);
     expect(isAbbreviation("stg")).toBe(true);
     expect(isAbbreviation("tea")).toBe(false);
   });
