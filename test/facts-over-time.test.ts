@@ -167,3 +167,23 @@ describe("facts over time", () => {
     expect(order.map((o) => o.hit.path)).toEqual(["often.md", "once.md", "weak.md"]);
   });
 });
+
+describe("facts a newcomer writes down", () => {
+  it("an uncorrected curated line about a meeting or a host is left out once a log says it changed", async () => {
+    const t = await indexOf({
+      "MEMORY.md":
+        "# Memory\n\n- Weekly planning is on Tuesdays at 10:00.\n- The staging database is pg-stage-02 on the old box.\n",
+      "memory/2026-12-01.md": daily("2026-12-01", [
+        "Migrated the staging database to pg-stage-07 on RDS; pg-stage-02 is decommissioned.",
+      ]),
+      "memory/2026-12-04.md": daily("2026-12-04", ["Weekly planning moved to Wednesdays at 09:30 starting next week."]),
+    });
+    const ask = (query: string) => recall(t.searcher, t.store, { query, record: false, referenceDate: "2026-12-06" });
+    const planning = await ask("when is weekly planning?");
+    expect(planning.context).toContain("Wednesdays at 09:30");
+    expect(planning.context).not.toContain("Tuesdays");
+    const db = await ask("which host is the staging database on?");
+    expect(db.context).toContain("pg-stage-07");
+    expect(db.context).not.toContain("on the old box");
+  });
+});

@@ -12,11 +12,12 @@ import { MONTH_NAMES, WEEKDAY_NAMES } from "../util/calendar-names.js";
  * - **Identifiers**: lowercase words joined by `-`/`_` ("billing-api", "reports-etl"); with a digit
  *   they are values of class `id` (hosts, ids: "hx-301", "rack14-n3").
  * - **Phrases**: "the" and the next one or two words that are no stop words ("the data team", "the
- *   Android app" → "android app").
+ *   Android app" → "android app"), and a sentence's two-word subject before its verb ("Weekly
+ *   planning moved …").
  * - **Typed values**: clock times ("9:30am", "2pm"), weekdays ("Tuesdays"), versions (a name and a
  *   number: "Node 22", "Kafka 3.7", class `version:node`).
  * A value in a clause that says no longer ("no longer", "not", "n't", "anymore", "no more",
- * "dropped", "instead of", "from X to …") is *old*: the statement is about the value that replaced it.
+ * "dropped", "retired", "decommissioned", "instead of", "from X to …") is *old*: the statement is about the value that replaced it.
  */
 export interface Mention {
   /** As written. */
@@ -55,7 +56,7 @@ const AUX = new Set(
    switched lives works reports prefers codes uses said says asked told wants likes joined left got`.split(/\s+/),
 );
 const NEGATION =
-  /\b(?:no longer|not|never|anymore|any more|no more|dropped|stopped|instead of|replaced|retired|left)\b|n't\b/i;
+  /\b(?:no longer|not|never|anymore|any more|no more|dropped|stopped|instead of|replaced|retired|decommissioned|deprecated|shut down|left)\b|n't\b/i;
 const WEEKDAYS = new Set(WEEKDAY_NAMES);
 const MONTHS = new Set(MONTH_NAMES);
 const TOKEN = /[\p{L}\p{N}](?:[\p{L}\p{N}_+#-]|[.:'’](?=[\p{L}\p{N}]))*/gu;
@@ -190,6 +191,8 @@ export function readStatement(statement: string): Reading {
       continue;
     }
     const lower = t.word.toLowerCase();
+    const subject = openingSubject(t, next, toks[i + 2]);
+    if (subject) mentions.push({ text: subject, key: subject.toLowerCase(), kind: "phrase", start: t.start });
     if (/^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+$/.test(lower)) {
       mentions.push({
         text: t.word,
@@ -226,6 +229,20 @@ export function readStatement(statement: string): Reading {
     mentions: mentions.map(({ start: _s, ...m }) => m),
     predicate: [...new Set(predicate.filter((w) => !entityWords.has(w)).map(predicateStem))].sort().join(" "),
   };
+}
+
+/**
+ * A sentence's two-word subject before its verb, when its first word is no name ("Weekly planning
+ * moved to …", "Daily standup is at …"): the thing the statement is about.
+ */
+const TIME_NOUN = /^(?:day|night|morning|afternoon|evening|week|weekend|month|year|time)s?$/;
+
+function openingSubject(t: Token, next: Token | undefined, verb: Token | undefined): string | null {
+  if (!t.opens || !isCapitalised(t.word) || !next || !verb || next.start - t.end > 1) return null;
+  const n = next.word.toLowerCase();
+  if (next.word !== n || STOP.has(n) || typedClass(n) || TIME_NOUN.test(n) || next.possessive) return null;
+  if (STOP.has(t.word.toLowerCase()) || !AUX.has(verb.word.toLowerCase())) return null;
+  return `${t.word} ${next.word}`;
 }
 
 function value(text: string, cls: string, start: number): Located {
