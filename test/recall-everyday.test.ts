@@ -224,7 +224,8 @@ describe("abbreviates", () => {
     expect(abbreviates("db", "database")).toBe(true);
     expect(abbreviates("ts", "typescript")).toBe(true);
     expect(abbreviates("ts", "tests")).toBe(false);
-    expect(abbreviates("rm", "remove")).toBe(false);
+    expect(abbreviates("rm", "remember")).toBe(false);
+    expect(isAbbreviation("rm")).toBe(false);
     expect(isAbbreviation("db")).toBe(true);
     expect(isAbbreviation("ok")).toBe(false);
     expect(isAbbreviation("stg")).toBe(true);

@@ -102,25 +102,39 @@ export async function softlyHeld(
   return out;
 }
 
+/** Two-consonant abbreviations of everyday technical writing and the words they stand for. */
+const TWO_LETTER: Readonly<Record<string, readonly string[] | undefined>> = Object.assign(Object.create(null), {
+  db: ["database", "databases"],
+  pg: ["postgres", "postgresql"],
+  ts: ["typescript"],
+  js: ["javascript"],
+  gh: ["github"],
+  tz: ["timezone", "timezones"],
+  pr: ["pull"],
+  vm: ["virtual"],
+});
+
 /**
  * A short token that may stand for a longer word: a numeronym ("k8s", "i18n"), 3–4 letters with
- * consonants after the first ("stg", "prd"), or two consonants ("db", "ts": a compound's initials).
+ * consonants after the first ("stg", "prd"), or two consonants ("db", "ts").
  */
 export function isAbbreviation(token: string): boolean {
   return (
     /^\p{L}\d{1,2}\p{L}$/u.test(token) ||
     (/^\p{L}{3,4}$/u.test(token) && !/[aeiou]/.test(token.slice(1))) ||
-    /^[b-df-hj-np-tv-z]{2}$/.test(token)
+    TWO_LETTER[token] !== undefined
   );
 }
 
 /**
  * Whether `word` is spelled short as `abbr`: a numeronym counts the letters between the first and
- * the last ("k8s" = kubernetes); two letters are a compound's initials (below); otherwise the word's
+ * the last ("k8s" = kubernetes); two letters, from a short list ("db" = database); otherwise the word's
  * first letter and its consonants, repeats merged, begin with the abbreviation ("stg" = staging, not
  * setting; "prd" = production).
  */
 export function abbreviates(abbr: string, word: string): boolean {
+  // Two letters are too short to spell a word out by rule ("rm" is no "remember"): a short list.
+  if (abbr.length === 2) return TWO_LETTER[abbr]?.includes(word) ?? false;
   if (word.length < abbr.length + 3) return false;
   const numeronym = /^(\p{L})(\d{1,2})(\p{L})$/u.exec(abbr);
   if (numeronym)
@@ -128,12 +142,6 @@ export function abbreviates(abbr: string, word: string): boolean {
       word[0] === numeronym[1] && word[word.length - 1] === numeronym[3] && word.length - 2 === Number(numeronym[2])
     );
   if (word[0] !== abbr[0]) return false;
-  // Two letters: the initials of a closed compound, each part at least 3 letters ("db" = data|base,
-  // "ts" = type|script, "pg" = post|gres; not "tests", "remove").
-  if (abbr.length === 2) {
-    for (let k = 3; k <= word.length - 3; k++) if (word[k] === abbr[1]) return true;
-    return false;
-  }
   let skeleton = word[0]!;
   for (const ch of word.slice(1)) if (!/[aeiouy]/.test(ch) && ch !== skeleton[skeleton.length - 1]) skeleton += ch;
   return skeleton.startsWith(abbr);
