@@ -187,3 +187,24 @@ describe("facts a newcomer writes down", () => {
     expect(db.context).not.toContain("on the old box");
   });
 });
+
+describe("a common word is no subject", () => {
+  it("notes that share only a word and a weekday do not supersede each other: the answer stays first", async () => {
+    const t = await indexOf({
+      "memory/2026-02-25.md": daily("2026-02-25", ["17:45 Stripe webhook signature errors in the logs on Monday."]),
+      "memory/2026-02-28.md": daily("2026-02-28", [
+        "15:55 Stripe webhooks failed the signature check because we parsed the body as JSON first; use the raw body for the check.",
+      ]),
+      "memory/2026-05-10.md": daily("2026-05-10", ["11:00 The webhook retries dashboard is reviewed on Fridays."]),
+      "memory/2026-07-28.md": daily("2026-07-28", [
+        "19:10 Tom asked me to review the webhook retries estimate before Tuesday.",
+      ]),
+    });
+    const r = await recall(t.searcher, t.store, {
+      query: "stripe says the webhook signature check fails, what was wrong?",
+      record: false,
+      referenceDate: "2026-08-01",
+    });
+    expect(r.memories[0]?.text).toContain("use the raw body");
+  });
+});

@@ -19,7 +19,8 @@ export interface SlotEntry {
   olds: string[];
 }
 
-const ENTITY_KINDS = new Set<Mention["kind"]>(["name", "identifier", "phrase", "term"]);
+/** What a slot can be about; a plain word ("webhook") is shared by unrelated notes, so it is none. */
+const ENTITY_KINDS = new Set<Mention["kind"]>(["name", "identifier", "phrase"]);
 
 /**
  * The classes of name values, learned from the workspace itself: two names are of one class when
