@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EmbeddingProvider } from "../src/embed/provider.js";
 import { recall } from "../src/search/recall.js";
+import { isFrameWord } from "../src/search/frame-words.js";
 import { isInstruction } from "../src/search/prompt-intent.js";
 import { abbreviates, isAbbreviation } from "../src/search/soft-words.js";
 import { builtinProvider } from "./helpers/models.js";
@@ -245,5 +246,12 @@ describe("isInstruction", () => {
       "",
     ])
       expect(isInstruction(p), p).toBe(false);
+  });
+});
+
+describe("frame words", () => {
+  it("the '-ever' words and sentence adverbs frame a prompt, like the most frequent words", () => {
+    for (const w of ["whenever", "wherever", "anyway", "what", "again"]) expect(isFrameWord(w), w).toBe(true);
+    for (const w of ["laptop", "invoices", "staging"]) expect(isFrameWord(w), w).toBe(false);
   });
 });

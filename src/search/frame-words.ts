@@ -10,13 +10,15 @@ const FRAME = new Set(COMMON_WORDS);
 
 /**
  * Chat filler the list cannot hold: contractions typed without their apostrophe ("cant", "didnt":
- * the list's "can't" is two tokens) and interjections ("ugh", "btw"). Closed classes of English.
+ * the list's "can't" is two tokens), interjections ("ugh", "btw") and the "-ever" words and sentence
+ * adverbs the list ranks lower ("whenever", "anyway"). Closed classes of English.
  */
 const FILLER = new Set(
   [
     "cant dont didnt doesnt isnt wont wouldnt couldnt shouldnt arent wasnt werent hasnt havent hadnt aint",
     "im ive youre youve youll theyre theyve thats whats whos wheres heres theres",
     "ugh hmm hm uh um umm oh ah eh meh oops whoa wow lol btw fyi tbh imo idk pls plz",
+    "whenever wherever whoever whomever whichever anyway anyways somehow",
   ]
     .join(" ")
     .split(" "),
