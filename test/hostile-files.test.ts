@@ -74,7 +74,7 @@ describe("a config file that is not a file", () => {
         callsInParallel(t, [{ method: "daemon.reload" }, { method: "daemon.reload" }]),
       );
       expectHeld(r);
-      expect(r.errors).toEqual({ [String(ErrorCodes.InvalidParams)]: 2 });
+      expect(r.errors).toEqual({ [String(ErrorCodes.UnusableFile)]: 2 });
       await expect(d.call("daemon.reload", {})).rejects.toThrow(/not a regular file \((a FIFO|a device)\)/);
       expect((await d.call("memory.search", { query: "lemon cake" })).results.length).toBeGreaterThan(0);
     }, 60_000);
