@@ -47,3 +47,48 @@ export async function writeInSlices(
   }
   return { added, removed };
 }
+
+/**
+ * Removes a file from the index. One of more than SLICE_CHUNKS chunks loses them from the end in
+ * slices, one transaction each with a turn of the loop between (deleting a huge file's 2,048 chunks
+ * with their FTS rows and keyword postings at once held the loop like writing them did); meanwhile
+ * its row carries the stamp that never matches the disk, so a crash in between leaves a file the next
+ * sync reads again, or removes when it is gone. The row and its last chunks go in one transaction.
+ * Returns the chunks removed.
+ */
+export async function deleteInSlices(
+  store: IndexStore,
+  path: string,
+  /** Inside the last transaction (e.g. the conflict list's update). */
+  alsoAtEnd: () => void = () => {},
+): Promise<number> {
+  const row = store.getFile(path);
+  if (!row) return store.transaction(() => (alsoAtEnd(), 0));
+  const end = store.chunkEnd(path);
+  let removed = 0;
+  if (end > SLICE_CHUNKS) {
+    const partial: FileMeta = {
+      path,
+      class: row.class,
+      date: row.date ?? undefined,
+      size: -1,
+      mtimeMs: row.mtimeMs,
+      sha256: "",
+      hashOffset: 0,
+      hashState: null,
+      resume: null,
+    };
+    for (let from = end - SLICE_CHUNKS; from > 0; from -= SLICE_CHUNKS) {
+      removed += store.transaction(() => store.replaceTail(partial, from, [])).removed;
+      await turn();
+    }
+  }
+  return (
+    removed +
+    store.transaction(() => {
+      const n = store.deleteFile(path);
+      alsoAtEnd();
+      return n;
+    })
+  );
+}
