@@ -1,14 +1,15 @@
 import Database from "better-sqlite3";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { singleLineNote } from "../scripts/bench/abuse-files.js";
 import { generateWorkspace } from "../scripts/bench/generate.js";
 import { indexPath } from "../src/engine/engine.js";
 import { ensureTinyTestModel } from "./fixtures/embed/tiny-model.js";
 import { openDatabase } from "../src/index/db/db.js";
 import { defaultNamespace } from "../src/workspace/namespace.js";
 import { runCli, spawnCli } from "./helpers/cli.js";
-import { dumpIndex, tempDir } from "./helpers/workspace.js";
+import { dumpIndex, tempDir, writeFiles } from "./helpers/workspace.js";
 
 function filesIndexed(dbPath: string): number {
   if (!existsSync(dbPath)) return 0;
@@ -58,4 +59,55 @@ describe("crash consistency", () => {
     a.db.close();
     b.db.close();
   });
+
+  it("a sync killed with SIGKILL while it removes a huge file's chunks (in slices), then re-run, equals a clean build", async () => {
+    const root = join(tempDir(), "ws");
+    writeFiles(root, {
+      "MEMORY.md": "# Memory\n\n- the release pipeline is owned by the heron team\n",
+      "memory/2026-01-05.md": "# 2026-01-05\n\n- Sam baked a lemon drizzle cake for the team lunch.\n",
+    });
+    const huge = join(root, "memory", "one-line.md");
+    singleLineNote(huge, 3); // indexed up to the per-file cap: 2,048 chunks
+    const env = { CORTEXD_EMBEDDING_PROVIDER: "none", XDG_CONFIG_HOME: tempDir() };
+    const dataA = tempDir();
+    const dbA = indexPath(dataA, defaultNamespace(root));
+    const first = runCli(["index", "--workspace", root, "--data-dir", dataA, "--json"], env);
+    expect(first.code, first.stderr).toBe(0);
+
+    const watch = new Database(dbA, { readonly: true, fileMustExist: true });
+    const chunksOfHuge = watch.prepare(
+      `SELECT count(c.id) AS n FROM files f LEFT JOIN chunks c ON c.file_id = f.id WHERE f.path = 'memory/one-line.md' GROUP BY f.id`,
+    );
+    const count = () => (chunksOfHuge.get() as { n: number } | undefined)?.n;
+    const before = count()!;
+    expect(before).toBeGreaterThan(1000);
+
+    rmSync(huge);
+    const child = spawnCli(["index", "--workspace", root, "--data-dir", dataA, "--json"], env);
+    const exited = new Promise<void>((r) => child.on("exit", () => r()));
+    const deadline = Date.now() + 60_000;
+    let n = count();
+    while (!(n !== undefined && n > 0 && n < before) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 2));
+      n = count();
+    }
+    child.kill("SIGKILL");
+    await exited;
+    // Killed mid-way: the file's row is still there with some of its chunks (and a stamp that matches no disk).
+    const left = count();
+    watch.close();
+    expect(left, `chunks left ${left} of ${before}`).toBeGreaterThan(0);
+    expect(left).toBeLessThan(before);
+
+    const resumed = runCli(["index", "--workspace", root, "--data-dir", dataA, "--json"], env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const dataB = tempDir();
+    const clean = runCli(["index", "--workspace", root, "--data-dir", dataB, "--json"], env);
+    expect(clean.code, clean.stderr).toBe(0);
+    const a = openDatabase(dbA);
+    const b = openDatabase(indexPath(dataB, defaultNamespace(root)));
+    expect(dumpIndex(a.db)).toEqual(dumpIndex(b.db));
+    a.db.close();
+    b.db.close();
+  }, 120_000);
 });

@@ -1,4 +1,4 @@
-import { renameSync } from "node:fs";
+import { renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runAttack, type AttackResult } from "../scripts/bench/abuse-attacks.js";
@@ -74,7 +74,7 @@ describe("a config file that is not a file", () => {
         callsInParallel(t, [{ method: "daemon.reload" }, { method: "daemon.reload" }]),
       );
       expectHeld(r);
-      expect(r.errors).toEqual({ [String(ErrorCodes.InvalidParams)]: 2 });
+      expect(r.errors).toEqual({ [String(ErrorCodes.UnusableFile)]: 2 });
       await expect(d.call("daemon.reload", {})).rejects.toThrow(/not a regular file \((a FIFO|a device)\)/);
       expect((await d.call("memory.search", { query: "lemon cake" })).results.length).toBeGreaterThan(0);
     }, 60_000);
@@ -152,7 +152,18 @@ describe("huge single lines", () => {
     const st = await d.call("cortex.status", {});
     expect(st.workspaces[0]!.repaired.byReason).toHaveProperty("chunk-cap");
     expect((await d.call("memory.search", { query: "sanderling" })).results.length).toBeGreaterThan(0);
-  }, 180_000);
+
+    // Deleted: its chunks leave the index in slices too (indexer/write-slices.ts), pings answered throughout.
+    const files = st.workspaces[0]!.files;
+    const gone = await runAttack("50 MB single-line note deleted", target(d), async () => {
+      rmSync(join(root, "memory", "one-line.md"));
+      await waitUntil(async () => (await d.call("cortex.status", {})).workspaces[0]!.files === files - 1, 120_000);
+      return { sent: 0, answered: 0, errors: {}, malformed: 0, expectsAll: true };
+    });
+    expectHeld(gone, HUGE_LINE_PING_BOUND_MS);
+    expect((await d.call("memory.search", { query: "sanderling" })).results).toEqual([]);
+    expect((await d.call("memory.search", { query: "lemon cake" })).results.length).toBeGreaterThan(0);
+  }, 240_000);
 });
 
 describe("saves into a file past the index's size cap tell the truth", () => {

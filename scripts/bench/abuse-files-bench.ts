@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   rpcLine,
@@ -134,6 +134,24 @@ function attacks(saves: number, notes: string[]): FileAttack[] {
         try {
           const end = Date.now() + 120_000;
           while (Date.now() < end && (await c.call("cortex.status", {})).workspaces[0]!.repaired.total === 0)
+            await new Promise((r) => setTimeout(r, 200));
+        } finally {
+          c.close();
+        }
+        return none();
+      },
+    },
+    {
+      name: "50 MB single-line note deleted",
+      // Indexed at start (up to the per-file cap), then deleted: its chunks leave the index in slices.
+      setup: (root) => singleLineNote(join(root, "memory", "one-line.md"), 50),
+      attack: async (t, root) => {
+        const c = await CortexClient.connect(t.socket, { timeoutMs: 60_000 });
+        try {
+          const files = (await c.call("cortex.status", {})).workspaces[0]!.files;
+          rmSync(join(root, "memory", "one-line.md"));
+          const end = Date.now() + 120_000;
+          while (Date.now() < end && (await c.call("cortex.status", {})).workspaces[0]!.files !== files - 1)
             await new Promise((r) => setTimeout(r, 200));
         } finally {
           c.close();

@@ -6,8 +6,9 @@ export class ConfigError extends Error {
   constructor(
     message: string,
     readonly file?: string,
+    options?: ErrorOptions,
   ) {
-    super(file ? `${file}: ${message}` : message);
+    super(file ? `${file}: ${message}` : message, options);
     this.name = "ConfigError";
   }
 }

@@ -1,12 +1,16 @@
 import { ConfigError } from "./config-error.js";
 import { ReadFileError, readRegularTextSync } from "../util/regular-file.js";
+import { UnusableFileError } from "../util/unusable-file.js";
 
 /** A config file is small; anything larger is a mistake (or /dev/zero), not a config. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
 
 function asConfigError(e: ReadFileError, file: string): ConfigError {
   const what = e.kind === "too-large" ? `the file is ${e.message}` : `cannot read it: ${e.message}`;
-  return new ConfigError(`${what}; replace it with a regular JSON file of at most ${MAX_CONFIG_BYTES} bytes`, file);
+  const message = `${what}; replace it with a regular JSON file of at most ${MAX_CONFIG_BYTES} bytes`;
+  // A FIFO, a device, a socket or a file over the cap: the file is unusable (its own error code in the daemon).
+  const unusable = e.notRegular !== undefined || e.kind === "too-large";
+  return new ConfigError(message, file, unusable ? { cause: new UnusableFileError(file, message) } : undefined);
 }
 
 /**

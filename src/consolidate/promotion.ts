@@ -7,6 +7,7 @@ import { localDate } from "../memory-files/entry.js";
 import { bodyText } from "./entries.js";
 import type { PromotionCandidate } from "../rpc/protocol.js";
 import { ReadFileError, readRegularText } from "../util/regular-file.js";
+import { UnusableFileError } from "../util/unusable-file.js";
 import { MEMORY_FILE, memoryFilePath } from "../workspace/layout.js";
 
 export type { PromotionCandidate };
@@ -24,7 +25,9 @@ async function memoryText(memPath: string, root: string): Promise<string> {
   } catch (e) {
     if (!(e instanceof ReadFileError)) throw e;
     if (e.kind === "vanished" && e.message === "does not exist") return "";
-    throw new Error(`cannot read ${memPath}: ${e.message}; make it a regular file inside the workspace`, { cause: e });
+    const why = `cannot read ${memPath}: ${e.message}; nothing was promoted; make it a regular file inside the workspace`;
+    if (e.notRegular || e.kind === "too-large" || e.kind === "unreadable") throw new UnusableFileError(memPath, why);
+    throw new Error(why, { cause: e });
   }
 }
 

@@ -9,6 +9,7 @@ import { DEFAULT_RECALL_BUDGET, recallLines } from "../search/recall.js";
 import { loadReports } from "../consolidate/report.js";
 import { applyPromotions, indexPromoted, promotionCandidates } from "../consolidate/promotion.js";
 import { errorMessage } from "../util/error-message.js";
+import { unusableFileIn } from "../util/unusable-file.js";
 import { recallWithShared } from "../search/recall-shared.js";
 import { loadedByClaudeCode } from "../workspace/claude-code-loaded.js";
 import { WritePathRefusedError } from "../memory-files/write-path.js";
@@ -160,7 +161,8 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       try {
         return d.reload();
       } catch (e) {
-        throw new RpcError(ErrorCodes.InvalidParams, `config not reloaded: ${errorMessage(e)}`);
+        const code = unusableFileIn(e) ? ErrorCodes.UnusableFile : ErrorCodes.InvalidParams;
+        throw new RpcError(code, `config not reloaded: ${errorMessage(e)}`);
       }
     },
     "daemon.shutdown": () => {

@@ -5,7 +5,7 @@ import { nameClasses, slotEntries, standings, type ChainEntry, type StatementIn 
 /** A slot with more distinct values than this is not stored (many facts sharing a word). */
 export const MAX_SLOT_VALUES = 6;
 /** Chunks read per transaction. */
-const BATCH = 256;
+const BATCH = 64;
 
 export interface FactsReport {
   /** Chunks read for statements and entities. */

@@ -7,7 +7,7 @@ import { prepareFile, type PreparedFile } from "./sync-prepare.js";
 import { loadFile, type Loaded } from "./sync-read.js";
 import type { SyncProgress, SyncReport } from "./sync-report.js";
 import { embedFresh, type VectorDeps } from "./sync-vectors.js";
-import { SLICE_CHUNKS, writeInSlices } from "./write-slices.js";
+import { deleteInSlices, SLICE_CHUNKS, writeInSlices } from "./write-slices.js";
 
 /** Sync, writing phase: reads the changed files ahead, decides each and writes them in batches. */
 export interface WriteDeps extends VectorDeps {
@@ -109,9 +109,13 @@ async function commitBatch(
       batch.flatMap((p) => (p.kind === "replace" ? p.chunks : [])),
       report,
     );
-  // A file of many chunks is written on its own, in slices (write-slices.ts), after the others.
-  const big = batch.filter(
-    (p) => p.kind === "replace" && Math.max(p.chunks.length, (p.had ?? 0) - p.keep) > SLICE_CHUNKS,
+  // A file of many chunks is written (or removed) on its own, in slices (write-slices.ts), after the others.
+  const had = (p: PreparedFile) =>
+    p.kind === "replace" ? (p.had ?? store.chunkEnd(p.meta.path)) : p.kind === "delete" ? store.chunkEnd(p.path) : 0;
+  const big = batch.filter((p) =>
+    p.kind === "replace"
+      ? Math.max(p.chunks.length, had(p) - p.keep) > SLICE_CHUNKS
+      : p.kind === "delete" && had(p) > SLICE_CHUNKS,
   );
   store.transaction(() => {
     for (const p of batch) {
@@ -131,27 +135,46 @@ async function commitBatch(
     }
   });
   for (const p of big) {
+    if (p.kind === "delete") {
+      report.chunksRemoved += await deleteInSlices(store, p.path, () => {
+        conflicts.mark(p.path, 0);
+        conflicts.persist();
+      });
+      continue;
+    }
     if (p.kind !== "replace") continue;
-    const res = await writeInSlices(store, p.meta, p.keep, p.chunks, p.had);
+    const res = await writeInSlices(store, p.meta, p.keep, p.chunks, had(p));
     report.chunksWritten += res.added;
     report.chunksRemoved += res.removed;
   }
   if (useVectors) store.ensureVectorCodes();
 }
 
-/** Phase 4: files gone from disk (and not renamed) leave the index, in one transaction. */
-export function removeGone(
+/**
+ * Phase 4: files gone from disk (and not renamed) leave the index, in one transaction; a file of
+ * many chunks on its own, in slices (write-slices.ts), after the others.
+ */
+export async function removeGone(
   store: IndexStore,
   conflicts: ConflictRegistry,
   removals: FileStamp[],
   report: SyncReport,
-): void {
+): Promise<void> {
+  const big = removals.filter((g) => store.chunkEnd(g.path) > SLICE_CHUNKS);
   store.transaction(() => {
     for (const g of removals) {
+      if (big.includes(g)) continue;
       report.chunksRemoved += store.deleteFile(g.path);
       report.removed++;
       conflicts.mark(g.path, 0);
     }
     conflicts.persist();
   });
+  for (const g of big) {
+    report.chunksRemoved += await deleteInSlices(store, g.path, () => {
+      conflicts.mark(g.path, 0);
+      conflicts.persist();
+    });
+    report.removed++;
+  }
 }

@@ -139,7 +139,7 @@ export class Indexer {
       return report;
     }
     progress({ phase: "files", filesDone: disk.length, filesTotal: disk.length });
-    removeGone(
+    await removeGone(
       store,
       this.conflicts,
       gone.filter((g) => !written.renamedFrom.has(g.path)),

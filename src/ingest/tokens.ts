@@ -101,7 +101,7 @@ export function sliceByTokens(text: string, maxTokens: number): string[] {
     let len = Math.min(text.length - pos, max * 4);
     // Shrink until the piece fits; each round is O(len) and len shrinks geometrically.
     for (;;) {
-      const tokens = countTokens(text.slice(pos, pos + len));
+      const tokens = countTokensRange(text, pos, pos + len);
       if (tokens <= max || len <= 1) break;
       len = Math.max(1, Math.min(len - 1, Math.floor((len * max) / tokens)));
     }

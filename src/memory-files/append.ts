@@ -2,6 +2,7 @@ import { constants } from "node:fs";
 import { mkdir, open, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { fsWriteFault } from "../util/write-fault.js";
+import { fileKind, UnusableFileError } from "../util/unusable-file.js";
 import { newFileMode, resolveWritePath } from "./write-path.js";
 import { appendedLine } from "./line-count.js";
 
@@ -78,6 +79,14 @@ export class AppendError extends Error {
   }
 }
 
+/** The path is a FIFO, a device, a socket or a directory: nothing is written (and nothing waits). */
+function notAFile(absPath: string, kind: string): UnusableFileError {
+  return new UnusableFileError(
+    absPath,
+    `${absPath} is ${kind}, not a regular file: nothing was written; replace it with a regular file (move it aside) and save again`,
+  );
+}
+
 /**
  * A write that failed half-way (ENOSPC after some bytes) would leave half an entry: cut the file
  * back to where it was, but only if the file still ends with exactly our bytes (nobody appended
@@ -108,7 +117,14 @@ export async function appendLines(
     created = true;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-    fh = await open(path, constants.O_RDWR | constants.O_APPEND | (opts.root ? constants.O_NOFOLLOW : 0));
+    fh = await open(path, constants.O_RDWR | constants.O_APPEND | (opts.root ? constants.O_NOFOLLOW : 0)).catch(
+      (e2: NodeJS.ErrnoException) => {
+        // A Unix socket cannot be opened (ENXIO), a directory not for writing (EISDIR).
+        if (e2.code === "ENXIO") throw notAFile(absPath, "a socket");
+        if (e2.code === "EISDIR") throw notAFile(absPath, "a directory");
+        throw e2;
+      },
+    );
   }
   if (created) {
     // The mode of the memory files already beside it (owner-only when there are none), whatever the umask.
@@ -120,11 +136,7 @@ export async function appendLines(
   let startLine: number | undefined;
   try {
     const st = await fh.stat();
-    if (!st.isFile()) {
-      const err = new Error("not a regular file (a FIFO, device or socket)") as NodeJS.ErrnoException;
-      err.code = "EFTYPE";
-      throw new AppendError(absPath, err);
-    }
+    if (!st.isFile()) throw notAFile(absPath, fileKind(st));
     sizeBefore = st.size;
     let prefix = "";
     if (created) prefix = opts.header ?? "";

@@ -9,6 +9,7 @@ import type { Logger } from "pino";
 import type { z } from "zod";
 import { ErrorCodes, MethodParams, type MethodName, type MethodResults } from "./protocol.js";
 import { errorMessage } from "../util/error-message.js";
+import { unusableFileIn } from "../util/unusable-file.js";
 import { DeadlineError, deadlineFor, withDeadline } from "./deadlines.js";
 import { RpcError } from "./rpc-error.js";
 
@@ -138,6 +139,9 @@ export function createDispatcher(
   }
   rpc.mapErrorToJSONRPCErrorResponse = (id, err: unknown) => {
     if (err instanceof RpcError) return createJSONRPCErrorResponse(id, err.code, err.message, err.data);
+    const unusable = unusableFileIn(err);
+    if (unusable)
+      return createJSONRPCErrorResponse(id, ErrorCodes.UnusableFile, errorMessage(err), { path: unusable.path });
     logger?.error(
       { err: errorMessage(err, "internal error"), stack: err instanceof Error ? err.stack : undefined },
       "rpc handler failed",

@@ -20,4 +20,10 @@ export const ErrorCodes = {
   RequestTimeout: -32008,
   /** A memory the request's scope may not see (a private file asked for from a group; docs/security.md). */
   NotVisible: -32009,
+  /**
+   * A memory or config file the request must read or write is not a file cortexd can use (a FIFO, a
+   * device, a socket or a directory where a regular file should be, or one over its size cap):
+   * nothing was read or written; the message names the file and what to do.
+   */
+  UnusableFile: -32010,
 } as const;

@@ -1,7 +1,8 @@
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, type Stats } from "node:fs";
 import { realpath, type FileHandle } from "node:fs/promises";
 import { isAbsolute, relative } from "node:path";
-import { openNonBlocking, ReadFileError, readRegularFile } from "./read-regular.js";
+import { openNonBlocking, ReadFileError, readRegularFile, socketRefused } from "./read-regular.js";
+import { fileKind } from "./unusable-file.js";
 
 export { ReadFileError };
 
@@ -16,17 +17,9 @@ export { ReadFileError };
  * Refusals are ReadFileError: kind "vanished" (gone, or not a regular file), "too-large", "unreadable".
  */
 
-/** What a path is, for a refusal message. */
-function kindOf(st: Stats): string {
-  if (st.isFIFO()) return "a FIFO";
-  if (st.isCharacterDevice() || st.isBlockDevice()) return "a device";
-  if (st.isSocket()) return "a socket";
-  if (st.isDirectory()) return "a directory";
-  return "not a regular file";
-}
-
 function refusedKind(st: Stats): ReadFileError {
-  return new ReadFileError("vanished", `not a regular file (${kindOf(st)})`);
+  const kind = fileKind(st);
+  return new ReadFileError("vanished", `not a regular file (${kind})`, kind);
 }
 
 function insideDir(dir: string, p: string): boolean {
@@ -87,6 +80,7 @@ export function readRegularTextSync(
     if (e instanceof ReadFileError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") throw new ReadFileError("vanished", "does not exist");
+    if (code === "ENXIO") throw socketRefused();
     throw new ReadFileError("unreadable", `unreadable: ${code ?? e}`);
   }
   try {

@@ -103,6 +103,7 @@ export class FilesRepo {
       touchFile: `UPDATE files SET size = ?, mtime_ms = ? WHERE id = ?`,
       deleteFileRow: `DELETE FROM files WHERE id = ?`,
       chunksOfFile: `SELECT id, text, vec_state AS vecState FROM chunks WHERE file_id = ? AND seq >= ? ORDER BY seq`,
+      chunkEnd: `SELECT coalesce(max(c.seq) + 1, 0) FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ?`,
       deleteChunkRow: `DELETE FROM chunks WHERE id = ?`,
       ftsDelete: `INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', ?, ?)`,
       ftsInsert: `INSERT INTO chunks_fts(rowid, text) VALUES (?, ?)`,
@@ -208,6 +209,11 @@ export class FilesRepo {
         id: existing.id,
       });
     });
+  }
+
+  /** One past the highest chunk sequence number of a file (its chunk count; 0 when it has none or is not indexed). */
+  chunkEnd(path: string): number {
+    return this.stmts.chunkEnd.pluck().get(path) as number;
   }
 
   deleteFile(path: string): number {

@@ -219,6 +219,9 @@ export class IndexStore {
   renameFile(fromPath: string, meta: FileMeta): void {
     this.files.renameFile(fromPath, meta);
   }
+  chunkEnd(path: string): number {
+    return this.files.chunkEnd(path);
+  }
   deleteFile(path: string): number {
     return this.files.deleteFile(path);
   }
