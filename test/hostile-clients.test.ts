@@ -19,11 +19,12 @@ import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 /**
  * Hostile and careless clients against a real daemon (issue #14): while each attack runs, another
- * client's daemon.ping is answered within 500 ms, the daemon's RSS stays under 400 MB, and every
- * answer is a JSON-RPC result or error. Sizes are CI-sized (a 5 MB daily log, a few hundred requests).
+ * client's daemon.ping is answered, the daemon's RSS stays under 400 MB, and every answer is a
+ * JSON-RPC result or error. Sizes are CI-sized (a 5 MB daily log, a few hundred requests). The ping
+ * bound here is loose (a loaded 2-core CI box); the ≤ 500 ms figures are `npm run bench -- abuse`'s.
  */
 
-const PING_BOUND_MS = 500;
+const PING_BOUND_MS = 2000;
 const RSS_BOUND_MB = 400;
 
 /** A daily log of about 5 MB (for memory.get). */
