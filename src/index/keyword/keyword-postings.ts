@@ -61,9 +61,9 @@ const [STEP_MS, STEP_MAX_MS] = [8, 25];
 const BIG_TOKEN = 50_000;
 /** The largest term frequency a posting holds (a chunk with more of one token is not served from memory). */
 const MAX_TF = 0xffff;
-/** Postings above which the index is not held in memory (~6 bytes each: ~290 MB, some 450,000
- * chunks of notes); a larger index is ranked by FTS5 itself, exactly, at its cost per query. */
-export const MAX_POSTINGS = 48_000_000;
+/** Postings above which the index is not held in memory (compressed, ~1.6 bytes each: ~240 MB,
+ * some 1.6M chunks of notes); a larger index is ranked by FTS5 itself, exactly, at its cost per query. */
+export const MAX_POSTINGS = 150_000_000;
 /**
  * Growth of the write-ahead log during a load (bytes) at which the load gives way: its snapshot
  * keeps SQLite from checkpointing past it, so a load stretched over a long sync (a cold index
@@ -103,8 +103,6 @@ export class KeywordPostings {
   private readonly totals;
   private readonly tokenizer;
   private readonly ln: (x: number) => number;
-  /** Postings of the last load. */
-  private postings = 0;
   /** Why the last load failed (diagnostics). */
   lastError: string | undefined;
 
@@ -147,8 +145,14 @@ export class KeywordPostings {
    * failed: `lastError` says why).
    */
   state(): KeywordIndexState {
-    if (this.enabled && !this.closed && this.data)
-      return { state: "memory", postings: this.postings, bytes: this.data.bytes };
+    if (this.enabled && !this.closed && this.data) {
+      let [postings, bytes] = [0, this.data.lengths.byteLength];
+      for (const list of this.data.lists.values()) {
+        postings += list.n;
+        bytes += postingsBytes(list);
+      }
+      return { state: "memory", postings, bytes };
+    }
     if (this.enabled && !this.closed) return { state: "loading" };
     return this.lastError ? { state: "fts5", reason: this.lastError } : { state: "fts5" };
   }
@@ -335,10 +339,7 @@ export class KeywordPostings {
         throw new Error(
           `postings hold ${data.rows} rows / ${data.tokens} tokens, FTS5 ${totals.rows} / ${totals.tokens}`,
         );
-      if (!this.closed) {
-        this.data = data;
-        this.postings = postings;
-      }
+      if (!this.closed) this.data = data;
       this.retryMs = this.opts.retryMs ?? RETRY_MS;
     } finally {
       if (reader !== this.db) reader.close();

@@ -230,11 +230,20 @@ export function removePosting(list: Postings, id: number): boolean {
 function appendPosting(list: Postings, id: number, tf: number): void {
   const last = list.blocks - 1;
   if (last >= 0 && list.counts[last]! < BLOCK) {
-    const n = decodeBlock(list, last, scratchIds, scratchTfs);
-    scratchIds[n] = id;
-    scratchTfs[n] = tf;
+    // The last block's bytes end the data: the posting's gap is written after them (no re-encoding).
+    const end = list.offs[list.blocks]!;
+    if (end + 10 > list.data.length) {
+      const grown = new Uint8Array(Math.ceil((end + 10) * 1.25) + 16);
+      grown.set(list.data.subarray(0, end));
+      list.data = grown;
+    }
+    const gap = id - list.lasts[last]!;
+    const p =
+      tf === 1 ? putVarint(list.data, end, gap * 2 + 1) : putVarint(list.data, putVarint(list.data, end, gap * 2), tf);
+    list.offs[list.blocks] = p;
+    list.counts[last]!++;
+    list.lasts[last] = id;
     list.n++;
-    rewriteBlock(list, last, n + 1);
     return;
   }
   const ids = Int32Array.of(id);

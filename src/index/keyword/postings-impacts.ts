@@ -12,8 +12,9 @@ import { TopKHeap } from "./topk-heap.js";
  * until the postings change, like the block bounds), with the TOP-th largest part: the "floor" no
  * other chunk of the list exceeds. A word in more than half the chunks (FTS5 floors its idf at
  * 1e-6) gets no top set: its part is bounded by k1 + 1, which at that weight moves the bound by
- * ~2e-6 — so a query of topic words with stop words among them is served too, while a query of
- * such words only (nothing to prove it with: returns null at once) is left to MaxScore.
+ * ~2e-6 — so a query of topic words with stop words among them is served too. A query of such
+ * words only ("then so", "we they is": MaxScore steps through lists of nearly every chunk there,
+ * since their block bounds barely prune) is served from their own top chunks, bounded likewise.
  * The candidates are the union of the other words' top chunks, each
  * scored exactly (its counts found by seeks, its parts added in query order as FTS5 adds them). A
  * chunk outside every top set gets at most Σ weight × floor; when the k-th candidate's score is
@@ -117,11 +118,12 @@ export function impactTopK(
 ): KeywordHit[] | null {
   const { terms, order } = termsOf(view, tokens);
   if (terms.some((t) => t.list.n < plan.longList)) return null;
-  if (!terms.some((t) => !t.floored)) return null;
+  // Stop words only (every idf floored): their own top chunks bound them (else k1 + 1 does).
+  const allFloored = terms.every((t) => t.floored);
   let bound = 0;
   const sets: Int32Array[] = [];
   for (const t of terms) {
-    if (t.floored) {
+    if (t.floored && !allFloored) {
       bound += t.weight * (K1 + 1.0); // tf / (tf + norm) < 1
       continue;
     }
