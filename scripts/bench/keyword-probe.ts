@@ -2,6 +2,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../../src/index/db/db.js";
 import { IndexStore } from "../../src/index/repos/store.js";
+import { postingsBytes } from "../../src/index/keyword/postings-blocks.js";
 import { buildKeywordQuery } from "../../src/search/keyword/query.js";
 import { rankKeywords } from "../../src/search/keyword/strategy.js";
 import { mulberry32 } from "../../src/util/prng.js";
@@ -59,7 +60,7 @@ export async function keywordProbe(
     let bytes = view.lengths.byteLength;
     let postings = 0;
     for (const l of view.lists.values()) {
-      bytes += l.ids.byteLength + l.tfs.byteLength;
+      bytes += postingsBytes(l);
       postings += l.n;
     }
     const queries = typeof queriesOf === "function" ? queriesOf(memory, view.lengths.length - 1) : queriesOf;

@@ -78,6 +78,9 @@ export function workspaceStatuses(engine: Engine, queue: SyncQueue, gitSync?: Gi
       ...(missing ? { missing: true } : {}),
       ...topEntitiesOf(w.store),
       ...(w.claudeCode ? { claudeCode: w.claudeCode } : {}),
+      ...(w.store.text.postings.isEnabled || w.store.text.postings.lastError
+        ? { keywordIndex: w.store.text.postings.state() }
+        : {}),
       ...(w.recovery ? { recovered: w.recovery } : {}),
       ...(w.readOnly ? { readOnly: w.readOnly } : {}),
       ...w.indexer.issues.summary(),

@@ -5,11 +5,19 @@ import { ftsTotalsReader } from "./fts-totals.js";
 import { FtsTokenizer } from "./fts-tokens.js";
 import { errorMessage } from "../../util/error-message.js";
 import { sqliteLn } from "./bm25.js";
+import {
+  emptyPostings,
+  insertPosting,
+  PostingsBuilder,
+  postingsBytes,
+  removePosting,
+  type Postings,
+} from "./postings-blocks.js";
 
 /**
  * The chunk index's postings in memory, for the daemon's keyword leg (search/keyword/postings-topk):
- * per FTS5 token (porter stem), the chunks holding it (ids ascending, Int32Array) and its count in
- * each (Uint16Array), plus every chunk's length in tokens — what FTS5's bm25() reads, so the leg
+ * per FTS5 token (porter stem), the chunks holding it (ids ascending) and its count in each,
+ * compressed in blocks (postings-blocks: ~1–2 bytes a posting), plus every chunk's length in tokens — what FTS5's bm25() reads, so the leg
  * can score an OR query exactly as FTS5 does without asking it.
  *
  * The postings come from FTS5 itself: loaded from the chunk index's 'instance' vocabulary (on a
@@ -21,12 +29,7 @@ import { sqliteLn } from "./bm25.js";
  * that stop matching FTS5's averages record drop the postings and load them again.
  */
 
-/** One token's postings: the first `n` entries of ids / tfs are live. */
-export interface Postings {
-  ids: Int32Array;
-  tfs: Uint16Array;
-  n: number;
-}
+export type { Postings } from "./postings-blocks.js";
 
 /** The postings of the whole chunk index, as FTS5 holds them now. */
 export interface PostingsView {
@@ -38,6 +41,8 @@ export interface PostingsView {
   tokens: number;
   /** Moves with every change to the postings (for what callers derive from them). */
   version: number;
+  /** Bytes the lists took when loaded (compressed: postings-blocks). */
+  bytes: number;
   /** The natural log as SQLite computes it (FTS5's idf; V8's Math.log differs in the last bit now and then). */
   ln(x: number): number;
 }
@@ -56,9 +61,9 @@ const [STEP_MS, STEP_MAX_MS] = [8, 25];
 const BIG_TOKEN = 50_000;
 /** The largest term frequency a posting holds (a chunk with more of one token is not served from memory). */
 const MAX_TF = 0xffff;
-/** Postings above which the index is not held in memory (~6 bytes each: ~290 MB, some 450,000
- * chunks of notes); a larger index is ranked by FTS5 itself, exactly, at its cost per query. */
-export const MAX_POSTINGS = 48_000_000;
+/** Postings above which the index is not held in memory (compressed, ~1.6 bytes each: ~240 MB,
+ * some 1.6M chunks of notes); a larger index is ranked by FTS5 itself, exactly, at its cost per query. */
+export const MAX_POSTINGS = 150_000_000;
 /**
  * Growth of the write-ahead log during a load (bytes) at which the load gives way: its snapshot
  * keeps SQLite from checkpointing past it, so a load stretched over a long sync (a cold index
@@ -67,6 +72,10 @@ export const MAX_POSTINGS = 48_000_000;
 const WAL_GROWTH_MAX = 16 * 1024 * 1024;
 /** First wait before a load that gave way is tried again (doubling up to a minute). */
 const RETRY_MS = 2_000;
+
+/** What status shows of the keyword postings (KeywordPostings.state). */
+export type KeywordIndexState =
+  { state: "memory"; postings: number; bytes: number } | { state: "loading" } | { state: "fts5"; reason?: string };
 
 export interface KeywordPostingsOptions {
   /** More postings than this are not held in memory (default MAX_POSTINGS). */
@@ -128,6 +137,24 @@ export class KeywordPostings {
 
   get isEnabled(): boolean {
     return this.enabled;
+  }
+
+  /**
+   * Where keyword searches are ranked now: "memory" (the postings), "loading" (FTS5 answers until
+   * the load is done), "fts5" (not held: one-shot processes, or the index is over the cap or a load
+   * failed: `lastError` says why).
+   */
+  state(): KeywordIndexState {
+    if (this.enabled && !this.closed && this.data) {
+      let [postings, bytes] = [0, this.data.lengths.byteLength];
+      for (const list of this.data.lists.values()) {
+        postings += list.n;
+        bytes += postingsBytes(list);
+      }
+      return { state: "memory", postings, bytes };
+    }
+    if (this.enabled && !this.closed) return { state: "loading" };
+    return this.lastError ? { state: "fts5", reason: this.lastError } : { state: "fts5" };
   }
 
   /** Resolves when the current load (if any) is done. */
@@ -256,7 +283,8 @@ export class KeywordPostings {
       const vocabRows = reader.prepare(`SELECT term, doc, cnt FROM temp.postings_rows`).raw();
       for (const row of vocabRows.iterate() as IterableIterator<[string, number, number]>) {
         if (vocab.push(row) === 1) snapshot();
-        if (vocab.length % 256 === 0 && (await pause())) return;
+        // Each row reads the token's whole list inside FTS5 (a common token's: tens of ms): a check per row.
+        if (await pause()) return;
       }
       if (vocab.length === 0) snapshot();
       const postings = vocab.reduce((n, [, df]) => n + df, 0);
@@ -270,29 +298,36 @@ export class KeywordPostings {
         rows: 0,
         tokens: 0,
         version: 0,
+        bytes: 0,
         ln: this.ln,
       };
       const docsOf = reader.prepare(`SELECT doc FROM temp.postings_instances WHERE term = ?`).pluck();
       let rows = 0;
       for (const [term, df, instances] of vocab) {
-        const list: Postings = { ids: new Int32Array(df), tfs: new Uint16Array(df), n: 0 };
+        const list = new PostingsBuilder();
         // One row per instance, by chunk id: a run of equal ids is the token's count in that chunk.
         // A common token's rows are read one by one (in steps), the others at once (cheaper per row).
         let last = -1;
+        let tf = 0;
+        let n = 0;
         const ids = (steps && instances > BIG_TOKEN ? docsOf.iterate(term) : docsOf.all(term)) as Iterable<number>;
         for (const id of ids) {
           if (id !== last) {
-            if (list.n === df) throw new Error(`the vocabulary of "${term}" changed while loading`);
-            list.ids[list.n++] = last = id;
+            if (tf > 0) list.add(last, tf);
+            if (n++ === df) throw new Error(`the vocabulary of "${term}" changed while loading`);
+            last = id;
+            tf = 0;
           }
-          const tf = ++list.tfs[list.n - 1]!;
-          if (tf === MAX_TF) throw new Error(`a chunk holds "${term}" ${MAX_TF} times or more`);
+          if (++tf === MAX_TF) throw new Error(`a chunk holds "${term}" ${MAX_TF} times or more`);
           data.lengths[id]!++;
           // Even one very common token's instances are read in steps.
           if (++rows % 4096 === 0 && (await pause())) return;
         }
-        if (list.n !== df) throw new Error(`the vocabulary of "${term}" changed while loading`);
-        data.lists.set(term, list);
+        if (tf > 0) list.add(last, tf);
+        if (n !== df) throw new Error(`the vocabulary of "${term}" changed while loading`);
+        const done = list.finish();
+        data.bytes += postingsBytes(done);
+        data.lists.set(term, done);
       }
       for (let id = 0; id <= maxId; id++) {
         if (data.lengths[id]! > 0) {
@@ -329,7 +364,7 @@ export class KeywordPostings {
         for (const [term, count] of tf) {
           if (count > MAX_TF) throw new Error(`a chunk holds "${term}" more than ${MAX_TF} times`);
           let list = data.lists.get(term);
-          if (!list) data.lists.set(term, (list = { ids: new Int32Array(4), tfs: new Uint16Array(4), n: 0 }));
+          if (!list) data.lists.set(term, (list = emptyPostings()));
           insertPosting(list, c.id, count);
         }
       } else {
@@ -343,48 +378,4 @@ export class KeywordPostings {
       }
     });
   }
-}
-
-/** First index in ids[0..n) whose id is ≥ `id`. */
-function lowerBound(list: Postings, id: number): number {
-  let lo = 0;
-  let hi = list.n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list.ids[mid]! < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-function insertPosting(list: Postings, id: number, tf: number): void {
-  if (list.n === list.ids.length) {
-    const size = Math.ceil(list.n * 1.5) + 4;
-    const ids = new Int32Array(size);
-    const tfs = new Uint16Array(size);
-    ids.set(list.ids.subarray(0, list.n));
-    tfs.set(list.tfs.subarray(0, list.n));
-    list.ids = ids;
-    list.tfs = tfs;
-  }
-  // New chunks have the highest ids: an append, but any order stays sorted.
-  const at = list.n > 0 && list.ids[list.n - 1]! >= id ? lowerBound(list, id) : list.n;
-  if (at < list.n && list.ids[at] === id) {
-    list.tfs[at] = tf;
-    return;
-  }
-  list.ids.copyWithin(at + 1, at, list.n);
-  list.tfs.copyWithin(at + 1, at, list.n);
-  list.ids[at] = id;
-  list.tfs[at] = tf;
-  list.n++;
-}
-
-function removePosting(list: Postings, id: number): boolean {
-  const at = lowerBound(list, id);
-  if (at >= list.n || list.ids[at] !== id) return false;
-  list.ids.copyWithin(at, at + 1, list.n);
-  list.tfs.copyWithin(at, at + 1, list.n);
-  list.n--;
-  return true;
 }

@@ -1,6 +1,7 @@
 import { K1, type KeywordHit } from "./bm25.js";
-import type { Postings, PostingsView } from "./keyword-postings.js";
-import { seek } from "./postings-maxscore.js";
+import type { PostingsView } from "./keyword-postings.js";
+import { decodeBlock, MAX_BLOCK, type Postings } from "./postings-blocks.js";
+import { exactScore, termsOf } from "./postings-terms.js";
 import { TopKHeap } from "./topk-heap.js";
 
 /**
@@ -11,8 +12,9 @@ import { TopKHeap } from "./topk-heap.js";
  * until the postings change, like the block bounds), with the TOP-th largest part: the "floor" no
  * other chunk of the list exceeds. A word in more than half the chunks (FTS5 floors its idf at
  * 1e-6) gets no top set: its part is bounded by k1 + 1, which at that weight moves the bound by
- * ~2e-6 — so a query of topic words with stop words among them is served too, while a query of
- * such words only (nothing to prove it with: returns null at once) is left to MaxScore.
+ * ~2e-6 — so a query of topic words with stop words among them is served too. A query of such
+ * words only ("then so", "we they is": MaxScore steps through lists of nearly every chunk there,
+ * since their block bounds barely prune) is served from their own top chunks, bounded likewise.
  * The candidates are the union of the other words' top chunks, each
  * scored exactly (its counts found by seeks, its parts added in query order as FTS5 adds them). A
  * chunk outside every top set gets at most Σ weight × floor; when the k-th candidate's score is
@@ -43,16 +45,20 @@ export function topImpacts(view: PostingsView, list: Postings, norm: Float64Arra
   const known = cache.get(list);
   if (known && known.version === view.version && known.n === list.n && known.top === top) return known.impacts;
   const n = list.n;
-  const ids = list.ids;
-  const tfs = list.tfs;
   let parts = scratch;
   if (parts.length < n) parts = scratch = new Float64Array(Math.max(n, scratch.length * 2));
-  for (let j = 0; j < n; j++) {
-    const tf = tfs[j]!;
-    parts[j] = (tf * (K1 + 1.0)) / (tf + norm[ids[j]!]!);
+  if (idScratch.length < n) idScratch = new Int32Array(Math.max(n, idScratch.length * 2));
+  const ids = idScratch;
+  for (let b = 0, o = 0; b < list.blocks; b++) {
+    const c = decodeBlock(list, b, blockIds, blockTfs);
+    for (let j = 0; j < c; j++, o++) {
+      const tf = blockTfs[j]!;
+      ids[o] = blockIds[j]!;
+      parts[o] = (tf * (K1 + 1.0)) / (tf + norm[blockIds[j]!]!);
+    }
   }
   let floor = 0;
-  let kept: Int32Array = ids.subarray(0, n);
+  let kept: Int32Array = ids.slice(0, n);
   if (n > top) {
     // The top-th largest part, found in a copy (quickselect reorders it); then, in id order, the
     // chunks at or above it (ties may keep a few more than `top`; every other part is below).
@@ -67,19 +73,11 @@ export function topImpacts(view: PostingsView, list: Postings, norm: Float64Arra
   return impacts;
 }
 
-interface Term {
-  list: Postings;
-  idf: number;
-  /** idf × how many times the query repeats the token. */
-  weight: number;
-  /** FTS5 floored its idf (the word is in more than half the chunks). */
-  floored: boolean;
-  pos: number;
-  tf: number;
-}
-
-/** Reused for the parts of the list being summarised. */
+/** Reused for the parts and ids of the list being summarised, and for one block. */
 let scratch = new Float64Array(0);
+let idScratch = new Int32Array(0);
+const blockIds = new Int32Array(MAX_BLOCK);
+const blockTfs = new Uint16Array(MAX_BLOCK);
 
 /** The k-th largest value of `a` (1-based; reorders `a`): iterative quickselect, median of three. */
 function kthLargest(a: Float64Array, k: number): number {
@@ -118,31 +116,14 @@ export function impactTopK(
   norm: Float64Array,
   plan = IMPACT_PLAN,
 ): KeywordHit[] | null {
-  const byToken = new Map<string, Term>();
-  const order: (Term | null)[] = [];
-  for (const token of tokens) {
-    const list = view.lists.get(token);
-    if (!list || list.n === 0) {
-      order.push(null);
-      continue;
-    }
-    if (list.n < plan.longList) return null;
-    let t = byToken.get(token);
-    if (!t) {
-      let idf = view.ln((view.rows - list.n + 0.5) / (list.n + 0.5));
-      const floored = idf <= 0;
-      if (floored) idf = 1e-6;
-      byToken.set(token, (t = { list, idf, weight: 0, floored, pos: 0, tf: 0 }));
-    }
-    t.weight += t.idf;
-    order.push(t);
-  }
-  const terms = [...byToken.values()];
-  if (!terms.some((t) => !t.floored)) return null;
+  const { terms, order } = termsOf(view, tokens);
+  if (terms.some((t) => t.list.n < plan.longList)) return null;
+  // Stop words only (every idf floored): their own top chunks bound them (else k1 + 1 does).
+  const allFloored = terms.every((t) => t.floored);
   let bound = 0;
   const sets: Int32Array[] = [];
   for (const t of terms) {
-    if (t.floored) {
+    if (t.floored && !allFloored) {
       bound += t.weight * (K1 + 1.0); // tf / (tf + norm) < 1
       continue;
     }
@@ -155,13 +136,10 @@ export function impactTopK(
   for (let c = 0; c < candidates.length; c++) {
     const d = candidates[c]!;
     for (const t of terms) {
-      t.pos = seek(t.list, t.pos, d);
-      t.tf = t.pos < t.list.n && t.list.ids[t.pos] === d ? t.list.tfs[t.pos]! : 0;
+      t.cur.seek(d);
+      t.tf = t.cur.id === d ? t.cur.tf : 0;
     }
-    // The exact score: each phrase's part in query order, as FTS5 adds them.
-    let s = 0;
-    for (const t of order) if (t && t.tf > 0) s += t.idf * ((t.tf * (K1 + 1.0)) / (t.tf + norm[d]!));
-    heap.offer(d, s);
+    heap.offer(d, exactScore(order, norm[d]!));
   }
   if (!heap.full || !(heap.worstScore > bound * MARGIN)) return null;
   return heap.hits();

@@ -1,5 +1,9 @@
 import { K1, fts5Idf, type KeywordHit } from "./bm25.js";
 import type { PostingsView } from "./keyword-postings.js";
+import { decodeBlock, MAX_BLOCK } from "./postings-blocks.js";
+
+const ids = new Int32Array(MAX_BLOCK);
+const tfs = new Uint16Array(MAX_BLOCK);
 
 /**
  * The exhaustive plan of postings-topk, for queries whose lists are short: every posting of the
@@ -16,14 +20,15 @@ export function scanTopK(view: PostingsView, tokens: readonly string[], k: numbe
     const list = view.lists.get(token);
     if (!list) continue;
     const idf = fts5Idf(list.n, view.rows, view.ln);
-    const ids = list.ids;
-    const tfs = list.tfs;
-    for (let j = 0; j < list.n; j++) {
-      const id = ids[j]!;
-      const tf = tfs[j]!;
-      const part = idf * ((tf * (K1 + 1.0)) / (tf + norm[id]!));
-      if (score[id] === 0) touched[nTouched++] = id;
-      score[id]! += part;
+    for (let b = 0; b < list.blocks; b++) {
+      const n = decodeBlock(list, b, ids, tfs);
+      for (let j = 0; j < n; j++) {
+        const id = ids[j]!;
+        const tf = tfs[j]!;
+        const part = idf * ((tf * (K1 + 1.0)) / (tf + norm[id]!));
+        if (score[id] === 0) touched[nTouched++] = id;
+        score[id]! += part;
+      }
     }
   }
   // A min-heap of the best k so far: its root is the worst kept (lowest score, then highest id).

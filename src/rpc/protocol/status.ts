@@ -42,6 +42,13 @@ export interface WorkspaceStatus extends WorkspaceSyncStatus {
   topEntities?: { name: string; chunks: number; aliases?: string[] }[];
   /** Claude Code's own memory this workspace indexes (`claudeCodeMemory`): "1 project, 2 auto-memory files, 2 CLAUDE.md". */
   claudeCode?: string;
+  /**
+   * How keyword searches are ranked (the daemon): "memory" from the postings held in memory (their
+   * count and bytes), "loading" while they load after a start or a change by another process (FTS5
+   * answers meanwhile, exactly, more slowly), "fts5" when they are not held (`reason`).
+   */
+  keywordIndex?:
+    { state: "memory"; postings: number; bytes: number } | { state: "loading" } | { state: "fts5"; reason?: string };
 }
 
 /** Sync between devices (see docs/multi-device.md): part of each WorkspaceStatus. */
