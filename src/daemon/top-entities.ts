@@ -12,8 +12,8 @@ import { topEntities } from "../search/entity-names.js";
  * it shows the latest count — from before the latest change while a recount runs — or, until the
  * first count is done, says it is counting (`topEntitiesCounting`). Counts run in a worker thread on
  * a read-only connection, one at a time per index, started after the daemon's startup sync and when a
- * status call finds the index changed; a count that took long (a large index) is reused for up to 10
- * minutes after a change.
+ * status call finds the index changed, at most every 5 s; a count that took long (a large index) is
+ * reused for up to 10 minutes after a change.
  */
 
 export type TopEntity = NonNullable<WorkspaceStatus["topEntities"]>[number];
@@ -28,6 +28,8 @@ const SLOW_MS = 50;
 const LARGE_CHUNKS = 1000;
 /** … and is reused, though the index changed since, for this long (they hardly move between two writes). */
 const STALE_MS = 10 * 60_000;
+/** Between two counts of an index that keeps changing (a cold index being built, polled by status), at least this. */
+export const RECOUNT_MIN_MS = 5_000;
 
 interface Entry {
   generation: string | null;
@@ -45,6 +47,7 @@ export class TopEntitiesKeeper {
   constructor(
     private readonly count: CountTopEntities = countTopEntities,
     private readonly clock: () => number = Date.now,
+    private readonly minIntervalMs = RECOUNT_MIN_MS,
   ) {}
 
   /** What a status shows: never waits, and starts a count when the index changed since the last one. */
@@ -60,7 +63,9 @@ export class TopEntitiesKeeper {
     const store = ws.store;
     const e = this.entry(store);
     if (e.counting) return e.counting;
-    if (this.closed || (e.rows && e.large && this.clock() - e.at < STALE_MS)) return Promise.resolve();
+    const since = this.clock() - e.at;
+    if (this.closed || (e.rows && ((e.large && since < STALE_MS) || since < this.minIntervalMs)))
+      return Promise.resolve();
     const generation = store.generation();
     const t0 = performance.now();
     e.counting = this.count(ws, TOP_N)
