@@ -20,6 +20,9 @@ const KINDS: { kind: Kind; label: string }[] = [
 ];
 
 const sum = (c: KindCounts) => c.daily + c.transcript + c.note + c.curated;
+/** 99836 → "99.8k": an axis label that fits its margin. */
+const short = (n: number) =>
+  n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e4 ? `${(n / 1e3).toFixed(1)}k` : String(n);
 
 /**
  * An SVG plot of the index over time: per day or month, the chunks of the memories dated then as bars
@@ -30,7 +33,7 @@ export function historyChart(hist: History): HTMLElement {
   const W = 1100;
   const H = 160;
   const L = 40;
-  const R = 46;
+  const R = 60;
   const B = 18;
   const n = hist.periods.length;
   const max = Math.max(1, ...hist.periods.map((p) => sum(p.chunks)));
@@ -48,7 +51,7 @@ export function historyChart(hist: History): HTMLElement {
     },
     s("line", { class: "axis", x1: L, y1: H - B, x2: W - R, y2: H - B }),
     s("line", { class: "axis", x1: L, y1: 6, x2: L, y2: H - B }),
-    s("text", { x: 2, y: 12 }, String(max)),
+    s("text", { x: 2, y: 12 }, short(max)),
     s("text", { x: 2, y: H - B }, "0"),
     s("text", { x: W - R + 4, y: H - B }, "0"),
   );
@@ -88,7 +91,7 @@ export function historyChart(hist: History): HTMLElement {
         points: cumulative.map(([x, v]) => `${x.toFixed(1)},${y(v, top).toFixed(1)}`).join(" "),
       }),
     );
-  svg.append(s("text", { x: W - R + 4, y: 12 }, `${top} total`));
+  svg.append(s("text", { x: W - R + 4, y: 12 }, `${short(top)} total`));
   if (n > 0) {
     svg.append(s("text", { x: L, y: H - 4 }, hist.periods[0]!.period));
     if (n > 1) svg.append(s("text", { x: W - R - 58, y: H - 4 }, hist.periods[n - 1]!.period));
