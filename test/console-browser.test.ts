@@ -46,12 +46,16 @@ function http(
 }
 
 const today = new Date().toISOString().slice(0, 10);
+const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
 
 async function fixtureDaemon() {
   const root = tempDir();
   writeFiles(root, {
     [`memory/${today}.md`]: `# ${today}\n\n- The staging database moved to the eu-west-3 region.\n- Deploys freeze on Fridays after 3pm.\n- <script>alert(1)</script> is how the XSS note looks.\n`,
     "MEMORY.md": "# Memory\n\n- The deploy key rotation is every 90 days.\n",
+    // Older days for the Overview's plot of the index over time.
+    [`memory/${daysAgo(5)}.md`]: `# ${daysAgo(5)}\n\n- The build cache lives on the second runner.\n`,
+    [`memory/${daysAgo(12)}.md`]: `# ${daysAgo(12)}\n\n- Lunch is at noon on Tuesdays.\n\n- The printer on floor 2 jams.\n`,
   });
   const d = await daemonOn(root);
   const opened = await d.call("console.open", {});
@@ -170,6 +174,15 @@ describe.skipIf(!haveChromium)("console in a real browser (chromium)", () => {
       expect(page.url()).not.toContain("token="); // moved into the cookie
       expect(await page.textContent("#workspaces")).toContain(root);
       expect(await page.locator("#latency .card").count()).toBe(4);
+      // The index over time: a young index is plotted by day, from its oldest memory (12 days ago) to today.
+      expect(await page.locator("#history svg .bar").count()).toBe(13);
+      expect(await page.locator(`#history .bar[data-period="${daysAgo(12)}"] rect.k-daily`).count()).toBe(1);
+      expect(await page.locator(`#history .bar[data-period="${daysAgo(5)}"] rect.k-daily`).count()).toBe(1);
+      expect(await page.locator(`#history .bar[data-period="${daysAgo(8)}"] rect`).count()).toBe(0);
+      expect(await page.textContent(`#history .bar[data-period="${today}"] title`)).toMatch(
+        /2 files, \d+ chunks \(daily logs 1 files, \d+ chunks; MEMORY\.md \/ USER\.md 1 files/,
+      );
+      expect(await page.textContent("#history .legend")).toContain("4 files");
       // The page's own trace (DOM types are not in the test's lib): the first-view mark, and what was fetched.
       const trace = (await page.evaluate(`({
         firstView: performance.getEntriesByName("cortexd:first-view").map((m) => Math.round(m.startTime)),

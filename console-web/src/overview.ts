@@ -1,6 +1,7 @@
 import { get } from "./api.js";
 import { latencyChart, type Point } from "./chart.js";
 import { ago, h, kv } from "./dom.js";
+import { historyChart, type History } from "./history-chart.js";
 
 interface Workspace {
   name: string;
@@ -44,6 +45,8 @@ export interface Overview {
     errors: { at: string; message: string }[];
     audit?: { enabled: boolean; path: string };
   };
+  /** The index over time of the workspace shown (by month, or by day for a young index). */
+  history: History;
   latency: Record<"search" | "recall", { hour: Point[]; day: Point[] }>;
 }
 
@@ -111,6 +114,7 @@ export async function overviewPage(): Promise<HTMLElement> {
       ),
     );
   root.append(h("h2", {}, "Workspaces"), table);
+  root.append(h("h2", {}, "Index over time"), historyChart(o.history));
   root.append(
     h("h2", {}, "Latency (p50 / p95)"),
     h(

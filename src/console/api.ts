@@ -42,6 +42,12 @@ function ws(q: Query): { workspace?: string } {
 
 const asConsole = { client: "console", audit: false } as const;
 
+/** The index over time for the Overview's plot: by month, or by day while the memories span under 3 months. */
+async function indexHistory(call: ConsoleCall, w: { workspace?: string }, signal: AbortSignal) {
+  const months = await call("index.history", { by: "month", scope: "private", ...w }, signal);
+  return months.periods.length >= 3 ? months : call("index.history", { by: "day", scope: "private", ...w }, signal);
+}
+
 /** GET endpoints: path → handler. */
 export function getRoutes(d: ApiDeps): Map<string, (q: Query, signal: AbortSignal) => Promise<unknown>> {
   const { call } = d;
@@ -50,14 +56,15 @@ export function getRoutes(d: ApiDeps): Map<string, (q: Query, signal: AbortSigna
     ["/api/session", async () => ({ csrf: d.csrf, version: VERSION })],
     [
       "/api/overview",
-      async (_q, signal) => {
+      async (q, signal) => {
         const status = await call("cortex.status", {}, signal);
+        const history = await indexHistory(call, ws(q), signal);
         const series = (kind: "search" | "recall") => ({
           hour: d.latency.series(kind, HOUR, 5 * 60_000),
           day: d.latency.series(kind, 24 * HOUR, HOUR),
         });
         const { config: _config, ...rest } = status;
-        return { status: rest, latency: { search: series("search"), recall: series("recall") } };
+        return { status: rest, history, latency: { search: series("search"), recall: series("recall") } };
       },
     ],
     [

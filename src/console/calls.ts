@@ -9,6 +9,7 @@ import { RpcError, type MethodHandlers } from "../rpc/server.js";
  */
 export const CONSOLE_METHODS = [
   "cortex.status",
+  "index.history",
   "memory.search",
   "memory.recall",
   "memory.get",

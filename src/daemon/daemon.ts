@@ -28,6 +28,7 @@ import { GitSync } from "../multi-device/git-sync.js";
 import { deviceIdentity } from "../multi-device/device.js";
 import { registerGitSync, scheduleGitSync } from "../multi-device/schedule.js";
 import { ConsoleHost } from "../console/host.js";
+import { TopEntitiesKeeper } from "./top-entities.js";
 
 export interface DaemonOptions {
   loaded: LoadedConfig;
@@ -52,6 +53,8 @@ export class Daemon {
   lastHeartbeat: number | null = null;
   /** The last heartbeat results (bounded), newest last. */
   readonly heartbeats: HeartbeatResult[] = [];
+  /** The top entities status shows, counted off the request path. */
+  private readonly topEntities = new TopEntitiesKeeper();
   /** The latest consolidation run's reports (also persisted in each index). */
   lastConsolidation: ConsolidationReport[] | null = null;
   /** Why the daemon stopped (or is stopping); null while it runs. */
@@ -180,6 +183,7 @@ export class Daemon {
       void this.queue
         .sync(ws)
         .then(() => ws.store.warmChunkMeta())
+        .then(() => this.topEntities.refresh(ws))
         .catch((e) => this.recordError(e));
     this.modelLoad = this.loadModel();
     this.scheduler.add({ name: "heartbeat", cron: cfg.schedule.heartbeat, run: () => runHeartbeat(this) });
@@ -325,6 +329,7 @@ export class Daemon {
         errors: this.errors,
         gitSync: this.gitSync,
         hooks: readHookFailures(this.socketPath),
+        topEntities: this.topEntities,
       }),
     };
   }
@@ -353,6 +358,7 @@ export class Daemon {
     this.stopping = (async () => {
       this.logger.info({ reason }, "cortexd stopping");
       this.scheduler.stop();
+      this.topEntities.close();
       this.queue.close();
       await this.watcher?.close();
       await this.server?.close();

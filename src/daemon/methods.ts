@@ -16,6 +16,7 @@ import { WritePathRefusedError } from "../memory-files/write-path.js";
 import { ReadAudit, scopeOf, visibleIn } from "./scoped-reads.js";
 import type { MethodDeps } from "./method-deps.js";
 import { pickSessionWorkspace, pickWorkspace } from "./pick-workspace.js";
+import { indexHistory } from "./index-history.js";
 
 /** Runs a read of the index; a damage SQLite reports on the way is recovered from (moved aside, rebuilt) and answered clearly. */
 async function whileSound<T>(d: MethodDeps, ws: WorkspaceEngine, fn: () => Promise<T>): Promise<T> {
@@ -132,6 +133,10 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
       return {
         workspaces: p.workspace ? all.filter((w) => w.name === pickWorkspace(d.engine, p.workspace).name) : all,
       };
+    },
+    "index.history": (p) => {
+      const ws = pickWorkspace(d.engine, p.workspace);
+      return indexHistory(ws, visibleIn(ws, scopeOf(p)), p);
     },
     "sync.git": async (p) => {
       const git = d.gitSync;

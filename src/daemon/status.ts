@@ -15,7 +15,7 @@ import type { SyncQueue } from "./sync-queue.js";
 import type { WatcherStatus } from "./watcher.js";
 import type { GitSync } from "../multi-device/git-sync.js";
 import { workspaceSyncStatus } from "../multi-device/status.js";
-import { topEntities } from "../search/entity-names.js";
+import type { TopEntitiesKeeper } from "./top-entities.js";
 
 export interface StatusSources {
   engine: Engine;
@@ -34,30 +34,17 @@ export interface StatusSources {
   hooks?: HookFailuresStatus;
   now?: number;
   gitSync?: GitSync;
-}
-
-/** The entities most memories name (none when the index cannot say: an older, read-only one). */
-function topEntitiesOf(store: Engine["workspaces"][number]["store"]): {
-  topEntities?: { name: string; chunks: number; aliases?: string[] }[];
-} {
-  try {
-    const top = topEntities(store.entities, 5);
-    return top.length > 0
-      ? {
-          topEntities: top.map((e) => ({
-            name: e.name,
-            chunks: e.chunks,
-            ...(e.aliases ? { aliases: e.aliases } : {}),
-          })),
-        }
-      : {};
-  } catch {
-    return {};
-  }
+  topEntities?: TopEntitiesKeeper;
 }
 
 /** Counts and queue state of each workspace. */
-export function workspaceStatuses(engine: Engine, queue: SyncQueue, gitSync?: GitSync): WorkspaceStatus[] {
+export function workspaceStatuses(
+  engine: Engine,
+  queue: SyncQueue,
+  gitSync?: GitSync,
+  /** Where the top entities are kept (counted off the request path); without it, none are listed. */
+  top?: TopEntitiesKeeper,
+): WorkspaceStatus[] {
   return engine.workspaces.map((w) => {
     const c = w.store.counts();
     const q = queue.state(w.name);
@@ -76,7 +63,7 @@ export function workspaceStatuses(engine: Engine, queue: SyncQueue, gitSync?: Gi
         (w.store.getMeta("last_sync") ? new Date(Number(w.store.getMeta("last_sync"))).toISOString() : null),
       lastError: missing ?? q.lastError ?? (w.readOnly ? readOnlyMessage(w.readOnly) : null),
       ...(missing ? { missing: true } : {}),
-      ...topEntitiesOf(w.store),
+      ...top?.of(w),
       ...(w.claudeCode ? { claudeCode: w.claudeCode } : {}),
       ...(w.store.text.postings.isEnabled || w.store.text.postings.lastError
         ? { keywordIndex: w.store.text.postings.state() }
@@ -173,7 +160,7 @@ export function embeddingStatus(engine: Engine, workspaces: WorkspaceStatus[]): 
 /** The `cortex.status` payload: the gateway shape plus cortexd's own diagnostics. */
 export function buildStatus(s: StatusSources): CortexStatus {
   const now = s.now ?? Date.now();
-  const workspaces = workspaceStatuses(s.engine, s.queue, s.gitSync);
+  const workspaces = workspaceStatuses(s.engine, s.queue, s.gitSync, s.topEntities);
   const embedding = embeddingStatus(s.engine, workspaces);
   const healthy =
     embedding.state !== "error" &&

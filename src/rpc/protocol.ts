@@ -11,6 +11,7 @@ export type * from "./protocol/session.js";
 export type * from "./protocol/maintenance.js";
 export type * from "./protocol/status.js";
 export type * from "./protocol/audit.js";
+export type * from "./protocol/history.js";
 export type { MethodResults } from "./protocol/methods.js";
 
 /** Application error codes (JSON-RPC reserves -32768..-32000 for the protocol). */

@@ -108,6 +108,7 @@ function describeRunning(st: CortexStatus): string {
       lines.push(
         `    top entities: ${w.topEntities.map((e) => `${e.name}${e.aliases?.length ? ` (aka ${e.aliases.join(", ")})` : ""} (${e.chunks})`).join(", ")}`,
       );
+    else if (w.topEntitiesCounting) lines.push("    top entities: being counted (ask again in a moment)");
     if (w.claudeCode) lines.push(`    Claude Code: ${w.claudeCode} (read only)`);
     if (w.missing) lines.push(`    MISSING: ${w.lastError}`);
     if (w.recovered)

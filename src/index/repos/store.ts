@@ -5,10 +5,11 @@ import { ConsolidationRecords } from "./consolidation-records.js";
 import { closeDatabase, type OpenedDb } from "../db/db.js";
 import { CopyRegistry, type InMemoryCopy } from "../db/copies.js";
 import { DbUpkeep } from "../db/db-upkeep.js";
-import { dataVersionOf } from "../db/db-generation.js";
+import { dataVersionOf, dbGeneration } from "../db/db-generation.js";
 import { EmbedCacheRepo } from "./embed-cache-repo.js";
 import { FactsRepo } from "./facts-repo.js";
 import { EntityGraph } from "./entity-graph.js";
+import { IndexHistory } from "./index-history.js";
 import { FilesRepo, type FileMeta, type FileRow, type FileStamp, type StoredChunkInput } from "./files-repo.js";
 import { ftsTotalsReader } from "../keyword/fts-totals.js";
 import { MetaRepo } from "./meta-repo.js";
@@ -54,6 +55,10 @@ export class IndexStore {
   readonly entities: EntityGraph;
   /** Who may see each chunk (visibility/visibility.ts). */
   readonly visibility: VisibilityRepo;
+  /** The index over time: files and chunks per day and kind (index-history.ts). */
+  readonly history: IndexHistory;
+  /** A token that changes whenever the index may have changed (db/db-generation.ts), for caches of derived values. */
+  readonly generation: () => string;
   private fileTotals: (() => { rows: number; tokens: number }) | undefined;
   private paths: PathIndex | undefined;
   /** The in-memory copies of this connection's tables: each hears its writes and every rollback (db/copies.ts). */
@@ -81,6 +86,8 @@ export class IndexStore {
     this.facts = new FactsRepo(this.db);
     this.entities = new EntityGraph(this.db);
     this.visibility = new VisibilityRepo(this.db);
+    this.generation = dbGeneration(this.db);
+    this.history = new IndexHistory(this.db, this.generation);
     const { chunks, text, vectors, records } = this;
     for (const copy of [
       { name: "keyword postings", onRollback: () => text.postings.writeFailed() },

@@ -4,6 +4,7 @@ import type { CaptureResult, MemoryGetResult, RecallResult, SaveResult, SearchRe
 import type { CheckpointResult, SessionStartResult, SleepResult } from "./session.js";
 import type { CortexStatus, IndexStatusResult, WorkspaceSyncStatus } from "./status.js";
 import type { AuditTailResult } from "./audit.js";
+import type { IndexHistoryResult } from "./history.js";
 
 export interface MethodResults {
   "memory.search": SearchResponse;
@@ -18,6 +19,7 @@ export interface MethodResults {
   "memory.get": MemoryGetResult;
   "index.sync": { reports: SyncReport[] };
   "index.status": IndexStatusResult;
+  "index.history": IndexHistoryResult;
   "consolidate.run": { reports: ConsolidationReport[] };
   "consolidate.report": { reports: ConsolidationReport[] };
   "promote.list": { workspace: string; candidates: PromotionCandidate[] }[];

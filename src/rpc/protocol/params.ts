@@ -158,6 +158,16 @@ export const MethodParams = {
   "session.reset": z.object({ workspace }).strict(),
   "index.sync": z.object({ path: filePath.optional(), workspace, force: z.boolean().optional() }).strict(),
   "index.status": z.object({ workspace }).strict(),
+  /** The index over time: files and chunks of each kind per day or month of their memories (default month, at most `limit` periods). */
+  "index.history": z
+    .object({
+      workspace,
+      by: z.enum(["day", "month"]).optional(),
+      limit: z.number().int().min(1).max(400).optional(),
+      scope,
+      group,
+    })
+    .strict(),
   /** Runs consolidation now (every workspace, or one); dryRun computes and reports without changing the index. */
   "consolidate.run": z.object({ workspace, dryRun: z.boolean().optional() }).strict(),
   /** The latest consolidation reports (default 1 per workspace). */

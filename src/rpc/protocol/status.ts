@@ -40,6 +40,8 @@ export interface WorkspaceStatus extends WorkspaceSyncStatus {
   repaired: IssueSummary;
   /** The named entities (names, identifiers) in the most memories (src/facts), with how many chunks name each and their aliases in the workspace ("Alice" for "Alice Chen"). */
   topEntities?: { name: string; chunks: number; aliases?: string[] }[];
+  /** Set while the top entities are first being counted (off the request path: status never waits for the count). */
+  topEntitiesCounting?: true;
   /** Claude Code's own memory this workspace indexes (`claudeCodeMemory`): "1 project, 2 auto-memory files, 2 CLAUDE.md". */
   claudeCode?: string;
   /**
