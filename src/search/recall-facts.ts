@@ -11,7 +11,7 @@ import type { AnnotatedHit } from "../consolidate/annotate.js";
 const MAX_PULLED = 4;
 /** Prompt words and word pairs looked up as entities. */
 const MAX_KEYS = 48;
-import { MAX_SLOT_VALUES as MAX_VALUES } from "../facts/sync-facts.js";
+import { MAX_SLOT_VALUES as MAX_VALUES } from "../facts/relink.js";
 
 /** One supersession as recall applied it (explain). */
 export interface FactLink {

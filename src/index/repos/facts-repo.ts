@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import type { Reading } from "../../facts/mentions.js";
 import type { SlotEntry } from "../../facts/link.js";
 import { statements } from "../db/statements.js";
+import { FactLinksRepo } from "./fact-links-repo.js";
 
 /** A chunk the facts pass has not read yet. */
 export interface PendingChunk {
@@ -12,16 +13,6 @@ export interface PendingChunk {
   startLine: number;
   text: string;
   ts: number | null;
-}
-
-export interface StoredStatement {
-  id: number;
-  chunkId: number;
-  /** Its file line (markdown) or its chunk's first line plus the unit's offset (transcripts). */
-  line: number;
-  at: number | null;
-  text: string;
-  reading: Reading;
 }
 
 /** A slot row with where its statement is. */
@@ -51,8 +42,11 @@ export interface NewStatement {
  */
 export class FactsRepo {
   private readonly stmts;
+  /** The link state (each statement's slot entries, the learned classes, the relink queue). */
+  readonly links: FactLinksRepo;
 
   constructor(private readonly db: Database.Database) {
+    this.links = new FactLinksRepo(db);
     this.stmts = statements(db, {
       pending: `SELECT c.id, f.path, f.class AS cls, f.date, c.start_line AS startLine, c.text, c.ts
         FROM chunks c JOIN files f ON f.id = c.file_id
@@ -60,10 +54,6 @@ export class FactsRepo {
       done: `INSERT OR IGNORE INTO fact_chunks_done (chunk_id) VALUES (?)`,
       insertStatement: `INSERT INTO fact_statements (chunk_id, line, at, text, reading) VALUES (?, ?, ?, ?, ?)`,
       insertEntity: `INSERT OR IGNORE INTO chunk_entities (chunk_id, entity, name) VALUES (?, ?, ?)`,
-      allStatements: `SELECT id, chunk_id AS chunkId, line, at, text, reading FROM fact_statements`,
-      slotKeys: `SELECT entity, cls, statement_id AS statement, news, olds, superseded_by AS supersededBy FROM fact_slots`,
-      deleteSlot: `DELETE FROM fact_slots WHERE entity = ? AND cls = ? AND statement_id = ?`,
-      insertSlot: `INSERT OR REPLACE INTO fact_slots (entity, cls, statement_id, news, olds, superseded_by) VALUES (?, ?, ?, ?, ?, ?)`,
       slotsOf: `SELECT s.entity, s.cls, s.statement_id AS statement, s.news, s.olds, s.superseded_by AS supersededBy,
           t.at, t.line, t.text, f.path, f.class AS source, f.date, lower(hex(c.hash)) AS hash
         FROM fact_slots s JOIN fact_statements t ON t.id = s.statement_id JOIN chunks c ON c.id = t.chunk_id
@@ -126,52 +116,6 @@ export class FactsRepo {
         for (const [key, name] of entities) this.stmts.insertEntity.run(c.id, key, name);
         this.stmts.done.run(c.id);
       }
-    })();
-  }
-
-  allStatements(): StoredStatement[] {
-    return (this.stmts.allStatements.all() as Array<Omit<StoredStatement, "reading"> & { reading: string }>).map(
-      (r) => ({ ...r, reading: JSON.parse(r.reading) as Reading }),
-    );
-  }
-
-  /**
-   * Makes the slot rows these (the link pass's result), in one transaction, writing only the rows
-   * that changed: a sync that changes one file rewrites the few links it touches, not every slot.
-   * Returns how many rows were written or deleted.
-   */
-  replaceSlots(rows: ReadonlyArray<SlotEntry & { supersededBy: number | null }>): number {
-    return this.db.transaction(() => {
-      const key = (r: { entity: string; cls: string; statement: number }) =>
-        `${r.entity}\u0000${r.cls}\u0000${r.statement}`;
-      const have = new Map<string, string>();
-      for (const r of this.stmts.slotKeys.all() as Array<{
-        entity: string;
-        cls: string;
-        statement: number;
-        news: string;
-        olds: string;
-        supersededBy: number | null;
-      }>)
-        have.set(key(r), `${r.news}\u0000${r.olds}\u0000${r.supersededBy ?? ""}`);
-      let written = 0;
-      const keep = new Set<string>();
-      for (const r of rows) {
-        const k = key(r);
-        const news = JSON.stringify(r.news);
-        const olds = JSON.stringify(r.olds);
-        keep.add(k);
-        if (have.get(k) === `${news}\u0000${olds}\u0000${r.supersededBy ?? ""}`) continue;
-        this.stmts.insertSlot.run(r.entity, r.cls, r.statement, news, olds, r.supersededBy);
-        written++;
-      }
-      for (const k of have.keys()) {
-        if (keep.has(k)) continue;
-        const [entity, cls, statement] = k.split("\u0000");
-        this.stmts.deleteSlot.run(entity, cls, Number(statement));
-        written++;
-      }
-      return written;
     })();
   }
 
