@@ -67,9 +67,11 @@ export function applyFacts(
   prompt: string,
   opts: { asOf: number; includeHistory: boolean },
 ): FactsStage {
-  const rows = store.facts.slotsOf(promptEntityKeys(prompt));
-  if (rows.length === 0 && !hits.some((h) => timesStated(h, 1) > 1))
-    return { hits: [...hits], entities: [], links: [] };
+  const keys = promptEntityKeys(prompt);
+  const entities = store.facts.slotEntities(keys);
+  const places = hits.map((h) => ({ path: h.path, from: h.startLine, to: h.endLine }));
+  const rows = entities.length === 0 ? [] : store.facts.slotsOf(entities, places);
+  if (rows.length === 0 && !hits.some((h) => timesStated(h, 1) > 1)) return { hits: [...hits], entities, links: [] };
   const chains = new Map<string, SlotRow[]>();
   for (const r of rows) {
     const key = `${r.entity}\u0000${r.cls}`;
@@ -88,7 +90,6 @@ export function applyFacts(
     for (const s of stood) record(verdicts, byId.get(s.statement)!, s, byId, links);
     for (const s of stood) if (s.current) changed.push(byId.get(s.statement)!);
   }
-  const entities = [...new Set(rows.map((r) => r.entity))];
   const stated = restatements(chains.values(), opts.asOf);
   const currentPlaces = new Set(changed.map((r) => `${r.path}:${r.line}`));
   const out: Array<{ hit: AnnotatedHit; current: boolean; times: number }> = [];
