@@ -69,8 +69,8 @@ export function applyFacts(
 ): FactsStage {
   const keys = promptEntityKeys(prompt);
   const entities = store.facts.slotEntities(keys);
-  const places = hits.map((h) => ({ path: h.path, from: h.startLine, to: h.endLine }));
-  const rows = entities.length === 0 ? [] : store.facts.slotsOf(entities, places);
+  // Only the slots in which something changed (facts-repo.ts): a prompt reads tens of rows.
+  const rows = entities.length === 0 ? [] : store.facts.slotsOf(entities);
   if (rows.length === 0 && !hits.some((h) => timesStated(h, 1) > 1)) return { hits: [...hits], entities, links: [] };
   const chains = new Map<string, SlotRow[]>();
   for (const r of rows) {

@@ -54,16 +54,10 @@ export class FactsRepo {
       done: `INSERT OR IGNORE INTO fact_chunks_done (chunk_id) VALUES (?)`,
       insertStatement: `INSERT INTO fact_statements (chunk_id, line, at, text, reading) VALUES (?, ?, ?, ?, ?)`,
       insertEntity: `INSERT OR IGNORE INTO chunk_entities (chunk_id, entity, name) VALUES (?, ?, ?)`,
-      // The slots of these entities in which something changed (a partial index holds the superseded
-      // rows), and those holding a statement of the given places (search's hits).
+      // The slots of these entities in which something changed (a partial index holds the superseded rows).
       slotsOf: `WITH keys AS (SELECT DISTINCT value AS entity FROM json_each(?)),
-        places AS (SELECT t.id FROM json_each(?) p JOIN files f ON f.path = p.value ->> 0
-          JOIN chunks c ON c.file_id = f.id JOIN fact_statements t ON t.chunk_id = c.id
-          WHERE t.line BETWEEN p.value ->> 1 AND p.value ->> 2),
-        wanted AS (SELECT s.entity, s.cls FROM keys k JOIN fact_slots s INDEXED BY fact_slots_changed
-            ON s.entity = k.entity WHERE s.superseded_by IS NOT NULL
-          UNION SELECT s.entity, s.cls FROM places p JOIN fact_slots s INDEXED BY fact_slots_statement
-            ON s.statement_id = p.id WHERE s.entity IN (SELECT entity FROM keys))
+        wanted AS (SELECT DISTINCT s.entity, s.cls FROM keys k JOIN fact_slots s INDEXED BY fact_slots_changed
+          ON s.entity = k.entity WHERE s.superseded_by IS NOT NULL)
         SELECT s.entity, s.cls, s.statement_id AS statement, s.news, s.olds, s.superseded_by AS supersededBy,
           t.at, t.line, t.text, f.path, f.class AS source, f.date, lower(hex(c.hash)) AS hash
         FROM wanted w JOIN fact_slots s ON s.entity = w.entity AND s.cls = w.cls
@@ -132,17 +126,14 @@ export class FactsRepo {
   }
 
   /**
-   * The slot rows of these entities a recall needs, with where each statement is: every slot in
-   * which a statement was superseded, and the slots holding a statement of these places (search's
-   * hits: their restatements, and as of a past date their later ones). A slot where nothing ever
-   * changed and no hit speaks is not read: a prompt of everyday words reads tens of rows, not
-   * every restatement of them (issue #29).
+   * The slot rows of these entities a recall needs, with where each statement is: the slots in which
+   * a statement was superseded. A slot where nothing ever changed (restatements of one value) is not
+   * read: a prompt of everyday words reads tens of rows, not every restatement of them (issue #29).
    */
-  slotsOf(entities: readonly string[], places: ReadonlyArray<{ path: string; from: number; to: number }>): SlotRow[] {
+  slotsOf(entities: readonly string[]): SlotRow[] {
     if (entities.length === 0) return [];
-    const at = JSON.stringify(places.map((p) => [p.path, p.from, p.to]));
     return (
-      this.stmts.slotsOf.all(JSON.stringify(entities), at) as Array<
+      this.stmts.slotsOf.all(JSON.stringify(entities)) as Array<
         Omit<SlotRow, "news" | "olds"> & { news: string; olds: string }
       >
     ).map((r) => ({ ...r, news: JSON.parse(r.news) as string[], olds: JSON.parse(r.olds) as string[] }));
