@@ -64,6 +64,8 @@ export function relinkChanged(store: IndexStore): RelinkReport {
       }
     links.addEntries(added.sort(byKey));
     let written = 0;
+    // (A slot every statement left has no entries: its stored rows go.)
+    if (whole) for (const key of dirty) if (!inHand.has(key)) inHand.set(key, []);
     for (const [key, chain] of whole ? inHand : links.chains(dirty)) written += links.setSlot(key, linkedRows(chain));
     links.clearQueue();
     return { statements: queued.length, slots: dirty.size, written };
