@@ -22,41 +22,64 @@ export interface SlotEntry {
 /** What a slot can be about; a plain word ("webhook") is shared by unrelated notes, so it is none. */
 const ENTITY_KINDS = new Set<Mention["kind"]>(["name", "identifier", "phrase"]);
 
+/** The node a predicate is in the class graph (no name key starts with a control character). */
+const PREDICATE = "\u0001";
+
 /**
- * The classes of name values, learned from the workspace itself: two names are of one class when
- * one replaced the other in a statement ("doesn't use Zed anymore; it's Neovim now", "from Zurich
- * to Valencia") or when they fill the same predicate ("Kira reports to X", "Elena reports to Y").
- * Typed values (times, weekdays, ids, versions) have their class already.
+ * The name-class edges one statement contributes: two names are of one class when one replaced the
+ * other in a statement ("doesn't use Zed anymore; it's Neovim now", "from Zurich to Valencia"), or
+ * when they fill the same predicate ("Kira reports to X", "Elena reports to Y": both joined to the
+ * predicate's node).
  */
-export function nameClasses(statements: readonly StatementIn[]): Map<string, string> {
+export function classEdges(r: Reading): Array<[string, string]> {
+  const subject = subjectOf(r);
+  const names = r.mentions.filter((m) => m.kind === "name" && m !== subject);
+  const out: Array<[string, string]> = [];
+  const olds = names.filter((n) => n.old);
+  const news = names.filter((n) => !n.old);
+  for (const o of olds) for (const n of news) out.push([o.key, n.key]);
+  if (r.predicate !== "" && names.length === 1) out.push([names[0]!.key, `${PREDICATE}${r.predicate}`]);
+  return out;
+}
+
+/**
+ * The classes of name values, learned from the workspace itself (the edges of all its statements):
+ * a name's class is the least name of its connected part. Only names in a class with another name
+ * are returned; any other name is a class of its own. Typed values (times, weekdays, ids, versions)
+ * have their class already.
+ */
+export function classesOf(edges: Iterable<readonly [string, string]>): Map<string, string> {
   const parent = new Map<string, string>();
   const find = (k: string): string => {
     let r = k;
     while (parent.has(r) && parent.get(r) !== r) r = parent.get(r)!;
-    parent.set(k, r);
+    for (let x = k; x !== r;) {
+      const next = parent.get(x)!;
+      parent.set(x, r);
+      x = next;
+    }
     return r;
   };
-  const union = (a: string, b: string) => {
+  for (const [a, b] of edges) {
     const ra = find(a);
     const rb = find(b);
     if (ra !== rb) parent.set(ra < rb ? rb : ra, ra < rb ? ra : rb);
-  };
-  const byPredicate = new Map<string, string>();
-  for (const s of statements) {
-    const subject = subjectOf(s.reading);
-    const names = s.reading.mentions.filter((m) => m.kind === "name" && m !== subject);
-    for (const n of names) find(n.key);
-    const olds = names.filter((n) => n.old);
-    const news = names.filter((n) => !n.old);
-    for (const o of olds) for (const n of news) union(o.key, n.key);
-    if (s.reading.predicate !== "" && names.length === 1) {
-      const seen = byPredicate.get(s.reading.predicate);
-      if (seen) union(seen, names[0]!.key);
-      else byPredicate.set(s.reading.predicate, names[0]!.key);
-    }
+  }
+  const least = new Map<string, string>();
+  const size = new Map<string, number>();
+  for (const k of parent.keys()) {
+    if (k.startsWith(PREDICATE)) continue;
+    const r = find(k);
+    const l = least.get(r);
+    if (l === undefined || k < l) least.set(r, k);
+    size.set(r, (size.get(r) ?? 0) + 1);
   }
   const out = new Map<string, string>();
-  for (const k of parent.keys()) out.set(k, find(k));
+  for (const k of parent.keys()) {
+    if (k.startsWith(PREDICATE)) continue;
+    const r = find(k);
+    if (size.get(r)! > 1) out.set(k, least.get(r)!);
+  }
   return out;
 }
 

@@ -172,7 +172,7 @@ export class Indexer {
       stamps: skipStamps,
     });
     if (!opts.paths) store.setMeta("chunking", this.chunkingKey());
-    report.facts = await syncFacts(store, { clock, removed: report.chunksRemoved > 0 });
+    report.facts = await syncFacts(store, { clock });
     await tidyKeywordIndex(store, report);
     store.setMeta("last_sync", String(clock()));
     report.ms = clock() - started;

@@ -11,7 +11,7 @@ import type { AnnotatedHit } from "../consolidate/annotate.js";
 const MAX_PULLED = 4;
 /** Prompt words and word pairs looked up as entities. */
 const MAX_KEYS = 48;
-import { MAX_SLOT_VALUES as MAX_VALUES } from "../facts/sync-facts.js";
+import { MAX_SLOT_VALUES as MAX_VALUES } from "../facts/relink.js";
 
 /** One supersession as recall applied it (explain). */
 export interface FactLink {
@@ -67,9 +67,11 @@ export function applyFacts(
   prompt: string,
   opts: { asOf: number; includeHistory: boolean },
 ): FactsStage {
-  const rows = store.facts.slotsOf(promptEntityKeys(prompt));
-  if (rows.length === 0 && !hits.some((h) => timesStated(h, 1) > 1))
-    return { hits: [...hits], entities: [], links: [] };
+  const keys = promptEntityKeys(prompt);
+  const entities = store.facts.slotEntities(keys);
+  // Only the slots in which something changed (facts-repo.ts): a prompt reads tens of rows.
+  const rows = entities.length === 0 ? [] : store.facts.slotsOf(entities);
+  if (rows.length === 0 && !hits.some((h) => timesStated(h, 1) > 1)) return { hits: [...hits], entities, links: [] };
   const chains = new Map<string, SlotRow[]>();
   for (const r of rows) {
     const key = `${r.entity}\u0000${r.cls}`;
@@ -88,7 +90,6 @@ export function applyFacts(
     for (const s of stood) record(verdicts, byId.get(s.statement)!, s, byId, links);
     for (const s of stood) if (s.current) changed.push(byId.get(s.statement)!);
   }
-  const entities = [...new Set(rows.map((r) => r.entity))];
   const stated = restatements(chains.values(), opts.asOf);
   const currentPlaces = new Set(changed.map((r) => `${r.path}:${r.line}`));
   const out: Array<{ hit: AnnotatedHit; current: boolean; times: number }> = [];

@@ -228,6 +228,36 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
     );
     if (!has) db.exec(`ALTER TABLE files ADD COLUMN resume_chunker TEXT;`);
   },
+  // Incremental fact links (facts/relink.ts): every statement's (entity, class) entries, the name
+  // class edges it contributes, the learned classes, and a queue of statements that came or went
+  // (filled by triggers, cascaded chunk deletes included), so a sync relinks only the slots they touch.
+  // Existing statements are queued: the next sync links them all once. A partial index holds the
+  // superseded slot rows: recall reads the slots of a prompt's entities in which something changed.
+  (db) => {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS fact_entries (
+        entity TEXT NOT NULL,
+        cls TEXT NOT NULL,
+        statement_id INTEGER NOT NULL,
+        news TEXT NOT NULL,
+        olds TEXT NOT NULL,
+        PRIMARY KEY (entity, cls, statement_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS fact_entries_statement ON fact_entries(statement_id);
+      CREATE INDEX IF NOT EXISTS fact_entries_cls ON fact_entries(cls);
+      CREATE TABLE IF NOT EXISTS fact_class_edges (statement_id INTEGER NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL);
+      CREATE INDEX IF NOT EXISTS fact_class_edges_statement ON fact_class_edges(statement_id);
+      CREATE TABLE IF NOT EXISTS fact_name_classes (name TEXT PRIMARY KEY, cls TEXT NOT NULL) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS fact_relink (statement_id INTEGER PRIMARY KEY);
+      CREATE INDEX IF NOT EXISTS fact_slots_changed ON fact_slots(entity, cls) WHERE superseded_by IS NOT NULL;
+      CREATE TRIGGER IF NOT EXISTS fact_statements_relink_ai AFTER INSERT ON fact_statements
+        BEGIN INSERT OR IGNORE INTO fact_relink (statement_id) VALUES (new.id); END;
+      CREATE TRIGGER IF NOT EXISTS fact_statements_relink_ad AFTER DELETE ON fact_statements
+        BEGIN INSERT OR IGNORE INTO fact_relink (statement_id) VALUES (old.id); END;
+      DELETE FROM fact_slots;
+      INSERT OR IGNORE INTO fact_relink (statement_id) SELECT id FROM fact_statements;
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import type { Reading } from "../../facts/mentions.js";
 import type { SlotEntry } from "../../facts/link.js";
 import { statements } from "../db/statements.js";
+import { FactLinksRepo } from "./fact-links-repo.js";
 
 /** A chunk the facts pass has not read yet. */
 export interface PendingChunk {
@@ -12,16 +13,6 @@ export interface PendingChunk {
   startLine: number;
   text: string;
   ts: number | null;
-}
-
-export interface StoredStatement {
-  id: number;
-  chunkId: number;
-  /** Its file line (markdown) or its chunk's first line plus the unit's offset (transcripts). */
-  line: number;
-  at: number | null;
-  text: string;
-  reading: Reading;
 }
 
 /** A slot row with where its statement is. */
@@ -51,8 +42,11 @@ export interface NewStatement {
  */
 export class FactsRepo {
   private readonly stmts;
+  /** The link state (each statement's slot entries, the learned classes, the relink queue). */
+  readonly links: FactLinksRepo;
 
   constructor(private readonly db: Database.Database) {
+    this.links = new FactLinksRepo(db);
     this.stmts = statements(db, {
       pending: `SELECT c.id, f.path, f.class AS cls, f.date, c.start_line AS startLine, c.text, c.ts
         FROM chunks c JOIN files f ON f.id = c.file_id
@@ -60,15 +54,17 @@ export class FactsRepo {
       done: `INSERT OR IGNORE INTO fact_chunks_done (chunk_id) VALUES (?)`,
       insertStatement: `INSERT INTO fact_statements (chunk_id, line, at, text, reading) VALUES (?, ?, ?, ?, ?)`,
       insertEntity: `INSERT OR IGNORE INTO chunk_entities (chunk_id, entity, name) VALUES (?, ?, ?)`,
-      allStatements: `SELECT id, chunk_id AS chunkId, line, at, text, reading FROM fact_statements`,
-      slotKeys: `SELECT entity, cls, statement_id AS statement, news, olds, superseded_by AS supersededBy FROM fact_slots`,
-      deleteSlot: `DELETE FROM fact_slots WHERE entity = ? AND cls = ? AND statement_id = ?`,
-      insertSlot: `INSERT OR REPLACE INTO fact_slots (entity, cls, statement_id, news, olds, superseded_by) VALUES (?, ?, ?, ?, ?, ?)`,
-      slotsOf: `SELECT s.entity, s.cls, s.statement_id AS statement, s.news, s.olds, s.superseded_by AS supersededBy,
+      // The slots of these entities in which something changed (a partial index holds the superseded rows).
+      slotsOf: `WITH keys AS (SELECT DISTINCT value AS entity FROM json_each(?)),
+        wanted AS (SELECT DISTINCT s.entity, s.cls FROM keys k JOIN fact_slots s INDEXED BY fact_slots_changed
+          ON s.entity = k.entity WHERE s.superseded_by IS NOT NULL)
+        SELECT s.entity, s.cls, s.statement_id AS statement, s.news, s.olds, s.superseded_by AS supersededBy,
           t.at, t.line, t.text, f.path, f.class AS source, f.date, lower(hex(c.hash)) AS hash
-        FROM fact_slots s JOIN fact_statements t ON t.id = s.statement_id JOIN chunks c ON c.id = t.chunk_id
-        JOIN files f ON f.id = c.file_id
-        WHERE s.entity IN (SELECT value FROM json_each(?))`,
+        FROM wanted w JOIN fact_slots s ON s.entity = w.entity AND s.cls = w.cls
+        JOIN fact_statements t ON t.id = s.statement_id JOIN chunks c ON c.id = t.chunk_id
+        JOIN files f ON f.id = c.file_id`,
+      slotEntities: `SELECT value FROM json_each(?) WHERE EXISTS (SELECT 1 FROM fact_slots s WHERE s.entity = value)
+        GROUP BY value`,
       knownEntities: `SELECT entity FROM chunk_entities WHERE entity IN (SELECT value FROM json_each(?)) GROUP BY entity`,
       chunksOf: `SELECT chunk_id FROM chunk_entities WHERE entity = ? LIMIT ?`,
       entitiesOfChunks: `SELECT chunk_id AS chunkId, entity, name FROM chunk_entities WHERE chunk_id IN (SELECT value FROM json_each(?))`,
@@ -129,53 +125,11 @@ export class FactsRepo {
     })();
   }
 
-  allStatements(): StoredStatement[] {
-    return (this.stmts.allStatements.all() as Array<Omit<StoredStatement, "reading"> & { reading: string }>).map(
-      (r) => ({ ...r, reading: JSON.parse(r.reading) as Reading }),
-    );
-  }
-
   /**
-   * Makes the slot rows these (the link pass's result), in one transaction, writing only the rows
-   * that changed: a sync that changes one file rewrites the few links it touches, not every slot.
-   * Returns how many rows were written or deleted.
+   * The slot rows of these entities a recall needs, with where each statement is: the slots in which
+   * a statement was superseded. A slot where nothing ever changed (restatements of one value) is not
+   * read: a prompt of everyday words reads tens of rows, not every restatement of them (issue #29).
    */
-  replaceSlots(rows: ReadonlyArray<SlotEntry & { supersededBy: number | null }>): number {
-    return this.db.transaction(() => {
-      const key = (r: { entity: string; cls: string; statement: number }) =>
-        `${r.entity}\u0000${r.cls}\u0000${r.statement}`;
-      const have = new Map<string, string>();
-      for (const r of this.stmts.slotKeys.all() as Array<{
-        entity: string;
-        cls: string;
-        statement: number;
-        news: string;
-        olds: string;
-        supersededBy: number | null;
-      }>)
-        have.set(key(r), `${r.news}\u0000${r.olds}\u0000${r.supersededBy ?? ""}`);
-      let written = 0;
-      const keep = new Set<string>();
-      for (const r of rows) {
-        const k = key(r);
-        const news = JSON.stringify(r.news);
-        const olds = JSON.stringify(r.olds);
-        keep.add(k);
-        if (have.get(k) === `${news}\u0000${olds}\u0000${r.supersededBy ?? ""}`) continue;
-        this.stmts.insertSlot.run(r.entity, r.cls, r.statement, news, olds, r.supersededBy);
-        written++;
-      }
-      for (const k of have.keys()) {
-        if (keep.has(k)) continue;
-        const [entity, cls, statement] = k.split("\u0000");
-        this.stmts.deleteSlot.run(entity, cls, Number(statement));
-        written++;
-      }
-      return written;
-    })();
-  }
-
-  /** The slot rows of these entities, with where each statement is. */
   slotsOf(entities: readonly string[]): SlotRow[] {
     if (entities.length === 0) return [];
     return (
@@ -183,6 +137,12 @@ export class FactsRepo {
         Omit<SlotRow, "news" | "olds"> & { news: string; olds: string }
       >
     ).map((r) => ({ ...r, news: JSON.parse(r.news) as string[], olds: JSON.parse(r.olds) as string[] }));
+  }
+
+  /** Which of these keys are entities of some linked slot (explain's entities). */
+  slotEntities(keys: readonly string[]): string[] {
+    if (keys.length === 0) return [];
+    return this.stmts.slotEntities.pluck().all(JSON.stringify(keys)) as string[];
   }
 
   /** Which of these keys are entities some chunk names. */

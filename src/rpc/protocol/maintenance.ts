@@ -69,8 +69,11 @@ export interface SyncReport {
   vectorsDeferred?: number;
   /** The provider's error behind vectorsDeferred. */
   vectorError?: string;
-  /** The facts pass (src/facts): chunks read, statements held, whether slots were linked again, its time. */
-  facts?: { chunks: number; statements: number; linked: boolean; ms: number };
+  /**
+   * The facts pass (src/facts): chunks read, statements held, whether slots were linked again, how
+   * many (entity, class) slots were (only those of the statements that came or went), its time.
+   */
+  facts?: { chunks: number; statements: number; linked: boolean; slotsRelinked: number; ms: number };
   ms: number;
 }
 
