@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { recall } from "../src/search/recall.js";
 import { reinforcedOrder, timesStated } from "../src/search/reinforcement.js";
@@ -206,5 +207,32 @@ describe("a common word is no subject", () => {
       referenceDate: "2026-08-01",
     });
     expect(r.memories[0]?.text).toContain("use the raw body");
+  });
+});
+
+describe("an index read by an older reader of statements", () => {
+  it("is read again once after an upgrade, so the new rules apply to the old files", async () => {
+    const files = {
+      "MEMORY.md": "# Memory\n\n- Weekly planning is on Tuesdays at 10:00.\n",
+      "memory/2026-12-04.md": daily("2026-12-04", ["Weekly planning moved to Wednesdays at 09:30 starting next week."]),
+    };
+    const first = await indexOf(files);
+    const { root, dbPath } = first;
+    first.close();
+    open.splice(open.indexOf(first), 1);
+    // What an older reader left: the chunks marked read, without what today's rules find in them.
+    const db = new Database(dbPath);
+    db.exec("DELETE FROM fact_statements; DELETE FROM chunk_entities; DELETE FROM meta WHERE key = 'facts_reader'");
+    db.close();
+    const t = openTestIndex(root, null, dbPath);
+    open.push(t);
+    await t.indexer.sync();
+    const r = await recall(t.searcher, t.store, {
+      query: "when is weekly planning?",
+      record: false,
+      referenceDate: "2026-12-06",
+    });
+    expect(r.context).toContain("Wednesdays at 09:30");
+    expect(r.context).not.toContain("Tuesdays");
   });
 });

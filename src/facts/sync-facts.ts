@@ -2,6 +2,13 @@ import type { IndexStore } from "../index/repos/store.js";
 import { readChunk } from "./extract.js";
 import { relinkChanged } from "./relink.js";
 
+/**
+ * The version of the rules that read statements and entities (extract.ts, mentions.ts): an index
+ * read by other rules is read again once, at the next sync. Bump it with any change to what they find.
+ */
+export const FACTS_READER = "2";
+const READER_KEY = "facts_reader";
+
 /** Chunks read per transaction. */
 const BATCH = 64;
 
@@ -32,6 +39,8 @@ export async function syncFacts(store: IndexStore, opts: { clock?: () => number 
   // Curated lines present at the first pass are older than any dated statement (extract.ts).
   const initial = !repo.started();
   const seenAt = initial ? 0 : clock();
+  const reader = store.meta.getMeta(READER_KEY);
+  if (reader !== FACTS_READER && !initial) repo.forgetReadings();
   let chunks = 0;
   const time = { curatedSeen: (path: string, text: string) => repo.firstSeen(path, text, seenAt) };
   for (let after = 0; ;) {
@@ -46,6 +55,7 @@ export async function syncFacts(store: IndexStore, opts: { clock?: () => number 
     // A turn of the event loop between batches: a huge file's chunks do not hold pings (issue #34).
     if (batch.length === BATCH) await new Promise<void>((r) => setImmediate(r));
   }
+  if (reader !== FACTS_READER) store.meta.setMeta(READER_KEY, FACTS_READER);
   const link = relinkChanged(store);
   return {
     chunks,

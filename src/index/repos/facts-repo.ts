@@ -93,6 +93,16 @@ export class FactsRepo {
     return this.stmts.pending.all(afterId, n) as PendingChunk[];
   }
 
+  /**
+   * Forgets what the chunks were read to say (statements, entities; not when curated lines were first
+   * seen), so the next pass reads every chunk again: after the reader's rules changed.
+   */
+  forgetReadings(): void {
+    this.db.transaction(() => {
+      this.db.exec("DELETE FROM fact_statements; DELETE FROM chunk_entities; DELETE FROM fact_chunks_done");
+    })();
+  }
+
   /** Whether the facts pass ever ran on this index (an undated curated line seen now is an edit). */
   started(): boolean {
     return (this.stmts.anySeen.pluck().get() as number) === 1;
