@@ -30,6 +30,8 @@ import { unnamedTurns } from "./recall-speakers.js";
 
 export const DEFAULT_RECALL_BUDGET = 2000;
 const EXCERPT = DEFAULT_EXCERPT;
+/** A conversation's excerpt about a speaker fills its room with that speaker's turns, the matching ones first. */
+const SPEAKER_EXCERPT = { ...DEFAULT_EXCERPT, keepRatio: 0 };
 const DEFAULT_RECALL_CONFIG = RecallSchema.parse({});
 
 export interface RecallRequest {
@@ -347,7 +349,7 @@ function pack(
       matchingEntries && hit.source !== "transcript" && s.units.some((u, i) => isEntry(u) && s.held[i]!.size > 0);
     const ex =
       out.length >= wholeTop || listMatch
-        ? excerpt(full, queryStems, idf, EXCERPT, isShown, s)
+        ? excerpt(full, queryStems, idf, others.size > 0 ? SPEAKER_EXCERPT : EXCERPT, isShown, s)
         : whole(full, isShown, s.units);
     if (!ex || ex.units.length === 0) continue;
     const cleaned = cleanMemoryText(ex.text);
