@@ -245,11 +245,11 @@ async function writeMisses(
   }
 }
 
-/** One JSON line per question: its recall explanation, each candidate marked with the evidence ids it holds (for tuning). */
+/** One JSON line per question: its recall context and explanation, each candidate marked with the evidence ids it holds (for tuning). */
 function dumpExplain(file: string, conv: Conversation, q: Query, injected: RecallResult, mode: Mode): void {
   appendFileSync(
     file,
-    `${JSON.stringify({ mode, conv: conv.id, qid: q.qid, category: q.category, question: q.question, evidence: q.evidence, chars: injected.context.length, found: q.evidence.filter((e) => injected.context.includes(marker(e))), explain: injected.explain })}\n`,
+    `${JSON.stringify({ mode, conv: conv.id, qid: q.qid, category: q.category, question: q.question, evidence: q.evidence, chars: injected.context.length, found: q.evidence.filter((e) => injected.context.includes(marker(e))), context: injected.context, explain: injected.explain })}\n`,
   );
 }
 

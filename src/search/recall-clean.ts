@@ -34,3 +34,13 @@ export function cleanMemoryText(text: string): string {
   }
   return lines.join("\n");
 }
+
+const HEADING = /^\s{0,3}#{1,6}(?:\s|$)/;
+
+/** Whether a memory's text is more than headings and HTML comments. */
+export function hasContent(text: string): boolean {
+  return text
+    .replace(/<!--[\s\S]*?(?:-->|$)/g, "")
+    .split("\n")
+    .some((l) => l.trim() !== "" && !HEADING.test(l));
+}

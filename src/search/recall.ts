@@ -4,7 +4,7 @@ import type { IndexStore } from "../index/repos/store.js";
 import type { RecallResult, RecalledMemory } from "../rpc/protocol.js";
 import { chunkHash, sha256 } from "../util/hash.js";
 import { BLOCK_TOKENS, formatMemoryLine, recallBlock, type RecallLine, type RecallLines } from "./recall-format.js";
-import { cleanMemoryText } from "./recall-clean.js";
+import { cleanMemoryText, hasContent } from "./recall-clean.js";
 import { selectMemories, selectWindow, withWindowFirst, type Judged } from "./recall-select.js";
 import { windowMemories } from "./recall-window.js";
 import { isInstruction, namesSomething } from "./prompt-intent.js";
@@ -26,9 +26,12 @@ import { promptEntities } from "./entity-leg.js";
 import { newestFirstAbout, SUBJECT_SHARE } from "./recall-order.js";
 import { scopedStats } from "./scoped-stats.js";
 import { explainOf } from "./recall-explain.js";
+import { unnamedTurns } from "./recall-speakers.js";
 
 export const DEFAULT_RECALL_BUDGET = 2000;
 const EXCERPT = DEFAULT_EXCERPT;
+/** A conversation's excerpt about a speaker fills its room with that speaker's turns, the matching ones first. */
+const SPEAKER_EXCERPT = { ...DEFAULT_EXCERPT, keepRatio: 0 };
 const DEFAULT_RECALL_CONFIG = RecallSchema.parse({});
 
 export interface RecallRequest {
@@ -195,10 +198,13 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
   const wholeWindow = answer !== null && answer.topic.length === 0;
   let packed = pack(
     selection.kept,
+    req.query,
     queryStems,
     (j) => scanOf(j.hit),
     budget,
-    wholeWindow ? WINDOW_PACKING : { wholeTop: cfg.wholeTop, duplicateOverlap: 0.75, matchingEntries: true },
+    wholeWindow
+      ? WINDOW_PACKING
+      : { wholeTop: cfg.wholeTop, duplicateOverlap: 0.75, matchingEntries: true, speakers: true },
     req.workspaceLabel,
   );
   if (wholeWindow) packed = packed.sort((a, b) => timeOrder(a.judged.hit, b.judged.hit));
@@ -281,16 +287,6 @@ function timeOrder(a: AnnotatedHit, b: AnnotatedHit): number {
   );
 }
 
-const HEADING = /^\s{0,3}#{1,6}(?:\s|$)/;
-
-/** Whether a memory's text is more than headings and HTML comments. */
-function hasContent(text: string): boolean {
-  return text
-    .replace(/<!--[\s\S]*?(?:-->|$)/g, "")
-    .split("\n")
-    .some((l) => l.trim() !== "" && !HEADING.test(l));
-}
-
 interface Packing {
   /** The best this-many memories are shown whole, the others as excerpts. */
   wholeTop: number;
@@ -298,18 +294,26 @@ interface Packing {
   duplicateOverlap: number;
   /** A list chunk (bullets) whose entries hold the prompt's words shows those entries only, even among the top. */
   matchingEntries: boolean;
+  /** A conversation shows the turns of the speakers the prompt names (recall-speakers.ts). */
+  speakers: boolean;
 }
 
 /** A window's memories are each shown whole, and two days that read alike are two days. */
-const WINDOW_PACKING: Packing = { wholeTop: Infinity, duplicateOverlap: Infinity, matchingEntries: false };
+const WINDOW_PACKING: Packing = {
+  wholeTop: Infinity,
+  duplicateOverlap: Infinity,
+  matchingEntries: false,
+  speakers: false,
+};
 
 /** The kept memories that fit the budget, as block lines: the best few whole, the rest as excerpts. */
 function pack(
   kept: readonly Judged[],
+  query: string,
   queryStems: ReadonlySet<string>,
   scanOf: (j: Judged) => ScannedText,
   budget: number,
-  { wholeTop, duplicateOverlap, matchingEntries }: Packing,
+  { wholeTop, duplicateOverlap, matchingEntries, speakers }: Packing,
   workspace?: string,
 ): Packed[] {
   let used = BLOCK_TOKENS;
@@ -328,20 +332,24 @@ function pack(
   const out: Packed[] = [];
   // Near duplicates (word overlap ≥ duplicateOverlap with a memory packed before) collapse to the first.
   const packedWords = new PackedWords(duplicateOverlap);
+  // A conversation's turns by speakers the prompt does not name are left out (recall-speakers.ts).
+  const unnamed = speakers ? unnamedTurns(query) : () => new Set<Unit>();
   for (const judged of kept) {
     if (used >= budget) break;
     const hit = judged.hit;
     const full = hit.text ?? hit.snippet;
     // Lines (or messages) an overlapping chunk of the same file already showed are not repeated.
     const shownHere = shown.get(hit.path);
-    const isShown = shownHere ? (u: Unit) => shownHere.has(u.text) : () => false;
     const s = scanOf(judged);
+    // A turn of a speaker the prompt does not name shows when it holds a query word other than a name.
+    const others = unnamed(s);
+    const isShown = (u: Unit) => others.has(u) || (shownHere?.has(u.text) ?? false);
     // A list of entries (bullets) whose entries match the prompt shows those, not its other entries.
     const listMatch =
       matchingEntries && hit.source !== "transcript" && s.units.some((u, i) => isEntry(u) && s.held[i]!.size > 0);
     const ex =
       out.length >= wholeTop || listMatch
-        ? excerpt(full, queryStems, idf, EXCERPT, isShown, s)
+        ? excerpt(full, queryStems, idf, others.size > 0 ? SPEAKER_EXCERPT : EXCERPT, isShown, s)
         : whole(full, isShown, s.units);
     if (!ex || ex.units.length === 0) continue;
     const cleaned = cleanMemoryText(ex.text);
