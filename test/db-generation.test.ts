@@ -57,40 +57,34 @@ describe("CommitWatch: changed by another connection since the load", () => {
     mine.close();
   });
 
-  it("a pin answers one read for the whole request; a newer pin and the release read again", () => {
+  it("an entered version answers only the request's own stretch of code: after its await, other code reads afresh", async () => {
     const [mine, other] = twoConnections();
     const watch = new CommitWatch(mine);
     watch.mark();
-    const release = dataVersionOf(mine).pin();
+    const version = dataVersionOf(mine);
+    version.enterFor(version.fresh());
     other.exec(`INSERT INTO t VALUES (1)`); // lands during the request: seen after it, not inside it
     expect(watch.changed()).toBe(false);
-    const newer = dataVersionOf(mine).pin(); // a request that starts after the commit sees it
-    expect(watch.changed()).toBe(true);
-    watch.mark();
-    newer();
-    release();
-    release(); // a second release is a no-op, not a release of someone else's pin
-    expect(watch.changed()).toBe(false);
-    other.exec(`INSERT INTO t VALUES (2)`); // no pin held: every read is fresh
+    await Promise.resolve(); // the request awaits: the next code to run is not the request's
     expect(watch.changed()).toBe(true);
     other.close();
     mine.close();
   });
 
-  it("a pinned read does not run the statement: the versions it answers never go back", () => {
+  it("a fresh read that finds another connection's commit tells the listeners, once per new version", () => {
     const [mine, other] = twoConnections();
     const version = dataVersionOf(mine);
-    const seen: number[] = [version.read()];
-    const release = version.pin();
-    for (let i = 0; i < 3; i++) {
-      other.exec(`INSERT INTO t VALUES (${i})`);
-      seen.push(version.read());
-    }
-    expect(new Set(seen.slice(1)).size).toBe(1);
-    release();
-    seen.push(version.read());
-    expect(seen.at(-1)).not.toBe(seen[1]);
-    expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+    const heard: number[] = [];
+    version.onCommit((v) => heard.push(v));
+    const v0 = version.fresh();
+    mine.exec(`INSERT INTO t VALUES (1)`); // this connection's own write: no commit to hear
+    version.fresh();
+    expect(heard).toEqual([]);
+    other.exec(`INSERT INTO t VALUES (2)`);
+    const v1 = version.fresh();
+    version.fresh();
+    expect(v1).not.toBe(v0);
+    expect(heard).toEqual([v1]);
     other.close();
     mine.close();
   });

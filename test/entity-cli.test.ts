@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runCliAsync } from "./helpers/cli.js";
 import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
+import { entityFiles } from "./helpers/entity-fixture.js";
 
 let daemon: TestDaemon | null = null;
 afterEach(async () => {
@@ -15,25 +16,11 @@ afterEach(async () => {
   daemon = null;
 });
 
-function files(): Record<string, string> {
-  const out: Record<string, string> = {
-    "memory/2026-03-02.md": "# 2026-03-02\n\n- Alice Chen leads Project Falcon this quarter.\n",
-    "memory/2026-03-09.md": "# 2026-03-09\n\n- Reviewed the Project Falcon budget with Alice Chen.\n",
-    "memory/2026-03-16.md": "# 2026-03-16\n\n- In May, Project Falcon ships from the Lisbon office.\n",
-    "memory/2026-03-20.md": "# 2026-03-20\n\n- Lunch with Alice at the harbour.\n",
-  };
-  for (let i = 0; i < 40; i++) {
-    const d = new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10);
-    out[`memory/${d}.md`] = `# ${d}\n\n- Spent the evening on chores (entry ${i}).\n`;
-  }
-  return out;
-}
-
 describe("entities in status and search --explain (real daemon and CLI)", () => {
   it("shows the top entities with aliases, and the prompt's entities in explain", async () => {
     const home = tempDir("cortexd-home-");
     const ws = join(home, "ws");
-    writeFiles(ws, files());
+    writeFiles(ws, entityFiles());
     daemon = await startDaemon({ home, config: { workspaces: [{ path: ws }] } });
     await waitUntil(async () => {
       const st = await runCliAsync(["status", "--json"], daemon!.env);

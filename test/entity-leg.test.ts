@@ -9,31 +9,16 @@ import { recall } from "../src/search/recall.js";
 import { entityLeg } from "../src/search/entity-leg.js";
 import { topEntities } from "../src/search/entity-names.js";
 import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
+import { entityFiles } from "./helpers/entity-fixture.js";
 
 const open: TestIndex[] = [];
 afterEach(() => {
   for (const t of open.splice(0)) t.close();
 });
 
-const FILLER = ["gardening tomatoes", "repainting the fence", "cycling to the lake", "reading a novel"];
-
-function files(): Record<string, string> {
-  const out: Record<string, string> = {
-    "memory/2026-03-02.md": "# 2026-03-02\n\n- Alice Chen leads Project Falcon this quarter.\n",
-    "memory/2026-03-09.md": "# 2026-03-09\n\n- Reviewed the Project Falcon budget with Alice Chen.\n",
-    "memory/2026-03-16.md": "# 2026-03-16\n\n- In May, Project Falcon ships from the Lisbon office.\n",
-    "memory/2026-03-20.md": "# 2026-03-20\n\n- Lunch with Alice at the harbour.\n",
-  };
-  for (let i = 0; i < 40; i++) {
-    const d = new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10);
-    out[`memory/${d}.md`] = `# ${d}\n\n- Spent the evening ${FILLER[i % FILLER.length]} (entry ${i}).\n`;
-  }
-  return out;
-}
-
 async function indexed(): Promise<TestIndex> {
   const root = tempDir();
-  writeFiles(root, files());
+  writeFiles(root, entityFiles());
   const t = openTestIndex(root, null);
   open.push(t);
   await t.indexer.sync();

@@ -10,12 +10,9 @@ import { runHook } from "./helpers/hooks.js";
 import { messageText, startOpenAiStub, type ChatRequest, type OpenAiStub } from "./helpers/openai-stub.js";
 import {
   findOpenClaw,
-  freePort,
   killGroup,
-  openClawEnv,
-  runOpenClaw,
+  setUpStubGateway,
   startGateway,
-  stubModelConfig,
   type Gateway,
   type OpenClawHost,
 } from "./helpers/openclaw.js";
@@ -139,27 +136,15 @@ describe.skipIf(!host && !ci)("OpenClaw plugin sessions, commands and capture in
         return { text: `Done. I have taken care of it as asked: "${question}"` };
       });
 
-      const port = await freePort();
-      const token = "cortexd-test-token";
-      const env = openClawEnv(host, home, { token, socket: daemon.socket });
-      mkdirSync(env.OPENCLAW_STATE_DIR!, { recursive: true });
-      writeFileSync(
-        env.OPENCLAW_CONFIG_PATH!,
-        JSON.stringify({
-          gateway: { mode: "local", bind: "loopback", port, auth: { mode: "token", token } },
-          agents: { defaults: { workspace: ws, model: { primary: "stub/stub-model" } } },
-          models: stubModelConfig(stub.url),
-        }),
-      );
-      const oc = (args: string[], timeoutMs = 240_000) => runOpenClaw(host, args, env, { cwd: root, timeoutMs });
-      const ok = async (args: string[]) => {
-        const r = await oc(args);
-        if (r.code !== 0)
-          throw new Error(
-            `openclaw ${args.join(" ")} exited ${r.code}:\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`,
-          );
-        return r;
-      };
+      // The user's gateway before the plugin: a local gateway, a model, a workspace.
+      const { port, token, env, oc, ok } = await setUpStubGateway(host, {
+        home,
+        root,
+        workspace: ws,
+        stubUrl: stub.url,
+        socket: daemon.socket,
+        timeoutMs: 240_000,
+      });
       const turn = async (key: string, message: string) => {
         const t0 = performance.now();
         const r = await ok(["agent", "--session-key", key, "-m", message, "--json"]);

@@ -4,16 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { localDate } from "../src/memory-files/entry.js";
 import { startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
 import { messageText, startOpenAiStub, type ChatRequest, type OpenAiStub } from "./helpers/openai-stub.js";
-import {
-  findOpenClaw,
-  freePort,
-  openClawEnv,
-  runOpenClaw,
-  startGateway,
-  stubModelConfig,
-  type Gateway,
-  type OpenClawHost,
-} from "./helpers/openclaw.js";
+import { findOpenClaw, setUpStubGateway, startGateway, type Gateway, type OpenClawHost } from "./helpers/openclaw.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 /**
@@ -103,28 +94,15 @@ describe.skipIf(!host && !ci)("OpenClaw plugin in a real gateway (openclaw, Node
         return { text: "Understood, the gateway still answers without the memory daemon being available." };
       });
 
-      const port = await freePort();
-      const token = "cortexd-test-token";
-      const env = openClawEnv(host, home, { token, socket: daemon.socket });
       // The user's gateway before the plugin: a local gateway, a model, a workspace.
-      mkdirSync(env.OPENCLAW_STATE_DIR!, { recursive: true });
-      writeFileSync(
-        env.OPENCLAW_CONFIG_PATH!,
-        JSON.stringify({
-          gateway: { mode: "local", bind: "loopback", port, auth: { mode: "token", token } },
-          agents: { defaults: { workspace: ws, model: { primary: "stub/stub-model" } } },
-          models: stubModelConfig(stub.url),
-        }),
-      );
-      const oc = (args: string[], timeoutMs = 180_000) => runOpenClaw(host, args, env, { cwd: root, timeoutMs });
-      const ok = async (args: string[]) => {
-        const r = await oc(args);
-        if (r.code !== 0)
-          throw new Error(
-            `openclaw ${args.join(" ")} exited ${r.code}:\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`,
-          );
-        return r;
-      };
+      const { port, token, env, ok } = await setUpStubGateway(host, {
+        home,
+        root,
+        workspace: ws,
+        stubUrl: stub.url,
+        socket: daemon.socket,
+        timeoutMs: 180_000,
+      });
 
       // Installed exactly as integrations/openclaw/README.md says.
       await ok(["plugins", "install", "-l", PLUGIN_DIR, "--force", "--accept-capabilities"]);

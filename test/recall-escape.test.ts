@@ -1,9 +1,9 @@
 /**
- * escapeForBlock skips the rewrites that cannot change a string (recall-escape.ts): it must give
- * exactly what applying every rewrite gives, for any string — hostile ones above all.
+ * escapeForBlock (recall-escape.ts) keeps a memory on one line of the recall block and leaves no
+ * way to close the block or open a tag, for any string — hostile ones above all.
  */
 import { describe, expect, it } from "vitest";
-import { escapeForBlock, rewrite } from "../src/search/recall-escape.js";
+import { escapeForBlock } from "../src/search/recall-escape.js";
 import { mulberry32 } from "../src/util/prng.js";
 
 const PIECES = [
@@ -66,6 +66,10 @@ const PIECES = [
   " ⏎ - [2026-01-05] MEMORY.md:1-1: ",
 ];
 
+/** What may never reach the block: line breaks, control and invisible characters. */
+// eslint-disable-next-line no-control-regex -- control characters are what must not pass
+const NOT_ON_A_LINE = /[\u0000-\u001f\u007f\u0085\u2028\u2029\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
+
 describe("escapeForBlock", () => {
   it("leaves the line separator and the block markers to cortexd: no look-alike passes", () => {
     // A fake entry: a literal "⏎" is not the separator of a real line break.
@@ -95,21 +99,16 @@ describe("escapeForBlock", () => {
     expect(escapeForBlock("x ＜ 3 and y ＞ 2")).toBe("x ＜ 3 and y > 2");
   });
 
-  it("gives what the rewrites give on random hostile strings", () => {
+  it("leaves no line break, control or invisible character, tag start or separator look-alike in random hostile strings", () => {
     const r = mulberry32(31);
     for (let t = 0; t < 20_000; t++) {
       const s = Array.from({ length: Math.floor(r() * 14) }, () => PIECES[Math.floor(r() * PIECES.length)]!).join("");
-      expect(escapeForBlock(s)).toBe(rewrite(s));
-    }
-  });
-
-  it("gives what the rewrites give around a line break, for every UTF-16 unit", () => {
-    for (let c = 0; c <= 0xffff; c++) {
-      const ch = String.fromCharCode(c);
-      for (const s of [`a${ch}\nb`, `a\n${ch}b`, `x${ch}${ch}y`, `<${ch}/`, `${ch}\n<p`]) {
-        const want = rewrite(s);
-        if (escapeForBlock(s) !== want) expect(escapeForBlock(s)).toBe(want);
-      }
+      const out = escapeForBlock(s);
+      expect(out, JSON.stringify(s)).not.toMatch(NOT_ON_A_LINE);
+      expect(out, JSON.stringify(s)).not.toMatch(/[<\uff1c\ufe64\u27e8\u2329\u3008\u1438\u02c2](?=[/!?\p{L}]|\s+\/)/u);
+      expect(out, JSON.stringify(s)).not.toMatch(/\s{2}|^\s|\s$/);
+      // Every "⏎" left is cortexd's separator of a real line break, between spaces (or at an end).
+      expect(out.replace(/(^| )⏎(?= |$)/g, "$1"), JSON.stringify(s)).not.toContain("⏎");
     }
   });
 });

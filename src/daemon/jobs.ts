@@ -37,6 +37,7 @@ export async function runHeartbeat(d: Daemon): Promise<string> {
     }
     try {
       ws.store.upkeep.heartbeat(Date.now());
+      ws.store.checkCommits(); // the in-memory copies hear another connection's commit between requests too
     } catch (e) {
       db = false;
       problems.push(`${ws.name}: database not writable: ${errorMessage(e)}`);

@@ -11,6 +11,7 @@
  */
 import { ASCII_WORD, FNV_OFFSET, FNV_PRIME, wordUnitsAt } from "../util/word-chars.js";
 
+// Kept after an A/B (#36): recall's pack stage median 3.0 ms with this table, 5.2 ms with plain word sets (peers bench, loaded box).
 export class PackedWords {
   /** Open addressing: entry index + 1 per slot (0: empty); capacity a power of two, at most half full. */
   private slots = new Int32Array(1024);

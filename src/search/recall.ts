@@ -1,6 +1,7 @@
 import { RecallSchema, type RecallConfig } from "../config/schema.js";
 import { countTokens } from "../ingest/tokens.js";
 import type { IndexStore } from "../index/repos/store.js";
+import { readConsistently, type ReadSnapshot } from "../index/db/read-snapshot.js";
 import type { RecallResult, RecalledMemory } from "../rpc/protocol.js";
 import { chunkHash, sha256 } from "../util/hash.js";
 import { BLOCK_TOKENS, formatMemoryLine, recallBlock, type RecallLine, type RecallLines } from "./recall-format.js";
@@ -88,31 +89,38 @@ export async function recall(searcher: Searcher, store: IndexStore, req: RecallR
 
 /** Recall's answer as structured lines, for a caller that merges several before the block is formatted (recall-shared.ts). */
 export async function recallLines(searcher: Searcher, store: IndexStore, req: RecallRequest): Promise<RecallLines> {
-  // One data-version read for the recall's own reads of the in-memory copies (index/db/db-generation.ts).
-  const release = store.pinDataVersion();
-  try {
-    return await recallPinned(searcher, store, req);
-  } finally {
-    release();
-  }
+  // One state of the index for the whole recall, its search included (index/db/read-snapshot.ts).
+  return readConsistently(
+    () => store.readSnapshot(),
+    (snap) => recallOn(snap, searcher, store, req),
+  );
 }
 
-async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRequest): Promise<RecallLines> {
+async function recallOn(
+  snap: ReadSnapshot,
+  searcher: Searcher,
+  store: IndexStore,
+  req: RecallRequest,
+): Promise<RecallLines> {
   const budget = req.budgetTokens ?? DEFAULT_RECALL_BUDGET;
   const cfg = req.config ?? DEFAULT_RECALL_CONFIG;
   const timer = new StageTimer();
   // The search's embedding of the query, for the relevance decision's vector null (not embedded twice).
   let queryVector: Float32Array | undefined;
   const asOf = referenceTime(req.referenceDate, req.now);
-  const res = await searcher.search({
-    query: req.query,
-    now: asOf,
-    limit: req.limit ?? 30,
-    fullText: true,
-    onQueryVector: (v) => (queryVector = v),
-    ...(req.timings ? { timings: true } : {}),
-    ...(req.visible ? { visible: req.visible } : {}),
-  });
+  const res = await searcher.search(
+    {
+      query: req.query,
+      now: asOf,
+      limit: req.limit ?? 30,
+      fullText: true,
+      onQueryVector: (v) => (queryVector = v),
+      ...(req.timings ? { timings: true } : {}),
+      ...(req.visible ? { visible: req.visible } : {}),
+    },
+    snap,
+  );
+  snap.enter();
   timer.lap("search");
   // A narrower scope decides (and explains) with the statistics of what it may see only.
   const seen = req.visible ? scopedStats(store, req.visible) : store;
@@ -149,6 +157,7 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
     cfg,
     queryVector,
   );
+  snap.enter();
   timer.lap("relevance");
   // Each candidate's text is read once, for the decision and the packing (recall-scan.ts).
   const queryStems = new Set(contentStems(req.query));
@@ -159,6 +168,7 @@ async function recallPinned(searcher: Searcher, store: IndexStore, req: RecallRe
     profile.words,
     hits.map((h) => h.text ?? h.snippet),
   );
+  snap.enter();
   const softOf = new Map(hits.map((h, i) => [h, soft[i]!]));
   const scans = new Map<AnnotatedHit, ScannedText>();
   const scanOf = (hit: AnnotatedHit): ScannedText => {

@@ -8,6 +8,7 @@ import { StageTimer } from "./stage-timer.js";
 import { applyImportance, applyRecency, bm25ToScore, distanceToScore, fuse, mmr, round } from "./stages.js";
 import type { Candidate, SearchHit, SearchRequest, SearchResponse } from "./types.js";
 import { errorMessage } from "../util/error-message.js";
+import { readConsistently, type ReadSnapshot } from "../index/db/read-snapshot.js";
 import { localDay } from "../util/local-day.js";
 import { anchoredChunks, exactAnchors } from "./exact.js";
 import { explainFacts } from "./search-facts.js";
@@ -80,17 +81,20 @@ export class Searcher {
     return this.deps.config;
   }
 
-  async search(req: SearchRequest): Promise<SearchResponse> {
-    // One data-version read for the whole search, not one per in-memory copy it consults.
-    const release = this.deps.store.pinDataVersion();
-    try {
-      return await this.rank(req);
-    } finally {
-      release();
-    }
+  /**
+   * Ranks on one state of the index: on the caller's snapshot (a recall's), or on its own, run again
+   * when the index changed under it (index/db/read-snapshot.ts).
+   */
+  async search(req: SearchRequest, snap?: ReadSnapshot): Promise<SearchResponse> {
+    if (snap) return this.rank(req, snap);
+    const store = this.deps.store;
+    return readConsistently(
+      () => store.readSnapshot(),
+      (s) => this.rank(req, s),
+    );
   }
 
-  private async rank(req: SearchRequest): Promise<SearchResponse> {
+  private async rank(req: SearchRequest, snap: ReadSnapshot): Promise<SearchResponse> {
     const started = performance.now();
     const timer = new StageTimer();
     const cfg = this.deps.config;
@@ -113,7 +117,7 @@ export class Searcher {
     const entities = req.visible ? NO_ENTITIES : entityLeg(this.deps.store, req.query);
     for (const id of entities.chunks.keys()) get(id);
     timer.lap("entities");
-    const vector = await this.vectorStage(req.query, fetch, candidates, get);
+    const vector = await this.vectorStage(req.query, fetch, candidates, get, snap);
     timer.lap("vector");
     if (vector.query) req.onQueryVector?.(vector.query);
     const mode = keywordRan && vector.ran ? "hybrid" : keywordRan ? "keyword" : vector.ran ? "vector" : "none";
@@ -135,6 +139,7 @@ export class Searcher {
     const rows = new ChunkRows(this.deps.store, meta, timer);
     timer.lap("rows");
     if (vector.query) await this.passageStage(vector.query, known, rows);
+    snap.enter();
     timer.lap("passage");
     this.pathStage(req.query, known, meta);
     timer.lap("path");
@@ -219,6 +224,7 @@ export class Searcher {
     k: number,
     candidates: ReadonlyMap<number, Candidate>,
     get: (id: number) => Candidate,
+    snap: ReadSnapshot,
   ): Promise<{ ran: boolean; fallback?: string; query?: Float32Array }> {
     const { provider, store } = this.deps;
     if (!provider)
@@ -230,6 +236,8 @@ export class Searcher {
       [vec = null] = await (provider.embedQueries ? provider.embedQueries([query]) : provider.embedBatch([query]));
     } catch (e) {
       return { ran: false, fallback: `query embedding failed: ${errorMessage(e)}` };
+    } finally {
+      snap.enter();
     }
     if (!vec) return { ran: false, fallback: "query has no embeddable words" };
     const nearest = store.vectorSearch(vec, k);

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { resolve } from "node:path";
 
@@ -191,4 +191,49 @@ export function openClawEnv(
     // The plugin finds the daemon as cortexd's own clients do.
     CORTEXD_SOCKET: opts.socket,
   };
+}
+
+/** A gateway set up for a test: its port, token and environment, and `openclaw …` runners in it. */
+export interface StubGatewaySetup {
+  port: number;
+  token: string;
+  env: Record<string, string>;
+  /** Runs `openclaw …` (cwd: the test's root). */
+  oc: (args: string[], timeoutMs?: number) => Promise<RunResult>;
+  /** Runs `openclaw …` and throws with its output unless it exits 0. */
+  ok: (args: string[]) => Promise<RunResult>;
+}
+
+/**
+ * The user's gateway before the plugin: a local gateway on a free port with token auth, the
+ * agent's workspace, and the stub model as its only model; `openclaw` runs in a private home that
+ * finds the daemon at `socket`.
+ */
+export async function setUpStubGateway(
+  host: OpenClawHost,
+  opts: { home: string; root: string; workspace: string; stubUrl: string; socket: string; timeoutMs: number },
+): Promise<StubGatewaySetup> {
+  const port = await freePort();
+  const token = "cortexd-test-token";
+  const env = openClawEnv(host, opts.home, { token, socket: opts.socket });
+  mkdirSync(env.OPENCLAW_STATE_DIR!, { recursive: true });
+  writeFileSync(
+    env.OPENCLAW_CONFIG_PATH!,
+    JSON.stringify({
+      gateway: { mode: "local", bind: "loopback", port, auth: { mode: "token", token } },
+      agents: { defaults: { workspace: opts.workspace, model: { primary: "stub/stub-model" } } },
+      models: stubModelConfig(opts.stubUrl),
+    }),
+  );
+  const oc = (args: string[], timeoutMs = opts.timeoutMs) =>
+    runOpenClaw(host, args, env, { cwd: opts.root, timeoutMs });
+  const ok = async (args: string[]) => {
+    const r = await oc(args);
+    if (r.code !== 0)
+      throw new Error(
+        `openclaw ${args.join(" ")} exited ${r.code}:\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`,
+      );
+    return r;
+  };
+  return { port, token, env, oc, ok };
 }

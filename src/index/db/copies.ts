@@ -6,7 +6,9 @@
  *   each chunk they write by their repository, which owns them);
  * - a rollback: a transaction of this connection failed (`onRollback`), so whatever the copy read
  *   or patched inside it may be gone — it drops what it holds, or what it took in since its load;
- * - another connection's commit: through its CommitWatch (db-generation.ts), when next used.
+ * - another connection's commit (`onCommit`): pushed by the registry as soon as any read of the
+ *   connection's data version finds it (each read request's snapshot reads it once, at its open:
+ *   read-snapshot.ts), whether or not the copy is used; a copy's CommitWatch still checks on use.
  * The store registers its own copies and hears every rollback of its transactions (store.ts).
  */
 export interface InMemoryCopy {
@@ -14,6 +16,7 @@ export interface InMemoryCopy {
   readonly name: string;
   onFileWrite?(fileId: number): void;
   onRollback(): void;
+  onCommit(): void;
 }
 
 export class CopyRegistry {
@@ -36,6 +39,11 @@ export class CopyRegistry {
   /** Called when a transaction of this connection failed (it rolled back, or its savepoint did). */
   rolledBack(): void {
     for (const c of this.copies) c.onRollback();
+  }
+
+  /** Called when another connection's commit is found (db-generation.ts DataVersion.onCommit). */
+  committedElsewhere(): void {
+    for (const c of this.copies) c.onCommit();
   }
 
   get names(): string[] {

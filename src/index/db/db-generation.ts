@@ -1,36 +1,47 @@
 import type Database from "better-sqlite3";
 
 /**
- * A connection's `PRAGMA data_version`, read once per request. Each read outside a transaction
- * takes and drops SQLite's shared lock (~7 µs idle, ~30 µs in a busy daemon), and a recall asked
- * it eight times (each in-memory copy, each of its calls). While a request holds a pin, reads
- * answer the version read when the newest pin was taken; with no pin held, every read is fresh.
- * So the values read never go back in time (a newer pin re-reads), and a copy loaded during a
- * pin is at worst marked older than it is, which costs one reload, never a stale answer after
- * the pins are gone.
+ * A connection's `PRAGMA data_version`. Each read outside a transaction takes and drops SQLite's
+ * shared lock (~7 µs idle, ~30 µs in a busy daemon), and a recall asked it for each in-memory copy
+ * and each of its calls. A read request asks once, when its snapshot opens (read-snapshot.ts):
+ * while the request's own code runs — a synchronous stretch, entered by the request and left at
+ * its next await — reads answer its snapshot's version; any other code (a sync, a status call
+ * between the request's awaits) reads afresh. Every fresh read that finds a new version tells the
+ * listeners (the copy registry pushes it to every copy: copies.ts).
  */
 export class DataVersion {
   private readonly stmt: Database.Statement;
-  private pins = 0;
-  private pinned = 0;
+  private entered: number | null = null;
+  private heard: number | null = null;
+  private readonly listeners: ((version: number) => void)[] = [];
 
   constructor(db: Database.Database) {
     this.stmt = db.prepare(`PRAGMA data_version`).pluck();
   }
 
   read(): number {
-    return this.pins > 0 ? this.pinned : (this.stmt.get() as number);
+    return this.entered ?? this.fresh();
   }
 
-  /** Reads the version now and answers it until the returned release (idempotent) is called. */
-  pin(): () => void {
-    this.pinned = this.stmt.get() as number;
-    this.pins++;
-    let held = true;
-    return () => {
-      if (held) this.pins--;
-      held = false;
-    };
+  /** Reads the version now (never a snapshot's), telling the listeners when another connection committed since the last read. */
+  fresh(): number {
+    const v = this.stmt.get() as number;
+    if (this.heard !== null && v !== this.heard) for (const f of this.listeners) f(v);
+    this.heard = v;
+    return v;
+  }
+
+  /** Answers `version` until the current synchronous stretch of code ends (the caller's next await). */
+  enterFor(version: number): void {
+    this.entered = version;
+    queueMicrotask(() => {
+      if (this.entered === version) this.entered = null;
+    });
+  }
+
+  /** Calls `f` with each new version another connection's commit made, as a fresh read finds it. */
+  onCommit(f: (version: number) => void): void {
+    this.listeners.push(f);
   }
 }
 
@@ -68,7 +79,7 @@ export class CommitWatch {
     this.dataVersion = dataVersionOf(db);
   }
 
-  /** The data version now (or as of the request's pin, see DataVersion). */
+  /** The data version now (or as of the running request's snapshot, see DataVersion). */
   read(): number {
     return this.dataVersion.read();
   }

@@ -6,6 +6,7 @@ import { closeDatabase, type OpenedDb } from "../db/db.js";
 import { CopyRegistry, type InMemoryCopy } from "../db/copies.js";
 import { DbUpkeep } from "../db/db-upkeep.js";
 import { dataVersionOf, dbGeneration } from "../db/db-generation.js";
+import { snapshotsOf, type ReadSnapshot } from "../db/read-snapshot.js";
 import { EmbedCacheRepo } from "./embed-cache-repo.js";
 import { FactsRepo } from "./facts-repo.js";
 import { EntityGraph } from "./entity-graph.js";
@@ -63,6 +64,7 @@ export class IndexStore {
   private paths: PathIndex | undefined;
   /** The in-memory copies of this connection's tables: each hears its writes and every rollback (db/copies.ts). */
   private readonly copies = new CopyRegistry();
+  private readonly openSnapshot: () => ReadSnapshot;
 
   constructor(
     opened: OpenedDb,
@@ -89,28 +91,37 @@ export class IndexStore {
     this.generation = dbGeneration(this.db);
     this.history = new IndexHistory(this.db, this.generation);
     const { chunks, text, vectors, records } = this;
+    // Another connection's commit drops or reloads each copy as a failed write of this one does.
+    const drop = (name: string, f: () => void, onFileWrite?: (id: number) => void): InMemoryCopy => ({
+      name,
+      onRollback: f,
+      onCommit: f,
+      ...(onFileWrite ? { onFileWrite } : {}),
+    });
     for (const copy of [
-      { name: "keyword postings", onRollback: () => text.postings.writeFailed() },
-      { name: "word statistics", onRollback: () => text.rolledBack() },
-      {
-        name: "chunk metadata",
-        onFileWrite: (id) => chunks.meta.fileChanged(id),
-        onRollback: () => chunks.meta.rolledBack(),
-      },
-      {
-        name: "chunk bodies and dates",
-        onFileWrite: (id) => chunks.fileChanged(id),
-        onRollback: () => chunks.rolledBack(),
-      },
-      {
-        name: "path index",
-        onFileWrite: (id) => this.paths?.fileChanged(id),
-        onRollback: () => this.paths?.rolledBack(),
-      },
-      { name: "vector matrix and codes", onRollback: () => vectors.rolledBack() },
-      { name: "consolidation marks", onRollback: () => records.rolledBack() },
-    ] satisfies InMemoryCopy[])
+      drop("keyword postings", () => text.postings.writeFailed()),
+      drop("word statistics", () => text.rolledBack()),
+      drop(
+        "chunk metadata",
+        () => chunks.meta.rolledBack(),
+        (id) => chunks.meta.fileChanged(id),
+      ),
+      drop(
+        "chunk bodies and dates",
+        () => chunks.rolledBack(),
+        (id) => chunks.fileChanged(id),
+      ),
+      drop(
+        "path index",
+        () => this.paths?.rolledBack(),
+        (id) => this.paths?.fileChanged(id),
+      ),
+      drop("vector matrix and codes", () => vectors.rolledBack()),
+      drop("consolidation marks", () => records.rolledBack()),
+    ])
       this.copies.register(copy);
+    dataVersionOf(this.db).onCommit(() => this.copies.committedElsewhere());
+    this.openSnapshot = snapshotsOf(this.db);
   }
 
   /**
@@ -138,11 +149,16 @@ export class IndexStore {
   }
 
   /**
-   * Holds the index's data version for one request (index/db/db-generation.ts): its in-memory copies
-   * ask SQLite whether another connection committed once, not once each. Call the release when done.
+   * Opens a read request's snapshot of the index (index/db/read-snapshot.ts): the in-memory copies
+   * validated once, here; `moved()` at the request's end says whether it must run again.
    */
-  pinDataVersion(): () => void {
-    return dataVersionOf(this.db).pin();
+  readSnapshot(): ReadSnapshot {
+    return this.openSnapshot();
+  }
+
+  /** Reads the data version: every copy hears another connection's commit now, not on its next use. */
+  checkCommits(): void {
+    dataVersionOf(this.db).fresh();
   }
 
   /** Runs `fn` in one transaction (nested calls join the outer one). */

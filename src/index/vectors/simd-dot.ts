@@ -1,8 +1,9 @@
 /**
  * Integer dot products of one int16 query with every row of an int8 matrix, in WebAssembly SIMD
  * (i32x4.dot_i16x8_s) when the runtime has it, else in plain JavaScript: the same exact integers
- * either way. The module is assembled here from its instruction listing (no toolchain, no binary
- * in the repository).
+ * either way. The module is assembled here from its instructions (no toolchain at runtime, no
+ * binary in the repository); simd-dot.wat is its readable listing, and test/simd-dot-listing
+ * checks that WABT assembles the listing to exactly these bytes.
  *
  * Rows are `groups` × 8 int8 codes (the tail beyond the real dimension is zero); the query is as
  * many int16 values. A sum is exact when |Σ| < 2³¹ (the lanes' adds wrap, so only the total must
