@@ -16,7 +16,8 @@
  *   order (oldest first).
  */
 import type { IndexStore, ChunkRow } from "../index/repos/store.js";
-import type { AnnotatedHit } from "../consolidate/annotate.js";
+import { applyConsolidation, type AnnotatedHit } from "../consolidate/annotate.js";
+import { collapseConflictCopies } from "./recall-copies.js";
 import type { DateWindow } from "./dates.js";
 import { localDay } from "../util/local-day.js";
 import { stem } from "./excerpt.js";
@@ -209,4 +210,31 @@ function hitOf(row: ChunkRow): AnnotatedHit {
     hash: row.hash,
     ...(date ? { date } : {}),
   };
+}
+
+/** A window's memories as search's hits are: conflict copies collapsed, consolidation applied, search's score (and, with a topic, order) kept. */
+export function windowHits(
+  store: IndexStore,
+  hits: readonly AnnotatedHit[],
+  ranked: readonly AnnotatedHit[],
+  topical: boolean,
+  consolidation: Parameters<typeof applyConsolidation>[2],
+): AnnotatedHit[] {
+  const key = (h: AnnotatedHit) => `${h.path}:${h.startLine}`;
+  const rank = new Map(ranked.map((h, i) => [key(h), { i, score: h.score }]));
+  const scored = hits.map((h, i) => ({ hit: { ...h, score: rank.get(key(h))?.score ?? 0 }, i }));
+  // Those search ranked come first, in its order; the others keep the window's order.
+  if (topical)
+    scored.sort((a, b) => (rank.get(key(a.hit))?.i ?? Infinity) - (rank.get(key(b.hit))?.i ?? Infinity) || a.i - b.i);
+  return applyConsolidation(store, collapseConflictCopies(scored.map((s) => s.hit)), consolidation);
+}
+
+/** Oldest first: by day, a day's log before its transcripts, then by file and line. */
+export function timeOrder(a: AnnotatedHit, b: AnnotatedHit): number {
+  return (
+    (a.date ?? "").localeCompare(b.date ?? "") ||
+    Number(b.source === "daily") - Number(a.source === "daily") ||
+    a.path.localeCompare(b.path) ||
+    a.startLine - b.startLine
+  );
 }

@@ -7,7 +7,7 @@ import { chunkHash, sha256 } from "../util/hash.js";
 import { BLOCK_TOKENS, formatMemoryLine, recallBlock, type RecallLine, type RecallLines } from "./recall-format.js";
 import { cleanMemoryText, hasContent } from "./recall-clean.js";
 import { selectMemories, selectWindow, withWindowFirst, type Judged } from "./recall-select.js";
-import { windowMemories } from "./recall-window.js";
+import { timeOrder, windowHits, windowMemories } from "./recall-window.js";
 import { isInstruction, namesSomething } from "./prompt-intent.js";
 import { exactAnchors } from "./exact.js";
 import { softlyHeld, withSoftWords } from "./soft-words.js";
@@ -264,37 +264,10 @@ async function recallOn(
   return out;
 }
 
-/** A window's memories as search's hits are: conflict copies collapsed, consolidation applied, search's score (and, with a topic, order) kept. */
-function windowHits(
-  store: IndexStore,
-  hits: readonly AnnotatedHit[],
-  ranked: readonly AnnotatedHit[],
-  topical: boolean,
-  consolidation: Parameters<typeof applyConsolidation>[2],
-): AnnotatedHit[] {
-  const key = (h: AnnotatedHit) => `${h.path}:${h.startLine}`;
-  const rank = new Map(ranked.map((h, i) => [key(h), { i, score: h.score }]));
-  const scored = hits.map((h, i) => ({ hit: { ...h, score: rank.get(key(h))?.score ?? 0 }, i }));
-  // Those search ranked come first, in its order; the others keep the window's order.
-  if (topical)
-    scored.sort((a, b) => (rank.get(key(a.hit))?.i ?? Infinity) - (rank.get(key(b.hit))?.i ?? Infinity) || a.i - b.i);
-  return applyConsolidation(store, collapseConflictCopies(scored.map((s) => s.hit)), consolidation);
-}
-
 /** Of some chunk ids, those with one of the visibilities. */
 function visibleIds(store: IndexStore, visible: readonly string[]): (ids: number[]) => Set<number> {
   const ok = new Set(visible);
   return (ids) => new Set([...store.visibility.of(ids)].filter(([, v]) => ok.has(v)).map(([id]) => id));
-}
-
-/** Oldest first: by day, a day's log before its transcripts, then by file and line. */
-function timeOrder(a: AnnotatedHit, b: AnnotatedHit): number {
-  return (
-    (a.date ?? "").localeCompare(b.date ?? "") ||
-    Number(b.source === "daily") - Number(a.source === "daily") ||
-    a.path.localeCompare(b.path) ||
-    a.startLine - b.startLine
-  );
 }
 
 interface Packing {
