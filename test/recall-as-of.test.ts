@@ -2,23 +2,11 @@
  * `referenceDate` makes a recall "as of" that day: recency counts from it, not from the wall clock.
  * One real index (keyword-only, so the ranking is deterministic) recalled as of two dates.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { recall } from "../src/search/recall.js";
-import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
+import { indexesPerTest } from "./helpers/workspace.js";
 
-const open: TestIndex[] = [];
-afterEach(() => {
-  for (const t of open.splice(0)) t.close();
-});
-
-async function indexOf(files: Record<string, string>): Promise<TestIndex> {
-  const root = tempDir();
-  writeFiles(root, files);
-  const t = openTestIndex(root, null);
-  open.push(t);
-  await t.indexer.sync();
-  return t;
-}
+const indexOf = indexesPerTest();
 
 const FILLER = [
   "Reviewed the refund dry-run pull request with Dana.",

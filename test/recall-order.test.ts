@@ -3,15 +3,12 @@
  * (search/recall-order.ts): a change the linker cannot tie to the older statement ("has moved to
  * Rotterdam" never names Ghent) still comes above it. Real files, a real index (keyword-only).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { recall } from "../src/search/recall.js";
 import { newestFirstAbout } from "../src/search/recall-order.js";
-import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
+import { indexesPerTest } from "./helpers/workspace.js";
 
-const open: TestIndex[] = [];
-afterEach(() => {
-  for (const t of open.splice(0)) t.close();
-});
+const indexOf = indexesPerTest();
 
 const daily = (date: string, lines: string[]) => `# ${date}\n\n${lines.map((l) => `- ${l}`).join("\n")}\n`;
 
@@ -27,15 +24,6 @@ function filler(): Record<string, string> {
     ]);
   }
   return out;
-}
-
-async function indexOf(files: Record<string, string>): Promise<TestIndex> {
-  const root = tempDir();
-  writeFiles(root, files);
-  const t = openTestIndex(root, null);
-  open.push(t);
-  await t.indexer.sync();
-  return t;
 }
 
 function firstHolding(context: string, values: string[]): string | undefined {

@@ -1,25 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RecallSchema } from "../src/config/schema.js";
 import { recall } from "../src/search/recall.js";
 import { cleanMemoryText } from "../src/search/recall-clean.js";
 import { escapeForBlock } from "../src/search/recall-escape.js";
 import { isGathering, spreadByGroup } from "../src/search/recall-gather.js";
-import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
+import { indexesPerTest } from "./helpers/workspace.js";
 
-const open: TestIndex[] = [];
-afterEach(() => {
-  for (const t of open.splice(0)) t.close();
-});
+const indexOf = indexesPerTest();
 
 /** A real index (keyword-only: deterministic) over a small agent workspace. */
-async function indexOf(files: Record<string, string>): Promise<TestIndex> {
-  const root = tempDir();
-  writeFiles(root, files);
-  const t = openTestIndex(root, null);
-  open.push(t);
-  await t.indexer.sync();
-  return t;
-}
 
 const WORKSPACE = {
   "MEMORY.md": [

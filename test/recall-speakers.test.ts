@@ -3,24 +3,12 @@
  * "I just signed up for a pottery class" answers a question about Melanie because Melanie says it,
  * and the other speaker's turns only take the budget. Real files, a real index (keyword-only).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { recall } from "../src/search/recall.js";
 import { promptNames, speakerOf } from "../src/search/recall-speakers.js";
-import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
+import { indexesPerTest } from "./helpers/workspace.js";
 
-const open: TestIndex[] = [];
-afterEach(() => {
-  for (const t of open.splice(0)) t.close();
-});
-
-async function indexOf(files: Record<string, string>): Promise<TestIndex> {
-  const root = tempDir();
-  writeFiles(root, files);
-  const t = openTestIndex(root, null);
-  open.push(t);
-  await t.indexer.sync();
-  return t;
-}
+const indexOf = indexesPerTest();
 
 const chat = (date: string, turns: string[]) => `# ${date}\n\n## Chat — Caroline and Melanie\n\n${turns.join("\n")}\n`;
 

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterAll } from "vitest";
+import { afterAll, afterEach } from "vitest";
 import type { EmbeddingProvider } from "../../src/embed/provider.js";
 import { openDatabase } from "../../src/index/db/db.js";
 import { IndexStore } from "../../src/index/repos/store.js";
@@ -106,3 +106,19 @@ export async function syncFromAnotherConnection(
 
 /** Everything the index holds, without row ids or timestamps (shared with the crash stress script). */
 export { dumpIndex } from "../../scripts/bench/index-dump.js";
+
+/** Keyword-only indexes of temp workspaces, built and synced on demand and closed after each test. */
+export function indexesPerTest(): (files: Record<string, string>) => Promise<TestIndex> {
+  const open: TestIndex[] = [];
+  afterEach(() => {
+    for (const t of open.splice(0)) t.close();
+  });
+  return async (files) => {
+    const root = tempDir();
+    writeFiles(root, files);
+    const t = openTestIndex(root, null);
+    open.push(t);
+    await t.indexer.sync();
+    return t;
+  };
+}
