@@ -17,7 +17,8 @@ import { MONTH_NAMES, WEEKDAY_NAMES } from "../util/calendar-names.js";
  * - **Typed values**: clock times ("9:30am", "2pm"), weekdays ("Tuesdays"), versions (a name and a
  *   number: "Node 22", "Kafka 3.7", class `version:node`).
  * A value in a clause that says no longer ("no longer", "not", "n't", "anymore", "no more",
- * "dropped", "retired", "decommissioned", "instead of", "from X to …") is *old*: the statement is about the value that replaced it.
+ * "dropped", "retired", "decommissioned", "instead of", "from X to …") is *old*: the statement is
+ * about the value that replaced it.
  */
 export interface Mention {
   /** As written. */
@@ -231,12 +232,13 @@ export function readStatement(statement: string): Reading {
   };
 }
 
+/** Second words that make a time, not a subject ("Next week is …", "Last night was …"). */
+const TIME_NOUN = /^(?:day|night|morning|afternoon|evening|week|weekend|month|year|time)s?$/;
+
 /**
  * A sentence's two-word subject before its verb, when its first word is no name ("Weekly planning
  * moved to …", "Daily standup is at …"): the thing the statement is about.
  */
-const TIME_NOUN = /^(?:day|night|morning|afternoon|evening|week|weekend|month|year|time)s?$/;
-
 function openingSubject(t: Token, next: Token | undefined, verb: Token | undefined): string | null {
   if (!t.opens || !isCapitalised(t.word) || !next || !verb || next.start - t.end > 1) return null;
   const n = next.word.toLowerCase();
