@@ -49,15 +49,7 @@ describe("crash consistency", () => {
     const report = JSON.parse(resumed.stdout).reports[0];
     expect(report.added).toBe(gen.files - partial);
 
-    const dataB = tempDir();
-    const clean = runCli(["index", "--workspace", root, "--data-dir", dataB, "--json"], env);
-    expect(clean.code, clean.stderr).toBe(0);
-
-    const a = openDatabase(dbA);
-    const b = openDatabase(indexPath(dataB, defaultNamespace(root)));
-    expect(dumpIndex(a.db)).toEqual(dumpIndex(b.db));
-    a.db.close();
-    b.db.close();
+    expectCleanBuild(root, dbA, env);
   });
 
   it("a sync killed with SIGKILL while it removes a huge file's chunks (in slices), then re-run, equals a clean build", async () => {
@@ -101,13 +93,18 @@ describe("crash consistency", () => {
 
     const resumed = runCli(["index", "--workspace", root, "--data-dir", dataA, "--json"], env);
     expect(resumed.code, resumed.stderr).toBe(0);
-    const dataB = tempDir();
-    const clean = runCli(["index", "--workspace", root, "--data-dir", dataB, "--json"], env);
-    expect(clean.code, clean.stderr).toBe(0);
-    const a = openDatabase(dbA);
-    const b = openDatabase(indexPath(dataB, defaultNamespace(root)));
-    expect(dumpIndex(a.db)).toEqual(dumpIndex(b.db));
-    a.db.close();
-    b.db.close();
+    expectCleanBuild(root, dbA, env);
   }, 120_000);
 });
+
+/** The index at `dbA` equals a clean `cortexd index` of the same workspace into a fresh data dir. */
+function expectCleanBuild(root: string, dbA: string, env: Record<string, string>): void {
+  const dataB = tempDir();
+  const clean = runCli(["index", "--workspace", root, "--data-dir", dataB, "--json"], env);
+  expect(clean.code, clean.stderr).toBe(0);
+  const a = openDatabase(dbA);
+  const b = openDatabase(indexPath(dataB, defaultNamespace(root)));
+  expect(dumpIndex(a.db)).toEqual(dumpIndex(b.db));
+  a.db.close();
+  b.db.close();
+}

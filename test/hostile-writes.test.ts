@@ -10,26 +10,16 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { RpcError } from "../src/client/client.js";
 import { localDate } from "../src/memory-files/entry.js";
 import { MemoryWriter } from "../src/memory-files/writer.js";
 import { redactSecrets } from "../src/memory-files/redact.js";
 import { ErrorCodes } from "../src/rpc/protocol.js";
 import { StateStore } from "../src/session/state.js";
-import { daemonsPerTest } from "./helpers/daemon.js";
+import { daemonsPerTest, refusal } from "./helpers/daemon.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 const { daemonOn } = daemonsPerTest();
 const today = () => localDate(Date.now());
-
-async function refusal(p: Promise<unknown>): Promise<RpcError> {
-  const e = await p.then(
-    () => null,
-    (x: unknown) => x,
-  );
-  expect(e).toBeInstanceOf(RpcError);
-  return e as RpcError;
-}
 
 describe("memory writes never follow a symlink out of the workspace", () => {
   it("symlinked MEMORY.md, daily log and memory/ directory pointing outside: -32001 naming the link, the outside file untouched", async () => {

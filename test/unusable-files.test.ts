@@ -3,9 +3,8 @@ import { mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { linkDevZero, makeFifo, memoryPath } from "../scripts/bench/abuse-files.js";
-import { RpcError } from "../src/client/client.js";
 import { ErrorCodes } from "../src/rpc/protocol.js";
-import { daemonsPerTest } from "./helpers/daemon.js";
+import { daemonsPerTest, refusal } from "./helpers/daemon.js";
 import { tempDir, writeFiles } from "./helpers/workspace.js";
 
 /**
@@ -28,15 +27,6 @@ async function makeSocket(path: string): Promise<void> {
   const server = createServer();
   servers.push(server);
   await new Promise<void>((r) => server.listen(path, r));
-}
-
-async function refusal(p: Promise<unknown>): Promise<RpcError> {
-  const e = await p.then(
-    () => null,
-    (x: unknown) => x,
-  );
-  expect(e).toBeInstanceOf(RpcError);
-  return e as RpcError;
 }
 
 const kinds = [

@@ -1,8 +1,8 @@
 import type { ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach } from "vitest";
-import { CortexClient, probeDaemon } from "../../src/client/client.js";
+import { afterEach, expect } from "vitest";
+import { CortexClient, probeDaemon, RpcError } from "../../src/client/client.js";
 import type { MethodName, MethodResults, ParamsOf } from "../../src/rpc/protocol.js";
 import { isolatedEnv, spawnCli } from "./cli.js";
 import { tempDir } from "./workspace.js";
@@ -151,4 +151,14 @@ export async function startBrokenModelDaemon(opts: {
     throw e;
   }
   return d;
+}
+
+/** The error a call was refused with (the test fails when it was answered). */
+export async function refusal(p: Promise<unknown>): Promise<RpcError> {
+  const e = await p.then(
+    () => null,
+    (x: unknown) => x,
+  );
+  expect(e).toBeInstanceOf(RpcError);
+  return e as RpcError;
 }
