@@ -1,19 +1,21 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, renameSync, mkdirSync } from "node:fs";
-import { createServer, type Server } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VERSION } from "../src/version.js";
 import { isolatedEnv, runCli } from "./helpers/cli.js";
+import { startNpmMirror, type NpmMirror } from "./helpers/npm-mirror.js";
 import { tempDir } from "./helpers/workspace.js";
 
 /**
  * The real package: `npm pack`, then `npm install -g ./cortexd-<v>.tgz` into a temp prefix, with
- * no download: packages come from the npm cache (--prefer-offline; `npm ci` filled it), and
- * better-sqlite3's prebuilt binary from a mirror on 127.0.0.1 (a tarball of the one this checkout
- * built; npm_config_better_sqlite3_binary_host, docs/troubleshooting.md) instead of GitHub, so the
- * test does not spend minutes compiling SQLite. Then the installed cortexd sets up a fresh HOME
- * and everything it writes points into the installed package, not this source tree.
+ * no network: npm starts from an empty cache and reaches only 127.0.0.1, where an offline
+ * machine's registry mirror holds the lockfile's packages (their tarballs from the cache `npm ci`
+ * filled; test/helpers/npm-mirror.ts) and better-sqlite3's prebuilt binary (a tarball of the one
+ * this checkout built; npm_config_better_sqlite3_binary_host, docs/troubleshooting.md), so the
+ * test does not spend minutes compiling SQLite. Every other host goes through a proxy that is not
+ * there. Then the installed cortexd sets up a fresh HOME and everything it writes points into the
+ * installed package, not this source tree.
  */
 const ROOT = resolve(import.meta.dirname, "..");
 
@@ -32,7 +34,7 @@ describe("installed from the packed tarball", () => {
   const work = tempDir("cortexd-pkg-");
   const prefix = join(work, "prefix");
   const installed = join(prefix, "lib", "node_modules", "cortexd");
-  let server: Server;
+  let mirror: NpmMirror;
   let install: { code: number | null; out: string };
   const npmCache = spawnSync("npm", ["config", "get", "cache"], { encoding: "utf8" }).stdout.trim();
 
@@ -57,42 +59,44 @@ describe("installed from the packed tarball", () => {
       "build/Release/better_sqlite3.node",
     ]);
     expect(tar.status).toBe(0);
-    const served: string[] = [];
-    server = createServer((req, res) => {
-      served.push(req.url ?? "");
-      if (req.url === `/v${sqliteVersion}/${name}`) res.end(readFileSync(join(work, "mirror", name)));
-      else res.writeHead(404).end();
+    const binary = `/v${sqliteVersion}/${name}`;
+    mirror = await startNpmMirror(join(ROOT, "package-lock.json"), npmCache, {
+      [binary]: join(work, "mirror", name),
     });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    const port = (server.address() as { port: number }).port;
     install = await run(
       "npm",
-      ["install", "-g", tgz, "--prefix", prefix, "--prefer-offline", "--no-audit", "--no-fund", "--foreground-scripts"],
+      ["install", "-g", tgz, "--prefix", prefix, "--no-audit", "--no-fund", "--foreground-scripts"],
       {
         cwd: work,
         env: {
           ...process.env,
           HOME: join(work, "npm-home"),
-          npm_config_cache: npmCache,
-          npm_config_better_sqlite3_binary_host: `http://127.0.0.1:${port}`,
+          npm_config_cache: join(work, "empty-npm-cache"),
+          npm_config_registry: mirror.url,
+          npm_config_proxy: mirror.url,
+          npm_config_https_proxy: mirror.url,
+          npm_config_fetch_retries: "0",
+          npm_config_update_notifier: "false",
+          npm_config_better_sqlite3_binary_host: mirror.url,
           npm_config_nodedir: process.env.npm_config_nodedir ?? (existsSync("/usr/include/node/node.h") ? "/usr" : ""),
         },
       },
     );
-    expect(served, "better-sqlite3's prebuilt binary came from the local mirror").toContain(
-      `/v${sqliteVersion}/${name}`,
-    );
+    expect(mirror.served, "better-sqlite3's prebuilt binary came from the local mirror").toContain(binary);
   }, 900_000);
 
-  afterAll(() => server?.close());
+  afterAll(() => mirror?.close());
 
   const env = (home: string) =>
     isolatedEnv(home, { PATH: [join(prefix, "bin"), dirname(process.execPath), "/usr/bin", "/bin"].join(":") });
   const cortexd = (args: string[], home: string) =>
     spawnSync(join(prefix, "bin", "cortexd"), args, { env: env(home), encoding: "utf8", timeout: 120_000 });
 
-  it("installs with the CLI, the hook entry, the OpenClaw plugin and the service files", () => {
+  it("installs with no network, with the CLI, the hook entry, the OpenClaw plugin and the service files", () => {
     expect(install.code, install.out).toBe(0);
+    expect(mirror.refused, "nothing tried to reach another host").toEqual([]);
+    expect(mirror.missing, "every package npm asked for was on the mirror").toEqual([]);
+    expect(mirror.served.filter((p) => p.endsWith(".tgz")).length).toBeGreaterThan(50);
     const v = cortexd(["--version"], tempDir("cortexd-home-"));
     expect(v.status, v.stderr).toBe(0);
     expect(v.stdout.trim()).toBe(VERSION);
