@@ -210,6 +210,41 @@ describe("a common word is no subject", () => {
   });
 });
 
+describe("a changed fact that repeats most of the old one's words", () => {
+  // Tried by hand: "where is the staging db?" showed the curated "db-stage-02" only — the log's
+  // move to db-stage-05 holds nearly every word of it, so it was packed as its near duplicate, and
+  // "db" named no entity ("staging database"), so nothing said which one is current.
+  const files = {
+    "MEMORY.md":
+      "# Memory\n\n- The staging database lives on db-stage-02.\n- Weekly sync with Omar is on Mondays at 11:00.\n",
+    "memory/2026-12-04.md": daily("2026-12-04", [
+      "Moved the staging database to db-stage-05 after the disk failure on 02.",
+      "Lunch with Priya at the noodle place.",
+    ]),
+  };
+
+  it("recalls the newer statement first, and the older one is left out (or marked with history)", async () => {
+    const t = await indexOf(files);
+    for (const query of [
+      "where is the staging db?",
+      "which host is the staging database on?",
+      "which database does staging use?",
+    ]) {
+      const r = await recall(t.searcher, t.store, { query, record: false, referenceDate: "2026-12-06" });
+      expect(r.context, query).toContain("db-stage-05");
+      expect(r.context, query).not.toContain("lives on db-stage-02");
+    }
+    const h = await recall(t.searcher, t.store, {
+      query: "where is the staging db?",
+      record: false,
+      referenceDate: "2026-12-06",
+      includeHistory: true,
+    });
+    expect(h.context.indexOf("db-stage-05")).toBeGreaterThan(-1);
+    expect(h.context).toContain("[superseded 2026-12-04] The staging database lives on db-stage-02.");
+  });
+});
+
 describe("an index read by an older reader of statements", () => {
   it("is read again once after an upgrade, so the new rules apply to the old files", async () => {
     const files = {

@@ -4,6 +4,7 @@ import type { SlotRow } from "../index/repos/facts-repo.js";
 import { standings, type Standing } from "../facts/link.js";
 import { readStatement } from "../facts/mentions.js";
 import { isFrameWord } from "./frame-words.js";
+import { spelledOut } from "./soft-words.js";
 import { reinforcedOrder, restatements, timesStated } from "./reinforcement.js";
 import type { AnnotatedHit } from "../consolidate/annotate.js";
 
@@ -36,21 +37,46 @@ interface Verdict {
   by?: SlotRow;
 }
 
+/** The prompt's words, lowercased, a possessive's "'s" dropped. */
+const promptWords = (prompt: string) =>
+  (prompt.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_-]*/gu) ?? []).map((w) => w.replace(/'s$/, ""));
+
 const day = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString().slice(0, 10));
 
-/** The prompt's entity candidates: what the statement reader finds, and its words and word pairs. */
+/**
+ * The prompt's entity candidates: what the statement reader finds, and its words and word pairs,
+ * a two-letter abbreviation also spelled out ("staging db" → "staging database").
+ */
 export function promptEntityKeys(prompt: string): string[] {
   const keys = new Set(
     readStatement(prompt)
       .mentions.filter((m) => m.kind !== "value")
       .map((m) => m.key),
   );
-  const words = (prompt.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_-]*/gu) ?? []).map((w) => w.replace(/'s$/, ""));
+  const words = promptWords(prompt);
+  const forms = (w: string) => [w, ...spelledOut(w)];
   for (let i = 0; i < words.length; i++) {
-    if (!isFrameWord(words[i]!)) keys.add(words[i]!);
-    if (i + 1 < words.length) keys.add(`${words[i]} ${words[i + 1]}`);
+    if (!isFrameWord(words[i]!)) for (const f of forms(words[i]!)) keys.add(f);
+    if (i + 1 < words.length)
+      for (const a of forms(words[i]!)) for (const b of forms(words[i + 1]!)) keys.add(`${a} ${b}`);
   }
   return [...keys].slice(0, MAX_KEYS);
+}
+
+/**
+ * The keys facts look up: the prompt's entity keys, then, while room is left, its content words
+ * paired in the other order too — a two-word name the prompt does not write side by side ("which
+ * database server is staging on?" names "staging database"). Only slots in which something changed
+ * answer (facts-repo.ts), so a pair that names nothing costs one index probe.
+ */
+function factKeys(prompt: string): string[] {
+  const keys = new Set(promptEntityKeys(prompt));
+  const words = promptWords(prompt);
+  const content = [...new Set(words.filter((w) => !isFrameWord(w)).flatMap((w) => [w, ...spelledOut(w)]))];
+  for (const a of content)
+    for (const b of content)
+      if (a !== b && keys.size < MAX_KEYS && !a.includes(b) && !b.includes(a)) keys.add(`${a} ${b}`);
+  return [...keys];
 }
 
 /**
@@ -67,8 +93,7 @@ export function applyFacts(
   prompt: string,
   opts: { asOf: number; includeHistory: boolean },
 ): FactsStage {
-  const keys = promptEntityKeys(prompt);
-  const entities = store.facts.slotEntities(keys);
+  const entities = store.facts.slotEntities(factKeys(prompt));
   // Only the slots in which something changed (facts-repo.ts): a prompt reads tens of rows.
   const rows = entities.length === 0 ? [] : store.facts.slotsOf(entities);
   if (rows.length === 0 && !hits.some((h) => timesStated(h, 1) > 1)) return { hits: [...hits], entities, links: [] };

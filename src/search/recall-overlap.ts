@@ -1,7 +1,9 @@
 /**
- * The near-duplicate test among the memories one recall packs: a memory is left out when its word
- * overlap |A∩B| / min(|A|,|B|) with one already packed is at least the threshold (words as
- * memory-files/dedupe.ts wordSet reads them: lowercased runs of letters and digits). One table from
+ * The near-duplicate test among the memories one recall packs: a memory B is left out when most of
+ * its own words were said by one memory A already packed, |A∩B| / |B| at least the threshold
+ * (words as memory-files/dedupe.ts wordSet reads them: lowercased runs of letters and digits). A
+ * memory that restates a packed one and says more — "moved the staging database to db-stage-05"
+ * after "the staging database lives on db-stage-02" — is kept: its new words are what changed. One table from
  * word to the packed memories holding it serves every test, so a memory's words are looked up
  * once instead of once per memory packed before it, and no set is built per memory.
  *
@@ -61,7 +63,7 @@ export class PackedWords {
     const n = distinct.length;
     const shared = new Array<number>(this.sizes.length).fill(0);
     for (const e of distinct) for (const k of this.holders[e]!) shared[k]!++;
-    const repeats = n > 0 && this.sizes.some((size, k) => size > 0 && shared[k]! / Math.min(size, n) >= this.threshold);
+    const repeats = n > 0 && this.sizes.some((size, k) => size > 0 && shared[k]! / n >= this.threshold);
     return {
       repeats,
       keep: () => {

@@ -114,6 +114,11 @@ const TWO_LETTER: Readonly<Record<string, readonly string[] | undefined>> = Obje
   vm: ["virtual"],
 });
 
+/** The words a two-letter abbreviation of the short list stands for ("db" → database), else none. */
+export function spelledOut(token: string): readonly string[] {
+  return TWO_LETTER[token] ?? [];
+}
+
 /**
  * A short token that may stand for a longer word: a numeronym ("k8s", "i18n"), 3–4 letters with
  * consonants after the first ("stg", "prd"), or two consonants ("db", "ts").
