@@ -3,9 +3,9 @@
  * its own words were said by one memory A already packed, |A∩B| / |B| at least the threshold
  * (words as memory-files/dedupe.ts wordSet reads them: lowercased runs of letters and digits). A
  * memory that restates a packed one and says more — "moved the staging database to db-stage-05"
- * after "the staging database lives on db-stage-02" — is kept: its new words are what changed. One table from
- * word to the packed memories holding it serves every test, so a memory's words are looked up
- * once instead of once per memory packed before it, and no set is built per memory.
+ * after "the staging database lives on db-stage-02" — is kept: its new words are what changed.
+ * One table from word to the packed memories holding it serves every test, so a memory's words
+ * are looked up once instead of once per memory packed before it, and no set is built per memory.
  *
  * The words are found by char codes (word-chars.ts, as the expression finds them) and looked up by
  * a hash of their UTF-16 units computed while scanning, compared unit by unit with the word stored
