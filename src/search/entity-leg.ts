@@ -44,7 +44,8 @@ const NONE = NO_ENTITIES;
  * phrases the index holds, each with its aliases in the workspace — "Alice" and "Alice Chen" when
  * only one longer name starts with "Alice"), the chunks that name them (hop 1), and the chunks naming
  * the entities those chunks name most often with them (hop 2). Entities named in more than
- * MAX_SHARE of the chunks are left out. Bounded: at most 4 prompt entities × 24 chunks, then 3
+ * MAX_SHARE of the chunks are left out, and so are one-word "names" the workspace mostly writes in
+ * lowercase (sentence-opening common words: index/repos/word-case.ts). Bounded: at most 4 prompt entities × 24 chunks, then 3
  * co-occurring entities × 8 chunks — a handful of indexed reads per request.
  */
 export function entityLeg(store: IndexStore, query: string): EntityLegResult {
@@ -69,11 +70,14 @@ export function entityLeg(store: IndexStore, query: string): EntityLegResult {
       .map((e) => [e.entity, e.chunks]),
   );
   // Association, not frequency: how much of the entity's mentions are with the prompt's entities.
-  const linked = co
+  const linked: Array<{ entity: string; name: string }> = [];
+  for (const c of co
     .filter((c) => (df.get(c.entity) ?? Infinity) <= cap && isEntityName(c.name))
     .map((c) => ({ ...c, share: c.n / df.get(c.entity)! }))
-    .sort((a, b) => b.share - a.share || b.n - a.n || a.entity.localeCompare(b.entity))
-    .slice(0, HOP2_ENTITIES);
+    .sort((a, b) => b.share - a.share || b.n - a.n || a.entity.localeCompare(b.entity))) {
+    if (linked.length >= HOP2_ENTITIES) break;
+    if (!graph.isWord(c.entity)) linked.push(c); // asked in order, only until three are found
+  }
   for (const c of linked)
     for (const id of graph.chunksOf(c.entity, HOP2_FAN)) if (!chunks.has(id)) chunks.set(id, { hop: 2, via: c.name });
   return { prompt: found.map((e) => e.name), linked: linked.map((c) => c.name), chunks };
@@ -82,7 +86,9 @@ export function entityLeg(store: IndexStore, query: string): EntityLegResult {
 /**
  * The specific entities a prompt names, as the index holds them: its names, identifiers and "the …"
  * phrases with their aliases in the workspace, rarest first, at most MAX_PROMPT_ENTITIES; those named
- * in more than MAX_SHARE of the chunks are left out (`cap`: that share as a count). Two indexed reads.
+ * in more than MAX_SHARE of the chunks are left out (`cap`: that share as a count), and so are one-word
+ * names the workspace mostly writes in lowercase (a word, not a name: word-case.ts, kept until the
+ * chunks change). Two indexed reads, and a look at how each new one-word name is written.
  */
 export function promptEntities(
   store: IndexStore,
@@ -107,7 +113,7 @@ export function promptEntities(
   }
   const found = graph
     .counts([...withAliases], cap)
-    .filter((e) => e.chunks <= cap && isEntityName(e.name))
+    .filter((e) => e.chunks <= cap && isEntityName(e.name) && !graph.isWord(e.entity))
     .sort((a, b) => a.chunks - b.chunks || a.entity.localeCompare(b.entity))
     .slice(0, MAX_PROMPT_ENTITIES);
   return { found, cap };

@@ -18,13 +18,14 @@ export function isEntityName(name: string): boolean {
  * The named entities in the most chunks, each with its aliases in the workspace folded in: "Alice"
  * goes with "Alice Chen" when that is the only longer name starting with it (the longer name stays,
  * the count is the larger); a name opened by a common word whose rest is itself an entity ("Yeah
- * Mel" beside "Mel") is a reading slip and left out. Reads the top 20 × n rows only.
+ * Mel" beside "Mel") is a reading slip and left out, and so is a one-word name the workspace mostly
+ * writes in lowercase (a sentence-opening word: index/repos/word-case.ts). Reads the top 20 × n rows only.
  */
 export function topEntities(graph: EntityGraph, n: number): Array<EntityCount & { aliases?: string[] }> {
   const rows = graph.top(n * 20);
   const keys = new Set(rows.map((e) => e.entity));
   const named = rows.filter((e) => {
-    if (!isEntityName(e.name)) return false;
+    if (!isEntityName(e.name) || graph.isWord(e.entity)) return false;
     const [first, ...rest] = e.entity.split(" ");
     return !(rest.length > 0 && isFrameWord(first!) && keys.has(rest.join(" ")));
   });

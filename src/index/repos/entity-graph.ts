@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { dbGeneration } from "../db/db-generation.js";
 import { statements } from "../db/statements.js";
+import { WordCase } from "./word-case.js";
 
 /** An entity as the index holds it: its key, a name as written, and how many chunks name it. */
 export interface EntityCount {
@@ -26,10 +27,12 @@ const TOP_STALE_MS = 10 * 60_000;
 export class EntityGraph {
   private readonly stmts;
   private readonly generation: () => string;
+  private readonly wordCase: WordCase;
   private topCache?: { generation: string; n: number; at: number; large: boolean; rows: EntityCount[] };
 
   constructor(db: Database.Database) {
     this.generation = dbGeneration(db);
+    this.wordCase = new WordCase(db);
     this.stmts = statements(db, {
       // Counted up to a cap (an entity in every chunk is not read whole); the name of its first rows.
       counts: `SELECT j.value AS entity,
@@ -44,7 +47,6 @@ export class EntityGraph {
       longer: `SELECT entity FROM chunk_entities WHERE entity > ? AND entity < ? GROUP BY entity LIMIT ?`,
       cooccurring: `SELECT entity, min(name) AS name, count(*) AS n FROM chunk_entities
         WHERE chunk_id IN (SELECT value FROM json_each(?)) GROUP BY entity ORDER BY n DESC, entity LIMIT ?`,
-      chunkCount: `SELECT count(*) FROM chunks`,
       // Counted on the entity index alone (covering), the names looked up for the top n only: at 528,000
       // rows (100,000 chunks) 0.4–0.6 s instead of 0.7–1.0 s with min(name) read beside every row.
       top: `WITH t AS (SELECT entity, count(*) AS chunks FROM chunk_entities GROUP BY entity
@@ -97,8 +99,22 @@ export class EntityGraph {
     }>;
   }
 
+  /** The index's chunk count (kept until the chunks change: `changed`). */
   chunkCount(): number {
-    return this.stmts.chunkCount.pluck().get() as number;
+    return this.wordCase.chunkCount();
+  }
+
+  /**
+   * Whether an entity (its key) is a one-word "name" the workspace writes mostly in lowercase — a
+   * sentence-opening common word, not an entity (word-case.ts). Kept until the chunks change.
+   */
+  isWord(entity: string): boolean {
+    return this.wordCase.isWord(entity);
+  }
+
+  /** The index's chunks changed (a file written, a rollback, another connection's commit): the kept counts and verdicts go. */
+  changed(): void {
+    this.wordCase.changed();
   }
 
   /** The entities named in the most chunks (every kind: names, identifiers, "the …" phrases). */

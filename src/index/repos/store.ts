@@ -118,6 +118,11 @@ export class IndexStore {
       ),
       drop("vector matrix and codes", () => vectors.rolledBack()),
       drop("consolidation marks", () => records.rolledBack()),
+      drop(
+        "entity chunk count and word verdicts",
+        () => this.entities.changed(),
+        () => this.entities.changed(),
+      ),
     ])
       this.copies.register(copy);
     dataVersionOf(this.db).onCommit(() => this.copies.committedElsewhere());

@@ -1,0 +1,76 @@
+import type Database from "better-sqlite3";
+import { statements } from "../db/statements.js";
+
+/** The newest chunks holding a word that are read to see how the workspace writes it. */
+const SAMPLE_CHUNKS = 24;
+/** Verdicts kept at most (the cache is dropped whole when full; a prompt asks a handful). */
+const MAX_VERDICTS = 20_000;
+const ONE_WORD = /^\p{L}+$/u;
+
+/**
+ * Whether a one-word capitalised "name" the readers took for an entity is a word of the workspace:
+ * a sentence-opening common noun ("Tournaments ran late.", "Deploy the …") is read as a name, while
+ * the same text writes it in lowercase everywhere else. Looked up in the newest SAMPLE_CHUNKS chunks
+ * that hold the word (the keyword index's match, which is stemmed, then the exact word counted in
+ * each text, case-sensitively): a word written lowercase more often than capitalised there is a
+ * word, not an entity. A real one-word name ("Ines", "Melanie") is never written in lowercase and
+ * stays an entity whatever other words share its stem; names of several words and identifiers
+ * (`billing-api`) are never asked.
+ *
+ * The verdicts and the chunk count are kept until the index's chunks change: the store drops them
+ * at each file write of its connection, a failed transaction and another connection's commit
+ * (`changed`, registered as an in-memory copy: index/db/copies.ts).
+ */
+export class WordCase {
+  private readonly stmts;
+  private readonly verdicts = new Map<string, boolean>();
+  private count: number | undefined;
+
+  constructor(db: Database.Database) {
+    this.stmts = statements(db, {
+      newest: `SELECT c.text FROM chunks c WHERE c.id IN
+          (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`,
+      chunkCount: `SELECT count(*) FROM chunks`,
+    });
+  }
+
+  /** The index's chunk count (kept until the chunks change). */
+  chunkCount(): number {
+    return (this.count ??= this.stmts.chunkCount.pluck().get() as number);
+  }
+
+  /**
+   * Whether this entity key (lowercase) is a one-word entity the workspace writes mostly in
+   * lowercase: a word, not a name. False for names of several words, identifiers and any word
+   * never written in lowercase.
+   */
+  isWord(key: string): boolean {
+    if (!ONE_WORD.test(key)) return false;
+    const known = this.verdicts.get(key);
+    if (known !== undefined) return known;
+    if (this.verdicts.size >= MAX_VERDICTS) this.verdicts.clear();
+    const verdict = this.read(key);
+    this.verdicts.set(key, verdict);
+    return verdict;
+  }
+
+  /** The chunks changed (a file written, a rollback, another connection's commit): all is asked again. */
+  changed(): void {
+    this.verdicts.clear();
+    this.count = undefined;
+  }
+
+  private read(key: string): boolean {
+    const texts = this.stmts.newest.pluck().all(`"${key}"`, SAMPLE_CHUNKS) as string[];
+    const exact = new RegExp(`(?<![\\p{L}\\p{N}])${key}(?![\\p{L}\\p{N}])`, "giu");
+    let lower = 0;
+    let upper = 0;
+    for (const text of texts)
+      for (const m of text.matchAll(exact)) {
+        const first = m[0][0]!;
+        if (first === first.toLowerCase() && first !== first.toUpperCase()) lower++;
+        else upper++;
+      }
+    return lower > upper;
+  }
+}

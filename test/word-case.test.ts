@@ -1,0 +1,73 @@
+/**
+ * One-word "names" that are words (index/repos/word-case.ts): a capitalised sentence opener the
+ * readers take for a name ("Tournaments ran late.") is no entity when the workspace writes it in
+ * lowercase elsewhere, while a real one-word name that is never written in lowercase ("Ines") stays
+ * one; the verdicts are kept until a file write. Real files, a real index (keyword-only).
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { entityLeg, promptEntities } from "../src/search/entity-leg.js";
+import { topEntities } from "../src/search/entity-names.js";
+import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
+
+const open: TestIndex[] = [];
+afterEach(() => {
+  for (const t of open.splice(0)) t.close();
+});
+
+function files(): Record<string, string> {
+  const out: Record<string, string> = {
+    "memory/2026-03-02.md": "# 2026-03-02\n\n- Tournaments ran late on Saturday. Ines reports to Greta Lind.\n",
+    "memory/2026-03-03.md": "# 2026-03-03\n\n- Tournaments need a referee. Ines owns the billing export.\n",
+    "memory/2026-03-04.md": "# 2026-03-04\n\n- Mentor sessions start in April. Ines moved the standup.\n",
+  };
+  for (let i = 0; i < 12; i++) {
+    const d = new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10);
+    out[`memory/${d}.md`] =
+      `# ${d}\n\n- We played two tournaments at our club, and tournaments were long (entry ${i}).\n`;
+  }
+  return out;
+}
+
+async function indexed(root = tempDir()): Promise<TestIndex> {
+  writeFiles(root, files());
+  const t = openTestIndex(root, null);
+  open.push(t);
+  await t.indexer.sync();
+  return t;
+}
+
+const names = (t: TestIndex, q: string) => promptEntities(t.store, q, 1).found.map((e) => e.name);
+
+describe("one-word names that are words", () => {
+  it("takes a sentence-opening word the workspace writes in lowercase for a word, not an entity", async () => {
+    const t = await indexed();
+    // The readers did take it for a name (it opens two sentences) …
+    expect(t.store.entities.counts(["tournaments"], 100).map((e) => e.name)).toEqual(["Tournaments"]);
+    // … but the workspace writes it in lowercase far more often: no entity of the prompt, no link.
+    expect(names(t, "How did the tournaments go?")).toEqual([]);
+    expect(entityLeg(t.store, "How did the tournaments go?").prompt).toEqual([]);
+    expect(topEntities(t.store.entities, 10).some((e) => e.name === "Tournaments")).toBe(false);
+  });
+
+  it("keeps a one-word name that is never written in lowercase", async () => {
+    const t = await indexed();
+    expect(names(t, "Who does Ines report to?")).toEqual(["Ines"]);
+    expect(topEntities(t.store.entities, 10).map((e) => e.name)).toContain("Ines");
+    // A capitalised opener never written in lowercase stays an entity too.
+    expect(names(t, "When do mentor sessions start?")).toEqual(["Mentor"]);
+  });
+
+  it("asks again after a file write: a word newly written in lowercase is no longer an entity", async () => {
+    const root = tempDir();
+    const t = await indexed(root);
+    expect(names(t, "When do mentor sessions start?")).toEqual(["Mentor"]);
+    const before = t.store.entities.chunkCount();
+    writeFiles(root, {
+      "memory/2026-03-05.md":
+        "# 2026-03-05\n\n- Asked a mentor about our plan; every mentor gets a mentee, and a mentor meets them weekly.\n",
+    });
+    await t.indexer.sync();
+    expect(t.store.entities.chunkCount()).toBe(before + 1);
+    expect(names(t, "When do mentor sessions start?")).toEqual([]);
+  });
+});
