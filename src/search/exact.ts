@@ -3,7 +3,8 @@
  * only a few chunks ("INC-4821", "Lyon", "ECONNRESET") names those chunks, whatever the other legs
  * think. The vector leg cannot outvote it — a static model does not know "INC-4821" at all and ranks
  * by the question's frame ("what do we know about …") instead — and neither can the frame's words in
- * the keyword leg. Found with one bounded FTS5 phrase lookup per query token (no scoring).
+ * the keyword leg. Found with one bounded FTS5 phrase lookup per query token (no scoring), skipped
+ * for a one-word token the postings in memory count as held by none or by more than a few chunks.
  */
 import { splitCjk } from "../index/keyword/fts-text.js";
 import { isFrameWord } from "./frame-words.js";
@@ -11,6 +12,8 @@ import { STOP_WORDS, queryTokens } from "./keyword/index.js";
 
 export interface ExactStore {
   keywordSearch(match: string, limit: number, order: "rank" | "recent"): { id: number }[];
+  /** How many chunks hold a word, when known without a query (the postings in memory); null when not. */
+  wordChunkCount?(word: string): number | null;
 }
 
 export interface ExactAnchor {
@@ -58,6 +61,11 @@ export function exactAnchors(store: ExactStore, query: string, few: number): Exa
   for (const term of writtenTokens(query).slice(0, MAX_TOKENS)) {
     const words = queryTokens(term);
     if (!isTopical(words)) continue;
+    // A word whose chunk count the postings in memory know is looked up only when it is an anchor.
+    if (words.length === 1) {
+      const n = store.wordChunkCount?.(words[0]!) ?? null;
+      if (n !== null && (n === 0 || n > few)) continue;
+    }
     const phrase = `"${words.join(" ").replace(/"/g, '""')}"`;
     const ids = store.keywordSearch(phrase, few + 1, "recent").map((h) => h.id);
     if (ids.length > 0 && ids.length <= few) anchors.push({ term, ids });

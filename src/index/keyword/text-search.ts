@@ -50,6 +50,18 @@ export class TextSearch {
   }
 
   /**
+   * How many chunks hold this query word quoted as a phrase, from the postings in memory (its one
+   * FTS5 token's list length: the count the phrase's FTS5 match would find); null when they cannot
+   * say (the word makes several tokens or none, the postings are off or behind the index).
+   */
+  wordChunkCount(word: string): number | null {
+    const postings = this.postings.current();
+    if (!postings) return null;
+    const [token] = this.counts.phraseTokens([word]);
+    return token == null ? null : (postings.lists.get(token)?.n ?? 0);
+  }
+
+  /**
    * Files whose path matches `match` (the FTS5 phrase of a word), counted up to limit + 1 by FTS5
    * (bounded, cached), for the words the path index in memory cannot count (see path-index).
    */

@@ -351,6 +351,10 @@ export class IndexStore {
   keywordSearch(match: string, limit: number, order: "rank" | "recent" = "rank"): KeywordHit[] {
     return this.text.keywordSearch(match, limit, order);
   }
+  /** Chunks holding a query word (as a one-token phrase), from the postings in memory; null when unknown (text-search.ts). */
+  wordChunkCount(word: string): number | null {
+    return this.text.wordChunkCount(word);
+  }
   pathSearch(match: string, limit: number): { fileId: number; path: string; rank: number }[] {
     return this.text.pathSearch(match, limit);
   }
