@@ -47,7 +47,22 @@ const day = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISO
  * The prompt's entity candidates: what the statement reader finds, and its words and word pairs,
  * a two-letter abbreviation also spelled out ("staging db" → "staging database").
  */
-export function promptEntityKeys(prompt: string): string[] {
+export function promptEntityKeys(prompt: string): readonly string[] {
+  // A recall asks for the same prompt's keys three times (the entity leg, the facts stage, the
+  // newest-first order): read once (the reading costs ~0.1 ms), kept for the last few prompts.
+  const known = keysOf.get(prompt);
+  if (known) return known;
+  if (keysOf.size >= KEYS_KEPT) keysOf.delete(keysOf.keys().next().value!);
+  const keys = readEntityKeys(prompt);
+  keysOf.set(prompt, keys);
+  return keys;
+}
+
+/** The prompts whose entity keys are kept (a request reads them a few times, in one stretch). */
+const KEYS_KEPT = 16;
+const keysOf = new Map<string, readonly string[]>();
+
+function readEntityKeys(prompt: string): readonly string[] {
   const keys = new Set(
     readStatement(prompt)
       .mentions.filter((m) => m.kind !== "value")
