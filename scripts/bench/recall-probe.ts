@@ -91,6 +91,7 @@ async function probeStages(
   };
   const run = async (kind: "hybrid" | "keyword" | "recall", qs: string[]) => {
     const wall: number[] = [];
+    const cpu: number[] = [];
     const perQuery: { q: string; ms: number; cpu: number; timings: Record<string, number> }[] = [];
     for (const q of qs) {
       const t = performance.now();
@@ -100,11 +101,15 @@ async function probeStages(
           ? (await searcher.search({ query: q, ...(kind === "keyword" ? { limit: 10 } : {}), timings: true })).timings
           : (await recall(searcher, store, { query: q, timings: true, record: false })).timings;
       wall.push(performance.now() - t);
-      if (tail > 0)
-        perQuery.push({ q, ms: wall[wall.length - 1]!, cpu: cpuMs(process.cpuUsage(c)), timings: timings ?? {} });
+      cpu.push(cpuMs(process.cpuUsage(c)));
+      if (tail > 0) perQuery.push({ q, ms: wall[wall.length - 1]!, cpu: cpu[cpu.length - 1]!, timings: timings ?? {} });
       for (const [k, v] of Object.entries(timings ?? {})) add(`${kind}.${k}`, v);
     }
-    console.log(`${kind}: p50 ${fmtMs(median(wall))}, p95 ${fmtMs(percentile(wall, 95))} (${qs.length} queries)`);
+    // CPU time beside wall time: on a shared machine the wall time counts the waits for a core.
+    console.log(
+      `${kind}: p50 ${fmtMs(median(wall))}, p95 ${fmtMs(percentile(wall, 95))} (${qs.length} queries); ` +
+        `process CPU p50 ${fmtMs(median(cpu))}, p95 ${fmtMs(percentile(cpu, 95))}`,
+    );
     // --tail N: the N slowest queries with their stage timings (where a p95 comes from).
     // cpu: the process's CPU time during the query (all its threads); wall ≫ cpu means it waited for a core.
     for (const { q, ms, cpu, timings } of perQuery.sort((a, b) => b.ms - a.ms).slice(0, tail)) {
