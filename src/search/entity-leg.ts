@@ -111,9 +111,12 @@ export function promptEntities(
     const first = k.split(" ")[0]!;
     if (first !== k && longer.has(first)) withAliases.add(first);
   }
+  // The words among them (verdicts kept until the chunks change) are left out before anything is
+  // counted: a sentence-opening word is named in hundreds of chunks, each a row to count.
+  const named = graph.known([...withAliases]).filter((k) => !graph.isWord(k));
   const found = graph
-    .counts([...withAliases], cap)
-    .filter((e) => e.chunks <= cap && isEntityName(e.name) && !graph.isWord(e.entity))
+    .counts(named, cap)
+    .filter((e) => e.chunks <= cap && isEntityName(e.name))
     .sort((a, b) => a.chunks - b.chunks || a.entity.localeCompare(b.entity))
     .slice(0, MAX_PROMPT_ENTITIES);
   return { found, cap };

@@ -39,6 +39,8 @@ export class EntityGraph {
           (SELECT count(*) FROM (SELECT 1 FROM chunk_entities e WHERE e.entity = j.value LIMIT ?)) AS chunks,
           (SELECT min(name) FROM (SELECT name FROM chunk_entities e WHERE e.entity = j.value LIMIT 8)) AS name
         FROM json_each(?) j`,
+      // The keys some chunk names (one index probe each).
+      known: `SELECT j.value FROM json_each(?) j WHERE EXISTS (SELECT 1 FROM chunk_entities e WHERE e.entity = j.value)`,
       // Per key, up to 2 longer names ("alice" → "alice chen"), joined by NUL.
       longerMany: `SELECT j.value AS key, (SELECT group_concat(entity, char(0)) FROM (SELECT DISTINCT entity FROM chunk_entities e
           WHERE e.entity > j.value || ' ' AND e.entity < j.value || '!' LIMIT 2)) AS longer FROM json_each(?) j`,
@@ -65,6 +67,12 @@ export class EntityGraph {
     return (this.stmts.counts.all(cap + 1, JSON.stringify([...new Set(keys)])) as EntityCount[]).filter(
       (e) => e.chunks > 0,
     );
+  }
+
+  /** The keys some chunk names (an index probe each, nothing counted). */
+  known(keys: readonly string[]): string[] {
+    if (keys.length === 0) return [];
+    return this.stmts.known.pluck().all(JSON.stringify([...new Set(keys)])) as string[];
   }
 
   /** For each key, its longer names when there is exactly one ("alice" → "alice chen"): one read for all keys. */
