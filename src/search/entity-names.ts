@@ -19,13 +19,14 @@ export function isEntityName(name: string): boolean {
  * goes with "Alice Chen" when that is the only longer name starting with it (the longer name stays,
  * the count is the larger); a name opened by a common word whose rest is itself an entity ("Yeah
  * Mel" beside "Mel") is a reading slip and left out, and so is a one-word name the workspace mostly
- * writes in lowercase (a sentence-opening word: index/repos/word-case.ts). Reads the top 20 × n rows only.
+ * writes in lowercase (a sentence-opening word: index/repos/word-case.ts; asked of the list's entries
+ * in order until n are found). Reads the top 20 × n rows only.
  */
 export function topEntities(graph: EntityGraph, n: number): Array<EntityCount & { aliases?: string[] }> {
   const rows = graph.top(n * 20);
   const keys = new Set(rows.map((e) => e.entity));
   const named = rows.filter((e) => {
-    if (!isEntityName(e.name) || graph.isWord(e.entity)) return false;
+    if (!isEntityName(e.name)) return false;
     const [first, ...rest] = e.entity.split(" ");
     return !(rest.length > 0 && isFrameWord(first!) && keys.has(rest.join(" ")));
   });
@@ -40,5 +41,12 @@ export function topEntities(graph: EntityGraph, n: number): Array<EntityCount & 
     }
     out.set(into.entity, into);
   }
-  return [...out.values()].sort((a, b) => b.chunks - a.chunks || a.entity.localeCompare(b.entity)).slice(0, n);
+  // The words among them are asked last, in order, only until n are found: each verdict reads a
+  // word's newest chunks, and the top 20 × n rows would be thousands of chunks per call.
+  const listed: Array<EntityCount & { aliases?: string[] }> = [];
+  for (const e of [...out.values()].sort((a, b) => b.chunks - a.chunks || a.entity.localeCompare(b.entity))) {
+    if (listed.length >= n) break;
+    if (!graph.isWord(e.entity)) listed.push(e);
+  }
+  return listed;
 }
