@@ -165,12 +165,31 @@ export class KeywordPostings {
 
   /** Called inside the transaction that inserts a chunk (`text`: what FTS5 was given). */
   chunkInserted(id: number, text: string): void {
-    if (this.enabled) this.changes.push({ kind: "insert", id, text });
+    this.note({ kind: "insert", id, text });
   }
 
   /** Called inside the transaction that deletes a chunk (`text`: what FTS5 was given). */
   chunkDeleted(id: number, text: string): void {
-    if (this.enabled) this.changes.push({ kind: "delete", id, text });
+    this.note({ kind: "delete", id, text });
+  }
+
+  /** Chunk writes held to patch the postings with (diagnostics: at most MAX_PENDING). */
+  get pendingWrites(): number {
+    return this.changes.length;
+  }
+
+  /**
+   * Holds a write to patch the postings with; past MAX_PENDING the postings will be loaded again
+   * anyway, so the writes are dropped (a cold index does not hold every chunk's text until a query).
+   */
+  private note(c: Change): void {
+    if (!this.enabled || this.broken) return;
+    if (this.changes.length < MAX_PENDING) {
+      this.changes.push(c);
+      return;
+    }
+    this.changes = [];
+    this.broken = true;
   }
 
   /** A sync has ended (writes have settled): a load that gave way may be tried at once. */
@@ -201,7 +220,7 @@ export class KeywordPostings {
       return null;
     }
     if (this.db.inTransaction) return null;
-    if (this.broken || this.changes.length > MAX_PENDING || this.commits.changed()) {
+    if (this.broken || this.commits.changed()) {
       this.data = null;
       this.startLoad();
       return null;
