@@ -9,8 +9,22 @@ import { relinkChanged } from "./relink.js";
 export const FACTS_READER = "2";
 const READER_KEY = "facts_reader";
 
-/** Chunks read per transaction. */
-const BATCH = 64;
+/**
+ * Chunks read per transaction: sized by time, about BATCH_MS of work each, between MIN_BATCH and
+ * MAX_BATCH chunks. Short chunks (a transcript's turns) go in long batches, so a cold index pays few
+ * commits; long ones in short batches, so a ping still waits no more than about one batch.
+ */
+export const MIN_BATCH = 64;
+export const MAX_BATCH = 2048;
+const BATCH_MS = 40;
+
+/** The next batch's size from the last one's: its chunks per ms times BATCH_MS, within the bounds. */
+export function nextBatch(size: number, ms: number): number {
+  if (!(ms > 0)) return Math.min(MAX_BATCH, size * 2);
+  const want = Math.round((size * BATCH_MS) / ms);
+  // At most double at a time: one fast batch (a run of tiny chunks) does not jump to the cap.
+  return Math.max(MIN_BATCH, Math.min(MAX_BATCH, want, size * 2));
+}
 
 export interface FactsReport {
   /** Chunks read for statements and entities. */
@@ -43,8 +57,10 @@ export async function syncFacts(store: IndexStore, opts: { clock?: () => number 
   if (reader !== FACTS_READER && !initial) repo.forgetReadings();
   let chunks = 0;
   const time = { curatedSeen: (path: string, text: string) => repo.firstSeen(path, text, seenAt) };
+  let size = MIN_BATCH;
   for (let after = 0; ;) {
-    const batch = repo.pending(after, BATCH);
+    const t = performance.now();
+    const batch = repo.pending(after, size);
     if (batch.length === 0) break;
     repo.readInto(batch, (c) => {
       const read = readChunk(c, time);
@@ -52,8 +68,10 @@ export async function syncFacts(store: IndexStore, opts: { clock?: () => number 
     });
     chunks += batch.length;
     after = batch[batch.length - 1]!.id;
+    if (batch.length < size) break;
+    size = nextBatch(size, performance.now() - t);
     // A turn of the event loop between batches: a huge file's chunks do not hold pings (issue #34).
-    if (batch.length === BATCH) await new Promise<void>((r) => setImmediate(r));
+    await new Promise<void>((r) => setImmediate(r));
   }
   if (reader !== FACTS_READER) store.meta.setMeta(READER_KEY, FACTS_READER);
   const link = relinkChanged(store);

@@ -13,5 +13,5 @@ export async function tidyKeywordIndex(store: IndexStore, report: SyncReport): P
   // The postings in memory (the daemon's) take this sync's chunks in now, off a query's time (or
   // load now, if a load gave way to this sync's writes).
   store.text.postings.settled();
-  store.keywordPostings();
+  await store.text.postings.catchUp();
 }

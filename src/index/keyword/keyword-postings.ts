@@ -5,14 +5,8 @@ import { ftsTotalsReader } from "./fts-totals.js";
 import { FtsTokenizer } from "./fts-tokens.js";
 import { errorMessage } from "../../util/error-message.js";
 import { sqliteLn } from "./bm25.js";
-import {
-  emptyPostings,
-  insertPosting,
-  PostingsBuilder,
-  postingsBytes,
-  removePosting,
-  type Postings,
-} from "./postings-blocks.js";
+import { PostingsBuilder, postingsBytes, type Postings } from "./postings-blocks.js";
+import { applyChanges, MAX_TF, type Change } from "./postings-apply.js";
 
 /**
  * The chunk index's postings in memory, for the daemon's keyword leg (search/keyword/postings-topk):
@@ -51,16 +45,14 @@ interface PostingsData extends PostingsView {
   lists: Map<string, Postings>;
 }
 
-type Change = { kind: "insert" | "delete"; id: number; text: string };
-
 /** Pending chunk writes above which loading the postings again is cheaper than applying them. */
 const MAX_PENDING = 4_000;
+/** Pending writes patched in per turn of the event loop at the end of a sync (catchUp). */
+const CATCH_UP_SLICE = 256;
 /** Shortest / longest run of loading work between yields to the event loop (ms). */
 const [STEP_MS, STEP_MAX_MS] = [8, 25];
 /** Instances of a token above which the load reads them in steps. */
 const BIG_TOKEN = 50_000;
-/** The largest term frequency a posting holds (a chunk with more of one token is not served from memory). */
-const MAX_TF = 0xffff;
 /** Postings above which the index is not held in memory (compressed, ~1.6 bytes each: ~240 MB,
  * some 1.6M chunks of notes); a larger index is ranked by FTS5 itself, exactly, at its cost per query. */
 export const MAX_POSTINGS = 150_000_000;
@@ -165,12 +157,31 @@ export class KeywordPostings {
 
   /** Called inside the transaction that inserts a chunk (`text`: what FTS5 was given). */
   chunkInserted(id: number, text: string): void {
-    if (this.enabled) this.changes.push({ kind: "insert", id, text });
+    this.note({ kind: "insert", id, text });
   }
 
   /** Called inside the transaction that deletes a chunk (`text`: what FTS5 was given). */
   chunkDeleted(id: number, text: string): void {
-    if (this.enabled) this.changes.push({ kind: "delete", id, text });
+    this.note({ kind: "delete", id, text });
+  }
+
+  /** Chunk writes held to patch the postings with (diagnostics: at most MAX_PENDING). */
+  get pendingWrites(): number {
+    return this.changes.length;
+  }
+
+  /**
+   * Holds a write to patch the postings with; past MAX_PENDING the postings will be loaded again
+   * anyway, so the writes are dropped (a cold index does not hold every chunk's text until a query).
+   */
+  private note(c: Change): void {
+    if (!this.enabled || this.broken) return;
+    if (this.changes.length < MAX_PENDING) {
+      this.changes.push(c);
+      return;
+    }
+    this.changes = [];
+    this.broken = true;
   }
 
   /** A sync has ended (writes have settled): a load that gave way may be tried at once. */
@@ -201,14 +212,14 @@ export class KeywordPostings {
       return null;
     }
     if (this.db.inTransaction) return null;
-    if (this.broken || this.changes.length > MAX_PENDING || this.commits.changed()) {
+    if (this.broken || this.commits.changed()) {
       this.data = null;
       this.startLoad();
       return null;
     }
     if (this.changes.length > 0) {
       try {
-        this.apply(this.data, this.changes);
+        applyChanges(this.data, this.changes, this.tokenizer.tokens(this.changes.map((c) => c.text)));
       } catch (e) {
         // Never a search's error: the postings turn off and FTS5 serves.
         this.lastError = errorMessage(e);
@@ -226,6 +237,36 @@ export class KeywordPostings {
       }
     }
     return this.data;
+  }
+
+  /**
+   * Patches the pending writes in (the end of a sync), CATCH_UP_SLICE at a time with a turn of the
+   * event loop between: FTS5 tokenizing up to MAX_PENDING chunk texts in one call held the loop for
+   * ~0.3–1 s. A search in between applies the rest itself (current()); then the totals are checked.
+   */
+  async catchUp(): Promise<void> {
+    while (
+      this.enabled &&
+      !this.closed &&
+      this.data &&
+      !this.broken &&
+      !this.db.inTransaction &&
+      this.changes.length > CATCH_UP_SLICE &&
+      !this.commits.changed()
+    ) {
+      const slice = this.changes.splice(0, CATCH_UP_SLICE);
+      try {
+        applyChanges(this.data, slice, this.tokenizer.tokens(slice.map((c) => c.text)));
+      } catch (e) {
+        this.lastError = errorMessage(e);
+        this.enabled = false;
+        this.data = null;
+        this.changes = [];
+        return;
+      }
+      await yieldNow();
+    }
+    this.current();
   }
 
   private startLoad(): void {
@@ -344,38 +385,5 @@ export class KeywordPostings {
     } finally {
       if (reader !== this.db) reader.close();
     }
-  }
-
-  /** Applies chunk writes in order (their texts tokenized by FTS5 in one batch). */
-  private apply(data: PostingsData, changes: readonly Change[]): void {
-    const tokens = this.tokenizer.tokens(changes.map((c) => c.text));
-    data.version++;
-    changes.forEach((c, i) => {
-      const { tf, length } = tokens[i]!;
-      if (c.kind === "insert") {
-        if (c.id >= data.lengths.length) {
-          const grown = new Int32Array(Math.max(c.id + 1, Math.ceil(data.lengths.length * 1.5)));
-          grown.set(data.lengths);
-          data.lengths = grown;
-        }
-        data.lengths[c.id] = length;
-        data.rows++;
-        data.tokens += length;
-        for (const [term, count] of tf) {
-          if (count > MAX_TF) throw new Error(`a chunk holds "${term}" more than ${MAX_TF} times`);
-          let list = data.lists.get(term);
-          if (!list) data.lists.set(term, (list = emptyPostings()));
-          insertPosting(list, c.id, count);
-        }
-      } else {
-        if (c.id < data.lengths.length) data.lengths[c.id] = 0;
-        data.rows--;
-        data.tokens -= length;
-        for (const term of tf.keys()) {
-          const list = data.lists.get(term);
-          if (list && removePosting(list, c.id) && list.n === 0) data.lists.delete(term);
-        }
-      }
-    });
   }
 }

@@ -1,0 +1,60 @@
+/**
+ * The facts pass (src/facts/sync-facts.ts) reads chunks in transactions sized by time: about 40 ms
+ * of work each, between MIN_BATCH and MAX_BATCH chunks. Short chunks go in long batches (few
+ * commits on a cold index), the batch never jumps past double the last one, and every chunk is read
+ * once, in id order. A real index over real files.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { MAX_BATCH, MIN_BATCH, nextBatch } from "../src/facts/sync-facts.js";
+import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
+
+const open: TestIndex[] = [];
+afterEach(() => {
+  for (const t of open.splice(0)) t.close();
+  vi.restoreAllMocks();
+});
+
+describe("facts pass batches", () => {
+  it("sizes the next batch by the last one's time, within the bounds, at most doubling", () => {
+    expect(nextBatch(64, 1)).toBe(128);
+    expect(nextBatch(1024, 1)).toBe(MAX_BATCH);
+    expect(nextBatch(MAX_BATCH, 0.5)).toBe(MAX_BATCH);
+    expect(nextBatch(512, 80)).toBe(256);
+    expect(nextBatch(512, 10_000)).toBe(MIN_BATCH);
+    expect(nextBatch(100, 40)).toBe(100);
+    expect(nextBatch(64, 0)).toBe(128);
+  });
+
+  it("reads many short chunks in growing batches, each chunk once and in order", async () => {
+    const root = tempDir();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 1500; i++) {
+      const d = new Date(Date.UTC(2025, 0, 1) + i * 86_400_000).toISOString().slice(0, 10);
+      files[`memory/notes-${String(i).padStart(4, "0")}.md`] =
+        `# ${d}\n\n- 09:${String(i % 60).padStart(2, "0")} Priya reports to Helen Park now (${i}).\n`;
+    }
+    writeFiles(root, files);
+    const t = openTestIndex(root, null);
+    open.push(t);
+    const sizes: number[] = [];
+    const ids: number[] = [];
+    const readInto = t.store.facts.readInto.bind(t.store.facts);
+    vi.spyOn(t.store.facts, "readInto").mockImplementation((chunks, read) => {
+      sizes.push(chunks.length);
+      ids.push(...chunks.map((c) => c.id));
+      readInto(chunks, read);
+    });
+    const report = await t.indexer.sync();
+    expect(report.facts?.chunks).toBe(1500);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(1500);
+    expect(sizes[0]).toBe(MIN_BATCH);
+    for (let i = 1; i < sizes.length; i++) {
+      expect(sizes[i]).toBeLessThanOrEqual(Math.min(MAX_BATCH, 2 * sizes[i - 1]!));
+      if (i < sizes.length - 1) expect(sizes[i]).toBeGreaterThanOrEqual(MIN_BATCH);
+    }
+    // One-line chunks take well under 40 ms per 64: the batches grow (a fixed 64 would take 24).
+    expect(Math.max(...sizes)).toBeGreaterThan(MIN_BATCH);
+    expect(sizes.length).toBeLessThan(1500 / MIN_BATCH);
+  });
+});
