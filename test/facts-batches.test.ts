@@ -53,8 +53,7 @@ describe("facts pass batches", () => {
       expect(sizes[i]).toBeLessThanOrEqual(Math.min(MAX_BATCH, 2 * sizes[i - 1]!));
       if (i < sizes.length - 1) expect(sizes[i]).toBeGreaterThanOrEqual(MIN_BATCH);
     }
-    // One-line chunks take well under 40 ms per 64: the batches grow (a fixed 64 would take 24).
-    expect(Math.max(...sizes)).toBeGreaterThan(MIN_BATCH);
-    expect(sizes.length).toBeLessThan(1500 / MIN_BATCH);
+    // How far they grow depends on the machine's speed (nextBatch above); on a loaded one a batch
+    // may stay at MIN_BATCH, so the test asserts the bounds, not the growth.
   });
 });
