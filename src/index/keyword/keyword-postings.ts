@@ -218,16 +218,7 @@ export class KeywordPostings {
       return null;
     }
     if (this.changes.length > 0) {
-      try {
-        applyChanges(this.data, this.changes, this.tokenizer.tokens(this.changes.map((c) => c.text)));
-      } catch (e) {
-        // Never a search's error: the postings turn off and FTS5 serves.
-        this.lastError = errorMessage(e);
-        this.enabled = false;
-        this.data = null;
-        this.changes = [];
-        return null;
-      }
+      if (!this.patch(this.data, this.changes)) return null;
       this.changes = [];
       const t = this.totals();
       if (t.rows !== this.data.rows || t.tokens !== this.data.tokens) {
@@ -254,19 +245,25 @@ export class KeywordPostings {
       this.changes.length > CATCH_UP_SLICE &&
       !this.commits.changed()
     ) {
-      const slice = this.changes.splice(0, CATCH_UP_SLICE);
-      try {
-        applyChanges(this.data, slice, this.tokenizer.tokens(slice.map((c) => c.text)));
-      } catch (e) {
-        this.lastError = errorMessage(e);
-        this.enabled = false;
-        this.data = null;
-        this.changes = [];
-        return;
-      }
+      if (!this.patch(this.data, this.changes.splice(0, CATCH_UP_SLICE))) return;
       await yieldNow();
     }
     this.current();
+  }
+
+  /** Applies chunk writes (FTS5 tokenizes their texts); on a failure the postings turn off and false is returned. */
+  private patch(data: PostingsData, changes: readonly Change[]): boolean {
+    try {
+      applyChanges(data, changes, this.tokenizer.tokens(changes.map((c) => c.text)));
+      return true;
+    } catch (e) {
+      // Never a search's error: the postings turn off and FTS5 serves.
+      this.lastError = errorMessage(e);
+      this.enabled = false;
+      this.data = null;
+      this.changes = [];
+      return false;
+    }
   }
 
   private startLoad(): void {
