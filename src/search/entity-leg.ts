@@ -45,8 +45,9 @@ const NONE = NO_ENTITIES;
  * only one longer name starts with "Alice"), the chunks that name them (hop 1), and the chunks naming
  * the entities those chunks name most often with them (hop 2). Entities named in more than
  * MAX_SHARE of the chunks are left out, and so are one-word "names" the workspace mostly writes in
- * lowercase (sentence-opening common words: index/repos/word-case.ts). Bounded: at most 4 prompt entities × 24 chunks, then 3
- * co-occurring entities × 8 chunks — a handful of indexed reads per request.
+ * lowercase (sentence-opening common words: index/repos/word-case.ts). Bounded: at most 4 prompt
+ * entities × 24 chunks, then 3 co-occurring entities × 8 chunks — a handful of indexed reads per
+ * request.
  */
 export function entityLeg(store: IndexStore, query: string): EntityLegResult {
   const graph = store.entities;

@@ -41,6 +41,9 @@ interface Verdict {
 const promptWords = (prompt: string) =>
   (prompt.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_-]*/gu) ?? []).map((w) => w.replace(/'s$/, ""));
 
+/** A word and the words a two-letter abbreviation of it stands for ("db": db, database, databases). */
+const forms = (w: string): string[] => [w, ...spelledOut(w)];
+
 const day = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString().slice(0, 10));
 
 /**
@@ -69,7 +72,6 @@ function readEntityKeys(prompt: string): readonly string[] {
       .map((m) => m.key),
   );
   const words = promptWords(prompt);
-  const forms = (w: string) => [w, ...spelledOut(w)];
   for (let i = 0; i < words.length; i++) {
     if (!isFrameWord(words[i]!)) for (const f of forms(words[i]!)) keys.add(f);
     if (i + 1 < words.length)
@@ -87,7 +89,7 @@ function readEntityKeys(prompt: string): readonly string[] {
 function factKeys(prompt: string): string[] {
   const keys = new Set(promptEntityKeys(prompt));
   const words = promptWords(prompt);
-  const content = [...new Set(words.filter((w) => !isFrameWord(w)).flatMap((w) => [w, ...spelledOut(w)]))];
+  const content = [...new Set(words.filter((w) => !isFrameWord(w)).flatMap(forms))];
   for (const a of content)
     for (const b of content)
       if (a !== b && keys.size < MAX_KEYS && !a.includes(b) && !b.includes(a)) keys.add(`${a} ${b}`);

@@ -81,7 +81,8 @@ interface Packed {
  * Recall: the relevant memories for a query that fit a token budget, formatted for a model — or
  * nothing when none is relevant (recall-select, relevance). Near duplicates (≥ 0.75 of a memory's
  * words said by one packed before, recall-overlap.ts) collapse to the best-ranked one; the last
- * memory that does not fit whole is cut to the remaining budget. Records which memories were injected for which query (promotion counts them).
+ * memory that does not fit whole is cut to the remaining budget. Records which memories were
+ * injected for which query (promotion counts them).
  */
 export async function recall(searcher: Searcher, store: IndexStore, req: RecallRequest): Promise<RecallResult> {
   return recallBlock(await recallLines(searcher, store, req));

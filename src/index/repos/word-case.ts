@@ -17,26 +17,19 @@ const ONE_WORD = /^\p{L}+$/u;
  * stays an entity whatever other words share its stem; names of several words and identifiers
  * (`billing-api`) are never asked.
  *
- * The verdicts and the chunk count are kept until the index's chunks change: the store drops them
- * at each file write of its connection, a failed transaction and another connection's commit
- * (`changed`, registered as an in-memory copy: index/db/copies.ts).
+ * The verdicts are kept until the index's chunks change: the store drops them at each file write
+ * of its connection, a failed transaction and another connection's commit (EntityGraph.changed,
+ * registered as an in-memory copy: index/db/copies.ts).
  */
 export class WordCase {
   private readonly stmts;
   private readonly verdicts = new Map<string, boolean>();
-  private count: number | undefined;
 
   constructor(db: Database.Database) {
     this.stmts = statements(db, {
       newest: `SELECT c.text FROM chunks c WHERE c.id IN
           (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`,
-      chunkCount: `SELECT count(*) FROM chunks`,
     });
-  }
-
-  /** The index's chunk count (kept until the chunks change). */
-  chunkCount(): number {
-    return (this.count ??= this.stmts.chunkCount.pluck().get() as number);
   }
 
   /**
@@ -57,7 +50,6 @@ export class WordCase {
   /** The chunks changed (a file written, a rollback, another connection's commit): all is asked again. */
   changed(): void {
     this.verdicts.clear();
-    this.count = undefined;
   }
 
   private read(key: string): boolean {
