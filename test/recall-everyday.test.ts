@@ -201,6 +201,27 @@ for (const mode of ["hybrid", "keyword"] as const) {
       }
     });
 
+    it('an everyday word the memory writes another way: "boss" finds the manager (hybrid)', async () => {
+      const t = await open({
+        "MEMORY.md":
+          "# Memory\n- My manager is Helen Park; she wants status updates as short Loom videos.\n- The gym locker combination is 2-9-4.\n",
+        "memory/2026-11-28.md":
+          "# 2026-11-28\n- Paired with Marco on the search ranking.\n- Booked flights to Porto.\n",
+      });
+      try {
+        for (const query of ["who is my boss?", "how does my boss want updates?"]) {
+          const r = await ask(t, query);
+          if (mode === "hybrid") expect(r.context, query).toContain("Helen Park");
+          expect(r.context, query).not.toContain("2-9-4");
+        }
+        // Everyday words with no other word for them in the memory still inject nothing.
+        for (const query of ["how was the game last night?", "is it going to rain tomorrow?"])
+          expect((await ask(t, query)).context, query).toBe("");
+      } finally {
+        t.close();
+      }
+    });
+
     it("instructions and general questions inject nothing", async () => {
       for (const query of [
         "run the tests again",

@@ -36,6 +36,15 @@ export function isInstruction(prompt: string): boolean {
   return !PAST_REFERENCE.test(text);
 }
 
+/**
+ * Whether the prompt asks about the user's own things ("who is my boss?", "where does our team
+ * meet?"), not general knowledge ("what is the capital of Australia?"): only then may its everyday
+ * words be matched by other words for them (soft-words.ts).
+ */
+export function speaksOfOwn(prompt: string): boolean {
+  return /\b(?:my|our|mine|ours)\b/i.test(prompt);
+}
+
 /** A token written as an id or code ("INC-4821", "ECONNRESET", "v0.9", "auth_service"), not a word or a plain name. */
 export function namesSomething(token: string): boolean {
   return /[\p{N}_\-./#:@]/u.test(token) || /^\p{Lu}{2,}$/u.test(token);

@@ -8,9 +8,9 @@ import { BLOCK_TOKENS, formatMemoryLine, recallBlock, type RecallLine, type Reca
 import { cleanMemoryText, hasContent } from "./recall-clean.js";
 import { selectMemories, selectWindow, withWindowFirst, type Judged } from "./recall-select.js";
 import { timeOrder, windowHits, windowMemories } from "./recall-window.js";
-import { isInstruction, namesSomething } from "./prompt-intent.js";
+import { isInstruction, namesSomething, speaksOfOwn } from "./prompt-intent.js";
 import { exactAnchors } from "./exact.js";
-import { softlyHeld, withSoftWords } from "./soft-words.js";
+import { softlyHeld, weighSoftWords, withSoftWords } from "./soft-words.js";
 import { profilePrompt } from "./relevance.js";
 import { parseDates } from "./dates.js";
 import { referenceTime } from "./as-of.js";
@@ -150,7 +150,7 @@ async function recallOn(
   timer.lap("facts");
   // The words of a date ("last week") are the date preference's, not topic words.
   const topic = windows.reduce((q, w) => q.split(w.text).join(" "), req.query);
-  const profile = await profilePrompt(
+  const prompt = await profilePrompt(
     topic,
     req.query,
     seen,
@@ -162,13 +162,15 @@ async function recallOn(
   timer.lap("relevance");
   // Each candidate's text is read once, for the decision and the packing (recall-scan.ts).
   const queryStems = new Set(contentStems(req.query));
-  const scanner = textScanner({ query: queryStems, prompt: new Set(profile.words.map((w) => w.stem)) });
+  const scanner = textScanner({ query: queryStems, prompt: new Set(prompt.words.map((w) => w.stem)) });
   // The prompt's specific words the index lacks, held by a candidate through another word for them.
   const soft = await softlyHeld(
     res.mode === "keyword" ? null : searcher.provider,
-    profile.words,
+    prompt.words,
     hits.map((h) => h.text ?? h.snippet),
+    speaksOfOwn(req.query),
   );
+  const profile = weighSoftWords(prompt, soft);
   snap.enter();
   const softOf = new Map(hits.map((h, i) => [h, soft[i]!]));
   const scans = new Map<AnnotatedHit, ScannedText>();

@@ -1,14 +1,15 @@
 /**
  * Other words for the same thing: a user asks about "my notebook" where the memory says "laptop",
- * about "the espresso thing" where it says "coffee machine", about "stg" where it says "staging". A specific word of the prompt that the
- * index does not hold at all counts as held by a candidate memory that holds a word the model puts
- * right beside it (cosine of the two words' vectors ≥ SIMILAR). Only with a static model (a word's
+ * about "the espresso thing" where it says "coffee machine", about "stg" where it says "staging", about
+ * "my boss" where it says "manager". A specific word of the prompt that the index does not hold at all
+ * (or an everyday one, when a prompt about the user's own things has nothing but everyday words) counts as held by a candidate
+ * memory that holds a word the model puts right beside it (cosine of the two words' vectors ≥ SIMILAR). Only with a static model (a word's
  * vector is a lookup, no inference) and only for the recall's candidates, so the cost is bounded:
  * at most MAX_WORDS distinct words per recall, each embedded once per model (cached).
  */
 import type { EmbeddingProvider } from "../embed/provider.js";
 import { STOP_WORDS } from "./keyword/index.js";
-import type { PromptWord } from "./relevance.js";
+import type { PromptProfile, PromptWord } from "./relevance.js";
 import type { ScannedText } from "./recall-scan.js";
 
 /** Two words this close in the model's space name the same thing (GloVe-like: laptop ~ notebook). */
@@ -64,6 +65,8 @@ export async function softlyHeld(
   provider: EmbeddingProvider | null,
   words: readonly PromptWord[],
   texts: readonly string[],
+  /** The prompt asks about the user's own things (prompt-intent.ts speaksOfOwn). */
+  own = false,
 ): Promise<SoftWords[]> {
   const out: SoftWords[] = texts.map(() => new Map());
   const add = (i: number, st: string, w: string) => {
@@ -72,7 +75,12 @@ export async function softlyHeld(
     if (ws) ws.add(w);
     else m.set(st, new Set([w]));
   };
-  const absent = words.filter((w) => w.df === 0 && !w.frame && w.word.length >= 3 && /^\p{L}+$/u.test(w.word));
+  // A prompt about the user's own things in everyday words only ("who is my boss?") is about those
+  // words: they too may be held by another word. (Not general knowledge: "what is the capital of Australia?")
+  const everyday = own && !words.some((w) => !w.frame);
+  const absent = words.filter(
+    (w) => w.df === 0 && (!w.frame || everyday) && w.word.length >= 3 && /^\p{L}+$/u.test(w.word),
+  );
   const short = words.filter((w) => w.df === 0 && !w.frame && isAbbreviation(w.word));
   if (absent.length === 0 && short.length === 0) return out;
   const perText = texts.map((t) => [...new Set((t.toLowerCase().match(WORD) ?? []).filter((w) => !STOP_WORDS.has(w)))]);
@@ -100,6 +108,19 @@ export async function softlyHeld(
     });
   }
   return out;
+}
+
+/**
+ * The prompt as the decision weighs it once the candidates' other words are known. A frame word the
+ * index lacks weighs nothing (relevance.ts); but in a prompt of everyday words only, one a memory
+ * holds by another word ("boss" where it says "manager") is what the prompt is about, and weighs
+ * as a specific word the index lacks.
+ */
+export function weighSoftWords(profile: PromptProfile, soft: readonly SoftWords[]): PromptProfile {
+  const held = new Set(soft.flatMap((m) => [...m.keys()]));
+  if (!profile.words.some((w) => w.frame && w.weight === 0 && held.has(w.stem))) return profile;
+  const words = profile.words.map((w) => (w.frame && w.weight === 0 && held.has(w.stem) ? { ...w, weight: w.idf } : w));
+  return { ...profile, words, weight: words.reduce((s, w) => s + w.weight, 0) };
 }
 
 /** Two-consonant abbreviations of everyday technical writing and the words they stand for. */
