@@ -4,14 +4,13 @@
  * commits on a cold index), the batch never jumps past double the last one, and every chunk is read
  * once, in id order. A real index over real files.
  */
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { MAX_BATCH, MIN_BATCH, nextBatch } from "../src/facts/sync-facts.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { MAX_BATCH, MIN_BATCH, nextBatch, syncFacts } from "../src/facts/sync-facts.js";
 import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
 
 const open: TestIndex[] = [];
 afterEach(() => {
   for (const t of open.splice(0)) t.close();
-  vi.restoreAllMocks();
 });
 
 describe("facts pass batches", () => {
@@ -36,16 +35,18 @@ describe("facts pass batches", () => {
     writeFiles(root, files);
     const t = openTestIndex(root, null);
     open.push(t);
+    await t.indexer.sync();
+    // The pass again from the start, on the same real index, watching its batches.
+    t.store.facts.forgetReadings();
     const sizes: number[] = [];
     const ids: number[] = [];
-    const readInto = t.store.facts.readInto.bind(t.store.facts);
-    vi.spyOn(t.store.facts, "readInto").mockImplementation((chunks, read) => {
-      sizes.push(chunks.length);
-      ids.push(...chunks.map((c) => c.id));
-      readInto(chunks, read);
+    const report = await syncFacts(t.store, {
+      onBatch: (batch) => {
+        sizes.push(batch.length);
+        ids.push(...batch);
+      },
     });
-    const report = await t.indexer.sync();
-    expect(report.facts?.chunks).toBe(1500);
+    expect(report.chunks).toBe(1500);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(new Set(ids).size).toBe(1500);
     expect(sizes[0]).toBe(MIN_BATCH);

@@ -46,7 +46,14 @@ export interface FactsReport {
  * came or went (relink.ts), so a newer statement supersedes the older one from the moment it is
  * indexed and a statement edited away gives its place back. Deterministic; no model.
  */
-export async function syncFacts(store: IndexStore, opts: { clock?: () => number } = {}): Promise<FactsReport> {
+export async function syncFacts(
+  store: IndexStore,
+  opts: {
+    clock?: () => number;
+    /** Told each batch's chunk ids once it is read (progress). */
+    onBatch?: (ids: readonly number[]) => void;
+  } = {},
+): Promise<FactsReport> {
   const t0 = performance.now();
   const repo = store.facts;
   const clock = opts.clock ?? Date.now;
@@ -67,6 +74,7 @@ export async function syncFacts(store: IndexStore, opts: { clock?: () => number 
       return { found: read.statements, entities: read.entities };
     });
     chunks += batch.length;
+    opts.onBatch?.(batch.map((c) => c.id));
     after = batch[batch.length - 1]!.id;
     if (batch.length < size) break;
     size = nextBatch(size, performance.now() - t);
