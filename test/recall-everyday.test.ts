@@ -222,6 +222,22 @@ for (const mode of ["hybrid", "keyword"] as const) {
       }
     });
 
+    it("a prompt word does not match a stop word of the same stem ('one' is not 'on')", async () => {
+      const t = await open({
+        "MEMORY.md":
+          "# Memory\n\n## People\n- Priya is on the platform team; her partner is Tom.\n\n## Infra\n- The staging database lives on db-stage-02.\n",
+        "memory/2026-12-04.md": "# 2026-12-04\n- Dana moved our one-on-one to Fridays at 10:00 starting next week.\n",
+      });
+      try {
+        const r = await ask(t, "when is my one-on-one with Dana?");
+        expect(r.context).toContain("Fridays at 10:00");
+        expect(r.context).not.toContain("platform team");
+        expect(r.context).not.toContain("db-stage-02");
+      } finally {
+        t.close();
+      }
+    });
+
     it("instructions and general questions inject nothing", async () => {
       for (const query of [
         "run the tests again",

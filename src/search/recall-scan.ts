@@ -133,7 +133,9 @@ export function textScanner(stems: ScanStems): (text: string) => ScannedText {
       }
       const w = lower.slice(at, end);
       const st = stem(w);
-      if (forPrompt && stems.prompt.has(st) && prefixKey(st, 0, st.length) === key) promptStems.add(st);
+      // A stop word of a prompt word's stem is not that word ("on" is not "one": both stem to "on").
+      if (forPrompt && stems.prompt.has(st) && prefixKey(st, 0, st.length) === key && !STOP_WORDS.has(w))
+        promptStems.add(st);
       if (forQuery && stems.query.has(st) && !STOP_WORDS.has(w)) {
         const u = lineUnit[line];
         if (u === undefined) continue;

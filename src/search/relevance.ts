@@ -245,6 +245,7 @@ export function heldStems(text: string, p: Pick<PromptProfile, "words">): Set<st
   if (p.words.length === 0) return out;
   const byPrefix = new Map<string, string[]>();
   for (const w of new Set(text.toLowerCase().match(TWO_CHAR_WORDS) ?? [])) {
+    if (STOP_WORDS.has(w)) continue; // "on" is not "one", though both stem to "on"
     const k = w.slice(0, 2);
     const list = byPrefix.get(k);
     if (list) list.push(w);
