@@ -75,6 +75,8 @@ interface Packed {
   endLine: number;
   /** Its tokens in the block (the line and its newline). */
   cost: number;
+  /** Its line in the block (formatMemoryLine), as its cost was counted. */
+  line: string;
 }
 
 /**
@@ -254,6 +256,7 @@ async function recallOn(
       memory: memories[i]!,
       ...(req.workspaceLabel ? { workspace: req.workspaceLabel } : {}),
       cost: k.cost,
+      text: k.line,
     })),
   };
   if (req.explain)
@@ -370,7 +373,7 @@ function pack(
       } while (used + cost > budget && chars > 0);
       if (used + cost > budget) break;
     }
-    out.push({ judged, text: finalText, startLine, endLine, cost });
+    out.push({ judged, text: finalText, startLine, endLine, cost, line });
     words.keep();
     let mark = shown.get(hit.path);
     if (!mark) shown.set(hit.path, (mark = new Set()));
