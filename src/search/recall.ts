@@ -117,6 +117,8 @@ async function recallOn(
       now: asOf,
       limit: req.limit ?? 30,
       fullText: true,
+      // Who may see each memory is shown by recall's explain only (the audit reads it by lines).
+      ...(req.explain ? { withVisibility: true } : {}),
       onQueryVector: (v) => (queryVector = v),
       ...(req.timings ? { timings: true } : {}),
       ...(req.visible ? { visible: req.visible } : {}),
