@@ -43,6 +43,10 @@ export interface Args {
   positional: string[];
 }
 
+/**
+ * `--flag value`, `--flag=value` and bare `--flag` (true). The value of a `…node-args` flag is Node's
+ * own flags (`--a-node-args "--cpu-prof --cpu-prof-dir=DIR"`): taken whatever it starts with.
+ */
 export function parseArgs(argv: string[]): Args {
   const flags: Record<string, string | boolean> = {};
   const positional: string[] = [];
@@ -51,8 +55,9 @@ export function parseArgs(argv: string[]): Args {
     if (a.startsWith("--")) {
       const eq = a.indexOf("=");
       const [k, v] = eq < 0 ? [a.slice(2), undefined] : [a.slice(2, eq), a.slice(eq + 1)];
+      const next = argv[i + 1];
       if (v !== undefined) flags[k!] = v;
-      else if (argv[i + 1] && !argv[i + 1]!.startsWith("--")) flags[k!] = argv[++i]!;
+      else if (next && (!next.startsWith("--") || k!.endsWith("node-args"))) flags[k!] = argv[++i]!;
       else flags[k!] = true;
     } else positional.push(a);
   }

@@ -45,6 +45,8 @@ export interface RecallLine {
   memory: RecalledMemory;
   workspace?: string;
   cost: number;
+  /** The line itself, when the recall that counted its cost formatted it (the block shows that text, not a second formatting). */
+  text?: string;
 }
 
 /** Recall's answer before its edge: the lines in block order, and what explain and timings add. */
@@ -57,15 +59,17 @@ export interface RecallLines {
 /** The one place a recall's lines become its block: formatted once, tokens_used the lines' costs and the frame. */
 export function recallBlock({ lines, explain, timings }: RecallLines): RecallResult {
   const memories = lines.map((l) => l.memory);
-  const text = lines.map(({ memory: m, workspace }) =>
-    formatMemoryLine({
-      ...(workspace ? { workspace } : {}),
-      path: m.path,
-      startLine: m.startLine,
-      endLine: m.endLine,
-      ...(m.date ? { date: m.date } : {}),
-      text: m.text,
-    }),
+  const text = lines.map(
+    ({ memory: m, workspace, text }) =>
+      text ??
+      formatMemoryLine({
+        ...(workspace ? { workspace } : {}),
+        path: m.path,
+        startLine: m.startLine,
+        endLine: m.endLine,
+        ...(m.date ? { date: m.date } : {}),
+        text: m.text,
+      }),
   );
   return {
     context: formatRecallBlock(text),

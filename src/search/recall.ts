@@ -75,6 +75,8 @@ interface Packed {
   endLine: number;
   /** Its tokens in the block (the line and its newline). */
   cost: number;
+  /** Its line in the block (formatMemoryLine), as its cost was counted. */
+  line: string;
 }
 
 /**
@@ -115,6 +117,8 @@ async function recallOn(
       now: asOf,
       limit: req.limit ?? 30,
       fullText: true,
+      // Who may see each memory is shown by recall's explain only (the audit reads it by lines).
+      ...(req.explain ? { withVisibility: true } : {}),
       onQueryVector: (v) => (queryVector = v),
       ...(req.timings ? { timings: true } : {}),
       ...(req.visible ? { visible: req.visible } : {}),
@@ -256,6 +260,7 @@ async function recallOn(
       memory: memories[i]!,
       ...(req.workspaceLabel ? { workspace: req.workspaceLabel } : {}),
       cost: k.cost,
+      text: k.line,
     })),
   };
   if (req.explain)
@@ -372,7 +377,7 @@ function pack(
       } while (used + cost > budget && chars > 0);
       if (used + cost > budget) break;
     }
-    out.push({ judged, text: finalText, startLine, endLine, cost });
+    out.push({ judged, text: finalText, startLine, endLine, cost, line });
     words.keep();
     let mark = shown.get(hit.path);
     if (!mark) shown.set(hit.path, (mark = new Set()));

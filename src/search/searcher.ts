@@ -171,7 +171,8 @@ export class Searcher {
     );
     timer.lap("rank");
 
-    const visibility = req.explain || req.fullText ? this.deps.store.visibility.of(top.map((c) => c.id)) : undefined;
+    const visibility =
+      req.explain || req.withVisibility ? this.deps.store.visibility.of(top.map((c) => c.id)) : undefined;
     const results: SearchHit[] = top
       .filter((c) => texts.has(c.id))
       .map((c) => {

@@ -13,6 +13,8 @@ export interface SearchRequest {
   explain?: boolean;
   /** Also return each hit's full chunk text and content hash (recall and evaluation use them). */
   fullText?: boolean;
+  /** Also say who may see each hit (as `explain` does): recall's explain shows it. */
+  withVisibility?: boolean;
   /** Return the wall time of each stage (`timings`; also with `explain`). */
   timings?: boolean;
   /**

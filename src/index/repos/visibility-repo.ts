@@ -18,21 +18,19 @@ export class VisibilityRepo {
   constructor(private readonly db: Database.Database) {
     this.stmts = statements(db, {
       curatedWithHash: `SELECT 1 FROM files WHERE class = 'curated' AND sha256 = ? LIMIT 1`,
+      ofIds: `SELECT id, visibility FROM chunks WHERE id IN (SELECT value FROM json_each(?))`,
       ofFile: `SELECT c.visibility FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ? AND c.start_line <= ? AND c.end_line >= ?`,
     });
   }
 
-  /** Each id's visibility (ids not in the index are left out). */
+  /**
+   * Each id's visibility (ids not in the index are left out). One statement for any number of ids
+   * (a JSON array), prepared once: search and recall ask at every request.
+   */
   of(ids: readonly number[]): Map<number, string> {
     const out = new Map<number, string>();
-    for (let i = 0; i < ids.length; i += 500) {
-      const part = ids.slice(i, i + 500);
-      const rows = this.db
-        .prepare(`SELECT id, visibility FROM chunks WHERE id IN (${part.map(() => "?").join(",")})`)
-        .raw()
-        .all(...part) as [number, string][];
-      for (const [id, vis] of rows) out.set(id, vis);
-    }
+    if (ids.length === 0) return out;
+    for (const [id, vis] of this.stmts.ofIds.raw().all(JSON.stringify(ids)) as [number, string][]) out.set(id, vis);
     return out;
   }
 

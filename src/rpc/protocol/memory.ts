@@ -22,7 +22,7 @@ export interface SearchHit {
   date?: string;
   /** With explain: the entities the memory names and which of its statements superseded which (src/facts). */
   facts?: { entities: string[]; links: string[] };
-  /** Who may see it (with explain or fullText): private, group:<id>, open or shared (docs/security.md). */
+  /** Who may see it (with explain): private, group:<id>, open or shared (docs/security.md). */
   visibility?: string;
 }
 
