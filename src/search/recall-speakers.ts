@@ -66,6 +66,23 @@ export function otherSpeakers(
   return out;
 }
 
+/**
+ * The positions of the units of a conversation chunk said by a speaker the prompt names (a
+ * conversation as otherSpeakers has it: two labels or more, each opening two units or more).
+ */
+export function namedSpeakerTurns(units: readonly Unit[], names: ReadonlySet<string>): number[] {
+  if (names.size === 0) return [];
+  const labels = units.map((u) => speakerOf(u.text));
+  const counts = new Map<string, number>();
+  for (const l of labels) if (l) counts.set(l, (counts.get(l) ?? 0) + 1);
+  if ([...counts.values()].filter((n) => n >= 2).length < 2) return [];
+  const out: number[] = [];
+  labels.forEach((l, i) => {
+    if (l && counts.get(l)! >= 2 && isNamed(l, names)) out.push(i);
+  });
+  return out;
+}
+
 const NONE: ReadonlySet<Unit> = new Set();
 
 /**

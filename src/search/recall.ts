@@ -8,7 +8,7 @@ import { BLOCK_TOKENS, formatMemoryLine, recallBlock, type RecallLine, type Reca
 import { cleanMemoryText, hasContent } from "./recall-clean.js";
 import { selectMemories, selectWindow, withWindowFirst, type Judged } from "./recall-select.js";
 import { timeOrder, windowHits, windowMemories } from "./recall-window.js";
-import { isInstruction, namesSomething, speaksOfOwn } from "./prompt-intent.js";
+import { asksForMany, isInstruction, namesSomething, speaksOfOwn } from "./prompt-intent.js";
 import { exactAnchors } from "./exact.js";
 import { softlyHeld, weighSoftWords, withSoftWords } from "./soft-words.js";
 import { profilePrompt } from "./relevance.js";
@@ -27,13 +27,18 @@ import { promptEntities } from "./entity-leg.js";
 import { newestFirstAbout, SUBJECT_SHARE } from "./recall-order.js";
 import { scopedStats } from "./scoped-stats.js";
 import { explainOf } from "./recall-explain.js";
-import { unnamedTurns } from "./recall-speakers.js";
+import { promptNames, unnamedTurns } from "./recall-speakers.js";
+import { packTurns, speakerTurns } from "./recall-turns.js";
 
 export const DEFAULT_RECALL_BUDGET = 2000;
 const EXCERPT = DEFAULT_EXCERPT;
 /** A conversation's excerpt about a speaker fills its room with that speaker's turns, the matching ones first. */
 const SPEAKER_EXCERPT = { ...DEFAULT_EXCERPT, keepRatio: 0 };
 const DEFAULT_RECALL_CONFIG = RecallSchema.parse({});
+/** Candidates searched for a question gathering someone's doings: the pool of their turns (recall-turns.ts). */
+const TURN_POOL = 60;
+/** Chunks shown (whole) before the named speaker's turns fill the rest of the budget. */
+const TURN_LEG_CHUNKS = 1;
 
 export interface RecallRequest {
   query: string;
@@ -111,11 +116,14 @@ async function recallOn(
   // The search's embedding of the query, for the relevance decision's vector null (not embedded twice).
   let queryVector: Float32Array | undefined;
   const asOf = referenceTime(req.referenceDate, req.now);
+  const limit = req.limit ?? 30;
+  // A question gathering someone's doings searches deeper: their turns are listed one by one (recall-turns.ts).
+  const gathersTurns = asksForMany(req.query) && promptNames(req.query).size > 0;
   const res = await searcher.search(
     {
       query: req.query,
       now: asOf,
-      limit: req.limit ?? 30,
+      limit: gathersTurns ? Math.max(limit, TURN_POOL) : limit,
       fullText: true,
       // Who may see each memory is shown by recall's explain only (the audit reads it by lines).
       ...(req.explain ? { withVisibility: true } : {}),
@@ -143,6 +151,9 @@ async function recallOn(
     ...(req.referenceDate ? { asOf: new Date(asOf).toISOString().slice(0, 10) } : {}),
   };
   hits = applyConsolidation(store, hits, consolidation);
+  // The deeper pool is for the named speaker's turns only; the rest of recall sees what it always did.
+  const pool = hits;
+  hits = hits.slice(0, limit);
   timer.lap("consolidation");
   const windows = parseDates(req.query, req.referenceDate ?? new Date((req.now ?? Date.now)()));
   // Facts over time: superseded statements of the prompt's entities out (or marked), current ones first.
@@ -213,8 +224,11 @@ async function recallOn(
   timer.lap("select");
   // A window's memories without a topic are the window itself: shown whole, in time order.
   const wholeWindow = answer !== null && answer.topic.length === 0;
+  // Once something is relevant (the gate stays), a question gathering a speaker's doings shows the
+  // best chunk, then that speaker's turns (recall-turns.ts).
+  const turns = gathersTurns && !wholeWindow && selection.kept.length > 0 ? speakerTurns(req.query, pool, scanOf) : [];
   let packed = pack(
-    selection.kept,
+    turns.length > 0 ? selection.kept.slice(0, TURN_LEG_CHUNKS) : selection.kept,
     req.query,
     queryStems,
     (j) => scanOf(j.hit),
@@ -224,6 +238,9 @@ async function recallOn(
       : { wholeTop: cfg.wholeTop, duplicateOverlap: 0.75, matchingEntries: true, speakers: true },
     req.workspaceLabel,
   );
+  const room = budget - packed.reduce((n, k) => n + k.cost, BLOCK_TOKENS);
+  const shown = (path: string, text: string) => packed.some((k) => k.judged.hit.path === path && k.text.includes(text));
+  if (turns.length > 0) packed.push(...packTurns(turns, shown, room, req.workspaceLabel));
   if (wholeWindow) packed = packed.sort((a, b) => timeOrder(a.judged.hit, b.judged.hit));
   // A prompt about someone or something (not a past window): what is said of it now, first (recall-order.ts).
   else if (windows.length === 0 && !req.visible) {
