@@ -85,6 +85,8 @@ export interface TurnMemory {
   endLine: number;
   /** Its tokens in the block (the line and its newline). */
   cost: number;
+  /** Its line in the block (formatMemoryLine), as its cost was counted. */
+  line: string;
 }
 
 /**
@@ -117,7 +119,7 @@ export function packTurns(
       text,
     });
     const judged = { hit, score: hit.score, evidence: SPEAKER_TURN, dateMatch: false, kept: true, reason: "" };
-    return { judged, text, startLine, endLine, cost: countTokens(line) + 1 };
+    return { judged, text, startLine, endLine, cost: countTokens(line) + 1, line };
   };
   const groups = new Map<AnnotatedHit, Turn[]>();
   let used = 0;
