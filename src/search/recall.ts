@@ -12,6 +12,7 @@ import { isInstruction, namesSomething, speaksOfOwn } from "./prompt-intent.js";
 import { exactAnchors } from "./exact.js";
 import { softlyHeld, weighSoftWords, withSoftWords } from "./soft-words.js";
 import { profilePrompt } from "./relevance.js";
+import { nothingCanMatch } from "./recall-no-topic.js";
 import { parseDates } from "./dates.js";
 import { referenceTime } from "./as-of.js";
 import type { Searcher } from "./searcher.js";
@@ -109,6 +110,11 @@ async function recallOn(
   // The search's embedding of the query, for the relevance decision's vector null (not embedded twice).
   let queryVector: Float32Array | undefined;
   const asOf = referenceTime(req.referenceDate, req.now);
+  const windows = parseDates(req.query, req.referenceDate ?? new Date((req.now ?? Date.now)()));
+  if (nothingCanMatch(req, cfg, windows, searcher, store)) {
+    timer.lap("relevance");
+    return { lines: [], ...(req.timings ? { timings: timer.result() } : {}) };
+  }
   const res = await searcher.search(
     {
       query: req.query,
@@ -140,7 +146,6 @@ async function recallOn(
   };
   hits = applyConsolidation(store, hits, consolidation);
   timer.lap("consolidation");
-  const windows = parseDates(req.query, req.referenceDate ?? new Date((req.now ?? Date.now)()));
   // Facts over time: superseded statements of the prompt's entities out (or marked), current ones first.
   const facts = applyFacts(store, hits, req.query, {
     asOf: factsAsOf(req.referenceDate, asOf, windows),
