@@ -80,6 +80,7 @@ it("gives FTS5 bm25's top k for every query, common-word and stop-word-only quer
   let compared = 0;
   let proven = 0;
   let provenStopOnly = 0;
+  let provenDeeper = 0;
   for (const [i, text] of queries.entries()) {
     const q = buildKeywordQuery(text);
     if (!q.match) continue;
@@ -98,9 +99,16 @@ it("gives FTS5 bm25's top k for every query, common-word and stop-word-only quer
       proven++;
       if (i % 4 === 0) provenStopOnly++;
     }
+    // With deeper top sets for stop-word-only queries (as the daemon's plan has them), the same.
+    const deeper = impactTopK(view, tokens, k, lengthNorms(view), { longList: 200, top: 64, flooredTop: 256 });
+    if (deeper) {
+      expect(deeper, `${text} (k ${k}, top impacts, floored 256)`).toEqual(fts5);
+      if (i % 4 === 0) provenDeeper++;
+    }
     compared++;
   }
   expect(compared).toBeGreaterThan(300);
+  expect(provenDeeper).toBeGreaterThanOrEqual(provenStopOnly);
   // The plan proves its bound for a good share of the queries of common words (else it is not tested).
   expect(proven).toBeGreaterThan(30);
   // Stop-word-only queries (every idf floored) are bounded by their own top chunks, and proven too.

@@ -7,6 +7,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { entityLeg, promptEntities } from "../src/search/entity-leg.js";
 import { topEntities } from "../src/search/entity-names.js";
+import { caseCounts } from "../src/index/repos/word-case.js";
+import { mulberry32 } from "../src/util/prng.js";
 import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
 
 const open: TestIndex[] = [];
@@ -69,5 +71,45 @@ describe("one-word names that are words", () => {
     await t.indexer.sync();
     expect(t.store.entities.chunkCount()).toBe(before + 1);
     expect(names(t, "When do mentor sessions start?")).toEqual([]);
+  });
+
+  it("counts a word's lowercase and capitalised uses as the Unicode expression does, in any text", () => {
+    const byExpression = (texts: string[], key: string) => {
+      let lower = 0;
+      let upper = 0;
+      const re = new RegExp(`(?<![\\p{L}\\p{N}])${key}(?![\\p{L}\\p{N}])`, "giu");
+      for (const text of texts)
+        for (const m of text.matchAll(re)) {
+          const f = m[0][0]!;
+          if (f === f.toLowerCase() && f !== f.toUpperCase()) lower++;
+          else upper++;
+        }
+      return { lower, upper };
+    };
+    const rnd = mulberry32(7);
+    const pieces = [
+      "ines",
+      "Ines",
+      "INES",
+      "inesines",
+      "xines",
+      "ines2",
+      "_ines_",
+      "Ïnes",
+      "inés",
+      "\u212Aines",
+      " ",
+      ". ",
+      "-",
+      "é",
+      "9",
+    ];
+    for (let n = 0; n < 400; n++) {
+      const texts = Array.from({ length: 3 }, () =>
+        Array.from({ length: 12 }, () => pieces[Math.floor(rnd() * pieces.length)]).join(rnd() < 0.5 ? " " : ""),
+      );
+      for (const key of ["ines", "nes", "kines", "ï"])
+        expect(caseCounts(texts, key), `${key}: ${texts.join(" | ")}`).toEqual(byExpression(texts, key));
+    }
   });
 });

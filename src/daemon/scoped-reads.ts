@@ -54,10 +54,31 @@ export class ReadAudit {
     this.log = new AuditLog(auditDir(engine.dataDir), () => engine.config.audit, onError);
   }
 
-  private visibilityOf(ws: WorkspaceEngine, path: string, startLine: number, endLine: number): string {
-    if (ws.shared) return "shared";
-    const found = ws.store.visibility.ofLines(path, startLine, endLine) as Visibility[];
-    return found.length === 0 ? "unknown" : found.reduce(narrower);
+  /**
+   * Each memory's visibility (the narrowest of the chunks its lines overlap; "unknown" when none):
+   * one read per workspace for a whole answer, not one per memory.
+   */
+  private visibilitiesOf(
+    spans: ReadonlyArray<{ ws: WorkspaceEngine; path: string; startLine: number; endLine: number }>,
+  ): string[] {
+    const out = spans.map(() => "shared");
+    const byWorkspace = new Map<WorkspaceEngine, number[]>();
+    spans.forEach((s, i) => {
+      if (s.ws.shared) return;
+      const at = byWorkspace.get(s.ws);
+      if (at) at.push(i);
+      else byWorkspace.set(s.ws, [i]);
+    });
+    for (const [ws, at] of byWorkspace) {
+      const found = ws.store.visibility.ofSpans(
+        at.map((i) => ({ path: spans[i]!.path, from: spans[i]!.startLine, to: spans[i]!.endLine })),
+      );
+      at.forEach((i, k) => {
+        const vis = found[k] as Visibility[];
+        out[i] = vis.length === 0 ? "unknown" : vis.reduce(narrower);
+      });
+    }
+    return out;
   }
 
   private workspaceNamed(name: string | undefined, fallback: WorkspaceEngine): WorkspaceEngine {
@@ -66,11 +87,14 @@ export class ReadAudit {
 
   recall(ws: WorkspaceEngine, scope: ReadScope, p: AuditParams, res: RecallResult): void {
     if (p.audit === false || !this.log.enabled) return;
-    const memories: AuditMemory[] = res.memories.map((m) => ({
+    const visibility = this.visibilitiesOf(
+      res.memories.map((m) => ({ ...m, ws: this.workspaceNamed(m.source?.workspace, ws) })),
+    );
+    const memories: AuditMemory[] = res.memories.map((m, i) => ({
       path: m.path,
       startLine: m.startLine,
       endLine: m.endLine,
-      visibility: this.visibilityOf(this.workspaceNamed(m.source?.workspace, ws), m.path, m.startLine, m.endLine),
+      visibility: visibility[i]!,
       bytes: Buffer.byteLength(m.text),
     }));
     this.write("memory.recall", ws, scope, p, memories, Buffer.byteLength(res.context));
@@ -78,11 +102,13 @@ export class ReadAudit {
 
   search(ws: WorkspaceEngine, scope: ReadScope, p: AuditParams, res: SearchResponse): void {
     if (p.audit === false || !this.log.enabled) return;
+    const unknown = res.results.filter((h) => h.visibility === undefined);
+    const found = new Map(this.visibilitiesOf(unknown.map((h) => ({ ...h, ws }))).map((v, i) => [unknown[i]!, v]));
     const memories: AuditMemory[] = res.results.map((h) => ({
       path: h.path,
       startLine: h.startLine,
       endLine: h.endLine,
-      visibility: h.visibility ?? this.visibilityOf(ws, h.path, h.startLine, h.endLine),
+      visibility: h.visibility ?? found.get(h)!,
       bytes: Buffer.byteLength(h.snippet),
     }));
     this.write(

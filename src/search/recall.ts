@@ -12,6 +12,7 @@ import { asksForMany, isInstruction, namesSomething, speaksOfOwn } from "./promp
 import { exactAnchors } from "./exact.js";
 import { softlyHeld, weighSoftWords, withSoftWords } from "./soft-words.js";
 import { profilePrompt } from "./relevance.js";
+import { nothingCanMatch } from "./recall-no-topic.js";
 import { parseDates } from "./dates.js";
 import { referenceTime } from "./as-of.js";
 import type { Searcher } from "./searcher.js";
@@ -116,6 +117,11 @@ async function recallOn(
   // The search's embedding of the query, for the relevance decision's vector null (not embedded twice).
   let queryVector: Float32Array | undefined;
   const asOf = referenceTime(req.referenceDate, req.now);
+  const windows = parseDates(req.query, req.referenceDate ?? new Date((req.now ?? Date.now)()));
+  if (nothingCanMatch(req, cfg, windows, searcher, store)) {
+    timer.lap("relevance");
+    return { lines: [], ...(req.timings ? { timings: timer.result() } : {}) };
+  }
   const limit = req.limit ?? 30;
   // A question gathering someone's doings searches deeper: their turns are listed one by one (recall-turns.ts).
   const gathersTurns = asksForMany(req.query) && promptNames(req.query).size > 0;
@@ -155,7 +161,6 @@ async function recallOn(
   const pool = hits;
   hits = hits.slice(0, limit);
   timer.lap("consolidation");
-  const windows = parseDates(req.query, req.referenceDate ?? new Date((req.now ?? Date.now)()));
   // Facts over time: superseded statements of the prompt's entities out (or marked), current ones first.
   const facts = applyFacts(store, hits, req.query, {
     asOf: factsAsOf(req.referenceDate, asOf, windows),

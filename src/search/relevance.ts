@@ -136,12 +136,12 @@ function namedWords(text: string): Set<string> {
   return out;
 }
 
-/** The prompt's content words with their weight in this index (one entry per stem). */
-export function promptWords(
-  query: string,
-  store: IndexStore,
-  cfg: Pick<RecallConfig, "rareShare" | "subjectShare">,
-): { words: PromptWord[]; chunks: number } {
+/**
+ * The prompt's words that can say what it is about (one per stem): not stop words, not the words
+ * that acknowledge or steer a conversation, not one letter. Without any, no memory holds a word of
+ * the prompt's weight (keyword evidence is impossible).
+ */
+export function topicWords(query: string): { word: string; stem: string }[] {
   const seen = new Set<string>();
   const raw: { word: string; stem: string }[] = [];
   for (const w of lowerWords(query).slice(0, 64)) {
@@ -151,6 +151,16 @@ export function promptWords(
     seen.add(st);
     raw.push({ word: w, stem: st });
   }
+  return raw;
+}
+
+/** The prompt's content words with their weight in this index (one entry per stem). */
+export function promptWords(
+  query: string,
+  store: IndexStore,
+  cfg: Pick<RecallConfig, "rareShare" | "subjectShare">,
+): { words: PromptWord[]; chunks: number } {
+  const raw = topicWords(query);
   if (raw.length === 0) return { words: [], chunks: store.ftsTotals().rows };
   const { stats, chunks } = store.termStats(raw.map((r) => r.word));
   const named = namedWords(query);

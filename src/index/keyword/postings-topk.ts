@@ -15,8 +15,9 @@ import { scanTopK } from "./postings-scan.js";
  * `tokens`: each phrase's one FTS5 token, in query order (a phrase may repeat a token: it counts
  * again, as in FTS5). The top k is found by MaxScore over blocks of postings (postings-maxscore),
  * so a common word's postings are mostly skipped once k good chunks are known; a query whose
- * lists are short scores them all (postings-scan), which costs less there; a query whose words are
- * all common is first tried on each word's top chunks (postings-impacts), exact when its bound holds.
+ * lists are short scores them all (postings-scan), which costs less there; a query of stop words
+ * only (all in more than half the chunks, idf floored) is first tried on each word's top chunks
+ * (postings-impacts), exact when its bound holds.
  */
 export function postingsTopK(view: PostingsView, tokens: readonly string[], k: number): KeywordHit[] {
   if (k <= 0 || view.rows === 0) return [];
@@ -24,7 +25,7 @@ export function postingsTopK(view: PostingsView, tokens: readonly string[], k: n
   for (const token of tokens) postings += view.lists.get(token)?.n ?? 0;
   const norm = lengthNorms(view);
   if (postings <= SCAN_BELOW) return scanTopK(view, tokens, k, norm);
-  // All-common-word queries: the union of each word's top chunks, when its bound proves the top k.
+  // Stop-word-only queries: the union of each word's top chunks, when its bound proves the top k.
   return impactTopK(view, tokens, k, norm) ?? maxScoreTopK(view, tokens, k, norm);
 }
 

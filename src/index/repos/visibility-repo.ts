@@ -19,7 +19,9 @@ export class VisibilityRepo {
     this.stmts = statements(db, {
       curatedWithHash: `SELECT 1 FROM files WHERE class = 'curated' AND sha256 = ? LIMIT 1`,
       ofIds: `SELECT id, visibility FROM chunks WHERE id IN (SELECT value FROM json_each(?))`,
-      ofFile: `SELECT c.visibility FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ? AND c.start_line <= ? AND c.end_line >= ?`,
+      // Per span ([path, from, to]), the visibilities of the file's chunks overlapping its lines.
+      ofSpans: `SELECT j.key AS i, c.visibility AS v FROM json_each(?) j JOIN files f ON f.path = j.value ->> 0
+        JOIN chunks c ON c.file_id = f.id AND c.start_line <= j.value ->> 2 AND c.end_line >= j.value ->> 1`,
     });
   }
 
@@ -34,9 +36,16 @@ export class VisibilityRepo {
     return out;
   }
 
-  /** The visibilities of the chunks of a file that overlap lines [from, to]. */
-  ofLines(path: string, from: number, to: number): string[] {
-    return this.stmts.ofFile.pluck().all(path, to, from) as string[];
+  /** For each span (a file's lines [from, to]), the visibilities of the chunks overlapping it: one read for all. */
+  ofSpans(spans: ReadonlyArray<{ path: string; from: number; to: number }>): string[][] {
+    const out = spans.map((): string[] => []);
+    if (spans.length === 0) return out;
+    const rows = this.stmts.ofSpans.all(JSON.stringify(spans.map((s) => [s.path, s.from, s.to]))) as Array<{
+      i: number;
+      v: string;
+    }>;
+    for (const r of rows) out[r.i]!.push(r.v);
+    return out;
   }
 
   /** Whether a curated file of the index has exactly this content (a copy of MEMORY.md is as private). */

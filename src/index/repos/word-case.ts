@@ -54,15 +54,50 @@ export class WordCase {
 
   private read(key: string): boolean {
     const texts = this.stmts.newest.pluck().all(`"${key}"`, SAMPLE_CHUNKS) as string[];
-    const exact = new RegExp(`(?<![\\p{L}\\p{N}])${key}(?![\\p{L}\\p{N}])`, "giu");
-    let lower = 0;
-    let upper = 0;
-    for (const text of texts)
-      for (const m of text.matchAll(exact)) {
-        const first = m[0][0]!;
-        if (first === first.toLowerCase() && first !== first.toUpperCase()) lower++;
-        else upper++;
-      }
+    const { lower, upper } = caseCounts(texts, key);
     return lower > upper;
   }
+}
+
+/** A character outside printable ASCII, tab and line breaks (such a text takes the expression). */
+const NON_ASCII = /[^ -~\t\n\r]/u;
+const isAscii = (s: string) => !NON_ASCII.test(s);
+
+/**
+ * How often the texts write a one-word key (lowercase letters) as a whole word in lowercase and
+ * otherwise (capitalised, all capitals), case-insensitively — by its first letter. An ASCII key in
+ * an ASCII text is found with indexOf on the lowercased text (the same matches as the Unicode
+ * expression there, at a tenth of its cost: recall asks for a prompt's new words every time);
+ * anything else by the expression.
+ */
+export function caseCounts(texts: readonly string[], key: string): { lower: number; upper: number } {
+  let lower = 0;
+  let upper = 0;
+  const count = (first: string) => {
+    if (first === first.toLowerCase() && first !== first.toUpperCase()) lower++;
+    else upper++;
+  };
+  const asciiKey = isAscii(key);
+  let exact: RegExp | undefined;
+  for (const text of texts) {
+    if (asciiKey && isAscii(text)) {
+      const low = text.toLowerCase();
+      const k = key.toLowerCase();
+      for (let i = low.indexOf(k); i >= 0; i = low.indexOf(k, i + 1)) {
+        if (isAsciiWordAt(low, i - 1) || isAsciiWordAt(low, i + k.length)) continue;
+        count(text[i]!);
+        i += k.length - 1;
+      }
+      continue;
+    }
+    exact ??= new RegExp(`(?<![\\p{L}\\p{N}])${key}(?![\\p{L}\\p{N}])`, "giu");
+    for (const m of text.matchAll(exact)) count(m[0][0]!);
+  }
+  return { lower, upper };
+}
+
+/** A lowercase ASCII letter or digit at i (of a lowercased ASCII text). */
+function isAsciiWordAt(low: string, i: number): boolean {
+  const c = low.charCodeAt(i); // NaN outside the text
+  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
 }
