@@ -16,6 +16,18 @@ export interface Judged {
   reason: string;
 }
 
+/** A kept memory as packed into the block: its shown text and lines, and its line as counted. */
+export interface Packed {
+  judged: Judged;
+  text: string;
+  startLine: number;
+  endLine: number;
+  /** Its tokens in the block (the line and its newline). */
+  cost: number;
+  /** Its line in the block (formatMemoryLine), as its cost was counted. */
+  line: string;
+}
+
 export interface Selection {
   /** Kept candidates in packing order. */
   kept: Judged[];

@@ -19,7 +19,7 @@ import { stem } from "./excerpt.js";
 import { cleanMemoryText } from "./recall-clean.js";
 import { formatMemoryLine } from "./recall-format.js";
 import { countTokens } from "../ingest/tokens.js";
-import type { Judged } from "./recall-select.js";
+import type { Judged, Packed } from "./recall-select.js";
 
 /** Turns listed per recall at most (a 60-chunk pool of ~15 turns fits). */
 const MAX_TURNS = 1200;
@@ -77,18 +77,6 @@ const SPEAKER_TURN: Judged["evidence"] = {
   vector: false,
 };
 
-/** A memory of the named speaker's turns: what recall packs. */
-export interface TurnMemory {
-  judged: Judged;
-  text: string;
-  startLine: number;
-  endLine: number;
-  /** Its tokens in the block (the line and its newline). */
-  cost: number;
-  /** Its line in the block (formatMemoryLine), as its cost was counted. */
-  line: string;
-}
-
 /**
  * The turns (best first) that fit `room` tokens and that no packed memory shows (`shown`: a path
  * and a unit's text), as memories: the turns of one chunk in one line (in the chunk's order, a gap
@@ -99,8 +87,8 @@ export function packTurns(
   shown: (path: string, text: string) => boolean,
   room: number,
   workspace?: string,
-): TurnMemory[] {
-  const memoryOf = (hit: AnnotatedHit, ts: readonly Turn[]): TurnMemory => {
+): Packed[] {
+  const memoryOf = (hit: AnnotatedHit, ts: readonly Turn[]): Packed => {
     const us = ts.map((t) => t.unit).sort((a, b) => a.line - b.line);
     const first = us[0]!;
     const last = us[us.length - 1]!;

@@ -6,7 +6,7 @@ import type { RecallResult, RecalledMemory } from "../rpc/protocol.js";
 import { chunkHash, sha256 } from "../util/hash.js";
 import { BLOCK_TOKENS, formatMemoryLine, recallBlock, type RecallLine, type RecallLines } from "./recall-format.js";
 import { cleanMemoryText, hasContent } from "./recall-clean.js";
-import { selectMemories, selectWindow, withWindowFirst, type Judged } from "./recall-select.js";
+import { selectMemories, selectWindow, withWindowFirst, type Judged, type Packed } from "./recall-select.js";
 import { timeOrder, windowHits, windowMemories } from "./recall-window.js";
 import { asksForMany, isInstruction, namesSomething, speaksOfOwn } from "./prompt-intent.js";
 import { exactAnchors } from "./exact.js";
@@ -72,17 +72,6 @@ export interface RecallRequest {
   config?: RecallConfig;
   /** Wall clock (default Date.now), for relative dates, recency and supersession without a referenceDate. */
   now?: () => number;
-}
-
-interface Packed {
-  judged: Judged;
-  text: string;
-  startLine: number;
-  endLine: number;
-  /** Its tokens in the block (the line and its newline). */
-  cost: number;
-  /** Its line in the block (formatMemoryLine), as its cost was counted. */
-  line: string;
 }
 
 /**
