@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { daemonsPerTest, startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
-import { bareRemoteAndTwoClones, commitPullPush, git, gitOk } from "./helpers/git.js";
+import { bareRemoteAndTwoClones, commitPullPush, git, gitOk, readSynced } from "./helpers/git.js";
 
 /**
  * Git sync that always recovers (issue #34), with the real system git against a bare remote: a
@@ -84,7 +84,7 @@ describe("git sync recovers from a teammate's commits", () => {
       readFileSync(file, "utf8") + "- how git shows a conflict:\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> other\n",
     );
     commitPullPush(laptop, "document conflict markers");
-    await until(a, async () => readFileSync(join(desktop.root, first.path), "utf8").includes(">>>>>>> other"));
+    await until(a, async () => readSynced(join(desktop.root, first.path)).includes(">>>>>>> other"));
     await new Promise((r) => setTimeout(r, 1500)); // indexed after the pull
     const st = await a.call("cortex.status", {});
     expect(st.workspaces[0]!.conflicts).toBeUndefined();

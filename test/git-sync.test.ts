@@ -3,7 +3,14 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
 import { daemonsPerTest, startDaemon, waitUntil, type TestDaemon } from "./helpers/daemon.js";
-import { CONFLICT_MARKERS, bareRemoteAndTwoClones, commitPullPush, gitOk, resolveKeepingBoth } from "./helpers/git.js";
+import {
+  CONFLICT_MARKERS,
+  bareRemoteAndTwoClones,
+  commitPullPush,
+  gitOk,
+  readSynced,
+  resolveKeepingBoth,
+} from "./helpers/git.js";
 
 /**
  * The scheduled git sync (workspace config `sync.git`, a cron; here every second) against a bare
@@ -30,14 +37,6 @@ async function syncingDaemon(
   return d;
 }
 
-/** The file's text, "" while it is missing (git replaces a file it merges: unlink, then a new file). */
-const read = (path: string) => {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return "";
-  }
-};
 const gitState = async (d: TestDaemon) => (await d.call("cortex.status", {})).workspaces[0]!.gitSync;
 
 describe("cortexd sync now", () => {
@@ -75,11 +74,11 @@ describe("scheduled git sync", () => {
     const day = (await a.call("memory.save", { text: "The staging database moved to db2.internal" })).path;
     await b.call("memory.save", { text: "Rotate the deploy key every Monday" });
     const both = (root: string) => {
-      const t = read(join(root, day));
+      const t = readSynced(join(root, day));
       return t.includes("db2.internal") && t.includes("deploy key every Monday");
     };
     await waitUntil(() => both(desktop.root) && both(laptop.root), 30_000, 200);
-    expect(read(join(desktop.root, day))).not.toMatch(CONFLICT_MARKERS);
+    expect(readSynced(join(desktop.root, day))).not.toMatch(CONFLICT_MARKERS);
     for (const d of [a, b]) {
       await waitUntil(async () => {
         const r = await d.call("memory.search", { query: "staging database deploy key", limit: 10 });
@@ -157,7 +156,7 @@ describe("scheduled git sync", () => {
       20_000,
       200,
     );
-    await waitUntil(() => read(join(desktop.root, day)).includes("deploy key every Monday"), 20_000, 200);
+    await waitUntil(() => readSynced(join(desktop.root, day)).includes("deploy key every Monday"), 20_000, 200);
     expect((await gitState(a))?.state).toBe("ok");
   });
 });

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./workspace.js";
 
@@ -99,4 +99,13 @@ export function resolveKeepingBoth(c: { root: string; home: string }, rel: strin
   );
   gitOk(c.root, c.home, "add", rel);
   gitOk(c.root, c.home, "commit", "-q", "--no-edit");
+}
+
+/** A synced file's text, "" while it is missing (git replaces a file it merges: unlink, then a new file). */
+export function readSynced(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
 }
