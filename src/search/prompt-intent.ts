@@ -45,6 +45,18 @@ export function speaksOfOwn(prompt: string): boolean {
   return /\b(?:my|our|mine|ours)\b/i.test(prompt);
 }
 
+/** Words of a question about the past ("when did…", "what was…", "used to", "last time"). */
+const ABOUT_THEN =
+  /\b(?:did|didn't|was|wasn't|were|weren't|had|used\s+to|ago|last|yesterday|before|previously|originally|first|earlier|history)\b/i;
+
+/**
+ * Whether the prompt asks how things stand now ("who is on call for payments?", "is Tom still on
+ * call?"), not what happened then ("when did we move CI?", "what was the old host?").
+ */
+export function asksAboutNow(prompt: string): boolean {
+  return !ABOUT_THEN.test(prompt);
+}
+
 /** A token written as an id or code ("INC-4821", "ECONNRESET", "v0.9", "auth_service"), not a word or a plain name. */
 export function namesSomething(token: string): boolean {
   return /[\p{N}_\-./#:@]/u.test(token) || /^\p{Lu}{2,}$/u.test(token);

@@ -7,6 +7,7 @@ import { isFrameWord } from "./frame-words.js";
 import { spelledOut } from "./soft-words.js";
 import { reinforcedOrder, restatements, timesStated } from "./reinforcement.js";
 import type { AnnotatedHit } from "../consolidate/annotate.js";
+import { answeringStatements } from "./fact-answers.js";
 
 /** Current statements of the prompt's entities added when search did not return their chunk. */
 const MAX_PULLED = 4;
@@ -28,6 +29,8 @@ export interface FactsStage {
   hits: AnnotatedHit[];
   entities: string[];
   links: FactLink[];
+  /** The memories stating the current value the prompt asks for (fact-answers.ts): relevant as such. */
+  answers: ReadonlySet<AnnotatedHit>;
 }
 
 interface Verdict {
@@ -108,12 +111,18 @@ export function applyFacts(
   store: IndexStore,
   hits: readonly AnnotatedHit[],
   prompt: string,
-  opts: { asOf: number; includeHistory: boolean },
+  opts: {
+    asOf: number;
+    includeHistory: boolean;
+    /** The entities the prompt names (entity-leg.ts promptEntities), read when a slot changed: a question for one's value is answered by its current statement. */
+    named?: () => readonly string[];
+  },
 ): FactsStage {
   const entities = store.facts.slotEntities(factKeys(prompt));
   // Only the slots in which something changed (facts-repo.ts): a prompt reads tens of rows.
   const rows = entities.length === 0 ? [] : store.facts.slotsOf(entities);
-  if (rows.length === 0 && !hits.some((h) => timesStated(h, 1) > 1)) return { hits: [...hits], entities, links: [] };
+  if (rows.length === 0 && !hits.some((h) => timesStated(h, 1) > 1))
+    return { hits: [...hits], entities, links: [], answers: new Set() };
   const chains = new Map<string, SlotRow[]>();
   for (const r of rows) {
     const key = `${r.entity}\u0000${r.cls}`;
@@ -134,7 +143,11 @@ export function applyFacts(
   }
   const stated = restatements(chains.values(), opts.asOf);
   const currentPlaces = new Set(changed.map((r) => `${r.path}:${r.line}`));
-  const out: Array<{ hit: AnnotatedHit; current: boolean; times: number }> = [];
+  const answering = answeringStatements(prompt, opts.named ?? (() => []), changed, (r) =>
+    chains.get(`${r.entity}\u0000${r.cls}`)!.filter((c) => (c.at ?? -Infinity) <= opts.asOf),
+  );
+  const answerPlaces = new Set(answering.map((r) => `${r.path}:${r.line}`));
+  const out: Array<{ hit: AnnotatedHit; current: boolean; times: number; answer?: boolean }> = [];
   for (const hit of hits) {
     const text = hit.text;
     if (text === undefined) {
@@ -143,11 +156,13 @@ export function applyFacts(
     }
     const lines = text.split("\n");
     let current = false;
+    let answer = false;
     let edited = false;
     let times = 1;
     for (const u of units(text)) {
       const place = `${hit.path}:${hit.startLine + u.line}`;
       if (currentPlaces.has(place)) current = true;
+      if (answerPlaces.has(place)) answer = true;
       if (!verdicts.get(place)?.hidden) times = Math.max(times, stated.get(place) ?? 1);
       const v = verdicts.get(place);
       if (!v?.hidden) continue;
@@ -155,13 +170,23 @@ export function applyFacts(
       for (let i = u.line; i < u.line + u.lines; i++)
         lines[i] = opts.includeHistory ? mark(lines[i]!, i === u.line ? v : undefined) : "";
     }
-    out.push({ hit: edited ? { ...hit, text: lines.join("\n") } : hit, current, times: timesStated(hit, times) });
+    out.push({
+      hit: edited ? { ...hit, text: lines.join("\n") } : hit,
+      current,
+      times: timesStated(hit, times),
+      ...(answer ? { answer } : {}),
+    });
   }
   // The current statements search missed: each as a memory of its own line.
   const covered = (r: SlotRow) =>
     out.some(({ hit }) => hit.path === r.path && hit.startLine <= r.line && r.line <= hit.endLine);
   const best = hits[0]?.score ?? 0;
-  for (const r of changed.filter((c) => !covered(c)).slice(0, MAX_PULLED))
+  const missed = changed.filter((c) => !covered(c));
+  // The statements answering the question are pulled before other current ones.
+  missed.sort(
+    (a, b) => Number(answerPlaces.has(`${b.path}:${b.line}`)) - Number(answerPlaces.has(`${a.path}:${a.line}`)),
+  );
+  for (const r of missed.slice(0, MAX_PULLED))
     out.push({
       hit: {
         path: r.path,
@@ -178,15 +203,23 @@ export function applyFacts(
       },
       current: true,
       times: stated.get(`${r.path}:${r.line}`) ?? 1,
+      ...(answerPlaces.has(`${r.path}:${r.line}`) ? { answer: true } : {}),
     });
-  // Memories stating a current value of a changed slot first, at the best score (kept by the
-  // decision); within each part, a fact stated more often before one said once (reinforcement.ts).
-  const first = reinforcedOrder(out.filter((o) => o.current)).map((o) => ({
-    ...o.hit,
-    score: Math.max(o.hit.score, best),
-  }));
+  // The memories answering the question, then those stating a current value of a changed slot,
+  // at the best score (kept by the decision); within each part, a fact stated more often before
+  // one said once (reinforcement.ts).
+  const answers = new Set<AnnotatedHit>();
+  const atBest = (o: { hit: AnnotatedHit; answer?: boolean }) => {
+    const hit = { ...o.hit, score: Math.max(o.hit.score, best) };
+    if (o.answer) answers.add(hit);
+    return hit;
+  };
+  const first = [
+    ...reinforcedOrder(out.filter((o) => o.answer)),
+    ...reinforcedOrder(out.filter((o) => o.current && !o.answer)),
+  ].map(atBest);
   const rest = reinforcedOrder(out.filter((o) => !o.current)).map((o) => o.hit);
-  return { hits: [...first, ...rest], entities, links };
+  return { hits: [...first, ...rest], entities, links, answers };
 }
 
 function record(

@@ -9,6 +9,8 @@
  * Not for a prompt about a past window (its memories are that time's), and not for a block shown
  * in time order already (a window without a topic).
  */
+import { asksAboutNow } from "./prompt-intent.js";
+
 /**
  * An entity named in more than this share of the chunks is what the whole workspace is about (its
  * owner, the two speakers of a chat): a block about it is not reordered by time.
@@ -21,6 +23,21 @@ export interface Orderable {
   date?: string | undefined;
 }
 
+/**
+ * A block's order for a prompt about someone or something: the memories naming one of its entities
+ * newest first; then, for a prompt about how things stand now (prompt-intent.ts `asksAboutNow`), the
+ * memories holding every topical word of the prompt newest first.
+ */
+export function newestFirstFor<T>(
+  items: readonly T[],
+  prompt: { query: string; entities: readonly string[]; topical: readonly string[] },
+  view: (t: T) => Orderable & { topical: readonly string[] },
+): T[] {
+  const out = newestFirstAbout(items, prompt.entities, view);
+  if (prompt.topical.length === 0 || !asksAboutNow(prompt.query)) return out;
+  return newestFirstOf(out, (t) => prompt.topical.every((w) => view(t).topical.includes(w)), view);
+}
+
 /** Lowercase words joined by single spaces, with a space at each end: whole-word containment. */
 function spaced(text: string): string {
   return ` ${text
@@ -31,16 +48,34 @@ function spaced(text: string): string {
 
 export function newestFirstAbout<T>(items: readonly T[], entities: readonly string[], view: (t: T) => Orderable): T[] {
   const keys = entities.map(spaced).filter((k) => k.trim() !== "");
-  if (keys.length === 0 || items.length < 2) return [...items];
-  const about: number[] = [];
+  if (keys.length === 0) return [...items];
+  return newestFirstOf(
+    items,
+    (t) => {
+      const text = spaced(view(t).text);
+      return keys.some((k) => text.includes(k));
+    },
+    view,
+  );
+}
+
+/**
+ * The memories that `about` picks, newest first (undated last) in the places they hold; every
+ * other memory keeps its place. For a prompt about how things stand now, the memories holding
+ * every topical word of the prompt speak of one thing ("who is on call for payments?": the
+ * curated "Tom is the on-call lead for payments" and the later log "Ines takes over as on-call
+ * lead for payments"): the newest statement of it first.
+ */
+export function newestFirstOf<T>(items: readonly T[], about: (t: T) => boolean, view: (t: T) => Orderable): T[] {
+  if (items.length < 2) return [...items];
+  const picked: number[] = [];
   items.forEach((t, i) => {
-    const text = spaced(view(t).text);
-    if (keys.some((k) => text.includes(k))) about.push(i);
+    if (about(t)) picked.push(i);
   });
-  if (about.length < 2) return [...items];
+  if (picked.length < 2) return [...items];
   // Newest first; undated last; ties keep the block's order (Array.prototype.sort is stable).
-  const newest = about.map((i) => items[i]!).sort((a, b) => (view(b).date ?? "").localeCompare(view(a).date ?? ""));
+  const newest = picked.map((i) => items[i]!).sort((a, b) => (view(b).date ?? "").localeCompare(view(a).date ?? ""));
   const out = [...items];
-  about.forEach((place, n) => (out[place] = newest[n]!));
+  picked.forEach((place, n) => (out[place] = newest[n]!));
   return out;
 }

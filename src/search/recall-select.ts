@@ -60,6 +60,8 @@ export function selectMemories(
     explain: boolean;
     /** The prompt is an instruction about the work at hand (prompt-intent.ts): nothing is relevant. */
     instruction?: boolean;
+    /** Memories stating the current value the prompt asks for (fact-answers.ts): relevant as such. */
+    answers?: ReadonlySet<AnnotatedHit>;
   },
 ): Selection {
   const judged: Judged[] = hits.map((hit) => {
@@ -76,13 +78,15 @@ export function selectMemories(
     }
     return { kept: order(judged, gathering, cfg), all: judged, gathering };
   }
+  const answers = opts.answers ?? new Set<AnnotatedHit>();
   // A memory dated in the window the prompt names needs only half the evidence.
-  const relevant = (j: Judged) =>
+  const byEvidence = (j: Judged) =>
     j.evidence.keyword ||
     j.evidence.vector ||
     (j.dateMatch &&
       ((j.evidence.rareWords.length > 0 && j.evidence.coverage >= cfg.minCoverage / 2) ||
         (j.evidence.vectorZ ?? 0) >= cfg.vectorZ / 2));
+  const relevant = (j: Judged) => answers.has(j.hit) || byEvidence(j);
   if (opts.instruction) {
     const empty =
       "the prompt is an instruction about the work at hand, not a question of memory (no past reference, no exact token)";
@@ -116,7 +120,9 @@ export function selectMemories(
     const isRelevant = relevant(j);
     j.kept = isRelevant || (j.score >= floor && someEvidence(j));
     if (!opts.explain) continue;
-    if (isRelevant) j.reason = describe(j, cfg, "relevant");
+    if (isRelevant && answers.has(j.hit))
+      j.reason = `relevant: states the current value the question asks for (facts over time); ${describe(j, cfg, "and")}`;
+    else if (isRelevant) j.reason = describe(j, cfg, "relevant");
     else if (j.kept)
       j.reason = `${describe(j, cfg, "kept")}; score ${f2(j.score)} ≥ ${cfg.keepRatio} × best ${f2(best.score)}${relevant(best) ? "" : ` (the prompt names the memory's subject: ${profile.subjects.join(", ")})`}`;
     else if (j.score >= floor)

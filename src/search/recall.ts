@@ -25,8 +25,8 @@ import { StageTimer } from "./stage-timer.js";
 import { collapseConflictCopies } from "./recall-copies.js";
 import { applyFacts, factsAsOf } from "./recall-facts.js";
 import { promptEntities } from "./entity-leg.js";
-import { newestFirstAbout, SUBJECT_SHARE } from "./recall-order.js";
-import { scopedStats } from "./scoped-stats.js";
+import { newestFirstFor, SUBJECT_SHARE } from "./recall-order.js";
+import { scopedStats, visibleIds } from "./scoped-stats.js";
 import { explainOf } from "./recall-explain.js";
 import { promptNames, unnamedTurns } from "./recall-speakers.js";
 import { packTurns, speakerTurns } from "./recall-turns.js";
@@ -150,10 +150,15 @@ async function recallOn(
   const pool = hits;
   hits = hits.slice(0, limit);
   timer.lap("consolidation");
-  // Facts over time: superseded statements of the prompt's entities out (or marked), current ones first.
+  // The entities the prompt names (none of them what the whole workspace is about), read when needed.
+  let names: string[] | undefined;
+  const named = () => (names ??= promptEntities(store, req.query, SUBJECT_SHARE).found.map((e) => e.entity));
+  // Facts over time: superseded statements of the prompt's entities out (or marked), current ones
+  // first, and the current value a question asks for as an answer (fact-answers.ts).
   const facts = applyFacts(store, hits, req.query, {
     asOf: factsAsOf(req.referenceDate, asOf, windows),
     includeHistory: consolidation.includeHistory,
+    named,
   });
   hits = facts.hits;
   timer.lap("facts");
@@ -201,6 +206,7 @@ async function recallOn(
   const ranked = () =>
     selectMemories(hits, profile, cfg, req.query, windows, {
       ...judging,
+      answers: facts.answers,
       instruction:
         isInstruction(req.query) &&
         !exactAnchors(store, req.query, searcher.config.exactChunks).some((a) => namesSomething(a.term)),
@@ -238,8 +244,9 @@ async function recallOn(
   if (wholeWindow) packed = packed.sort((a, b) => timeOrder(a.judged.hit, b.judged.hit));
   // A prompt about someone or something (not a past window): what is said of it now, first (recall-order.ts).
   else if (windows.length === 0 && !req.visible) {
-    const about = promptEntities(store, req.query, SUBJECT_SHARE).found.map((e) => e.entity);
-    packed = newestFirstAbout(packed, about, (k) => ({ text: k.text, date: k.judged.hit.date }));
+    const view = (k: Packed) => ({ text: k.text, date: k.judged.hit.date, topical: k.judged.evidence.rareWords });
+    const topical = profile.words.filter((w) => w.rare).map((w) => w.word);
+    packed = newestFirstFor(packed, { query: req.query, entities: named(), topical }, view);
   }
   const memories: RecalledMemory[] = packed.map((k) => ({
     path: k.judged.hit.path,
@@ -281,12 +288,6 @@ async function recallOn(
     };
   if (req.timings && res.timings) out.timings = { ...res.timings, ...timer.result() };
   return out;
-}
-
-/** Of some chunk ids, those with one of the visibilities. */
-function visibleIds(store: IndexStore, visible: readonly string[]): (ids: number[]) => Set<number> {
-  const ok = new Set(visible);
-  return (ids) => new Set([...store.visibility.of(ids)].filter(([, v]) => ok.has(v)).map(([id]) => id));
 }
 
 interface Packing {

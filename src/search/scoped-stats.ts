@@ -30,3 +30,9 @@ export function scopedStats(store: IndexStore, visible: readonly string[]): Inde
   };
   return view;
 }
+
+/** Of some chunk ids, those with one of the visibilities. */
+export function visibleIds(store: IndexStore, visible: readonly string[]): (ids: number[]) => Set<number> {
+  const ok = new Set(visible);
+  return (ids) => new Set([...store.visibility.of(ids)].filter(([, v]) => ok.has(v)).map(([id]) => id));
+}

@@ -1,0 +1,102 @@
+/**
+ * A question for the value of something the prompt names is answered by that entity's current
+ * statement even when the statement shares no other word with the question (search/fact-answers.ts);
+ * and for a prompt about how things stand now, the memories holding every topical word of the prompt
+ * come newest first (search/recall-order.ts). Real files, a real index with the built-in model (the
+ * default: a prompt's words the index lacks count against a memory's coverage).
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { recall } from "../src/search/recall.js";
+import { askedValue } from "../src/search/fact-answers.js";
+import { asksAboutNow } from "../src/search/prompt-intent.js";
+import { builtinProvider } from "./helpers/models.js";
+import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
+
+const open: TestIndex[] = [];
+afterEach(() => {
+  for (const t of open.splice(0)) t.close();
+});
+
+const FILLER = [
+  "Reviewed the pull request for the billing service.",
+  "Rotated the staging credentials after the audit.",
+  "Paired on the flaky upload test in the pipeline.",
+  "Wrote the quarterly goals draft and shared it.",
+  "Cleaned up the alerting thresholds for the queue.",
+  "Benchmarked the search endpoint after the cache change.",
+];
+
+/**
+ * Sixty days of logs; Carmen's city changes twice, in words the question does not use (and the
+ * question's other words are the workspace's too, so they count against a memory holding only "Carmen").
+ */
+function workspace(): Record<string, string> {
+  const files: Record<string, string> = {
+    "MEMORY.md": "# Memory\n\n- Tom Becker is the on-call lead for payments.\n- Prefers short answers.\n",
+  };
+  for (let i = 0; i < 60; i++) {
+    const d = new Date(Date.UTC(2026, 7, 1 + i)).toISOString().slice(0, 10);
+    const lines = [`09:00 ${FILLER[i % FILLER.length]}`, `12:00 ${FILLER[(i + 2) % FILLER.length]}`];
+    // The question's other words, each about as rare as "Carmen", never on one day together.
+    if (i % 5 === 1) lines.push("11:00 Estimate based on the old numbers.");
+    if (i % 5 === 3) lines.push("11:00 Two days of onboarding for the new hire.");
+    if (i % 4 === 2 && i % 5 !== 1 && i % 5 !== 3)
+      lines.push(`17:00 Paired with Carmen on the ${FILLER[i % FILLER.length]!.split(" ")[2]!} work.`);
+    if (i === 5) lines.push("13:00 Carmen lives in Prague.");
+    if (i === 20) lines.push("14:00 Carmen moved to Munich.");
+    if (i === 40) lines.push("16:00 Carmen relocated from Munich to Madrid this week.");
+    if (i === 50) lines.push("10:00 Ines Moreau takes over from Tom as the on-call lead for payments.");
+    files[`memory/${d}.md`] = `# ${d}\n\n${lines.map((l) => `- ${l}`).join("\n")}\n`;
+  }
+  return files;
+}
+
+async function indexed(): Promise<TestIndex> {
+  const root = tempDir();
+  writeFiles(root, workspace());
+  const t = openTestIndex(root, await builtinProvider());
+  open.push(t);
+  await t.indexer.sync();
+  return t;
+}
+
+const ask = (t: TestIndex, query: string) =>
+  recall(t.searcher, t.store, { query, record: false, referenceDate: "2026-10-05" });
+
+describe("a question for a named entity's value", () => {
+  it("is answered by its current statement, in other words than the question's", async () => {
+    const t = await indexed();
+    for (const q of ["What city is Carmen based in these days?", "Where is Carmen now?", "which town is Carmen in?"]) {
+      const got = await ask(t, q);
+      expect(got.context, q).toContain("Carmen relocated from Munich to Madrid");
+      // Superseded by the move: left out.
+      expect(got.context, q).not.toContain("Carmen moved to Munich");
+    }
+  });
+
+  it("leaves a question of another kind or about no named entity as it was", async () => {
+    const t = await indexed();
+    expect((await ask(t, "What is the capital of Spain?")).context).toBe("");
+    expect((await ask(t, "Which city has the best tapas?")).context).toBe("");
+  });
+
+  it("tells a question for a value from other prompts", () => {
+    expect(askedValue("What city is Carmen based in these days?")).toBe("name");
+    expect(askedValue("When do we meet for standup now?")).toBe("time");
+    expect(askedValue("ok, and which host is it on now?")).toBe("name");
+    expect(askedValue("Is Carmen coming to lunch?")).toBeNull();
+    expect(askedValue("Move Carmen's meeting to Friday")).toBeNull();
+  });
+});
+
+describe("how something stands now", () => {
+  it("shows the newest statement of it first, and the old order for a question about then", async () => {
+    const t = await indexed();
+    const now = await ask(t, "who is on call for payments?");
+    const lines = now.context.split("\n").filter((l) => l.includes("on-call lead"));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain("Ines Moreau");
+    expect(asksAboutNow("who is on call for payments?")).toBe(true);
+    expect(asksAboutNow("who was on call for payments before?")).toBe(false);
+  });
+});
