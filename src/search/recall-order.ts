@@ -26,16 +26,23 @@ export interface Orderable {
 /**
  * A block's order for a prompt about someone or something: the memories naming one of its entities
  * newest first; then, for a prompt about how things stand now (prompt-intent.ts `asksAboutNow`), the
- * memories holding every topical word of the prompt newest first.
+ * memories whose shown text holds every word of the prompt the index holds (two at least), newest first.
  */
 export function newestFirstFor<T>(
   items: readonly T[],
-  prompt: { query: string; entities: readonly string[]; topical: readonly string[] },
-  view: (t: T) => Orderable & { topical: readonly string[] },
+  prompt: { query: string; entities: readonly string[]; stems: readonly string[] },
+  view: (t: T) => Orderable,
+  /** The prompt's stems a memory's shown text holds (asked once per memory, when needed). */
+  holds: (t: T) => ReadonlySet<string>,
 ): T[] {
   const out = newestFirstAbout(items, prompt.entities, view);
-  if (prompt.topical.length === 0 || !asksAboutNow(prompt.query)) return out;
-  return newestFirstOf(out, (t) => prompt.topical.every((w) => view(t).topical.includes(w)), view);
+  // One shared word is no sign that two memories speak of one thing ("deploys": the rule and a failed deploy).
+  if (prompt.stems.length < 2 || !asksAboutNow(prompt.query)) return out;
+  const holdsAll = (t: T) => {
+    const held = holds(t);
+    return prompt.stems.every((s) => held.has(s));
+  };
+  return newestFirstOf(out, holdsAll, view);
 }
 
 /** Lowercase words joined by single spaces, with a space at each end: whole-word containment. */
@@ -62,7 +69,7 @@ export function newestFirstAbout<T>(items: readonly T[], entities: readonly stri
 /**
  * The memories that `about` picks, newest first (undated last) in the places they hold; every
  * other memory keeps its place. For a prompt about how things stand now, the memories holding
- * every topical word of the prompt speak of one thing ("who is on call for payments?": the
+ * every word of the prompt speak of one thing ("who is on call for payments?": the
  * curated "Tom is the on-call lead for payments" and the later log "Ines takes over as on-call
  * lead for payments"): the newest statement of it first.
  */

@@ -11,7 +11,7 @@ import { timeOrder, windowHits, windowMemories } from "./recall-window.js";
 import { asksForMany, isInstruction, namesSomething, speaksOfOwn } from "./prompt-intent.js";
 import { exactAnchors } from "./exact.js";
 import { softlyHeld, weighSoftWords, withSoftWords } from "./soft-words.js";
-import { profilePrompt } from "./relevance.js";
+import { heldStems, profilePrompt } from "./relevance.js";
 import { nothingCanMatch } from "./recall-no-topic.js";
 import { parseDates } from "./dates.js";
 import { referenceTime } from "./as-of.js";
@@ -153,8 +153,7 @@ async function recallOn(
   // The entities the prompt names (none of them what the whole workspace is about), read when needed.
   let names: string[] | undefined;
   const named = () => (names ??= promptEntities(store, req.query, SUBJECT_SHARE).found.map((e) => e.entity));
-  // Facts over time: superseded statements of the prompt's entities out (or marked), current ones
-  // first, and the current value a question asks for as an answer (fact-answers.ts).
+  // Facts over time: superseded statements out (or marked), current ones first, answers (fact-answers.ts).
   const facts = applyFacts(store, hits, req.query, {
     asOf: factsAsOf(req.referenceDate, asOf, windows),
     includeHistory: consolidation.includeHistory,
@@ -244,9 +243,10 @@ async function recallOn(
   if (wholeWindow) packed = packed.sort((a, b) => timeOrder(a.judged.hit, b.judged.hit));
   // A prompt about someone or something (not a past window): what is said of it now, first (recall-order.ts).
   else if (windows.length === 0 && !req.visible) {
-    const view = (k: Packed) => ({ text: k.text, date: k.judged.hit.date, topical: k.judged.evidence.rareWords });
-    const topical = profile.words.filter((w) => w.rare).map((w) => w.word);
-    packed = newestFirstFor(packed, { query: req.query, entities: named(), topical }, view);
+    const stems = profile.words.filter((w) => w.df > 0).map((w) => w.stem);
+    const view = (k: Packed) => ({ text: k.text, date: k.judged.hit.date });
+    const holds = (k: Packed) => heldStems(k.text, profile);
+    packed = newestFirstFor(packed, { query: req.query, entities: named(), stems }, view, holds);
   }
   const memories: RecalledMemory[] = packed.map((k) => ({
     path: k.judged.hit.path,
