@@ -10,6 +10,7 @@
  * in time order already (a window without a topic).
  */
 import { asksAboutNow } from "./prompt-intent.js";
+import { holdsEvery, type PromptWord } from "./relevance.js";
 
 /**
  * An entity named in more than this share of the chunks is what the whole workspace is about (its
@@ -30,19 +31,15 @@ export interface Orderable {
  */
 export function newestFirstFor<T>(
   items: readonly T[],
-  prompt: { query: string; entities: readonly string[]; stems: readonly string[] },
-  view: (t: T) => Orderable,
-  /** The prompt's stems a memory's shown text holds (asked once per memory, when needed). */
-  holds: (t: T) => ReadonlySet<string>,
+  prompt: { query: string; entities: readonly string[]; words: readonly PromptWord[] },
+  /** A memory's shown text and date, and the prompt words its whole chunk holds (its evidence). */
+  view: (t: T) => Orderable & { chunkWords: readonly string[] },
 ): T[] {
   const out = newestFirstAbout(items, prompt.entities, view);
+  const indexed = prompt.words.filter((w) => w.df > 0);
   // One shared word is no sign that two memories speak of one thing ("deploys": the rule and a failed deploy).
-  if (prompt.stems.length < 2 || !asksAboutNow(prompt.query)) return out;
-  const holdsAll = (t: T) => {
-    const held = holds(t);
-    return prompt.stems.every((s) => held.has(s));
-  };
-  return newestFirstOf(out, holdsAll, view);
+  if (indexed.length < 2 || !asksAboutNow(prompt.query)) return out;
+  return newestFirstOf(out, (t) => holdsEvery(view(t).text, view(t).chunkWords, indexed), view);
 }
 
 /** Lowercase words joined by single spaces, with a space at each end: whole-word containment. */

@@ -11,7 +11,7 @@ import { timeOrder, windowHits, windowMemories } from "./recall-window.js";
 import { asksForMany, isInstruction, namesSomething, speaksOfOwn } from "./prompt-intent.js";
 import { exactAnchors } from "./exact.js";
 import { softlyHeld, weighSoftWords, withSoftWords } from "./soft-words.js";
-import { heldStems, profilePrompt } from "./relevance.js";
+import { profilePrompt } from "./relevance.js";
 import { nothingCanMatch } from "./recall-no-topic.js";
 import { parseDates } from "./dates.js";
 import { referenceTime } from "./as-of.js";
@@ -243,10 +243,8 @@ async function recallOn(
   if (wholeWindow) packed = packed.sort((a, b) => timeOrder(a.judged.hit, b.judged.hit));
   // A prompt about someone or something (not a past window): what is said of it now, first (recall-order.ts).
   else if (windows.length === 0 && !req.visible) {
-    const stems = profile.words.filter((w) => w.df > 0).map((w) => w.stem);
-    const view = (k: Packed) => ({ text: k.text, date: k.judged.hit.date });
-    const holds = (k: Packed) => heldStems(k.text, profile);
-    packed = newestFirstFor(packed, { query: req.query, entities: named(), stems }, view, holds);
+    const view = (k: Packed) => ({ text: k.text, date: k.judged.hit.date, chunkWords: k.judged.evidence.words });
+    packed = newestFirstFor(packed, { query: req.query, entities: named(), words: profile.words }, view);
   }
   const memories: RecalledMemory[] = packed.map((k) => ({
     path: k.judged.hit.path,

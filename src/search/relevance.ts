@@ -250,7 +250,7 @@ function similarityStats(q: Float32Array, sample: NullSample): { mean: number; s
  * recall-scan.ts, which gives the same). Only the text's words that begin like one of the prompt's
  * stems are stemmed (Porter keeps a word's first two letters).
  */
-export function heldStems(text: string, p: Pick<PromptProfile, "words">): Set<string> {
+export function heldStems(text: string, p: { words: readonly PromptWord[] }): Set<string> {
   const out = new Set<string>();
   if (p.words.length === 0) return out;
   const byPrefix = new Map<string, string[]>();
@@ -266,6 +266,16 @@ export function heldStems(text: string, p: Pick<PromptProfile, "words">): Set<st
     if (list?.some((x) => stem(x) === w.stem)) out.add(w.stem);
   }
   return out;
+}
+
+/**
+ * Whether a memory's shown text (an excerpt of its chunk) holds every one of these prompt words:
+ * those its chunk's evidence lacks are not read for.
+ */
+export function holdsEvery(shown: string, chunkWords: readonly string[], words: readonly PromptWord[]): boolean {
+  if (!words.every((w) => chunkWords.includes(w.word))) return false;
+  const held = heldStems(shown, { words });
+  return words.every((w) => held.has(w.stem));
 }
 
 /** The evidence that a memory (its text and vector similarity to the prompt) matches the prompt. */
