@@ -54,6 +54,31 @@ describe("recall of a speaker's doings over a conversation", () => {
     expect(out.context).toContain("Game of Thrones");
   });
 
+  it("shows both people's turns for what two of them share, though neither shares a word with the question", async () => {
+    const t = await indexOf({
+      ...files,
+      "memory/2023-04-02.md": chat("2023-04-02", 4, [
+        GAME,
+        "Tim: I volunteered at the animal shelter on Sunday, walking the old dogs.",
+        TRAINING,
+        "Tim: Volunteering is the best part of my week.",
+      ]),
+      "memory/2023-05-09.md": chat("2023-05-09", 5, [
+        "John: Our team spent Saturday at the animal shelter, I walked three dogs.",
+        "Tim: That's so kind, John!",
+        TRAINING,
+        "Tim: Good luck at the final.",
+      ]),
+    });
+    const out = await recall(t.searcher, t.store, {
+      query: "What cause do John and Tim both support?",
+      record: false,
+      budgetTokens: 2000,
+    });
+    expect(out.context).toContain("I volunteered at the animal shelter");
+    expect(out.context).toContain("Our team spent Saturday at the animal shelter");
+  });
+
   it("keeps the relevance gate: a question no memory answers stays empty", async () => {
     const t = await indexOf(files);
     const out = await recall(t.searcher, t.store, {
@@ -69,6 +94,8 @@ describe("recall of a speaker's doings over a conversation", () => {
     expect(asksForMany("Which cities has Jon visited?")).toBe(true);
     expect(asksForMany("What kinds of books does Tim like?")).toBe(true);
     expect(asksForMany("How many times has John injured his ankle?")).toBe(true);
+    expect(asksForMany("What do Jon and Gina both have in common?")).toBe(true);
+    expect(asksForMany("Which city have both Jean and John visited?")).toBe(true);
     expect(asksForMany("What did Caroline research?")).toBe(false);
     expect(asksForMany("What is Caroline's identity?")).toBe(false);
     expect(asksForMany("What does Melanie do to destress?")).toBe(false);

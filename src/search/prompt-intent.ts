@@ -68,11 +68,14 @@ const NOT_PLURAL = /^(?:does|was|has|is|its|this|thus|his)$/i;
 /**
  * Whether a question asks for several things gathered over time: "what activities does Melanie
  * partake in?", "which cities has Jon visited?", "what kinds of books…", "how many times…" — a plural
- * noun among the first two words after "what"/"which" (past "kinds of"), or "how many". Its answer
- * is spread over many memories, each holding one of the things.
+ * noun among the first two words after "what"/"which" (past "kinds of"), or "how many" — or for
+ * what two people share ("what do Jon and Gina both have in common?", "which city have both Jean
+ * and John visited?"): each one's part is said on its own day, often in words of their own. Its
+ * answer is spread over many memories, each holding one of the things.
  */
 export function asksForMany(prompt: string): boolean {
   if (/\bhow many\b/i.test(prompt)) return true;
+  if (/\b(?:both|in common)\b/i.test(prompt)) return true;
   const m = /\b(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?([\p{L}+-]+)(?:\s+([\p{L}+-]+))?/iu.exec(prompt);
   const plural = (w: string | undefined) => !!w && w.length > 3 && /(?:[^su]s|ies)$/i.test(w) && !NOT_PLURAL.test(w);
   return !!m && (plural(m[1]) || plural(m[2]));
