@@ -238,7 +238,7 @@ async function recallOn(
   if (wholeWindow) packed = packed.sort((a, b) => timeOrder(a.judged.hit, b.judged.hit));
   // A prompt about someone or something (not a past window): what is said of it now, first (recall-order.ts).
   else if (windows.length === 0 && !req.visible) {
-    const about = promptEntities(store, req.query, SUBJECT_SHARE).found.map((e) => e.entity);
+    const about = promptEntities(store, req.query, SUBJECT_SHARE, snap).found.map((e) => e.entity);
     packed = newestFirstAbout(packed, about, (k) => ({ text: k.text, date: k.judged.hit.date }));
   }
   const memories: RecalledMemory[] = packed.map((k) => ({
