@@ -107,12 +107,33 @@ export function promptEntities(
   if (total === 0) return { found: [], cap: 0 };
   const cap = Math.max(2, Math.floor(total * maxShare));
   const named = snap ? snap.keep(`prompt entities\u0000${query}`, () => namedIn(graph, keys)) : namedIn(graph, keys);
-  const found = graph
-    .counts(named, cap)
+  const found = countedUpTo(graph, named, cap, snap)
     .filter((e) => e.chunks <= cap && isEntityName(e.name))
     .sort((a, b) => a.chunks - b.chunks || a.entity.localeCompare(b.entity))
     .slice(0, MAX_PROMPT_ENTITIES);
   return { found, cap };
+}
+
+/** The counts a request read of some keys: exact up to `cap`; a key named in more chunks shows cap + 1. */
+interface CountsRead {
+  cap: number;
+  rows: Map<string, EntityCount>;
+}
+
+/**
+ * graph.counts(keys, cap), read once per request (`snap`): asked again with a higher cap (recall's
+ * order after the search's entity leg), only the keys counted past the lower one are counted again.
+ */
+function countedUpTo(graph: EntityGraph, keys: readonly string[], cap: number, snap?: ReadSnapshot): EntityCount[] {
+  if (!snap || keys.length === 0) return graph.counts(keys, cap);
+  const read = snap.keep(`entity counts\u0000${keys.join("\u0000")}`, (): CountsRead => ({ cap: -1, rows: new Map() }));
+  if (read.cap < cap) {
+    // A key absent from the rows is named by no chunk; one shown at the lower cap + 1 may be named in more.
+    const again = read.cap < 0 ? keys : keys.filter((k) => (read.rows.get(k)?.chunks ?? 0) > read.cap);
+    for (const e of graph.counts(again, cap)) read.rows.set(e.entity, e);
+    read.cap = cap;
+  }
+  return [...read.rows.values()].map((e) => (e.chunks > cap ? { ...e, chunks: cap + 1 } : e));
 }
 
 /** Of a prompt's entity keys with their aliases in the workspace, those some chunk names, words left out. */
