@@ -44,6 +44,21 @@ describe("entity-aware search", () => {
     expect(lisbon!.facts?.entities).toContain("Project Falcon");
   });
 
+  it("follows a name written after an earlier request (a request's reading of the prompt's entities is its own)", async () => {
+    const t = await indexed();
+    const query = "What is Zofia Brandt working on?";
+    const before = await t.searcher.search({ query, explain: true, limit: 10 });
+    expect(before.entities?.prompt ?? []).not.toContain("Zofia Brandt");
+    writeFiles(t.root, {
+      "memory/2026-03-20.md": "# 2026-03-20\n\n- Zofia Brandt started on the billing-api migration with Alice Chen.\n",
+    });
+    await t.indexer.sync();
+    const after = await t.searcher.search({ query, explain: true, limit: 10 });
+    expect(after.entities?.prompt).toContain("Zofia Brandt");
+    const out = await recall(t.searcher, t.store, { query, record: false });
+    expect(out.context).toContain("Zofia Brandt started on the billing-api migration");
+  });
+
   it("keeps an unrelated prompt empty", async () => {
     const t = await indexed();
     const out = await recall(t.searcher, t.store, { query: "How do I configure a VPN on my router?", record: false });

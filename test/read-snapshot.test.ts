@@ -99,6 +99,23 @@ describe("a read request's snapshot", () => {
   });
 });
 
+describe("what a request keeps", () => {
+  it("is read once per snapshot, and read again by the next request after a write", async () => {
+    const base = await builtinProvider();
+    const t = await indexed(base);
+    let reads = 0;
+    const count = () => (reads++, t.store.counts().chunks);
+    const first = t.store.readSnapshot();
+    const n = first.keep("chunks", count);
+    expect(first.keep("chunks", count)).toBe(n);
+    expect(reads).toBe(1);
+    writeFileSync(join(t.root, "memory/2026-01-03.md"), "# 2026-01-03\n\n- Repaired the fence.\n");
+    await t.indexer.sync();
+    expect(t.store.readSnapshot().keep("chunks", count)).toBe(n + 1);
+    expect(reads).toBe(2);
+  });
+});
+
 describe("the copy registry", () => {
   it("pushes another connection's commit to every copy when a request opens its snapshot, used or not", async () => {
     const base = await builtinProvider();

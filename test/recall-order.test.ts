@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { recall } from "../src/search/recall.js";
-import { newestFirstAbout } from "../src/search/recall-order.js";
+import { newestFirstAbout, SUBJECT_SHARE } from "../src/search/recall-order.js";
+import { entityLeg, promptEntities } from "../src/search/entity-leg.js";
 import { indexesPerTest } from "./helpers/workspace.js";
 
 const indexOf = indexesPerTest();
@@ -50,6 +51,29 @@ describe("recall order for a prompt about someone", () => {
     });
     expect(out.context).toContain("Rotterdam");
     expect(firstHolding(out.context, ["Rotterdam", "Ghent"])).toBe("Rotterdam");
+  });
+
+  it("counts the prompt's entities for the order as if alone, after the search counted them to its lower share", async () => {
+    const files = filler();
+    // Mara is named in half the days (what the workspace is about: not reordered), Ines in three of 27.
+    Object.keys(files).forEach((path, i) => {
+      if (i % 2 === 0) files[path] = files[path]!.replace("Reviewed", "Mara reviewed");
+    });
+    const t = await indexOf({
+      ...files,
+      "memory/2026-09-27.md": daily("2026-09-27", ["11:00 Ines lives in Ghent, near the old harbour."]),
+      "memory/2026-10-20.md": daily("2026-10-20", ["08:57 Ines says it's pouring with rain in Ghent today."]),
+      "memory/2026-11-03.md": daily("2026-11-03", ["14:46 Ines has moved to Rotterdam."]),
+    });
+    const query = "Did Mara and Ines talk about Ghent?";
+    const alone = promptEntities(t.store, query, SUBJECT_SHARE).found.map((e) => e.entity);
+    expect(alone).toContain("ines");
+    expect(alone).not.toContain("mara");
+    const snap = t.store.readSnapshot();
+    const leg = entityLeg(t.store, query, snap).prompt;
+    expect(leg).not.toContain("Ines"); // both past the search's share
+    expect(leg).not.toContain("Mara");
+    expect(promptEntities(t.store, query, SUBJECT_SHARE, snap).found.map((e) => e.entity)).toEqual(alone);
   });
 
   it("keeps the places of memories that do not name the entity", () => {

@@ -8,6 +8,7 @@ import { CortexClient, DaemonUnavailableError, RpcError, probeDaemon, withClient
 import { ErrorCodes, MethodParams, type MethodName } from "../src/rpc/protocol.js";
 import { startRpcServer, type MethodHandlers, type RpcServer, type RpcServerOptions } from "../src/rpc/server.js";
 import { prepareSocketDir } from "../src/rpc/socket-path.js";
+import { afterAnswer } from "../src/rpc/dispatch.js";
 import { connectNdjson } from "./helpers/socket.js";
 
 const dirs: string[] = [];
@@ -83,6 +84,29 @@ describe("rpc server + client", () => {
     for (let i = 0; i < 300; i++) ids.add((await r.next()).id);
     expect(ids.size).toBe(300);
     r.socket.destroy();
+  });
+
+  it("work a handler leaves for after its answer has run when the client has the answer; its failure costs no answer", async () => {
+    const done: string[] = [];
+    const s = await serve({
+      handlers: {
+        ...handlers,
+        "memory.get": (p, ctx) => {
+          afterAnswer(ctx, () => {
+            if (p.path === "fail") throw new Error("the audit disk is full");
+            done.push(p.path);
+          });
+          return { path: p.path, text: "hello", from: 1, to: 1, totalLines: 1, truncated: false };
+        },
+      },
+    });
+    const c = await CortexClient.connect(s.socketPath);
+    expect((await c.call("memory.get", { path: "a.md" })).text).toBe("hello");
+    expect(done).toEqual(["a.md"]);
+    expect((await c.call("memory.get", { path: "fail" })).text).toBe("hello");
+    expect((await c.call("memory.get", { path: "b.md" })).text).toBe("hello");
+    expect(done).toEqual(["a.md", "b.md"]);
+    c.close();
   });
 
   it("8 clients in parallel", async () => {

@@ -1,6 +1,7 @@
 import type { WorkspaceEngine } from "../engine/engine.js";
 import { ErrorCodes } from "../rpc/protocol.js";
 import { RpcError, type MethodHandlers } from "../rpc/server.js";
+import { afterAnswer } from "../rpc/dispatch.js";
 import { VERSION } from "../version.js";
 import { readMemoryLines } from "./memory-get.js";
 import { workspaceStatuses } from "./status.js";
@@ -37,7 +38,7 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
   const audit = new ReadAudit(d.engine);
   return {
     ...createIntegrationHandlers(d, audit),
-    "memory.search": async (p) => {
+    "memory.search": async (p, ctx) => {
       const ws = pickWorkspace(d.engine, p.workspace);
       const t0 = performance.now();
       const scope = scopeOf(p);
@@ -53,10 +54,10 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
         }),
       );
       d.searchLatency.record(performance.now() - t0);
-      audit.search(ws, scope, p, res);
+      afterAnswer(ctx, () => audit.search(ws, scope, p, res));
       return res;
     },
-    "memory.recall": async (p) => {
+    "memory.recall": async (p, ctx) => {
       const ws = pickSessionWorkspace(d.engine, p);
       const t0 = performance.now();
       const budget = p.budgetTokens ?? DEFAULT_RECALL_BUDGET;
@@ -86,7 +87,8 @@ export function createHandlers(d: MethodDeps): MethodHandlers {
         ),
       );
       d.searchLatency.record(performance.now() - t0, "recall");
-      audit.recall(ws, scope, p, res);
+      // The audit line (each memory's visibility read, the line appended) is written once the answer is.
+      afterAnswer(ctx, () => audit.recall(ws, scope, p, res));
       return res;
     },
     "consolidate.run": async (p) => {

@@ -223,11 +223,23 @@ export class Connection {
         run: async () => {
           try {
             let res: JSONRPCResponse | null;
+            // What the handler does once its answer is written (RequestContext.afterAnswer).
+            const after: (() => void)[] = [];
             if (this.host.closing()) res = shuttingDown(item);
             else if (job.batch && job.bytes > this.host.limits.maxResponseBytes) res = batchFull(item);
-            else res = await this.host.rpc.receive(item.request!, this.ctx);
+            else res = await this.host.rpc.receive(item.request!, { ...this.ctx, afterAnswer: (w) => after.push(w) });
             this.lastActive = performance.now();
             this.answer(job, i, res);
+            for (const work of after) {
+              try {
+                work();
+              } catch (err) {
+                this.host.logger?.error(
+                  { conn: this.id, err: errorMessage(err, "internal error") },
+                  "rpc after-answer work failed",
+                );
+              }
+            }
             this.host.logger?.debug({ conn: this.id, ms: Math.round(performance.now() - started) }, "rpc request done");
           } catch (err) {
             this.host.logger?.error({ conn: this.id, err: errorMessage(err, "internal error") }, "rpc dispatch failed");

@@ -25,6 +25,18 @@ export interface RequestContext {
   connectionId: number;
   /** Aborted when the client's connection closes (or the server stops): long handlers may stop early. */
   signal: AbortSignal;
+  /**
+   * Runs work once this request's answer is written to the client (a record of what was answered,
+   * like the audit line): the answer does not wait for it. Absent (a handler called directly), the
+   * handler runs the work at once (`afterAnswer`).
+   */
+  afterAnswer?: (work: () => void) => void;
+}
+
+/** Work a handler does after its answer (RequestContext.afterAnswer), or at once when no connection answers it. */
+export function afterAnswer(ctx: RequestContext | undefined, work: () => void): void {
+  if (ctx?.afterAnswer) ctx.afterAnswer(work);
+  else work();
 }
 
 export type MethodHandler<M extends MethodName> = (

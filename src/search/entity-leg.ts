@@ -1,7 +1,8 @@
 import type { IndexStore } from "../index/repos/store.js";
 import { promptEntityKeys } from "./recall-facts.js";
 import { isEntityName } from "./entity-names.js";
-import type { EntityCount } from "../index/repos/entity-graph.js";
+import type { EntityCount, EntityGraph } from "../index/repos/entity-graph.js";
+import type { ReadSnapshot } from "../index/db/read-snapshot.js";
 
 /** Prompt entities followed (after aliases). */
 const MAX_PROMPT_ENTITIES = 4;
@@ -49,9 +50,9 @@ const NONE = NO_ENTITIES;
  * entities × 24 chunks, then 3 co-occurring entities × 8 chunks — a handful of indexed reads per
  * request.
  */
-export function entityLeg(store: IndexStore, query: string): EntityLegResult {
+export function entityLeg(store: IndexStore, query: string, snap?: ReadSnapshot): EntityLegResult {
   const graph = store.entities;
-  const { found, cap } = promptEntities(store, query);
+  const { found, cap } = promptEntities(store, query, MAX_SHARE, snap);
   if (found.length === 0) return NONE;
   const chunks = new Map<number, EntityLink>();
   const hop1: number[] = [];
@@ -89,12 +90,15 @@ export function entityLeg(store: IndexStore, query: string): EntityLegResult {
  * phrases with their aliases in the workspace, rarest first, at most MAX_PROMPT_ENTITIES; those named
  * in more than MAX_SHARE of the chunks are left out (`cap`: that share as a count), and so are one-word
  * names the workspace mostly writes in lowercase (a word, not a name: word-case.ts, kept until the
- * chunks change). Two indexed reads, and a look at how each new one-word name is written.
+ * chunks change). Two indexed reads, and a look at how each new one-word name is written; with a
+ * request's snapshot (`snap`), those are read once per request (its search's entity leg, then
+ * recall's order ask for the same prompt).
  */
 export function promptEntities(
   store: IndexStore,
   query: string,
   maxShare = MAX_SHARE,
+  snap?: ReadSnapshot,
 ): { found: EntityCount[]; cap: number } {
   const graph = store.entities;
   const keys = promptEntityKeys(query);
@@ -102,6 +106,38 @@ export function promptEntities(
   const total = graph.chunkCount();
   if (total === 0) return { found: [], cap: 0 };
   const cap = Math.max(2, Math.floor(total * maxShare));
+  const named = snap ? snap.keep(`prompt entities\u0000${query}`, () => namedIn(graph, keys)) : namedIn(graph, keys);
+  const found = countedUpTo(graph, named, cap, snap)
+    .filter((e) => e.chunks <= cap && isEntityName(e.name))
+    .sort((a, b) => a.chunks - b.chunks || a.entity.localeCompare(b.entity))
+    .slice(0, MAX_PROMPT_ENTITIES);
+  return { found, cap };
+}
+
+/** The counts a request read of some keys: exact up to `cap`; a key named in more chunks shows cap + 1. */
+interface CountsRead {
+  cap: number;
+  rows: Map<string, EntityCount>;
+}
+
+/**
+ * graph.counts(keys, cap), read once per request (`snap`): asked again with a higher cap (recall's
+ * order after the search's entity leg), only the keys counted past the lower one are counted again.
+ */
+function countedUpTo(graph: EntityGraph, keys: readonly string[], cap: number, snap?: ReadSnapshot): EntityCount[] {
+  if (!snap || keys.length === 0) return graph.counts(keys, cap);
+  const read = snap.keep(`entity counts\u0000${keys.join("\u0000")}`, (): CountsRead => ({ cap: -1, rows: new Map() }));
+  if (read.cap < cap) {
+    // A key absent from the rows is named by no chunk; one shown at the lower cap + 1 may be named in more.
+    const again = read.cap < 0 ? keys : keys.filter((k) => (read.rows.get(k)?.chunks ?? 0) > read.cap);
+    for (const e of graph.counts(again, cap)) read.rows.set(e.entity, e);
+    read.cap = cap;
+  }
+  return [...read.rows.values()].map((e) => (e.chunks > cap ? { ...e, chunks: cap + 1 } : e));
+}
+
+/** Of a prompt's entity keys with their aliases in the workspace, those some chunk names, words left out. */
+function namedIn(graph: EntityGraph, keys: readonly string[]): string[] {
   const withAliases = new Set(keys);
   // "alice" → "alice chen" when it is the only longer name; "alice chen" → "alice" likewise.
   const firsts = keys.filter((k) => k.includes(" ")).map((k) => k.split(" ")[0]!);
@@ -114,13 +150,7 @@ export function promptEntities(
   }
   // The words among them (verdicts kept until the chunks change) are left out before anything is
   // counted: a sentence-opening word is named in hundreds of chunks, each a row to count.
-  const named = graph.known([...withAliases]).filter((k) => !graph.isWord(k));
-  const found = graph
-    .counts(named, cap)
-    .filter((e) => e.chunks <= cap && isEntityName(e.name))
-    .sort((a, b) => a.chunks - b.chunks || a.entity.localeCompare(b.entity))
-    .slice(0, MAX_PROMPT_ENTITIES);
-  return { found, cap };
+  return graph.known([...withAliases]).filter((k) => !graph.isWord(k));
 }
 
 /** The fused-score bonus of a linked chunk. */

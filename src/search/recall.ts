@@ -152,7 +152,7 @@ async function recallOn(
   timer.lap("consolidation");
   // The entities the prompt names (none of them what the whole workspace is about), read when needed.
   let names: string[] | undefined;
-  const named = () => (names ??= promptEntities(store, req.query, SUBJECT_SHARE).found.map((e) => e.entity));
+  const named = () => (names ??= promptEntities(store, req.query, SUBJECT_SHARE, snap).found.map((e) => e.entity));
   // Facts over time: superseded statements out (or marked), current ones first, answers (fact-answers.ts).
   const facts = applyFacts(store, hits, req.query, {
     asOf: factsAsOf(req.referenceDate, asOf, windows),

@@ -114,7 +114,7 @@ export class Searcher {
     timer.lap("keyword");
     // The chunks naming the prompt's entities and the entities they co-occur with (entity-leg.ts).
     // Not for a narrower scope: which entities co-occur would be read from memories it may not see.
-    const entities = req.visible ? NO_ENTITIES : entityLeg(this.deps.store, req.query);
+    const entities = req.visible ? NO_ENTITIES : entityLeg(this.deps.store, req.query, snap);
     for (const id of entities.chunks.keys()) get(id);
     timer.lap("entities");
     const vector = await this.vectorStage(req.query, fetch, candidates, get, snap);

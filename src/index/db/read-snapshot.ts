@@ -19,6 +19,8 @@ export class ReadSnapshot {
   /** total_changes() when the request's code last stopped running (its await began). */
   private seen: number;
   private othersWrote = false;
+  /** What the request read once and asks again (keep): the snapshot's state of the index, so never stale within it. */
+  private readonly kept = new Map<string, unknown>();
 
   constructor(
     private readonly dataVersion: DataVersion,
@@ -38,6 +40,18 @@ export class ReadSnapshot {
   /** Whether the index changed under the request: another connection committed, or other code of this one wrote. */
   moved(): boolean {
     return this.othersWrote || this.changes() !== this.seen || this.dataVersion.fresh() !== this.version;
+  }
+
+  /**
+   * A value the request reads from the index more than once (one prompt's entities: the search's
+   * entity leg, then recall's order), read the first time and kept for this snapshot only: a request
+   * that runs again (the index moved) opens a new snapshot and reads it again.
+   */
+  keep<T>(key: string, read: () => T): T {
+    if (this.kept.has(key)) return this.kept.get(key) as T;
+    const value = read();
+    this.kept.set(key, value);
+    return value;
   }
 
   private enterStretch(): void {
