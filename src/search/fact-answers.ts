@@ -32,10 +32,10 @@ export function askedValue(prompt: string): AskedValue | null {
 
 /**
  * Of the current statements of the changed slots (entity, class) of the entities the prompt names
- * (read only for a question for a value),
- * those answering the question: slots of the asked kind of value; among them the slots whose
- * statements hold a word of the question besides the entity's own ("Elena's manager" for "who is
- * Elena's manager now?"), else all of them; the most recently changed first, at most three.
+ * (`named`, read only for a question for a value), those answering the question: slots of the asked
+ * kind of value; among them the slots whose statements hold a word of the question besides the
+ * entity's own ("Elena's manager" for "who is Elena's manager now?"), else all of them; the most
+ * recently changed first, at most three.
  */
 export function answeringStatements(
   prompt: string,
@@ -48,9 +48,10 @@ export function answeringStatements(
   const names = named();
   const ofKind = current.filter((r) => names.includes(r.entity) && TIME_CLASSES.has(r.cls) === (asked === "time"));
   if (ofKind.length === 0) return [];
+  const promptStems = contentStems(prompt);
   const said = (r: SlotRow) => {
     const own = new Set(contentStems(r.entity));
-    const words = contentStems(prompt).filter((s) => !own.has(s));
+    const words = promptStems.filter((s) => !own.has(s));
     if (words.length === 0) return false;
     const held = new Set(chainOf(r).flatMap((c) => contentStems(c.text)));
     return words.some((s) => held.has(s));
