@@ -46,6 +46,13 @@ function workspace(): Record<string, string> {
     if (i === 20) lines.push("14:00 Carmen moved to Munich.");
     if (i === 40) lines.push("16:00 Carmen relocated from Munich to Madrid this week.");
     if (i === 50) lines.push("10:00 Ines Moreau takes over from Tom as the on-call lead for payments.");
+    // The staging database's host changes; the question's other words are the workspace's too, never on its days.
+    if (i === 12) lines.push("09:30 The staging database moved from db-stg-4 to app-03.");
+    if (i === 44) lines.push("09:30 app-03 does not host the staging database anymore, it is on rack22-n1.");
+    if (i % 6 === 5) lines.push("15:00 Restarted the staging database after the memory spike.");
+    if (i % 20 === 0) lines.push("15:00 Replaced the fan in the spare machine.");
+    if (i % 20 === 8) lines.push("15:00 Rotated the ssh keys of the bastion.");
+    if (i % 20 === 14) lines.push("15:00 Asked ops to check the backup alerts.");
     files[`memory/${d}.md`] = `# ${d}\n\n${lines.map((l) => `- ${l}`).join("\n")}\n`;
   }
   return files;
@@ -72,6 +79,13 @@ describe("a question for a named entity's value", () => {
       // Superseded by the move: left out.
       expect(got.context, q).not.toContain("Carmen moved to Munich");
     }
+  });
+
+  it("answers for a thing the prompt names in several words", async () => {
+    const t = await indexed();
+    const got = await ask(t, "What machine should I ssh into to check the staging database?");
+    expect(got.context).toContain("it is on rack22-n1");
+    expect(got.context).not.toContain("moved from db-stg-4 to app-03");
   });
 
   it("leaves a question of another kind or about no named entity as it was", async () => {

@@ -143,7 +143,10 @@ export function applyFacts(
   }
   const stated = restatements(chains.values(), opts.asOf);
   const currentPlaces = new Set(changed.map((r) => `${r.path}:${r.line}`));
-  const answering = answeringStatements(prompt, opts.named ?? (() => []), changed, (r) =>
+  // The entities a question may ask a value of: those the prompt names, and the slot entities of
+  // several words or an identifier's form it writes ("the staging database", "billing-api").
+  const asked = () => [...new Set([...(opts.named?.() ?? []), ...entities.filter((e) => /[\s\-_\d]/.test(e))])];
+  const answering = answeringStatements(prompt, asked, changed, (r) =>
     chains.get(`${r.entity}\u0000${r.cls}`)!.filter((c) => (c.at ?? -Infinity) <= opts.asOf),
   );
   const answerPlaces = new Set(answering.map((r) => `${r.path}:${r.line}`));
