@@ -103,6 +103,29 @@ describe("a question for a named entity's value", () => {
   });
 });
 
+describe("a narrower scope", () => {
+  it("never gets a current statement it may not see added by facts over time", async () => {
+    const files = workspace();
+    const day = "memory/2026-09-10.md";
+    files[day] = files[day]!.replace(
+      "Carmen relocated from Munich to Madrid this week.",
+      "Carmen relocated from Munich to Madrid this week. <!-- visibility: private -->",
+    );
+    const root = tempDir();
+    writeFiles(root, files);
+    const t = openTestIndex(root, await builtinProvider());
+    open.push(t);
+    await t.indexer.sync();
+    const query = "What city is Carmen based in these days?";
+    const mine = await recall(t.searcher, t.store, { query, record: false, referenceDate: "2026-10-05" });
+    expect(mine.context).toContain("Madrid");
+    for (const scoped of [{ visible: ["open"] }, { excludePath: (p: string) => p === day }]) {
+      const got = await recall(t.searcher, t.store, { query, record: false, referenceDate: "2026-10-05", ...scoped });
+      expect(got.context).not.toContain("Madrid");
+    }
+  });
+});
+
 describe("how something stands now", () => {
   it("shows the newest statement of it first, and the old order for a question about then", async () => {
     const t = await indexed();

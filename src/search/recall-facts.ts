@@ -116,6 +116,8 @@ export function applyFacts(
     includeHistory: boolean;
     /** The entities the prompt names (entity-leg.ts promptEntities), read when a slot changed: a question for one's value is answered by its current statement. */
     named?: () => readonly string[];
+    /** Whether a current statement search did not return may be added (the request's scope: recall-scope.ts). */
+    mayAdd?: (hit: AnnotatedHit) => boolean;
   },
 ): FactsStage {
   const entities = store.facts.slotEntities(factKeys(prompt));
@@ -189,25 +191,32 @@ export function applyFacts(
   missed.sort(
     (a, b) => Number(answerPlaces.has(`${b.path}:${b.line}`)) - Number(answerPlaces.has(`${a.path}:${a.line}`)),
   );
-  for (const r of missed.slice(0, MAX_PULLED))
+  let pulled = 0;
+  for (const r of missed) {
+    if (pulled >= MAX_PULLED) break;
+    const hit: AnnotatedHit = {
+      path: r.path,
+      startLine: r.line,
+      endLine: r.line,
+      score: best,
+      vectorScore: 0,
+      textScore: 0,
+      snippet: r.text,
+      source: r.source,
+      text: `- ${r.text}`,
+      hash: r.hash,
+      ...(r.source === "daily" && r.date ? { date: r.date } : r.at !== null ? { date: day(r.at)! } : {}),
+    };
+    // Not a memory the request may not show (a group's scope, a path the host has: recall-scope.ts).
+    if (opts.mayAdd && !opts.mayAdd(hit)) continue;
+    pulled++;
     out.push({
-      hit: {
-        path: r.path,
-        startLine: r.line,
-        endLine: r.line,
-        score: best,
-        vectorScore: 0,
-        textScore: 0,
-        snippet: r.text,
-        source: r.source,
-        text: `- ${r.text}`,
-        hash: r.hash,
-        ...(r.source === "daily" && r.date ? { date: r.date } : r.at !== null ? { date: day(r.at)! } : {}),
-      },
+      hit,
       current: true,
       times: stated.get(`${r.path}:${r.line}`) ?? 1,
       ...(answerPlaces.has(`${r.path}:${r.line}`) ? { answer: true } : {}),
     });
+  }
   // The memories answering the question, then those stating a current value of a changed slot,
   // at the best score (kept by the decision); within each part, a fact stated more often before
   // one said once (reinforcement.ts).

@@ -27,6 +27,7 @@ import { applyFacts, factsAsOf } from "./recall-facts.js";
 import { promptEntities } from "./entity-leg.js";
 import { newestFirstFor, SUBJECT_SHARE } from "./recall-order.js";
 import { scopedStats, visibleIds } from "./scoped-stats.js";
+import { mayShow } from "./recall-scope.js";
 import { explainOf } from "./recall-explain.js";
 import { promptNames, unnamedTurns } from "./recall-speakers.js";
 import { packTurns, speakerTurns } from "./recall-turns.js";
@@ -132,13 +133,8 @@ async function recallOn(
   timer.lap("search");
   // A narrower scope decides (and explains) with the statistics of what it may see only.
   const seen = req.visible ? scopedStats(store, req.visible) : store;
-  let hits: AnnotatedHit[] = res.results;
-  if (req.scope === "group" || req.excludeCurated) hits = hits.filter((h) => h.source !== "curated");
-  if (req.excludePath) hits = hits.filter((h) => !req.excludePath!(h.path));
-  if (req.sources) {
-    const from = new Set(req.sources);
-    hits = hits.filter((h) => from.has(h.source === "transcript" ? "transcripts" : "files"));
-  }
+  const shows = mayShow(store, req);
+  let hits: AnnotatedHit[] = res.results.filter((h) => shows(h));
   // Hook: a file and its conflict copies show each line once (search/recall-copies.ts).
   hits = collapseConflictCopies(hits);
   const consolidation = {
@@ -158,6 +154,7 @@ async function recallOn(
     asOf: factsAsOf(req.referenceDate, asOf, windows),
     includeHistory: consolidation.includeHistory,
     named,
+    mayAdd: (h) => shows(h, true),
   });
   hits = facts.hits;
   timer.lap("facts");
