@@ -81,6 +81,15 @@ for (const mode of ["hybrid", "keyword"] as const) {
       expect(r.context).not.toContain("deploys on Tuesdays");
     });
 
+    it("keeps to the request's sources and paths: a window asked of files only shows no session", async () => {
+      const base = { query: "what did I do yesterday?", referenceDate: "2026-03-25", record: false };
+      const files = await recall(t.searcher, t.store, { ...base, sources: ["files"] });
+      expect(bulletsOf(files.context).sort()).toEqual([24, 24, 24]);
+      expect(files.context).not.toContain("release notes for the uploader");
+      const noLog = await recall(t.searcher, t.store, { ...base, excludePath: (p) => p === "memory/2026-03-24.md" });
+      expect(noLog.context).not.toContain("(day 24, item");
+    });
+
     it("answers 'what happened last week?' with every day of the week, oldest first", async () => {
       // 2026-03-25 is a Wednesday: last week is Monday 16 – Sunday 22.
       const r = await ask("what happened last week?");

@@ -199,6 +199,7 @@ async function recallOn(
     profile.words,
     req.visible ? visibleIds(store, req.visible) : undefined,
   );
+  if (answer) answer.hits = answer.hits.filter((h) => shows(h));
   const ranked = () =>
     selectMemories(hits, profile, cfg, req.query, windows, {
       ...judging,
