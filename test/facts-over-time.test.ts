@@ -189,6 +189,28 @@ describe("facts a newcomer writes down", () => {
   });
 });
 
+describe("a date that changes", () => {
+  it("a day of the month is a value: the date moved to another month supersedes the first one", async () => {
+    const t = await indexOf({
+      "memory/2026-11-20.md": daily("2026-11-20", [
+        "09:00 Dentist appointment booked for Nov 30 at 09:00.",
+        "11:00 Reviewed the refund dry-run pull request.",
+      ]),
+      "memory/2026-11-28.md": daily("2026-11-28", [
+        "10:00 Dentist appointment moved to Dec 10.",
+        "12:00 Cleaned up the alerting thresholds.",
+      ]),
+    });
+    const got = await recall(t.searcher, t.store, {
+      query: "when is the dentist appointment?",
+      record: false,
+      referenceDate: "2026-11-29",
+    });
+    expect(got.context).toContain("moved to Dec 10");
+    expect(got.context).not.toContain("booked for Nov 30");
+  });
+});
+
 describe("a common word is no subject", () => {
   it("notes that share only a word and a weekday do not supersede each other: the answer stays first", async () => {
     const t = await indexOf({

@@ -60,6 +60,10 @@ const NEGATION =
   /\b(?:no longer|not|never|anymore|any more|no more|dropped|stopped|instead of|replaced|retired|decommissioned|deprecated|shut down|left)\b|n't\b/i;
 const WEEKDAYS = new Set(WEEKDAY_NAMES);
 const MONTHS = new Set(MONTH_NAMES);
+/** Month names as dates write them, abbreviated too ("Dec 10", "Sept 3"). */
+const DATE_MONTHS = new Set([...MONTH_NAMES, ...MONTH_NAMES.map((m) => m.slice(0, 3)), "sept"]);
+/** A day of the month ("3", "10th"). */
+const MONTH_DAY = /^(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?$/i;
 const TOKEN = /[\p{L}\p{N}](?:[\p{L}\p{N}_+#-]|[.:'’](?=[\p{L}\p{N}]))*/gu;
 const TIME = /^(?:\d{1,2}(?::\d{2})?\s?(?:am|pm)|\d{1,2}:\d{2})$/i;
 const NUMBER = /^\d+(?:\.\d+)*x?$/i;
@@ -106,6 +110,7 @@ function typedClass(word: string): string | null {
   if (TIME.test(w) && /[a-z]|:/.test(w)) return "time";
   const day = w.replace(/s$/, "");
   if (WEEKDAYS.has(day)) return "weekday";
+  if (/^\d{4}-\d{2}-\d{2}$/.test(w)) return "date";
   if (/^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+$/.test(w) && /\d/.test(w)) return "id";
   if (/^[a-z]+\d+[a-z0-9]*$/.test(w) && /[a-z]{2}/.test(w) && !/^\d/.test(w) && word === w) return "id";
   return null;
@@ -169,6 +174,16 @@ export function readStatement(statement: string): Reading {
     if (cls) {
       mentions.push(value(t.word, cls, t.start));
       continue;
+    }
+    // A date: a month and its day ("March 3", "Dec 10th"), or the day first ("3 March").
+    const month = (w: Token | undefined) => !!w && isCapitalised(w.word) && DATE_MONTHS.has(w.word.toLowerCase());
+    if (next && !used.has(i + 1) && next.start - t.end <= 1) {
+      const monthFirst = month(t) && MONTH_DAY.test(next.word);
+      if (monthFirst || (MONTH_DAY.test(t.word) && month(next))) {
+        mentions.push(value(`${t.word} ${next.word}`, "date", t.start));
+        used.add(i + 1);
+        continue;
+      }
     }
     // A version: a name and a number ("Node 22", "Kafka 3.7", "PostgreSQL 15").
     if (isCapitalised(t.word) && next && NUMBER.test(next.word) && !used.has(i + 1) && next.start - t.end <= 1) {

@@ -16,10 +16,11 @@ export type AskedValue = "time" | "name";
 /** A question word opening the prompt or its last clause ("…, which host is it on now?"). */
 const QUESTION =
   /(?:^|[,;:]\s*)(?:(?:and|so|but|then|ok|okay|now)\s+)*(?:what|what's|which|where|where's|who|who's|whom|whose|when|when's)\b/i;
-/** A question for a time: "when", "what time", "which day". */
-const TIME_ASK = /\b(?:when|when's|what\s+time|what\s+day|which\s+day|what\s+weekday|which\s+weekday)\b/i;
+/** A question for a time: "when", "what time", "which day", "what date". */
+const TIME_ASK =
+  /\b(?:when|when's|what\s+time|what\s+day|which\s+day|what\s+weekday|which\s+weekday|what\s+date|which\s+date)\b/i;
 /** Value classes of times (facts/mentions.ts typedClass). */
-const TIME_CLASSES = new Set(["time", "weekday"]);
+const TIME_CLASSES = new Set(["time", "weekday", "date"]);
 /** Facts of one entity answered at most. */
 const MAX_ANSWERS = 3;
 
