@@ -4,7 +4,7 @@ import { buildKeywordQuery } from "../src/search/keyword/query.js";
 import { impactTopK } from "../src/index/keyword/postings-impacts.js";
 import { maxScoreTopK } from "../src/index/keyword/postings-maxscore.js";
 import { lengthNorms } from "../src/index/keyword/postings-topk.js";
-import { scanTopK } from "../src/index/keyword/postings-scan.js";
+import { scanByMerge, scanByScore } from "../src/index/keyword/postings-scan.js";
 import { shortLengths } from "../src/index/keyword/postings-lengths.js";
 import { rankKeywords } from "../src/search/keyword/strategy.js";
 import { mulberry32 } from "../src/util/prng.js";
@@ -100,11 +100,13 @@ it("gives FTS5 bm25's top k for every query, common-word and stop-word-only quer
     // MaxScore itself, whichever plan the leg chose for lists this short.
     const tokens = store.phraseTokens(q.terms) as string[];
     expect(maxScoreTopK(view, tokens, k, lengthNorms(view)), `${text} (k ${k}, MaxScore)`).toEqual(fts5);
-    expect(scanTopK(view, tokens, k, lengthNorms(view)), `${text} (k ${k}, scan)`).toEqual(fts5);
+    // The exhaustive plan both ways (by an accumulator on small indexes, by merging the lists on large).
+    expect(scanByScore(view, tokens, k, lengthNorms(view)), `${text} (k ${k}, scan)`).toEqual(fts5);
+    expect(scanByMerge(view, tokens, k, lengthNorms(view)), `${text} (k ${k}, merge)`).toEqual(fts5);
     // A chunk too long for 16-bit lengths (here one past the index, outside its totals): the norms' array serves.
     expect(shortLengths(wide)).toBeNull();
     expect(maxScoreTopK(wide, tokens, k, lengthNorms(wide)), `${text} (k ${k}, MaxScore, wide)`).toEqual(fts5);
-    expect(scanTopK(wide, tokens, k, lengthNorms(wide)), `${text} (k ${k}, scan, wide)`).toEqual(fts5);
+    expect(scanByMerge(wide, tokens, k, lengthNorms(wide)), `${text} (k ${k}, merge, wide)`).toEqual(fts5);
     // The all-common-word plan at this index's size (lists of ≥ 200 postings, 64 top chunks each):
     // when it answers, it is FTS5's answer.
     const impacts = impactTopK(view, tokens, k, lengthNorms(view), { longList: 200, top: 64 });
