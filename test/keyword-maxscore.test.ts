@@ -4,6 +4,8 @@ import { buildKeywordQuery } from "../src/search/keyword/query.js";
 import { impactTopK } from "../src/index/keyword/postings-impacts.js";
 import { maxScoreTopK } from "../src/index/keyword/postings-maxscore.js";
 import { lengthNorms } from "../src/index/keyword/postings-topk.js";
+import { scanByMerge, scanByScore } from "../src/index/keyword/postings-scan.js";
+import { shortLengths } from "../src/index/keyword/postings-lengths.js";
 import { rankKeywords } from "../src/search/keyword/strategy.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { indexedWorkspace } from "./helpers/workspace.js";
@@ -14,7 +16,9 @@ import { indexedWorkspace } from "./helpers/workspace.js";
  * bm25() scores to the last bit, ties by id — on a generated index of some thousands of chunks
  * (lists of many blocks), for a few hundred queries: rare and common words mixed, words every chunk
  * holds (idf floored by FTS5), queries of stop words only (kept when nothing else is left),
- * repeated words, and k from 1 to 150.
+ * repeated words, and k from 1 to 150. The exhaustive plan (postings-scan) and MaxScore are each
+ * compared whatever plan the leg chose, with the chunks' length norms from 16-bit lengths and, for
+ * an index holding a chunk of 65,536 tokens or more, from the norms' array.
  */
 
 const STOP = "the a and with for on in after before we they was is of to".split(" ");
@@ -77,6 +81,11 @@ it("gives FTS5 bm25's top k for every query, common-word and stop-word-only quer
     if (i % 10 === 3) words.push(words[0]!); // a repeated word counts twice
     queries.push(words.join(" "));
   }
+  expect(shortLengths(view)).not.toBeNull();
+  const lengths = new Int32Array(view.lengths.length + 1);
+  lengths.set(view.lengths);
+  lengths[view.lengths.length] = 70_000;
+  const wide = { ...view, lengths };
   let compared = 0;
   let proven = 0;
   let provenStopOnly = 0;
@@ -91,6 +100,13 @@ it("gives FTS5 bm25's top k for every query, common-word and stop-word-only quer
     // MaxScore itself, whichever plan the leg chose for lists this short.
     const tokens = store.phraseTokens(q.terms) as string[];
     expect(maxScoreTopK(view, tokens, k, lengthNorms(view)), `${text} (k ${k}, MaxScore)`).toEqual(fts5);
+    // The exhaustive plan both ways (by an accumulator on small indexes, by merging the lists on large).
+    expect(scanByScore(view, tokens, k, lengthNorms(view)), `${text} (k ${k}, scan)`).toEqual(fts5);
+    expect(scanByMerge(view, tokens, k, lengthNorms(view)), `${text} (k ${k}, merge)`).toEqual(fts5);
+    // A chunk too long for 16-bit lengths (here one past the index, outside its totals): the norms' array serves.
+    expect(shortLengths(wide)).toBeNull();
+    expect(maxScoreTopK(wide, tokens, k, lengthNorms(wide)), `${text} (k ${k}, MaxScore, wide)`).toEqual(fts5);
+    expect(scanByMerge(wide, tokens, k, lengthNorms(wide)), `${text} (k ${k}, merge, wide)`).toEqual(fts5);
     // The all-common-word plan at this index's size (lists of ≥ 200 postings, 64 top chunks each):
     // when it answers, it is FTS5's answer.
     const impacts = impactTopK(view, tokens, k, lengthNorms(view), { longList: 200, top: 64 });

@@ -9,6 +9,16 @@ const CLOCK = /^(\d{1,2}):(\d{2})\s+/;
 const ENTRY_DATE = /^\[(\d{4}-\d{2}-\d{2})\]\s*/;
 const USER = /^User:\s+/;
 
+/** Two white space characters in a row, or one that is no plain space. */
+const SPACE_RUN = /\s\s|[^\S ]/;
+
+/** text.split(" ").length, without the array. */
+function wordCount(text: string): number {
+  let n = 1;
+  for (let i = text.indexOf(" "); i >= 0; i = text.indexOf(" ", i + 1)) n++;
+  return n;
+}
+
 /** Where a statement's time comes from when its text has none (see `statementsOf`). */
 export interface TimeSource {
   /** When an undated curated line was first seen (ms; 0: before every dated statement). */
@@ -51,8 +61,9 @@ export function readChunk(
     if (dated) text = text.slice(dated[0].length);
     const clock = CLOCK.exec(text);
     if (clock) text = text.slice(clock[0].length);
-    text = text.replace(/\s+/g, " ").trim();
-    const words = text.split(" ").length;
+    // Runs of white space as one space (only when there is a run or another space than " ").
+    text = (SPACE_RUN.test(text) ? text.replace(/\s+/g, " ") : text).trim();
+    const words = wordCount(text);
     if (words < 2 || words > MAX_WORDS) {
       for (const [key, name] of readNames(text)) if (!entities.has(key)) entities.set(key, name);
       continue;

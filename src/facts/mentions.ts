@@ -68,7 +68,7 @@ const TOKEN = /[\p{L}\p{N}](?:[\p{L}\p{N}_+#-]|[.:'’](?=[\p{L}\p{N}]))*/gu;
 const TIME = /^(?:\d{1,2}(?::\d{2})?\s?(?:am|pm)|\d{1,2}:\d{2})$/i;
 const NUMBER = /^\d+(?:\.\d+)*x?$/i;
 
-interface Token {
+export interface Token {
   raw: string;
   /** Without a possessive 's. */
   word: string;
@@ -79,7 +79,56 @@ interface Token {
   possessive: boolean;
 }
 
-function tokens(text: string): Token[] {
+/** The words of a text (TOKEN's matches) with where each is and how it stands. */
+export function tokens(text: string): Token[] {
+  if (!isAscii(text)) return unicodeTokens(text);
+  // ASCII text (most): TOKEN's matches found by hand — \p{L} / \p{N} are [A-Za-z] / [0-9] there,
+  // \s is one of " \t\n\v\f\r", a possessive ends "'s" or "'S" (no ’ in ASCII).
+  const out: Token[] = [];
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!isAlnum(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let e = i + 1;
+    for (;;) {
+      const c = text.charCodeAt(e); // NaN past the end: no class
+      if (isAlnum(c) || c === 95 || c === 43 || c === 35 || c === 45)
+        e++; // _ + # -
+      else if ((c === 46 || c === 58 || c === 39) && isAlnum(text.charCodeAt(e + 1)))
+        e += 2; // . : ' then one
+      else break;
+    }
+    let k = start - 1;
+    while (k >= 0 && isAsciiSpace(text.charCodeAt(k))) k--;
+    const opens = k < 0 || ".!?;:".includes(text[k]!);
+    const raw = text.slice(start, e);
+    const poss = e - start >= 2 && text.charCodeAt(e - 2) === 39 && (text.charCodeAt(e - 1) | 32) === 115;
+    out.push({ raw, word: poss ? raw.slice(0, -2) : raw, start, end: e, opens, possessive: poss });
+    i = e;
+  }
+  return out;
+}
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+function isAlnum(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
+/** The ASCII characters of \s: space, \t, \n, \v, \f, \r. */
+function isAsciiSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13);
+}
+
+/** tokens() by its definition, for any text: TOKEN's matches (a test holds the ASCII path to it). */
+export function unicodeTokens(text: string): Token[] {
   const out: Token[] = [];
   for (const m of text.matchAll(TOKEN)) {
     const raw = m[0];
@@ -93,7 +142,10 @@ function tokens(text: string): Token[] {
   return out;
 }
 
-const isCapitalised = (w: string) => /^\p{Lu}/u.test(w);
+const isCapitalised = (w: string) => {
+  const c = w.charCodeAt(0);
+  return c < 128 ? c >= 65 && c <= 90 : /^\p{Lu}/u.test(w);
+};
 
 function isName(t: Token, next: Token | undefined, text: string): boolean {
   if (!isCapitalised(t.word) || /^\d/.test(t.word)) return false;
@@ -108,7 +160,7 @@ function isName(t: Token, next: Token | undefined, text: string): boolean {
 function typedClass(word: string): string | null {
   const w = word.toLowerCase();
   if (TIME.test(w) && /[a-z]|:/.test(w)) return "time";
-  const day = w.replace(/s$/, "");
+  const day = w.endsWith("s") ? w.slice(0, -1) : w;
   if (WEEKDAYS.has(day)) return "weekday";
   if (/^\d{4}-\d{2}-\d{2}$/.test(w)) return "date";
   if (/^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+$/.test(w) && /\d/.test(w)) return "id";
@@ -235,16 +287,27 @@ export function readStatement(statement: string): Reading {
     }
     if (!STOP.has(lower) && !NUMBER.test(lower) && lower.length > 2) {
       predicate.push(lower);
-      if (lower.length >= 5 && !isFrameWord(lower) && !isCapitalised(t.word))
+      if (lower.length >= 5 && !isCapitalised(t.word) && !isFrameWord(lower))
         mentions.push({ text: t.word, key: lower, kind: "term", start: t.start });
     }
   }
   markOld(text, mentions);
-  const entityWords = new Set(mentions.flatMap((m) => m.key.split(" ")));
   return {
     mentions: mentions.map(({ start: _s, ...m }) => m),
-    predicate: [...new Set(predicate.filter((w) => !entityWords.has(w)).map(predicateStem))].sort().join(" "),
+    predicate: predicate.length === 0 ? "" : predicateOf(predicate, mentions),
   };
+}
+
+/** The predicate's words that are no word of a mention, stemmed, each once, sorted, joined by spaces. */
+function predicateOf(words: readonly string[], mentions: readonly Mention[]): string {
+  const entityWords = new Set<string>();
+  for (const m of mentions) {
+    if (!m.key.includes(" ")) entityWords.add(m.key);
+    else for (const w of m.key.split(" ")) entityWords.add(w);
+  }
+  const stems = new Set<string>();
+  for (const w of words) if (!entityWords.has(w)) stems.add(predicateStem(w));
+  return [...stems].sort().join(" ");
 }
 
 /** Second words that make a time, not a subject ("Next week is …", "Last night was …"). */

@@ -3,6 +3,7 @@ import type { PostingsView } from "./keyword-postings.js";
 import { decodeBlock, MAX_BLOCK, type Postings } from "./postings-blocks.js";
 import { exactScore, termsOf } from "./postings-terms.js";
 import { TopKHeap } from "./topk-heap.js";
+import { lengthNorm, shortLengths } from "./postings-lengths.js";
 
 /**
  * The top k for a query whose words are all common (every list at least LONG_LIST postings: "the
@@ -153,13 +154,15 @@ export function impactTopK(
   }
   const candidates = unionSorted(sets);
   const heap = new TopKHeap(k);
+  const short = shortLengths(view);
+  const avgdl = view.tokens / view.rows;
   for (let c = 0; c < candidates.length; c++) {
     const d = candidates[c]!;
     for (const t of terms) {
       t.cur.seek(d);
       t.tf = t.cur.id === d ? t.cur.tf : 0;
     }
-    heap.offer(d, exactScore(order, norm[d]!));
+    heap.offer(d, exactScore(order, short ? lengthNorm(short[d]!, avgdl) : norm[d]!));
   }
   if (!heap.full || !(heap.worstScore > bound * MARGIN)) return null;
   return heap.hits();

@@ -4,6 +4,7 @@ import { blockBounds } from "./postings-bounds.js";
 import { END } from "./postings-cursor.js";
 import { exactScore, termsOf, type QueryTerm } from "./postings-terms.js";
 import { TopKHeap } from "./topk-heap.js";
+import { lengthNorm, shortLengths } from "./postings-lengths.js";
 
 /**
  * The best `k` chunks for an OR query of single-token phrases by BM25, from the postings in memory,
@@ -55,7 +56,10 @@ export function maxScoreTopK(
   const heap = new TopKHeap(k);
   let theta = -Infinity;
   let ne = 0; // terms[0..ne) are non-essential
-  const part = (t: Term, tf: number, id: number) => t.weight * ((tf * (K1 + 1.0)) / (tf + norm[id]!));
+  const part = (t: Term, tf: number, nd: number) => t.weight * ((tf * (K1 + 1.0)) / (tf + nd));
+  // Each candidate's length norm from the 16-bit lengths (the same value: see postings-lengths).
+  const short = shortLengths(view);
+  const avgdl = view.tokens / view.rows;
 
   for (;;) {
     // Next candidate: the lowest id among the essential lists (skipping blocks that cannot reach θ).
@@ -72,13 +76,14 @@ export function maxScoreTopK(
       if (cur.id < d) d = cur.id;
     }
     if (d === END) break;
+    const nd = short ? lengthNorm(short[d]!, avgdl) : norm[d]!;
     let bound = prefix[ne]!;
     for (let j = ne; j < m; j++) {
       const t = terms[j]!;
       if (t.cur.id === d) {
         t.tf = t.cur.tf;
         t.cur.next();
-        bound += part(t, t.tf, d);
+        bound += part(t, t.tf, nd);
       } else t.tf = 0;
     }
     let pruned = false;
@@ -92,12 +97,12 @@ export function maxScoreTopK(
       bound -= t.ub;
       if (t.cur.id === d) {
         t.tf = t.cur.tf;
-        bound += part(t, t.tf, d);
+        bound += part(t, t.tf, nd);
       } else t.tf = 0;
     }
     if (pruned || bound * MARGIN < theta) continue;
     // The exact score: each phrase's part in query order, as FTS5 adds them.
-    const s = exactScore(order, norm[d]!);
+    const s = exactScore(order, nd);
     if (heap.offer(d, s) && heap.full) {
       theta = heap.worstScore;
       while (ne < m && prefix[ne + 1]! * MARGIN < theta) ne++;

@@ -1,18 +1,122 @@
 import { K1, fts5Idf, type KeywordHit } from "./bm25.js";
 import type { PostingsView } from "./keyword-postings.js";
 import { decodeBlock, MAX_BLOCK } from "./postings-blocks.js";
-
-const ids = new Int32Array(MAX_BLOCK);
-const tfs = new Uint16Array(MAX_BLOCK);
+import { TopKHeap } from "./topk-heap.js";
+import { lengthNorm, shortLengths } from "./postings-lengths.js";
 
 /**
  * The exhaustive plan of postings-topk, for queries whose lists are short: every posting of the
- * query's words is scored into a typed array by chunk id (each chunk's parts in query order, as FTS5
- * adds them), then the top k is kept in a binary heap. Cheaper than MaxScore's bookkeeping below a
- * few tens of thousands of postings (a 5,654-chunk index: p50 0.12 against 0.18 ms at k 120).
+ * query's words is scored, each chunk's parts added in query order as FTS5 adds them (a repeated
+ * word again), and the best k kept. Two ways, by the index's size (the same answer):
+ * - up to MERGE_FROM chunks, into an accumulator by chunk id (scanByScore): the norms and the
+ *   accumulator stay in the processor's cache, and this costs least (k 40, p50: 0.11 against
+ *   0.19 ms at 29,924 chunks, 0.31 against 0.46 ms at 99,836);
+ * - above, by merging the lists (scanByMerge): at 398,887 chunks the accumulator's reads and
+ *   writes, far apart over 3 MB, cost more than the merge (p50 ~1.0 against ~1.6 ms).
  */
 export function scanTopK(view: PostingsView, tokens: readonly string[], k: number, norm: Float64Array): KeywordHit[] {
-  const acc = scratch(view.lengths.length);
+  return view.lengths.length >= MERGE_FROM ? scanByMerge(view, tokens, k, norm) : scanByScore(view, tokens, k, norm);
+}
+
+/** Chunk ids from which the exhaustive plan merges the lists. */
+export const MERGE_FROM = 262_144;
+
+/**
+ * The merge: each distinct word's
+ * list is decoded whole, then the lists are merged by chunk id (document at a time), so every
+ * chunk's parts are added at once, in query order as FTS5 adds them (a repeated word again), and
+ * the chunk is offered to a top-k heap. No accumulator indexed by chunk id: at 400k chunks its
+ * random reads and writes (twice per chunk, over 3 MB) cost more than the merge of a few lists.
+ */
+export function scanByMerge(
+  view: PostingsView,
+  tokens: readonly string[],
+  k: number,
+  norm: Float64Array,
+): KeywordHit[] {
+  // The distinct tokens with postings, decoded into one scratch; per phrase in order, its list or -1.
+  const slot = new Map<string, number>();
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const idfs: number[] = [];
+  const order: number[] = [];
+  let total = 0;
+  for (const token of tokens) {
+    const known = slot.get(token);
+    if (known !== undefined) {
+      order.push(known);
+      continue;
+    }
+    const list = view.lists.get(token);
+    if (!list || list.n === 0) {
+      order.push(-1);
+      continue;
+    }
+    slot.set(token, starts.length);
+    order.push(starts.length);
+    starts.push(total);
+    total += list.n;
+    ends.push(total);
+    idfs.push(fts5Idf(list.n, view.rows, view.ln));
+  }
+  const m = starts.length;
+  if (m === 0 || k <= 0) return [];
+  const { ids, tfs } = scratch(total);
+  for (const [token, j] of slot) {
+    const list = view.lists.get(token)!;
+    let at = starts[j]!;
+    for (let b = 0; b < list.blocks; b++) at += decodeBlock(list, b, ids.subarray(at), tfs.subarray(at));
+  }
+  const pos = Int32Array.from(starts);
+  const end = Int32Array.from(ends);
+  const has = new Uint16Array(m); // the current chunk's count of each list's token (0: absent)
+  const idf = Float64Array.from(idfs);
+  const phrases = Int32Array.from(order);
+  const heap = new TopKHeap(k);
+  const short = shortLengths(view);
+  const avgdl = view.tokens / view.rows;
+  for (;;) {
+    let d = 0x7fffffff;
+    for (let j = 0; j < m; j++) if (pos[j]! < end[j]! && ids[pos[j]!]! < d) d = ids[pos[j]!]!;
+    if (d === 0x7fffffff) break;
+    for (let j = 0; j < m; j++) {
+      if (pos[j]! < end[j]! && ids[pos[j]!] === d) has[j] = tfs[pos[j]!++]!;
+      else has[j] = 0;
+    }
+    const nd = short ? lengthNorm(short[d]!, avgdl) : norm[d]!;
+    let s = 0;
+    for (let p = 0; p < phrases.length; p++) {
+      const j = phrases[p]!;
+      if (j < 0) continue;
+      const tf = has[j]!;
+      if (tf > 0) s += idf[j]! * ((tf * (K1 + 1.0)) / (tf + nd));
+    }
+    heap.offer(d, s);
+  }
+  return heap.hits();
+}
+
+/** The decoded lists of one query, reused across queries (grown as needed). */
+let shared: { ids: Int32Array; tfs: Uint16Array } | null = null;
+
+function scratch(size: number): { ids: Int32Array; tfs: Uint16Array } {
+  // decodeBlock may write up to a whole block past a list's end: room for one more block.
+  const need = size + 512;
+  if (!shared || shared.ids.length < need) {
+    const n = Math.max(need, Math.ceil((shared?.ids.length ?? 0) * 1.5));
+    shared = { ids: new Int32Array(n), tfs: new Uint16Array(n) };
+  }
+  return shared;
+}
+
+/** The accumulator's plan: every posting's part added into a typed array by chunk id, then a heap of the best k. */
+export function scanByScore(
+  view: PostingsView,
+  tokens: readonly string[],
+  k: number,
+  norm: Float64Array,
+): KeywordHit[] {
+  const acc = accumulator(view.lengths.length);
   const touched = acc.touched;
   const score = acc.score;
   let nTouched = 0;
@@ -21,10 +125,10 @@ export function scanTopK(view: PostingsView, tokens: readonly string[], k: numbe
     if (!list) continue;
     const idf = fts5Idf(list.n, view.rows, view.ln);
     for (let b = 0; b < list.blocks; b++) {
-      const n = decodeBlock(list, b, ids, tfs);
+      const n = decodeBlock(list, b, blockIds, blockTfs);
       for (let j = 0; j < n; j++) {
-        const id = ids[j]!;
-        const tf = tfs[j]!;
+        const id = blockIds[j]!;
+        const tf = blockTfs[j]!;
         const part = idf * ((tf * (K1 + 1.0)) / (tf + norm[id]!));
         if (score[id] === 0) touched[nTouched++] = id;
         score[id]! += part;
@@ -82,13 +186,16 @@ export function scanTopK(view: PostingsView, tokens: readonly string[], k: numbe
   return hits.sort((a, b) => a.rank - b.rank || a.id - b.id);
 }
 
-/** The score accumulator (zero between queries) and the touched ids, reused across queries. */
-let shared: { score: Float64Array; touched: Int32Array } | null = null;
+const blockIds = new Int32Array(MAX_BLOCK);
+const blockTfs = new Uint16Array(MAX_BLOCK);
 
-function scratch(size: number): { score: Float64Array; touched: Int32Array } {
-  if (!shared || shared.score.length < size) {
-    const n = Math.max(size, Math.ceil((shared?.score.length ?? 0) * 1.5));
-    shared = { score: new Float64Array(n), touched: new Int32Array(n) };
+/** The score accumulator (zero between queries) and the touched ids, reused across queries. */
+let sharedScore: { score: Float64Array; touched: Int32Array } | null = null;
+
+function accumulator(size: number): { score: Float64Array; touched: Int32Array } {
+  if (!sharedScore || sharedScore.score.length < size) {
+    const n = Math.max(size, Math.ceil((sharedScore?.score.length ?? 0) * 1.5));
+    sharedScore = { score: new Float64Array(n), touched: new Int32Array(n) };
   }
-  return shared;
+  return sharedScore;
 }

@@ -1,4 +1,5 @@
-import { B, K1, type KeywordHit } from "./bm25.js";
+import type { KeywordHit } from "./bm25.js";
+import { lengthNorm } from "./postings-lengths.js";
 import type { PostingsView } from "./keyword-postings.js";
 import { impactTopK } from "./postings-impacts.js";
 import { maxScoreTopK } from "./postings-maxscore.js";
@@ -44,7 +45,7 @@ export function lengthNorms(view: PostingsView): Float64Array {
   const avgdl = view.tokens / view.rows;
   const lengths = view.lengths;
   const norm = known && known.norm.length === lengths.length ? known.norm : new Float64Array(lengths.length);
-  for (let id = 0; id < lengths.length; id++) norm[id] = K1 * (1 - B + (B * lengths[id]!) / avgdl);
+  for (let id = 0; id < lengths.length; id++) norm[id] = lengthNorm(lengths[id]!, avgdl);
   norms.set(view, { version: view.version, norm });
   return norm;
 }
