@@ -211,6 +211,22 @@ describe("a date that changes", () => {
   });
 });
 
+describe("a change written today", () => {
+  it("counts as said by now, though its entry has no time (a day's entries are placed at its noon)", async () => {
+    const t = await indexOf({
+      "memory/2026-12-06.md": daily("2026-12-06", ["Weekly planning is at 2pm.", "Reviewed the refund dry-run."]),
+      "memory/2026-12-07.md": daily("2026-12-07", ["Weekly planning moved to 4pm.", "Cleaned up the alerts."]),
+    });
+    const got = await recall(t.searcher, t.store, {
+      query: "when is weekly planning?",
+      record: false,
+      now: () => Date.parse("2026-12-07T11:00:00Z"),
+    });
+    expect(got.context).toContain("moved to 4pm");
+    expect(got.context).not.toContain("is at 2pm");
+  });
+});
+
 describe("a common word is no subject", () => {
   it("notes that share only a word and a weekday do not supersede each other: the answer stays first", async () => {
     const t = await indexOf({

@@ -8,6 +8,7 @@ import { spelledOut } from "./soft-words.js";
 import { reinforcedOrder, restatements, timesStated } from "./reinforcement.js";
 import type { AnnotatedHit } from "../consolidate/annotate.js";
 import { answeringStatements } from "./fact-answers.js";
+import { localDay } from "../util/local-day.js";
 
 /** Current statements of the prompt's entities added when search did not return their chunk. */
 const MAX_PULLED = 4;
@@ -271,7 +272,9 @@ function mark(line: string, v: Verdict | undefined): string {
 
 /**
  * The moment facts stand as of: the end of a past window the prompt names ("in March": the value
- * of that time), else the end of the `referenceDate` day, else the recall's moment.
+ * of that time), else the end of the `referenceDate` day (an ISO date-time: that moment), else the
+ * end of today — a daily log's entry without a time is placed at its day's noon, and one written
+ * this morning is said by now.
  */
 export function factsAsOf(
   referenceDate: string | undefined,
@@ -279,7 +282,11 @@ export function factsAsOf(
   windows: ReadonlyArray<{ to: string }>,
 ): number {
   const endOf = (d: string) => Date.parse(`${d}T23:59:59.999Z`);
-  const ref = referenceDate && /^\d{4}-\d{2}-\d{2}$/.test(referenceDate) ? endOf(referenceDate) : asOf;
+  const ref = !referenceDate
+    ? Math.max(asOf, endOf(localDay(asOf)))
+    : /^\d{4}-\d{2}-\d{2}$/.test(referenceDate)
+      ? endOf(referenceDate)
+      : asOf;
   const ends = windows.map((w) => endOf(w.to)).filter((t) => !Number.isNaN(t));
   const end = ends.length > 0 ? Math.max(...ends) : Infinity;
   return Math.min(ref, end);
