@@ -157,6 +157,9 @@ function isName(t: Token, next: Token | undefined, text: string): boolean {
   return !isFrameWord(lower) && !/(?:ed|ing|ly|y)$/.test(lower);
 }
 
+/** The value classes that are times of some kind (typedClass, and the dates readStatement reads). */
+export const TIME_VALUE_CLASSES: ReadonlySet<string> = new Set(["time", "weekday", "date"]);
+
 function typedClass(word: string): string | null {
   const w = word.toLowerCase();
   if (TIME.test(w) && /[a-z]|:/.test(w)) return "time";

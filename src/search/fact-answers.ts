@@ -1,4 +1,5 @@
 import type { SlotRow } from "../index/repos/facts-repo.js";
+import { TIME_VALUE_CLASSES } from "../facts/mentions.js";
 import { contentStems } from "./excerpt.js";
 
 /**
@@ -19,8 +20,6 @@ const QUESTION =
 /** A question for a time: "when", "what time", "which day", "what date". */
 const TIME_ASK =
   /\b(?:when|when's|what\s+time|what\s+day|which\s+day|what\s+weekday|which\s+weekday|what\s+date|which\s+date)\b/i;
-/** Value classes of times (facts/mentions.ts typedClass). */
-const TIME_CLASSES = new Set(["time", "weekday", "date"]);
 /** Facts of one entity answered at most. */
 const MAX_ANSWERS = 3;
 
@@ -47,7 +46,9 @@ export function answeringStatements(
   const asked = current.length > 0 ? askedValue(prompt) : null;
   if (asked === null) return [];
   const names = named();
-  const ofKind = current.filter((r) => names.includes(r.entity) && TIME_CLASSES.has(r.cls) === (asked === "time"));
+  const ofKind = current.filter(
+    (r) => names.includes(r.entity) && TIME_VALUE_CLASSES.has(r.cls) === (asked === "time"),
+  );
   if (ofKind.length === 0) return [];
   const promptStems = contentStems(prompt);
   const said = (r: SlotRow) => {
