@@ -39,7 +39,11 @@ export function newestFirstFor<T>(
   const indexed = prompt.words.filter((w) => w.df > 0);
   // One shared word is no sign that two memories speak of one thing ("deploys": the rule and a failed deploy).
   if (indexed.length < 2 || !asksAboutNow(prompt.query)) return out;
-  return newestFirstOf(out, (t) => holdsEvery(view(t).text, view(t).chunkWords, indexed), view);
+  const holdsAll = (t: T) => {
+    const v = view(t);
+    return holdsEvery(v.text, v.chunkWords, indexed);
+  };
+  return newestFirstOf(out, holdsAll, view);
 }
 
 /** Lowercase words joined by single spaces, with a space at each end: whole-word containment. */
