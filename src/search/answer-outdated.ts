@@ -45,6 +45,8 @@ export function outdatedBesideAnswers(
     for (const st of statementsIn(hit.path, hit.startLine, hit.endLine)) {
       const place = `${hit.path}:${st.line}`;
       if (opts.keep.has(place) || out.has(place)) continue;
+      const lower = st.text.toLowerCase();
+      if (!answers.some((a) => lower.includes(a.entity))) continue;
       const mentions = readStatement(st.text).mentions;
       // Outdated beside every answer about an entity it names: with several facts of one entity
       // answering ("which IDE does Dmitri use?" has no word a slot holds: his city and his manager
