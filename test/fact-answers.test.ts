@@ -191,6 +191,28 @@ describe("a narrower scope", () => {
 });
 
 describe("how something stands now", () => {
+  // The owner's own facts name no entity, and "manager" is the prompt's one word: only a later line
+  // saying the thing changed puts the newest first.
+  it("shows a later change of the owner's own fact first", async () => {
+    const files: Record<string, string> = {
+      "MEMORY.md": "# Memory\n\n- My manager is Dana Whitfield.\n",
+    };
+    for (let i = 0; i < 40; i++) {
+      const d = new Date(Date.UTC(2026, 8, 1 + i)).toISOString().slice(0, 10);
+      const lines = [`09:00 ${FILLER[i % FILLER.length]}`, `12:00 ${FILLER[(i + 3) % FILLER.length]}`];
+      if (i === 20) lines.push("16:30 Dana is moving to the infra org; my new manager is Oksana Petrenko.");
+      files[`memory/${d}.md`] = `# ${d}\n\n${lines.map((l) => `- ${l}`).join("\n")}\n`;
+    }
+    const root = tempDir();
+    writeFiles(root, files);
+    const t = openTestIndex(root, await builtinProvider());
+    open.push(t);
+    await t.indexer.sync();
+    const manager = (await ask(t, "who is my manager?")).context.split("\n").filter((l) => /manager/i.test(l));
+    expect(manager).toHaveLength(2);
+    expect(manager[0]).toContain("Oksana Petrenko");
+  });
+
   it("shows the newest statement of it first, and the old order for a question about then", async () => {
     const t = await indexed();
     const now = await ask(t, "who is on call for payments?");
