@@ -8,6 +8,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { recall } from "../src/search/recall.js";
 import { askedValue } from "../src/search/fact-answers.js";
+import { outdatedBesideAnswers } from "../src/search/answer-outdated.js";
+import type { SlotRow } from "../src/index/repos/facts-repo.js";
+import type { AnnotatedHit } from "../src/consolidate/annotate.js";
 import { asksAboutNow } from "../src/search/prompt-intent.js";
 import { builtinProvider } from "./helpers/models.js";
 import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
@@ -103,6 +106,67 @@ describe("a question for a named entity's value", () => {
   });
 });
 
+describe("older lines beside the answer", () => {
+  // "Carmen lives in Prague" is no value of the class learned from "relocated from Munich to Madrid",
+  // so no slot links it; beside the answer to where Carmen is now, it is outdated all the same.
+  it("leaves out an older statement of another value of the asked kind, or marks it with includeHistory", async () => {
+    const t = await indexed();
+    const query = "What city is Carmen based in these days?";
+    const got = await ask(t, query);
+    expect(got.context).toContain("Carmen relocated from Munich to Madrid");
+    expect(got.context).not.toContain("Carmen lives in Prague");
+    const history = await recall(t.searcher, t.store, {
+      query,
+      record: false,
+      referenceDate: "2026-10-05",
+      includeHistory: true,
+      explain: true,
+    });
+    expect(history.context).toMatch(/\[superseded 2026-09-10\] (?:\d\d:\d\d )?Carmen lives in Prague/);
+  });
+
+  it("leaves out only older lines naming the entity with another value of the asked kind", () => {
+    const at = (d: string) => Date.parse(`${d}T12:00:00Z`);
+    const answer: SlotRow = {
+      ...{ entity: "carmen", cls: "name:madrid", statement: 1, news: ["madrid"], olds: ["munich"] },
+      ...{
+        at: at("2026-09-10"),
+        path: "memory/2026-09-10.md",
+        line: 5,
+        text: "Carmen relocated from Munich to Madrid.",
+      },
+      ...{ hash: "", source: "daily", date: "2026-09-10", supersededBy: null },
+    };
+    const lines: Record<number, [string, number | null]> = {
+      1: ["Carmen lives in Prague.", at("2026-08-06")],
+      2: ["Video call with Carmen from Prague; bad connection.", at("2026-08-20")],
+      3: ["Paired with Carmen on the billing work.", at("2026-08-21")],
+      4: ["Carmen says Madrid is lovely.", at("2026-08-22")],
+      5: ["Carmen is flying to Lisbon for the offsite.", at("2026-09-20")],
+      6: ["Tom lives in Prague.", at("2026-08-07")],
+      7: ["Carmen prefers Zed.", null],
+    };
+    const hit = {
+      path: "notes.md",
+      startLine: 1,
+      endLine: 7,
+      text: Object.values(lines)
+        .map(([l]) => l)
+        .join("\n"),
+    };
+    const statementsIn = () =>
+      Object.entries(lines).map(([line, [text, when]]) => ({ line: Number(line), at: when, text }));
+    const out = outdatedBesideAnswers([answer], [hit as AnnotatedHit], statementsIn, {
+      asOf: at("2026-10-05"),
+      keep: new Set(),
+    });
+    // Older and naming another value: Prague (twice), and an undated curated line; not the line
+    // without a value, nor the one holding the answer, nor a newer one, nor one about someone else.
+    expect([...out.keys()].sort()).toEqual(["notes.md:1", "notes.md:2", "notes.md:7"]);
+    expect(out.get("notes.md:1")).toEqual({ by: answer, later: false });
+  });
+});
+
 describe("a narrower scope", () => {
   it("never gets a current statement it may not see added by facts over time", async () => {
     const files = workspace();
@@ -127,6 +191,28 @@ describe("a narrower scope", () => {
 });
 
 describe("how something stands now", () => {
+  // The owner's own facts name no entity, and "manager" is the prompt's one word: only a later line
+  // saying the thing changed puts the newest first.
+  it("shows a later change of the owner's own fact first", async () => {
+    const files: Record<string, string> = {
+      "MEMORY.md": "# Memory\n\n- My manager is Dana Whitfield.\n",
+    };
+    for (let i = 0; i < 40; i++) {
+      const d = new Date(Date.UTC(2026, 8, 1 + i)).toISOString().slice(0, 10);
+      const lines = [`09:00 ${FILLER[i % FILLER.length]}`, `12:00 ${FILLER[(i + 3) % FILLER.length]}`];
+      if (i === 20) lines.push("16:30 Dana is moving to the infra org; my new manager is Oksana Petrenko.");
+      files[`memory/${d}.md`] = `# ${d}\n\n${lines.map((l) => `- ${l}`).join("\n")}\n`;
+    }
+    const root = tempDir();
+    writeFiles(root, files);
+    const t = openTestIndex(root, await builtinProvider());
+    open.push(t);
+    await t.indexer.sync();
+    const manager = (await ask(t, "who is my manager?")).context.split("\n").filter((l) => /manager/i.test(l));
+    expect(manager).toHaveLength(2);
+    expect(manager[0]).toContain("Oksana Petrenko");
+  });
+
   it("shows the newest statement of it first, and the old order for a question about then", async () => {
     const t = await indexed();
     const now = await ask(t, "who is on call for payments?");

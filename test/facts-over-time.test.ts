@@ -12,6 +12,8 @@ import { recall } from "../src/search/recall.js";
 import { reinforcedOrder, timesStated } from "../src/search/reinforcement.js";
 import type { AnnotatedHit } from "../src/consolidate/annotate.js";
 import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
+import { classEdges, slotEntries } from "../src/facts/link.js";
+import { readStatement } from "../src/facts/mentions.js";
 
 const open: TestIndex[] = [];
 afterEach(() => {
@@ -307,5 +309,22 @@ describe("an index read by an older reader of statements", () => {
     });
     expect(r.context).toContain("Wednesdays at 09:30");
     expect(r.context).not.toContain("Tuesdays");
+  });
+});
+
+describe("a name inside a thing's name", () => {
+  // "SDK" of "the SDK repo" is part of what the statement is about, not a value: read as one, it
+  // joined the CI systems' class with the teams' projects and people through shared predicates,
+  // and a line about who owns a project superseded a line about someone's editor.
+  it("is no value of a class", () => {
+    for (const text of ["Flaky GitHub Actions runner on the SDK repo again.", "The SDK repo dropped Jenkins."]) {
+      const r = readStatement(text);
+      expect(classEdges(r).flat(), text).not.toContain("sdk");
+      const entries = slotEntries({ id: 1, at: null, reading: r }, new Map());
+      expect(
+        entries.flatMap((e) => [...e.news, ...e.olds]),
+        text,
+      ).not.toContain("sdk");
+    }
   });
 });

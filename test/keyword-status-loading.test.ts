@@ -71,3 +71,11 @@ it("answers status and searches while the keyword postings load after a start, t
   const after = (await d.call("memory.search", query)).results.map((h) => h.path + h.startLine);
   expect(after).toEqual(expected);
 }, 300_000);
+
+it("says a keyword-only daemon loads no model, from its first answer on (during its first index)", async () => {
+  const root = tempDir("cortexd-kwnone-");
+  writeFiles(root, corpus(600));
+  const d = track(await startDaemon({ config: { workspaces: [{ path: root }], embedding: { provider: "none" } } }));
+  const st = await d.call("cortex.status", {});
+  expect(st.embedding).toMatchObject({ state: "keyword-only", reason: 'embedding.provider is "none"' });
+});

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { recall } from "../src/search/recall.js";
-import { newestFirstAbout, SUBJECT_SHARE } from "../src/search/recall-order.js";
+import { newestFirstAbout, newestFirstFor, SUBJECT_SHARE } from "../src/search/recall-order.js";
+import { topicWords, type PromptWord } from "../src/search/relevance.js";
 import { entityLeg, promptEntities } from "../src/search/entity-leg.js";
 import { indexesPerTest } from "./helpers/workspace.js";
 
@@ -92,5 +93,33 @@ describe("recall order for a prompt about someone", () => {
     ]);
     // Whole words only: "nes" is not Ines.
     expect(newestFirstAbout(items.slice(0, 2), ["nes"], (i) => i)).toEqual(items.slice(0, 2));
+  });
+});
+
+describe("one word of the prompt, and a later change", () => {
+  const word = (w: string, frame = false): PromptWord => ({
+    ...topicWords(w)[0]!,
+    df: 3,
+    idf: 2,
+    weight: 2,
+    frame,
+    rare: false,
+    subject: false,
+  });
+  type Item = { text: string; date?: string };
+  const view = (t: Item) => ({ ...t, chunkWords: t.text.toLowerCase().match(/[a-z]+/g) ?? [] });
+  const order = (query: string, words: PromptWord[], items: Item[]) =>
+    newestFirstFor(items, { query, entities: [], words }, view).map((t) => t.text);
+
+  it("puts the newest first only when it says the thing changed, for a question for a value", () => {
+    const curated = { text: "My manager is Dana Whitfield." };
+    const changed = { text: "my new manager is Oksana Petrenko.", date: "2026-09-21" };
+    const mention = { text: "Skipped the manager sync, Dana was out.", date: "2026-09-21" };
+    const manager = [word("manager", true)];
+    expect(order("who is my manager?", manager, [curated, changed])[0]).toBe(changed.text);
+    expect(order("who is my manager?", manager, [curated, mention])[0]).toBe(curated.text);
+    // No question for a value, or a question about then: search's order.
+    expect(order("manager", manager, [curated, changed])[0]).toBe(curated.text);
+    expect(order("who was my manager before?", manager, [curated, changed])[0]).toBe(curated.text);
   });
 });

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { entityLeg, promptEntities } from "../src/search/entity-leg.js";
 import { topEntities } from "../src/search/entity-names.js";
-import { caseCounts } from "../src/index/repos/word-case.js";
+import { caseCounts, caseCountsWithin } from "../src/index/repos/word-case.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
 
@@ -111,5 +111,54 @@ describe("one-word names that are words", () => {
       for (const key of ["ines", "nes", "kines", "ï"])
         expect(caseCounts(texts, key), `${key}: ${texts.join(" | ")}`).toEqual(byExpression(texts, key));
     }
+  });
+});
+
+describe("a name that is also a common word", () => {
+  // "Grace" is one of the most frequent English words, so it was never taken for an entity; a
+  // workspace that writes it capitalised within sentences names someone with it.
+  function withGrace(): Record<string, string> {
+    const out: Record<string, string> = {};
+    // Named in fewer than 8% of the chunks (a name in more says nothing about which memory is meant).
+    for (let i = 0; i < 160; i++) {
+      const d = new Date(Date.UTC(2026, 2, 1 + i)).toISOString().slice(0, 10);
+      if (i >= 10) {
+        out[`memory/${d}.md`] = `# ${d}\n\n- Reviewed the export job (run ${i}).\n`;
+        continue;
+      }
+      const lines = [
+        `Reviewed the export job (run ${i}).`,
+        i % 2 === 0 ? "Paired with Grace on the billing export." : "Lunch with Grace and Ines.",
+      ];
+      if (i === 3) lines.push("The grace period for invoices is 14 days.");
+      if (i === 5) lines.push("Grace moved to Rotterdam.");
+      out[`memory/${d}.md`] = `# ${d}\n\n${lines.map((l) => `- ${l}`).join("\n")}\n`;
+    }
+    return out;
+  }
+
+  it("is a prompt's entity where the workspace writes it as a name, not where it writes the word", () => {
+    const root = tempDir();
+    writeFiles(root, withGrace());
+    const t = openTestIndex(root, null);
+    open.push(t);
+    return t.indexer.sync().then(() => {
+      expect(promptEntities(t.store, "Which city does Grace live in now?").found.map((e) => e.entity)).toContain(
+        "grace",
+      );
+      // "Session" opens sentences and is written in lowercase within them: a word.
+      expect(caseCountsWithin(["Session ran late, then the session ended.", "A long session."], "session")).toEqual({
+        lower: 2,
+        upper: 1,
+        upperWithin: 0,
+      });
+      expect(
+        caseCountsWithin(["- 09:00 Grace left.", "User: Grace is in.", "with Grace, and Grace's PR"], "grace"),
+      ).toEqual({
+        lower: 0,
+        upper: 4,
+        upperWithin: 2,
+      });
+    });
   });
 });

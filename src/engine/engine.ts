@@ -88,16 +88,18 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
   const { config, dataDir } = loaded;
   const logger = opts.logger ?? silentLogger();
   const clock = opts.clock ?? Date.now;
-  const selected: SelectedProvider = opts.deferProvider
-    ? {
-        provider: null,
-        status: { state: "keyword-only", provider: config.embedding.provider, reason: MODEL_LOADING_REASON },
-      }
-    : await selectProvider(config.embedding, {
-        dataDir,
-        logger,
-        ...(opts.onModelBuildProgress ? { onBuildProgress: opts.onModelBuildProgress } : {}),
-      });
+  // Deferred: the model loads after the start; with no provider configured there is none to load.
+  const selected: SelectedProvider =
+    opts.deferProvider && config.embedding.provider !== "none"
+      ? {
+          provider: null,
+          status: { state: "keyword-only", provider: config.embedding.provider, reason: MODEL_LOADING_REASON },
+        }
+      : await selectProvider(config.embedding, {
+          dataDir,
+          logger,
+          ...(opts.onModelBuildProgress ? { onBuildProgress: opts.onModelBuildProgress } : {}),
+        });
   const provider = selected.provider;
   const access = createIndexAccess({ logger, clock, quickCheck: opts.verifyIndexes ?? false });
   const names = new Set<string>();

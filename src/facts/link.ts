@@ -33,7 +33,7 @@ const PREDICATE = "\u0001";
  */
 export function classEdges(r: Reading): Array<[string, string]> {
   const subject = subjectOf(r);
-  const names = r.mentions.filter((m) => m.kind === "name" && m !== subject);
+  const names = r.mentions.filter((m) => m.kind === "name" && m !== subject && !withinEntity(m, r.mentions));
   const out: Array<[string, string]> = [];
   const olds = names.filter((n) => n.old);
   const news = names.filter((n) => !n.old);
@@ -88,8 +88,18 @@ function subjectOf(r: Reading): Mention | undefined {
   return r.mentions.find((m) => m.possessive) ?? r.mentions.find((m) => ENTITY_KINDS.has(m.kind) && !m.old);
 }
 
+/**
+ * Whether a name is a word of a longer thing the statement names ("SDK" of "the SDK repo",
+ * "Android" of "the Android app"): part of an entity, not a value of one.
+ */
+function withinEntity(m: Mention, mentions: readonly Mention[]): boolean {
+  return mentions.some(
+    (o) => o !== m && (o.kind === "phrase" || o.kind === "identifier") && o.key !== m.key && partOf(m.key, o.key),
+  );
+}
+
 /** Whether a value mention is part of the entity itself ("android" of "android app"). */
-function partOf(value: string, entity: string): boolean {
+export function partOf(value: string, entity: string): boolean {
   return value === entity || ` ${entity} `.includes(` ${value} `) || ` ${value} `.includes(` ${entity} `);
 }
 
@@ -101,7 +111,7 @@ function partOf(value: string, entity: string): boolean {
 export function slotEntries(s: StatementIn, classes: ReadonlyMap<string, string>): SlotEntry[] {
   const ms = s.reading.mentions;
   const entities = [...new Set(ms.filter((m) => ENTITY_KINDS.has(m.kind)).map((m) => m.key))];
-  const values = ms.filter((m) => m.kind === "value" || m.kind === "name");
+  const values = ms.filter((m) => m.kind === "value" || (m.kind === "name" && !withinEntity(m, ms)));
   const out: SlotEntry[] = [];
   for (const entity of entities) {
     const slots = new Map<string, SlotEntry>();

@@ -58,6 +58,18 @@ const AUX = new Set(
 );
 const NEGATION =
   /\b(?:no longer|not|never|anymore|any more|no more|dropped|stopped|instead of|replaced|retired|decommissioned|deprecated|shut down|left)\b|n't\b/i;
+/** Words that say something became otherwise (with NEGATION: `saysChange`). */
+const CHANGE =
+  /\b(?:moved|moving|moves|switched|switching|changed|changing|replaced|replacing|upgraded|migrated|relocated|rescheduled|renamed|reassigned|promoted|took over|takes over|taking over|new|now|from now on|starting|instead)\b/i;
+
+/**
+ * Whether a text says that something changed ("my new manager is …", "Staging moved off …",
+ * "Switched from Linear to Jira", "no longer uses …"), not only how it is.
+ */
+export function saysChange(text: string): boolean {
+  return CHANGE.test(text) || NEGATION.test(text);
+}
+
 const WEEKDAYS = new Set(WEEKDAY_NAMES);
 const MONTHS = new Set(MONTH_NAMES);
 /** Month names as dates write them, abbreviated too ("Dec 10", "Sept 3"). */

@@ -15,6 +15,20 @@ export function isEntityName(name: string): boolean {
 }
 
 /**
+ * Whether a stored entity name is a name that is also one of the most frequent English words
+ * ("Grace", "Mark", "Will"): left out by isEntityName, it names someone where the workspace writes it
+ * as a name (`graph.isWrittenAsName`: capitalised within sentences, word-case.ts).
+ */
+export function isNameOrWord(name: string): boolean {
+  return /^\p{Lu}\p{L}+$/u.test(name) && isFrameWord(name.toLowerCase());
+}
+
+/** A prompt's entity that names something: isEntityName, or a common word the workspace writes as a name. */
+export function namesSomething(graph: EntityGraph, e: { entity: string; name: string }): boolean {
+  return isEntityName(e.name) || (isNameOrWord(e.name) && graph.isWrittenAsName(e.entity));
+}
+
+/**
  * The named entities in the most chunks, each with its aliases in the workspace folded in: "Alice"
  * goes with "Alice Chen" when that is the only longer name starting with it (the longer name stays,
  * the count is the larger); a name opened by a common word whose rest is itself an entity ("Yeah

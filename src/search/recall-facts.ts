@@ -8,6 +8,7 @@ import { spelledOut } from "./soft-words.js";
 import { reinforcedOrder, restatements, timesStated } from "./reinforcement.js";
 import type { AnnotatedHit } from "../consolidate/annotate.js";
 import { answeringStatements } from "./fact-answers.js";
+import { outdatedBesideAnswers } from "./answer-outdated.js";
 import { localDay } from "../util/local-day.js";
 
 /** Current statements of the prompt's entities added when search did not return their chunk. */
@@ -153,6 +154,21 @@ export function applyFacts(
     chains.get(`${r.entity}\u0000${r.cls}`)!.filter((c) => (c.at ?? -Infinity) <= opts.asOf),
   );
   const answerPlaces = new Set(answering.map((r) => `${r.path}:${r.line}`));
+  // The older lines about an answered entity that state another value of the asked kind (answer-outdated.ts).
+  const outdated = outdatedBesideAnswers(answering, hits, (p, f, t) => store.facts.statementsIn(p, f, t), {
+    asOf: opts.asOf,
+    keep: new Set([...currentPlaces, ...answerPlaces]),
+  });
+  for (const [place, o] of outdated) {
+    if (verdicts.get(place)?.current) continue;
+    verdicts.set(place, { row: o.by, hidden: true, current: false, ...(o.later ? {} : { by: o.by }) });
+    const on = day(o.by.at);
+    links.push({
+      entity: o.by.entity,
+      statement: place,
+      ...(o.later ? { later: true } : { supersededBy: `${o.by.path}:${o.by.line}`, ...(on ? { on } : {}) }),
+    });
+  }
   const out: Array<{ hit: AnnotatedHit; current: boolean; times: number; answer?: boolean }> = [];
   for (const hit of hits) {
     const text = hit.text;

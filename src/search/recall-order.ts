@@ -11,6 +11,8 @@
  */
 import { asksAboutNow } from "./prompt-intent.js";
 import { holdsEvery, type PromptWord } from "./relevance.js";
+import { askedValue } from "./fact-answers.js";
+import { saysChange } from "../facts/mentions.js";
 
 /**
  * An entity named in more than this share of the chunks is what the whole workspace is about (its
@@ -37,13 +39,32 @@ export function newestFirstFor<T>(
 ): T[] {
   const out = newestFirstAbout(items, prompt.entities, view);
   const indexed = prompt.words.filter((w) => w.df > 0);
-  // One shared word is no sign that two memories speak of one thing ("deploys": the rule and a failed deploy).
-  if (indexed.length < 2 || !asksAboutNow(prompt.query)) return out;
-  const holdsAll = (t: T) => {
+  if (indexed.length === 0 || !asksAboutNow(prompt.query)) return out;
+  const holding = (words: readonly PromptWord[]) => (t: T) => {
     const v = view(t);
-    return holdsEvery(v.text, v.chunkWords, indexed);
+    return holdsEvery(v.text, v.chunkWords, words);
   };
-  return newestFirstOf(out, holdsAll, view);
+  // One shared word is no sign that two memories speak of one thing ("deploys": the rule and a later failed deploy).
+  const ordered = indexed.length >= 2 ? newestFirstOf(out, holding(indexed), view) : out;
+  // Unless the newest of them says that the thing changed, and the prompt asks for a value: "who is
+  // my manager?" — "my new manager is Oksana" after the curated "My manager is Dana".
+  // Its topic: the prompt's words that are no frequent English words, when it has any ("tickets" of
+  // "what do we use for tickets?"), else its indexed words ("manager").
+  const content = indexed.some((w) => !w.frame) ? indexed.filter((w) => !w.frame) : indexed;
+  if (content.length === 0 || askedValue(prompt.query) === null) return ordered;
+  const holds = holding(content);
+  let newest: T | undefined;
+  for (const t of ordered) if (holds(t) && (view(t).date ?? "") > (newest ? (view(newest).date ?? "") : "")) newest = t;
+  if (!newest || !changedIn(view(newest).text, content)) return ordered;
+  return newestFirstOf(ordered, holds, view);
+}
+
+/** Whether a line of a memory's text holding every one of the words says that something changed. */
+function changedIn(text: string, words: readonly PromptWord[]): boolean {
+  return text.split("\n").some((line) => {
+    const lower = line.toLowerCase();
+    return words.every((w) => lower.includes(w.stem)) && saysChange(line);
+  });
 }
 
 /** Lowercase words joined by single spaces, with a space at each end: whole-word containment. */

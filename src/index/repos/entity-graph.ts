@@ -123,6 +123,11 @@ export class EntityGraph {
     return this.wordCase.isWord(entity);
   }
 
+  /** Whether a one-word entity that is also a common word ("Grace") is written as a name here (word-case.ts). */
+  isWrittenAsName(entity: string): boolean {
+    return this.wordCase.isWrittenAsName(entity);
+  }
+
   /** The index's chunks changed (a file written, a rollback, another connection's commit): the kept counts and verdicts go. */
   changed(): void {
     this.count = undefined;

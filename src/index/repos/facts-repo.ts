@@ -27,6 +27,13 @@ export interface SlotRow extends SlotEntry {
   supersededBy: number | null;
 }
 
+/** A statement's line, time (ms; null: an undated curated line) and text. */
+export interface StatementAt {
+  line: number;
+  at: number | null;
+  text: string;
+}
+
 export interface NewStatement {
   chunkId: number;
   line: number;
@@ -85,6 +92,8 @@ export class FactsRepo {
       markSeen: `INSERT OR IGNORE INTO fact_seen (path, text, seen_at) VALUES (?, ?, ?)`,
       anySeen: `SELECT EXISTS (SELECT 1 FROM fact_chunks_done)`,
       statementCount: `SELECT count(*) FROM fact_statements`,
+      statementsIn: `SELECT t.line, t.at, t.text FROM files f JOIN chunks c ON c.file_id = f.id
+        JOIN fact_statements t ON t.chunk_id = c.id WHERE f.path = ? AND t.line BETWEEN ? AND ? LIMIT 64`,
     });
   }
 
@@ -210,6 +219,11 @@ export class FactsRepo {
   /** The entities the chunk of a file starting at a line names. */
   entitiesAt(path: string, startLine: number): string[] {
     return this.stmts.entitiesAt.pluck().all(path, startLine) as string[];
+  }
+
+  /** The statements among a file's lines (at most 64): where each is, when it was said, its text. */
+  statementsIn(path: string, from: number, to: number): StatementAt[] {
+    return this.stmts.statementsIn.all(path, from, to) as StatementAt[];
   }
 
   statementCount(): number {

@@ -23,7 +23,7 @@ const ONE_WORD = /^\p{L}+$/u;
  */
 export class WordCase {
   private readonly stmts;
-  private readonly verdicts = new Map<string, boolean>();
+  private readonly verdicts = new Map<string, CaseCounts>();
 
   constructor(db: Database.Database) {
     this.stmts = statements(db, {
@@ -38,13 +38,18 @@ export class WordCase {
    * never written in lowercase.
    */
   isWord(key: string): boolean {
-    if (!ONE_WORD.test(key)) return false;
-    const known = this.verdicts.get(key);
-    if (known !== undefined) return known;
-    if (this.verdicts.size >= MAX_VERDICTS) this.verdicts.clear();
-    const verdict = this.read(key);
-    this.verdicts.set(key, verdict);
-    return verdict;
+    const c = this.counts(key);
+    return c !== null && c.lower > c.upper;
+  }
+
+  /**
+   * Whether a one-word key that is also a common English word ("Grace", "Mark", "Will") is written
+   * as a name in this workspace: capitalised within sentences at least twice, and more often so
+   * than in lowercase. From the same read as isWord, kept alike.
+   */
+  isWrittenAsName(key: string): boolean {
+    const c = this.counts(key);
+    return c !== null && c.upperWithin >= 2 && c.upperWithin > c.lower;
   }
 
   /** The chunks changed (a file written, a rollback, another connection's commit): all is asked again. */
@@ -52,11 +57,24 @@ export class WordCase {
     this.verdicts.clear();
   }
 
-  private read(key: string): boolean {
+  /** How the newest chunks holding a one-word key write it (null: no one-word key). */
+  private counts(key: string): CaseCounts | null {
+    if (!ONE_WORD.test(key)) return null;
+    const known = this.verdicts.get(key);
+    if (known !== undefined) return known;
+    if (this.verdicts.size >= MAX_VERDICTS) this.verdicts.clear();
     const texts = this.stmts.newest.pluck().all(`"${key}"`, SAMPLE_CHUNKS) as string[];
-    const { lower, upper } = caseCounts(texts, key);
-    return lower > upper;
+    const counts = caseCountsWithin(texts, key);
+    this.verdicts.set(key, counts);
+    return counts;
   }
+}
+
+/** How often texts write a word in lowercase, otherwise, and otherwise within a sentence. */
+export interface CaseCounts {
+  lower: number;
+  upper: number;
+  upperWithin: number;
 }
 
 /** A character outside printable ASCII, tab and line breaks (such a text takes the expression). */
@@ -71,29 +89,46 @@ const isAscii = (s: string) => !NON_ASCII.test(s);
  * anything else by the expression.
  */
 export function caseCounts(texts: readonly string[], key: string): { lower: number; upper: number } {
+  const { lower, upper } = caseCountsWithin(texts, key);
+  return { lower, upper };
+}
+
+/**
+ * caseCounts, and of the capitalised ones, those written within a sentence: after a lowercase
+ * letter or a comma and spaces ("paired with Grace", "Reviewed Grace's PR"; not "- 09:00 Grace …",
+ * "User: Grace …", ". Grace …") — a name, where a sentence-opening word would be lowercase.
+ */
+export function caseCountsWithin(texts: readonly string[], key: string): CaseCounts {
   let lower = 0;
   let upper = 0;
-  const count = (first: string) => {
+  let upperWithin = 0;
+  let text = "";
+  const count = (first: string, at: number) => {
     if (first === first.toLowerCase() && first !== first.toUpperCase()) lower++;
-    else upper++;
+    else {
+      upper++;
+      let k = at - 1;
+      while (k >= 0 && (text[k] === " " || text[k] === "\t")) k--;
+      if (k < at - 1 && k >= 0 && (text[k] === "," || /\p{Ll}/u.test(text[k]!))) upperWithin++;
+    }
   };
   const asciiKey = isAscii(key);
   let exact: RegExp | undefined;
-  for (const text of texts) {
+  for (text of texts) {
     if (asciiKey && isAscii(text)) {
       const low = text.toLowerCase();
       const k = key.toLowerCase();
       for (let i = low.indexOf(k); i >= 0; i = low.indexOf(k, i + 1)) {
         if (isAsciiWordAt(low, i - 1) || isAsciiWordAt(low, i + k.length)) continue;
-        count(text[i]!);
+        count(text[i]!, i);
         i += k.length - 1;
       }
       continue;
     }
     exact ??= new RegExp(`(?<![\\p{L}\\p{N}])${key}(?![\\p{L}\\p{N}])`, "giu");
-    for (const m of text.matchAll(exact)) count(m[0][0]!);
+    for (const m of text.matchAll(exact)) count(m[0][0]!, m.index);
   }
-  return { lower, upper };
+  return { lower, upper, upperWithin };
 }
 
 /** A lowercase ASCII letter or digit at i (of a lowercased ASCII text). */
