@@ -8,21 +8,27 @@ import { COMMON_WORDS } from "./common-words.js";
 
 const FRAME = new Set(COMMON_WORDS);
 
-/**
- * Chat filler the list cannot hold: contractions typed without their apostrophe ("cant", "didnt":
- * the list's "can't" is two tokens), interjections ("ugh", "btw") and the "-ever" words and sentence
- * adverbs the list ranks lower ("whenever", "anyway"). Closed classes of English.
- */
-const FILLER = new Set(
+/** Interjections and greetings of chat ("ugh", "btw", "hey", "yay"): a closed class of English. */
+export const INTERJECTIONS: ReadonlySet<string> = new Set(
   [
-    "cant dont didnt doesnt isnt wont wouldnt couldnt shouldnt arent wasnt werent hasnt havent hadnt aint",
-    "im ive youre youve youll theyre theyve thats whats whos wheres heres theres",
     "ugh hmm hm uh um umm oh ah eh meh oops whoa wow lol btw fyi tbh imo idk pls plz",
-    "whenever wherever whoever whomever whichever anyway anyways somehow",
+    "hey hi hello yo yeah yep yup nope yay aww awww haha omg woah congrats thx",
   ]
     .join(" ")
     .split(" "),
 );
+
+/**
+ * Chat filler the list cannot hold: contractions typed without their apostrophe ("cant", "didnt":
+ * the list's "can't" is two tokens), interjections and the "-ever" words and sentence adverbs the
+ * list ranks lower ("whenever", "anyway"). Closed classes of English.
+ */
+const FILLER = new Set([
+  ..."cant dont didnt doesnt isnt wont wouldnt couldnt shouldnt arent wasnt werent hasnt havent hadnt aint".split(" "),
+  ..."im ive youre youve youll theyre theyve thats whats whos wheres heres theres".split(" "),
+  ...INTERJECTIONS,
+  ..."whenever wherever whoever whomever whichever anyway anyways somehow".split(" "),
+]);
 
 /** Whether a lowercase word is one of the most frequent English words, or chat filler. */
 export function isFrameWord(word: string): boolean {

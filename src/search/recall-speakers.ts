@@ -16,6 +16,11 @@ export function speakerOf(text: string): string | null {
   return SPEAKER.exec(text)?.[1] ?? null;
 }
 
+/** Where a turn's words begin: the length of its label (`[D1:3] Caroline: `), or 0 without one. */
+export function labelLength(text: string): number {
+  return SPEAKER.exec(text)?.[0].length ?? 0;
+}
+
 /**
  * The capitalised words a prompt names someone by ("Caroline", "Caroline's" → "Caroline"): a word a
  * sentence opens with counts only when it is no common English word ("What", "Did", "Note").

@@ -80,14 +80,17 @@ const SPEAKER_TURN: Judged["evidence"] = {
 /**
  * The turns (best first) that fit `room` tokens and that no packed memory shows (`shown`: a path
  * and a unit's text), as memories: the turns of one chunk in one line (in the chunk's order, a gap
- * shown as "…"), the chunks in the order of their best turn.
+ * shown as "…"), the chunks in the order of their best turn. Each turn shows its `gist`
+ * (turn-gist.ts: what it says of its speaker), so more turns fit.
  */
 export function packTurns(
   turns: readonly Turn[],
   shown: (path: string, text: string) => boolean,
   room: number,
+  gist: (text: string) => string,
   workspace?: string,
 ): Packed[] {
+  const gists = new Map<Unit, string>();
   const memoryOf = (hit: AnnotatedHit, ts: readonly Turn[]): Packed => {
     const us = ts.map((t) => t.unit).sort((a, b) => a.line - b.line);
     const first = us[0]!;
@@ -96,7 +99,12 @@ export function packTurns(
     const startLine = transcript ? hit.startLine : Math.min(hit.endLine, hit.startLine + first.line);
     const endLine = transcript ? hit.endLine : Math.min(hit.endLine, hit.startLine + last.line + last.lines - 1);
     const text = cleanMemoryText(
-      us.map((u, i) => (i > 0 && u.line > us[i - 1]!.line + us[i - 1]!.lines ? `…\n${u.text}` : u.text)).join("\n"),
+      us
+        .map((u, i) => {
+          const said = gists.get(u) ?? u.text;
+          return i > 0 && u.line > us[i - 1]!.line + us[i - 1]!.lines ? `…\n${said}` : said;
+        })
+        .join("\n"),
     );
     const line = formatMemoryLine({
       ...(workspace ? { workspace } : {}),
@@ -114,6 +122,7 @@ export function packTurns(
   for (const t of turns) {
     if (room - used < MIN_TURN_TOKENS) break;
     if (shown(t.hit.path, t.unit.text)) continue;
+    if (!gists.has(t.unit)) gists.set(t.unit, gist(t.unit.text));
     const group = groups.get(t.hit) ?? [];
     const cost = memoryOf(t.hit, [...group, t]).cost - (group.length ? memoryOf(t.hit, group).cost : 0);
     if (used + cost > room) continue;

@@ -31,6 +31,7 @@ import { mayShow } from "./recall-scope.js";
 import { explainOf } from "./recall-explain.js";
 import { promptNames, unnamedTurns } from "./recall-speakers.js";
 import { packTurns, speakerTurns } from "./recall-turns.js";
+import { turnGist } from "./turn-gist.js";
 
 export const DEFAULT_RECALL_BUDGET = 2000;
 const EXCERPT = DEFAULT_EXCERPT;
@@ -237,7 +238,8 @@ async function recallOn(
   );
   const room = budget - packed.reduce((n, k) => n + k.cost, BLOCK_TOKENS);
   const shown = (path: string, text: string) => packed.some((k) => k.judged.hit.path === path && k.text.includes(text));
-  if (turns.length > 0) packed.push(...packTurns(turns, shown, room, req.workspaceLabel));
+  if (turns.length > 0)
+    packed.push(...packTurns(turns, shown, room, (text) => turnGist(text, queryStems), req.workspaceLabel));
   if (wholeWindow) packed = packed.sort((a, b) => timeOrder(a.judged.hit, b.judged.hit));
   // A prompt about someone or something (not a past window): what is said of it now, first (recall-order.ts).
   else if (windows.length === 0 && !req.visible) {
