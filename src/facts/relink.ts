@@ -1,5 +1,5 @@
 import type { IndexStore } from "../index/repos/store.js";
-import { slotKey, type LinkStatement, type StoredEntry } from "../index/repos/fact-links-repo.js";
+import { slotKey, type FactLinksRepo, type LinkStatement, type StoredEntry } from "../index/repos/fact-links-repo.js";
 import { classEdges, classesOf, slotEntries, standings, type ChainEntry } from "./link.js";
 
 /** A slot with more distinct values than this is not stored (many facts sharing a word). */
@@ -30,8 +30,7 @@ export function relinkChanged(store: IndexStore): RelinkReport {
     if (queued.length === 0) return { statements: 0, slots: 0, written: 0 };
     const dirty = new Set<string>(links.slotsOf(queued));
     links.drop(queued);
-    const present = links.statementsIn(queued);
-    for (const s of present) links.addEdges(s.id, classEdges(s.reading));
+    for (const page of pagesOf(links, queued)) for (const s of page) links.addEdges(s.id, classEdges(s.reading));
     const classes = classesOf(links.edges());
     const before = links.classes();
     const moved = new Set<string>();
@@ -46,22 +45,24 @@ export function relinkChanged(store: IndexStore): RelinkReport {
     const others = links.withClasses([...moved]).filter((id) => !queuedSet.has(id));
     for (const k of links.slotsOf(others)) dirty.add(k);
     links.drop(others);
-    const reread: LinkStatement[] = [...present, ...links.statementsIn(others)];
-    // Every statement read again (a first link): the slots are all in hand, none is read back.
-    const whole = reread.length === store.facts.statementCount();
+    let read = 0;
     const inHand = new Map<string, StoredEntry[]>();
     const added: StoredEntry[] = [];
-    for (const s of reread)
-      for (const e of slotEntries({ id: s.id, at: s.at, reading: s.reading }, classes)) {
-        const stored = { ...e, at: s.at, news: JSON.stringify(e.news), olds: JSON.stringify(e.olds) };
-        added.push(stored);
-        const key = slotKey(e.entity, e.cls);
-        dirty.add(key);
-        if (!whole) continue;
-        let c = inHand.get(key);
-        if (!c) inHand.set(key, (c = []));
-        c.push(stored);
+    for (const page of pagesOf(links, [...queued, ...others]))
+      for (const s of page) {
+        read++;
+        for (const e of slotEntries({ id: s.id, at: s.at, reading: s.reading }, classes)) {
+          const stored = { ...e, at: s.at, news: JSON.stringify(e.news), olds: JSON.stringify(e.olds) };
+          added.push(stored);
+          const key = slotKey(e.entity, e.cls);
+          dirty.add(key);
+          let c = inHand.get(key);
+          if (!c) inHand.set(key, (c = []));
+          c.push(stored);
+        }
       }
+    // Every statement read again (a first link): the slots are all in hand, none is read back.
+    const whole = read === store.facts.statementCount();
     links.addEntries(added.sort(byKey));
     let written = 0;
     // (A slot every statement left has no entries: its stored rows go.)
@@ -70,6 +71,14 @@ export function relinkChanged(store: IndexStore): RelinkReport {
     links.clearQueue();
     return { statements: queued.length, slots: dirty.size, written };
   });
+}
+
+/** Statements read per page: a first link reads every statement, and holds one page of readings at a time. */
+const PAGE = 4096;
+
+/** The statements of these ids that exist, with their readings, a page at a time. */
+function* pagesOf(links: FactLinksRepo, ids: readonly number[]): Generator<LinkStatement[]> {
+  for (let i = 0; i < ids.length; i += PAGE) yield links.statementsIn(ids.slice(i, i + PAGE));
 }
 
 /** Forgets every link and links every statement again (a build from scratch over the same statements). */
