@@ -59,16 +59,25 @@ export class WordCase {
   }
 }
 
-/** A character outside printable ASCII, tab and line breaks (such a text takes the expression). */
+/** A character outside printable ASCII, tab and line breaks (a key holding one takes the expression). */
 const NON_ASCII = /[^ -~\t\n\r]/u;
 const isAscii = (s: string) => !NON_ASCII.test(s);
+/**
+ * The two characters that keep a text from the lowercased-text search of an ASCII key: İ (U+0130)
+ * lowercases to two units (the text's positions would shift), and ſ (U+017F) matches "s" in the
+ * case-insensitive expression but does not lowercase to it. Every other character lowercases to one
+ * unit, and to an ASCII letter exactly when the expression matches it to that letter (K, U+212A: k).
+ */
+const SHIFTS_OR_FOLDS = /[\u0130\u017f]/;
+const WORD_CP = /^[\p{L}\p{N}]$/u;
 
 /**
  * How often the texts write a one-word key (lowercase letters) as a whole word in lowercase and
- * otherwise (capitalised, all capitals), case-insensitively — by its first letter. An ASCII key in
- * an ASCII text is found with indexOf on the lowercased text (the same matches as the Unicode
- * expression there, at a tenth of its cost: recall asks for a prompt's new words every time);
- * anything else by the expression.
+ * otherwise (capitalised, all capitals), case-insensitively — by its first letter. An ASCII key is
+ * found with indexOf on the lowercased text (the same matches as the Unicode expression, at a tenth
+ * of its cost: recall asks for a prompt's new words every time), the letters or digits around it
+ * told apart by code point as the expression's look-arounds do; a key with other letters, or a text
+ * holding İ or ſ, by the expression.
  */
 export function caseCounts(texts: readonly string[], key: string): { lower: number; upper: number } {
   let lower = 0;
@@ -78,13 +87,13 @@ export function caseCounts(texts: readonly string[], key: string): { lower: numb
     else upper++;
   };
   const asciiKey = isAscii(key);
+  const k = key.toLowerCase();
   let exact: RegExp | undefined;
   for (const text of texts) {
-    if (asciiKey && isAscii(text)) {
+    if (asciiKey && !SHIFTS_OR_FOLDS.test(text)) {
       const low = text.toLowerCase();
-      const k = key.toLowerCase();
       for (let i = low.indexOf(k); i >= 0; i = low.indexOf(k, i + 1)) {
-        if (isAsciiWordAt(low, i - 1) || isAsciiWordAt(low, i + k.length)) continue;
+        if (isWordBefore(text, i) || isWordAt(text, i + k.length)) continue;
         count(text[i]!);
         i += k.length - 1;
       }
@@ -96,8 +105,20 @@ export function caseCounts(texts: readonly string[], key: string): { lower: numb
   return { lower, upper };
 }
 
-/** A lowercase ASCII letter or digit at i (of a lowercased ASCII text). */
-function isAsciiWordAt(low: string, i: number): boolean {
-  const c = low.charCodeAt(i); // NaN outside the text
-  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+/** A letter or digit (\p{L}, \p{N}) as the code point starting at i (false outside the text). */
+function isWordAt(s: string, i: number): boolean {
+  const c = s.charCodeAt(i); // NaN outside the text
+  if (c < 0x80) return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+  if (!(c >= 0x80)) return false;
+  return WORD_CP.test(String.fromCodePoint(s.codePointAt(i)!));
+}
+
+/** A letter or digit as the code point ending just before i (a surrogate pair read whole). */
+function isWordBefore(s: string, i: number): boolean {
+  const c = s.charCodeAt(i - 1);
+  if (c < 0x80) return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+  if (!(c >= 0x80)) return false;
+  const lead = s.charCodeAt(i - 2);
+  const cp = c >= 0xdc00 && c <= 0xdfff && lead >= 0xd800 && lead <= 0xdbff ? s.codePointAt(i - 2)! : c;
+  return WORD_CP.test(String.fromCodePoint(cp));
 }
