@@ -99,6 +99,8 @@ describe("one-word names that are words", () => {
       "inés",
       "\u212Aines",
       "\u0130nes",
+      "\u0131nes",
+      "\u212Anes",
       "ine\u017f",
       "\u{1D400}",
       "\u{1F600}",
