@@ -49,7 +49,8 @@ const MAX_VISIBILITIES = 0xffff;
 /**
  * The per-chunk metadata of the whole index in memory (typed arrays, one slot per chunk, and a map of
  * the files), so a search reads no row for the many candidates it only scores: the text is read
- * only for the few that need it. Importance annotations are parsed when a chunk is loaded, not per
+ * only for the few that need it. Each chunk's visibility is kept too, for the audit's visibility of
+ * a file's lines (visibilitiesOfSpans). Importance annotations are parsed when a chunk is loaded, not per
  * query. Kept in step with the index: this connection's writes mark their files (fileChanged), whose
  * chunks are read again before the next lookup; another connection's commit (PRAGMA data_version)
  * reloads everything. Loaded when the daemon warms it or on the third lookup of a process; before

@@ -33,9 +33,10 @@ export class VisibilityRepo {
     this.stmts = statements(db, {
       curatedWithHash: `SELECT 1 FROM files WHERE class = 'curated' AND sha256 = ? LIMIT 1`,
       ofIds: `SELECT id, visibility FROM chunks WHERE id IN (SELECT value FROM json_each(?))`,
-      // Per span ([path, from, to]), the visibilities of the file's chunks overlapping its lines.
+      // Per span ([path, from, to]), the visibilities of the file's chunks overlapping its lines, in chunk order.
       ofSpans: `SELECT j.key AS i, c.visibility AS v FROM json_each(?) j JOIN files f ON f.path = j.value ->> 0
-        JOIN chunks c ON c.file_id = f.id AND c.start_line <= j.value ->> 2 AND c.end_line >= j.value ->> 1`,
+        JOIN chunks c ON c.file_id = f.id AND c.start_line <= j.value ->> 2 AND c.end_line >= j.value ->> 1
+        ORDER BY j.key, c.seq`,
     });
   }
 
