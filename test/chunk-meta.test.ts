@@ -7,6 +7,7 @@ import { IndexStore, type ChunkRow } from "../src/index/repos/store.js";
 import { Searcher } from "../src/search/searcher.js";
 import { indexedWorkspace, syncFromAnotherConnection } from "./helpers/workspace.js";
 import { rawDb } from "./helpers/raw-db.js";
+import { VisibilityRepo } from "../src/index/repos/visibility-repo.js";
 
 /** A small random workspace: notes, daily logs, a transcript; some chunks annotated with importance. */
 function randomFiles(seed: number): Record<string, string> {
@@ -115,6 +116,57 @@ describe("chunk metadata in memory", () => {
     await indexer.sync();
     const second = await searcher.search({ query: "office wifi password" });
     expect(second.results[0]!.path).toBe("memory/b.md");
+    store.close();
+  });
+
+  it("answers the visibilities of a file's lines from memory as the chunk rows say, and follows edits and other connections", async () => {
+    const tags = ["", " <!-- visibility: private -->", " <!-- visibility: group:telegram:group:-100123 -->"];
+    const log = (seed: number) => {
+      let s = seed;
+      const rnd = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+      const entries = Array.from(
+        { length: 40 },
+        (_, i) => `- ${i} deploy kafka budget garden retro invoice latency backup${tags[Math.floor(rnd() * 3)]}`,
+      );
+      return `# Log\n\n${entries.join("\n\n")}\n`;
+    };
+    const files = { ...randomFiles(5), "memory/2026-12-01.md": log(1), "memory/2026-12-02.md": log(2) };
+    const { root, dbPath, store, indexer } = await indexed(files);
+    const bySql = new VisibilityRepo(rawDb(store));
+    const spansOf = (paths: string[]) =>
+      paths.flatMap((path) =>
+        Array.from({ length: 25 }, (_, i) => ({
+          path,
+          from: 1 + ((i * 7) % 90),
+          to: 1 + ((i * 7) % 90) + (i % 6) * 4,
+        })),
+      );
+    const check = (paths: string[]) => {
+      const spans = [
+        ...spansOf(paths),
+        { path: "memory/none.md", from: 1, to: 9 },
+        { path: paths[0]!, from: 9, to: 2 },
+      ];
+      const held = store.chunks.meta.visibilitiesOfSpans(spans);
+      expect(held).not.toBeNull();
+      expect(held).toEqual(bySql.ofSpans(spans));
+      expect(store.visibility.ofSpans(spans)).toEqual(held);
+      return held!;
+    };
+    const paths = [...Object.keys(files), "memory/notes/moved.md"];
+    const seen = new Set(check(paths).flat());
+    expect(seen).toEqual(new Set(["open", "private", "group:telegram:group:-100123"]));
+    // This connection's writes: an entry's visibility changed, a file renamed, one deleted.
+    writeFileSync(join(root, "memory/2026-12-01.md"), log(3));
+    renameSync(join(root, "memory/notes/n1.md"), join(root, "memory/notes/moved.md"));
+    rmSync(join(root, "memory/notes/n2.md"));
+    await indexer.sync();
+    check(paths);
+    expect(store.visibility.ofSpans([{ path: "memory/notes/n1.md", from: 1, to: 99 }])).toEqual([[]]);
+    // Another connection's commit.
+    writeFileSync(join(root, "memory/2026-12-02.md"), log(4));
+    await syncFromAnotherConnection(root, dbPath);
+    check(paths);
     store.close();
   });
 });

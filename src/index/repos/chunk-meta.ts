@@ -33,6 +33,7 @@ type ChunkTuple = [
   end: number,
   ts: number | null,
   text: string | null,
+  visibility: string,
 ];
 type FileTuple = [id: number, path: string, cls: FileClass, date: string | null];
 type JoinedTuple = [...ChunkTuple, path: string, cls: FileClass, date: string | null];
@@ -41,12 +42,15 @@ type JoinedTuple = [...ChunkTuple, path: string, cls: FileClass, date: string | 
 const LOOKUPS_BEFORE_LOAD = 2;
 
 // Only texts that can hold an annotation come back (LIKE is case-insensitive for ASCII, as the expression is).
-const CHUNK_COLUMNS = `id, file_id, seq, start_line, end_line, ts, CASE WHEN text LIKE '%importance%' THEN text END`;
+const CHUNK_COLUMNS = `id, file_id, seq, start_line, end_line, ts, CASE WHEN text LIKE '%importance%' THEN text END, visibility`;
+/** Distinct visibilities the table can hold (their codes are 16-bit); past this, spans are read from SQL. */
+const MAX_VISIBILITIES = 0xffff;
 
 /**
  * The per-chunk metadata of the whole index in memory (typed arrays, one slot per chunk, and a map of
  * the files), so a search reads no row for the many candidates it only scores: the text is read
- * only for the few that need it. Importance annotations are parsed when a chunk is loaded, not per
+ * only for the few that need it. Each chunk's visibility is kept too, for the audit's visibility of
+ * a file's lines (visibilitiesOfSpans). Importance annotations are parsed when a chunk is loaded, not per
  * query. Kept in step with the index: this connection's writes mark their files (fileChanged), whose
  * chunks are read again before the next lookup; another connection's commit (PRAGMA data_version)
  * reloads everything. Loaded when the daemon warms it or on the third lookup of a process; before
@@ -58,6 +62,8 @@ export class ChunkMetaTable {
   private lookups = 0;
   private readonly dirty = new Set<number>();
   private files = new Map<number, FileEntry>();
+  /** The file id of each path. */
+  private byPath = new Map<string, number>();
   private slotOf = new Map<number, number>();
   private free: number[] = [];
   private size = 0;
@@ -70,6 +76,10 @@ export class ChunkMetaTable {
   private tss = new Float64Array(0);
   /** −1: no importance annotation. */
   private importances = new Int8Array(0);
+  /** Each chunk's visibility, as its index in `visibilityNames`. */
+  private visibilityCodes = new Uint16Array(0);
+  private visibilityNames: string[] = [];
+  private readonly visibilityCode = new Map<string, number>();
 
   constructor(db: Database.Database) {
     this.commits = new CommitWatch(db);
@@ -81,7 +91,7 @@ export class ChunkMetaTable {
       byIds: db
         .prepare(
           `SELECT c.id, c.file_id, c.seq, c.start_line, c.end_line, c.ts, CASE WHEN c.text LIKE '%importance%' THEN c.text END,
-             f.path, f.class, f.date FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?))`,
+             c.visibility, f.path, f.class, f.date FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?))`,
         )
         .raw(),
     };
@@ -115,6 +125,25 @@ export class ChunkMetaTable {
     return out;
   }
 
+  /**
+   * For each span (a file's lines [from, to]), the visibilities of the file's chunks overlapping it,
+   * in the file's chunk order (what VisibilityRepo.ofSpans reads from SQL); null while the table is
+   * not loaded (a one-shot command does not load it for this), the caller then reads SQL.
+   */
+  visibilitiesOfSpans(spans: ReadonlyArray<{ path: string; from: number; to: number }>): string[][] | null {
+    if (!this.commits.loaded || this.visibilityNames.length > MAX_VISIBILITIES) return null;
+    this.current();
+    if (this.visibilityNames.length > MAX_VISIBILITIES) return null;
+    return spans.map(({ path, from, to }) => {
+      const fileId = this.byPath.get(path);
+      const file = fileId === undefined ? undefined : this.files.get(fileId);
+      if (!file) return [];
+      const over = file.slots.filter((s) => this.starts[s]! <= to && this.ends[s]! >= from);
+      if (over.length > 1) over.sort((a, b) => this.seqs[a]! - this.seqs[b]!);
+      return over.map((s) => this.visibilityNames[this.visibilityCodes[s]!]!);
+    });
+  }
+
   private get(id: number): ChunkMeta | undefined {
     const s = this.slotOf.get(id);
     if (s === undefined) return undefined;
@@ -140,7 +169,7 @@ export class ChunkMetaTable {
   private readIds(ids: readonly number[]): Map<number, ChunkMeta> {
     const out = new Map<number, ChunkMeta>();
     if (ids.length === 0) return out;
-    for (const [id, fileId, seq, startLine, endLine, ts, text, path, cls, date] of this.stmts.byIds.all(
+    for (const [id, fileId, seq, startLine, endLine, ts, text, , path, cls, date] of this.stmts.byIds.all(
       JSON.stringify(ids),
     ) as JoinedTuple[]) {
       const importance = text === null ? null : importanceOf(text);
@@ -162,8 +191,11 @@ export class ChunkMetaTable {
   private loadAll(version: number): void {
     this.dirty.clear();
     this.files = new Map();
-    for (const [id, path, cls, date] of this.stmts.allFiles.all() as FileTuple[])
+    this.byPath = new Map();
+    for (const [id, path, cls, date] of this.stmts.allFiles.all() as FileTuple[]) {
       this.files.set(id, { path, class: cls, date, slots: [] });
+      this.byPath.set(path, id);
+    }
     const rows = this.stmts.allChunks.all() as ChunkTuple[];
     this.slotOf = new Map();
     this.free = [];
@@ -181,16 +213,18 @@ export class ChunkMetaTable {
       this.free.push(s);
     }
     this.files.delete(fileId);
+    if (this.byPath.get(old.path) === fileId) this.byPath.delete(old.path);
   }
 
   private readFile(fileId: number): void {
     const f = this.stmts.file.get(fileId) as FileTuple | undefined;
     if (!f) return;
     this.files.set(fileId, { path: f[1], class: f[2], date: f[3], slots: [] });
+    this.byPath.set(f[1], fileId);
     for (const r of this.stmts.fileChunks.all(fileId) as ChunkTuple[]) this.put(r);
   }
 
-  private put([id, fileId, seq, start, end, ts, text]: ChunkTuple): void {
+  private put([id, fileId, seq, start, end, ts, text, visibility]: ChunkTuple): void {
     const file = this.files.get(fileId);
     if (!file) return;
     let s = this.free.pop();
@@ -206,13 +240,19 @@ export class ChunkMetaTable {
     this.tss[s] = ts ?? NaN;
     const imp = text === null ? null : importanceOf(text);
     this.importances[s] = imp ?? -1;
+    let code = this.visibilityCode.get(visibility);
+    if (code === undefined) {
+      code = this.visibilityNames.push(visibility) - 1;
+      this.visibilityCode.set(visibility, code);
+    }
+    this.visibilityCodes[s] = code; // past MAX_VISIBILITIES the codes are not read (visibilitiesOfSpans)
     this.slotOf.set(id, s);
     file.slots.push(s);
   }
 
   private grow(capacity: number): void {
     if (capacity <= this.ids.length) return;
-    const more = <T extends Int32Array | Float64Array | Int8Array>(a: T, make: (n: number) => T): T => {
+    const more = <T extends Int32Array | Float64Array | Int8Array | Uint16Array>(a: T, make: (n: number) => T): T => {
       const b = make(capacity);
       b.set(a.subarray(0, this.size) as never);
       return b;
@@ -224,5 +264,6 @@ export class ChunkMetaTable {
     this.ends = more(this.ends, (n) => new Int32Array(n));
     this.tss = more(this.tss, (n) => new Float64Array(n));
     this.importances = more(this.importances, (n) => new Int8Array(n));
+    this.visibilityCodes = more(this.visibilityCodes, (n) => new Uint16Array(n));
   }
 }

@@ -87,7 +87,8 @@ export class IndexStore {
     this.upkeep = new DbUpkeep(this.db);
     this.facts = new FactsRepo(this.db);
     this.entities = new EntityGraph(this.db);
-    this.visibility = new VisibilityRepo(this.db);
+    // The audit's visibility of each answered memory, from the chunk metadata in memory once it is loaded.
+    this.visibility = new VisibilityRepo(this.db, (spans) => this.chunks.meta.visibilitiesOfSpans(spans));
     this.generation = dbGeneration(this.db);
     this.history = new IndexHistory(this.db, this.generation);
     const { chunks, text, vectors, records } = this;

@@ -3,6 +3,13 @@ import { chainedHash } from "../../util/chained-hash.js";
 import { termPhrase } from "../keyword/fts-text.js";
 import { statements } from "../db/statements.js";
 
+/** A file's lines [from, to]. */
+export interface Span {
+  path: string;
+  from: number;
+  to: number;
+}
+
 /** Matches counted per word for a scope's df; past this the count is the cap (a common word either way). */
 const SCOPED_DF_CAP = 20_000;
 
@@ -15,13 +22,21 @@ const SCOPED_DF_CAP = 20_000;
 export class VisibilityRepo {
   private readonly stmts;
 
-  constructor(private readonly db: Database.Database) {
+  /**
+   * `inMemory`: the same answer from the chunk metadata held in memory (chunk-meta.ts), or null when
+   * it is not loaded; then the statement reads it.
+   */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly inMemory: (spans: ReadonlyArray<Span>) => string[][] | null = () => null,
+  ) {
     this.stmts = statements(db, {
       curatedWithHash: `SELECT 1 FROM files WHERE class = 'curated' AND sha256 = ? LIMIT 1`,
       ofIds: `SELECT id, visibility FROM chunks WHERE id IN (SELECT value FROM json_each(?))`,
-      // Per span ([path, from, to]), the visibilities of the file's chunks overlapping its lines.
+      // Per span ([path, from, to]), the visibilities of the file's chunks overlapping its lines, in chunk order.
       ofSpans: `SELECT j.key AS i, c.visibility AS v FROM json_each(?) j JOIN files f ON f.path = j.value ->> 0
-        JOIN chunks c ON c.file_id = f.id AND c.start_line <= j.value ->> 2 AND c.end_line >= j.value ->> 1`,
+        JOIN chunks c ON c.file_id = f.id AND c.start_line <= j.value ->> 2 AND c.end_line >= j.value ->> 1
+        ORDER BY j.key, c.seq`,
     });
   }
 
@@ -36,10 +51,16 @@ export class VisibilityRepo {
     return out;
   }
 
-  /** For each span (a file's lines [from, to]), the visibilities of the chunks overlapping it: one read for all. */
-  ofSpans(spans: ReadonlyArray<{ path: string; from: number; to: number }>): string[][] {
+  /**
+   * For each span (a file's lines [from, to]), the visibilities of the chunks overlapping it, in the
+   * file's chunk order: from memory once the chunk metadata is loaded (the daemon's audit asks at
+   * every answer), else one read for all.
+   */
+  ofSpans(spans: ReadonlyArray<Span>): string[][] {
     const out = spans.map((): string[] => []);
     if (spans.length === 0) return out;
+    const held = this.inMemory(spans);
+    if (held) return held;
     const rows = this.stmts.ofSpans.all(JSON.stringify(spans.map((s) => [s.path, s.from, s.to]))) as Array<{
       i: number;
       v: string;
