@@ -1,6 +1,6 @@
 import type { IndexStore } from "../index/repos/store.js";
 import { promptEntityKeys } from "./recall-facts.js";
-import { isEntityName, namesSomething } from "./entity-names.js";
+import { isEntityName, namesAnEntity } from "./entity-names.js";
 import type { EntityCount, EntityGraph } from "../index/repos/entity-graph.js";
 import type { ReadSnapshot } from "../index/db/read-snapshot.js";
 
@@ -108,7 +108,7 @@ export function promptEntities(
   const cap = Math.max(2, Math.floor(total * maxShare));
   const named = snap ? snap.keep(`prompt entities\u0000${query}`, () => namedIn(graph, keys)) : namedIn(graph, keys);
   const found = countedUpTo(graph, named, cap, snap)
-    .filter((e) => e.chunks <= cap && namesSomething(graph, e))
+    .filter((e) => e.chunks <= cap && namesAnEntity(graph, e))
     .sort((a, b) => a.chunks - b.chunks || a.entity.localeCompare(b.entity))
     .slice(0, MAX_PROMPT_ENTITIES);
   return { found, cap };

@@ -24,7 +24,7 @@ export function isNameOrWord(name: string): boolean {
 }
 
 /** A prompt's entity that names something: isEntityName, or a common word the workspace writes as a name. */
-export function namesSomething(graph: EntityGraph, e: { entity: string; name: string }): boolean {
+export function namesAnEntity(graph: EntityGraph, e: { entity: string; name: string }): boolean {
   return isEntityName(e.name) || (isNameOrWord(e.name) && graph.isWrittenAsName(e.entity));
 }
 

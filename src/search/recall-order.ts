@@ -29,7 +29,9 @@ export interface Orderable {
 /**
  * A block's order for a prompt about someone or something: the memories naming one of its entities
  * newest first; then, for a prompt about how things stand now (prompt-intent.ts `asksAboutNow`), the
- * memories whose shown text holds every word of the prompt the index holds (two at least), newest first.
+ * memories whose shown text holds every word of the prompt the index holds (two at least), newest
+ * first; and, for a question for a value, the memories holding its topic newest first when the
+ * newest of them says the thing changed (one word is enough then: "who is my manager?").
  */
 export function newestFirstFor<T>(
   items: readonly T[],
@@ -47,9 +49,8 @@ export function newestFirstFor<T>(
   // One shared word is no sign that two memories speak of one thing ("deploys": the rule and a later failed deploy).
   const ordered = indexed.length >= 2 ? newestFirstOf(out, holding(indexed), view) : out;
   // Unless the newest of them says that the thing changed, and the prompt asks for a value: "who is
-  // my manager?" — "my new manager is Oksana" after the curated "My manager is Dana".
-  // Its topic: the prompt's words that are no frequent English words, when it has any ("tickets" of
-  // "what do we use for tickets?"), else its indexed words ("manager").
+  // my manager?" — "my new manager is Oksana" after the curated "My manager is Dana". The topic is
+  // the prompt's words that are no frequent English words, if any ("tickets"), else all ("manager").
   const content = indexed.some((w) => !w.frame) ? indexed.filter((w) => !w.frame) : indexed;
   if (content.length === 0 || askedValue(prompt.query) === null) return ordered;
   const holds = holding(content);
