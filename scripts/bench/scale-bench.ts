@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { procMemMb, spawnDaemon, stopDaemon, waitIndexed, type RunningDaemon } from "./daemon-proc.js";
 import { randomQueries } from "./corpus-queries.js";
 import { generateWorkspace } from "./generate.js";
+import { CortexClient } from "../../src/client/client.js";
 import { benchPath, fileSize, fmtMs, freshDir, median, type Args } from "./util.js";
 import { latencyDist, printTail, timedCall, type TimedCall } from "./scale-latency.js";
 import { qmdOnCorpus, type QmdSide } from "./scale-qmd.js";
@@ -119,7 +120,12 @@ async function runMode(
     console.log(`  unchanged re-sync:  ${resyncMs.map(fmtMs).join(", ")}`);
 
     // --settle S: wait S seconds first (the keyword postings load in the background; FTS5 answers meanwhile).
-    if (plan.settleS > 0) await new Promise((res) => setTimeout(res, plan.settleS * 1000));
+    if (plan.settleS > 0) {
+      await new Promise((res) => setTimeout(res, plan.settleS * 1000));
+      // The daemon closes a connection idle for 5 minutes (rpc/server.ts): connect again, as a host would.
+      r.client.close();
+      r.client = await CortexClient.connect(r.socket, { timeoutMs: 600_000 });
+    }
     for (const q of plan.warmup) await timedCall(r, "memory.search", q);
     if (plan.qmd) for (const q of plan.warmup) await plan.qmd.store.searchLex(q, { limit: 10 });
     const s = await searches(r, plan);
