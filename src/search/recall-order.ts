@@ -10,7 +10,7 @@
  * in time order already (a window without a topic).
  */
 import { asksAboutNow } from "./prompt-intent.js";
-import { holdsEvery, type PromptWord } from "./relevance.js";
+import { heldStems, holdsEvery, type PromptWord } from "./relevance.js";
 import { askedValue } from "./fact-answers.js";
 import { saysChange } from "../facts/mentions.js";
 
@@ -63,8 +63,8 @@ export function newestFirstFor<T>(
 /** Whether a line of a memory's text holding every one of the words says that something changed. */
 function changedIn(text: string, words: readonly PromptWord[]): boolean {
   return text.split("\n").some((line) => {
-    const lower = line.toLowerCase();
-    return words.every((w) => lower.includes(w.stem)) && saysChange(line);
+    const held = heldStems(line, { words });
+    return words.every((w) => held.has(w.stem)) && saysChange(line);
   });
 }
 
