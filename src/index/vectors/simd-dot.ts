@@ -10,6 +10,33 @@
  * fit): callers keep query values within ±queryRange(dims).
  */
 
+import {
+  I32,
+  I32_MUL,
+  i32Load,
+  BLOCK,
+  BR_IF,
+  END,
+  I32_EQZ,
+  LOOP,
+  V128,
+  i32Store,
+  I32_ADD,
+  I32_SUB,
+  get,
+  i32c,
+  instantiate,
+  lane,
+  oneFunctionModule,
+  set,
+  simd,
+  tee,
+  uleb,
+  type WasmMemory,
+} from "./wasm-assemble.js";
+
+export { wasmMemory, type WasmMemory } from "./wasm-assemble.js";
+
 /**
  * The largest |query value| for which no row of `dims` int8 codes (|c| ≤ 127) can take the sum
  * past int32: 32,767 up to 516 dims, then (2³¹ − 1) / (127 · dims) (16,512 at 1024 dims).
@@ -24,41 +51,42 @@ export function scanDotError(n: number): number {
   return (2 * (n + 8) * u) / (1 - (n + 8) * u);
 }
 
-const SIMD = 0xfd;
-/** LEB128 of an unsigned integer. */
-function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-}
-function sleb(n: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const b = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) return [...out, b];
-    out.push(b | 0x80);
-  }
-}
-const simd = (op: number, ...imm: number[]) => [SIMD, ...uleb(op), ...imm];
-const get = (i: number) => [0x20, i];
-const set = (i: number) => [0x21, i];
-const tee = (i: number) => [0x22, i];
-/** i32.const (signed LEB128; non-negative values). */
-const i32c = (n: number) => [0x41, ...sleb(n)];
-const I32_ADD = 0x6a;
-const I32_SUB = 0x6b;
-const BR_IF = 0x0d;
 const load8x8s = (offset: number) => simd(0x01, 0, ...uleb(offset)); // v128.load8x8_s, align 1
 const v128Load = (offset: number) => simd(0x00, 1, ...uleb(offset)); // align 2
 const I32X4_DOT_I16X8 = simd(0xba);
 const I32X4_ADD = simd(0xae);
-const lane = (l: number) => simd(0x1b, l); // i32x4.extract_lane
+
+/** Σ row·query of the row at local `row` (groups unrolled), left on the stack as a v128 of four partial sums. */
+function rowDot(groups: number, row: number, query: number): number[] {
+  const out: number[] = [];
+  for (let g = 0; g < groups; g++) {
+    out.push(...get(row), ...load8x8s(8 * g), ...get(query), ...v128Load(16 * g), ...I32X4_DOT_I16X8);
+    if (g > 0) out.push(...I32X4_ADD);
+  }
+  return out;
+}
+
+/** Stores the sum of local `sum`'s four lanes at the address in local `out`. */
+function storeLaneSum(out: number, sum: number): number[] {
+  return [
+    ...get(out),
+    ...get(sum),
+    ...lane(0),
+    ...get(sum),
+    ...lane(1),
+    I32_ADD,
+    ...get(sum),
+    ...lane(2),
+    I32_ADD,
+    ...get(sum),
+    ...lane(3),
+    I32_ADD,
+    ...i32Store(2, 0),
+  ];
+}
+
+/** local += n. */
+const bump = (local: number, n: number) => [...get(local), ...i32c(n), I32_ADD, ...set(local)];
 
 /**
  * scan(codes, query, n, out): for each of n rows, out[r] = Σ codes[r]·query (i32), where a row is
@@ -67,114 +95,113 @@ const lane = (l: number) => simd(0x1b, l); // i32x4.extract_lane
  * (output cursor); local 5 (v128 sum).
  */
 function scanBody(groups: number): number[] {
-  const row: number[] = [];
-  for (let g = 0; g < groups; g++) {
-    row.push(...get(0), ...load8x8s(8 * g), ...get(1), ...v128Load(16 * g), ...I32X4_DOT_I16X8);
-    if (g > 0) row.push(...I32X4_ADD);
-  }
   const code = [
-    ...[0x02, 0x40], // block
+    ...BLOCK,
     ...get(2),
-    0x45, // i32.eqz
+    I32_EQZ,
     ...[BR_IF, 0],
-    ...[0x03, 0x40], // loop: rows
-    ...row,
+    ...LOOP, // rows
+    ...rowDot(groups, 0, 1),
     ...set(5),
-    ...get(4),
-    ...get(5),
-    ...lane(0),
-    ...get(5),
-    ...lane(1),
-    I32_ADD,
-    ...get(5),
-    ...lane(2),
-    I32_ADD,
-    ...get(5),
-    ...lane(3),
-    I32_ADD,
-    ...[0x36, 2, 0], // i32.store align 2^2, offset 0
-    ...get(0),
-    ...i32c(8 * groups),
-    I32_ADD,
-    ...set(0),
-    ...get(4),
-    ...i32c(4),
-    I32_ADD,
-    ...set(4),
+    ...storeLaneSum(4, 5),
+    ...bump(0, 8 * groups),
+    ...bump(4, 4),
     ...get(2),
     ...i32c(1),
     I32_SUB,
     ...tee(2),
     ...[BR_IF, 0],
-    0x0b, // end rows
-    0x0b, // end block
-    0x0b, // end function
+    END, // rows
+    END, // block
+    END, // function
   ];
-  const locals = [1, 1, 0x7b]; // 1 × v128
+  const locals = [1, 1, V128]; // 1 × v128
   return [...locals, ...code];
 }
 
-function section(id: number, bytes: number[]): number[] {
-  return [id, ...uleb(bytes.length), ...bytes];
+/**
+ * gather(codes, query, slots, n, out): for each of n slot numbers s (int32) in `slots`, out[i] =
+ * Σ codes[s]·query (i32) — the rows picked by a coarse pass, scored where they lie. Params 0
+ * (the table's first row), 1 (query), 2 (slot cursor), 3 (slots left), 4 (output cursor); locals
+ * 5 (v128 sum), 6 (the row's address).
+ */
+function gatherBody(groups: number): number[] {
+  const code = [
+    ...BLOCK,
+    ...get(3),
+    I32_EQZ,
+    ...[BR_IF, 0],
+    ...LOOP, // slots
+    ...get(2),
+    ...i32Load(2, 0),
+    ...i32c(8 * groups),
+    I32_MUL,
+    ...get(0),
+    I32_ADD,
+    ...set(6),
+    ...rowDot(groups, 6, 1),
+    ...set(5),
+    ...storeLaneSum(4, 5),
+    ...bump(2, 4),
+    ...bump(4, 4),
+    ...get(3),
+    ...i32c(1),
+    I32_SUB,
+    ...tee(3),
+    ...[BR_IF, 0],
+    END, // slots
+    END, // block
+    END, // function
+  ];
+  const locals = [2, 1, V128, 1, I32];
+  return [...locals, ...code];
 }
-const name = (s: string) => [...uleb(s.length), ...Buffer.from(s, "utf8")];
+
+/** The gather module's bytes for rows of `groups` × 8 codes: imports env.mem, exports gather. */
+export function gatherModuleBytes(groups: number): Uint8Array {
+  return oneFunctionModule("gather", 5, gatherBody(groups));
+}
+
+export type GatherFn = (codes: number, query: number, slots: number, n: number, out: number) => void;
+
+/** The gather kernel for rows of `groups` × 8 codes on `memory`, or null without WebAssembly SIMD. */
+export function simdGather(memory: WasmMemory, groups: number): GatherFn | null {
+  return instantiate<GatherFn>(gatherModuleBytes(groups), memory, "gather");
+}
+
+/** gather() in JavaScript (no SIMD), offsets in bytes as for the kernel: the same integers. */
+export function jsGather(
+  memory: WasmMemory,
+  groups: number,
+  codes: number,
+  query: number,
+  slots: number,
+  n: number,
+  out: number,
+): void {
+  const c8 = new Int8Array(memory.buffer);
+  const q16 = new Int16Array(memory.buffer, query, groups * 8);
+  const s32 = new Int32Array(memory.buffer, slots, n);
+  const o32 = new Int32Array(memory.buffer, out, n);
+  const stride = groups * 8;
+  for (let i = 0; i < n; i++) {
+    const r = codes + s32[i]! * stride;
+    let s = 0;
+    for (let j = 0; j < stride; j++) s += c8[r + j]! * q16[j]!;
+    o32[i] = s;
+  }
+}
 
 /** The module's bytes for rows of `groups` × 8 codes: imports env.mem, exports scan. */
 export function scanModuleBytes(groups: number): Uint8Array {
-  const body = scanBody(groups);
-  return Uint8Array.from([
-    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, [1, 0x60, 5, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0]),
-    ...section(2, [1, ...name("env"), ...name("mem"), 0x02, 0x00, 1]),
-    ...section(3, [1, 0]),
-    ...section(7, [1, ...name("scan"), 0x00, 0]),
-    ...section(10, [1, ...uleb(body.length), ...body]),
-  ]);
+  return oneFunctionModule("scan", 5, scanBody(groups));
 }
 
 export type ScanFn = (rows: number, query: number, n: number, groups: number, out: number) => void;
 
-/** The part of the WebAssembly API used here (Node's types for it come with the DOM library only). */
-export interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-interface WasmApi {
-  Memory: new (d: { initial: number }) => WasmMemory;
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (m: object, imports: object) => { exports: Record<string, unknown> };
-  validate(bytes: Uint8Array): boolean;
-}
-const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
-
-/** A WebAssembly memory of `pages` × 64 KiB (an ArrayBuffer-backed stand-in without WebAssembly). */
-export function wasmMemory(pages: number): WasmMemory {
-  if (wasm) return new wasm.Memory({ initial: pages });
-  let buffer = new ArrayBuffer(pages * 65536);
-  return {
-    get buffer() {
-      return buffer;
-    },
-    grow(more: number) {
-      const bigger = new ArrayBuffer(buffer.byteLength + more * 65536);
-      new Uint8Array(bigger).set(new Uint8Array(buffer));
-      const was = buffer.byteLength / 65536;
-      buffer = bigger;
-      return was;
-    },
-  };
-}
-
 /** Instantiates the kernel for rows of `groups` × 8 codes on `memory`, or null when this runtime has no WebAssembly SIMD. */
 export function simdScan(memory: WasmMemory, groups: number): ScanFn | null {
-  const bytes = scanModuleBytes(groups);
-  if (!wasm || !wasm.validate(bytes)) return null;
-  try {
-    const instance = new wasm.Instance(new wasm.Module(bytes), { env: { mem: memory } });
-    return instance.exports.scan as ScanFn;
-  } catch {
-    return null;
-  }
+  return instantiate<ScanFn>(scanModuleBytes(groups), memory, "scan");
 }
 
 /** scan() in JavaScript (no SIMD), offsets in bytes as for the kernel: the same integers. */

@@ -2,14 +2,16 @@
  * Quantized copies of the chunk vectors, held in memory for a fast approximate nearest-neighbour
  * scan of large indexes. Each vector is normalised, centred on the index's mean and stored as int8
  * per dimension (scaled by the dimension's spread); its sign bits give a 1-bit code. A query scans
- * the 1-bit codes by Hamming distance (1M × 100 dims: 16 MB, scanned in JS), rescores the best
- * few thousand with the int8 vectors, and hands the best few dozen to the caller for exact
- * rescoring against the float vectors (IndexStore.vectorSearch).
+ * the 1-bit codes by Hamming distance (1M × 100 dims: 16 MB, in WebAssembly SIMD: simd-hamming.ts),
+ * rescores the best few thousand with the int8 vectors, and hands the best few dozen to the caller
+ * for exact rescoring against the float vectors (IndexStore.vectorSearch).
  *
  * Centring matters: embeddings of one model share a large common component (the built-in model's
  * unit vectors are ~0.93 cosine from their mean), so raw sign bits barely tell them apart.
  */
-import { popcount } from "../../util/popcount.js";
+import { MAX_HAMMING_GROUPS, jsHamming, simdHamming, type HammingFn } from "./simd-hamming.js";
+import { jsGather, queryRange, simdGather, type GatherFn } from "./simd-dot.js";
+import { wasmMemory, type WasmMemory } from "./wasm-assemble.js";
 
 /** How a vector is turned into an int8 code: fixed for the life of an index's codes. */
 export interface Quantizer {
@@ -55,18 +57,116 @@ export function blobToCode(b: Buffer): Int8Array {
 }
 
 /**
+ * The sign codes of `capacity` rows in one WebAssembly memory, laid out for the Hamming kernel:
+ * the query's code, the histogram, the distances (uint16 per row) and the rows (`groups` × 16
+ * bytes each; bits past the dimension are zero).
+ */
+class SignTable {
+  readonly memory: WasmMemory;
+  readonly queryAt = 0;
+  readonly histAt: number;
+  readonly distAt: number;
+  readonly rowsAt: number;
+  /** The rows' 32-bit words (a view of the memory). */
+  readonly words: Uint32Array;
+  private readonly kernel: HammingFn | null;
+
+  constructor(
+    readonly groups: number,
+    readonly capacity: number,
+  ) {
+    const align = (n: number) => Math.ceil(n / 16) * 16;
+    this.histAt = 16 * groups;
+    this.distAt = align(this.histAt + 4 * (128 * groups + 2));
+    this.rowsAt = align(this.distAt + 2 * capacity);
+    const bytes = this.rowsAt + 16 * groups * capacity;
+    this.memory = wasmMemory(Math.max(1, Math.ceil(bytes / 65536)));
+    this.words = new Uint32Array(this.memory.buffer, this.rowsAt, 4 * groups * capacity);
+    this.kernel = groups <= MAX_HAMMING_GROUPS ? simdHamming(this.memory, groups) : null;
+  }
+
+  /**
+   * The Hamming distance of each of the first `n` rows to `query` (uint16 per row, a view valid
+   * until the next scan) and how many rows have each distance.
+   */
+  scan(query: Uint32Array, n: number): { dist: Uint16Array; hist: Uint32Array } {
+    const { memory, groups } = this;
+    new Uint32Array(memory.buffer, this.queryAt, 4 * groups).set(query);
+    const hist = new Uint32Array(memory.buffer, this.histAt, 128 * groups + 2);
+    hist.fill(0);
+    if (this.kernel) this.kernel(this.rowsAt, this.queryAt, n, this.distAt, this.histAt);
+    else jsHamming(memory, groups, this.rowsAt, this.queryAt, n, this.distAt, this.histAt);
+    return { dist: new Uint16Array(memory.buffer, this.distAt, n), hist };
+  }
+}
+
+/**
+ * The int8 codes of `capacity` rows in one WebAssembly memory, for the gather kernel: the int16
+ * query, then the rows (`stride` bytes each: the dimensions rounded up to 8, the tail zero), then
+ * room for the slots to score and their sums (grown on demand).
+ */
+class Int8Table {
+  readonly memory: WasmMemory;
+  readonly stride: number;
+  readonly queryAt = 0;
+  readonly rowsAt: number;
+  /** The rows' codes (a view of the memory, made again when the memory grows). */
+  codes: Int8Array;
+  private readonly kernel: GatherFn | null;
+
+  constructor(
+    readonly dims: number,
+    readonly capacity: number,
+  ) {
+    this.stride = Math.ceil(dims / 8) * 8;
+    this.rowsAt = Math.ceil((2 * this.stride) / 16) * 16;
+    this.memory = wasmMemory(Math.max(1, Math.ceil((this.rowsAt + this.stride * capacity) / 65536)));
+    this.codes = new Int8Array(this.memory.buffer, this.rowsAt, this.stride * capacity);
+    this.kernel = simdGather(this.memory, this.stride / 8);
+  }
+
+  /** Where the scratch (slots, then sums) starts: past the rows. */
+  private get scratchAt(): number {
+    return Math.ceil((this.rowsAt + this.stride * this.capacity) / 16) * 16;
+  }
+
+  /** A view of room for `n` slot numbers, valid until the next call. */
+  slots(n: number): Int32Array {
+    const need = this.scratchAt + 8 * n;
+    const have = this.memory.buffer.byteLength;
+    if (need > have) {
+      this.memory.grow(Math.ceil((need - have) / 65536));
+      this.codes = new Int8Array(this.memory.buffer, this.rowsAt, this.stride * this.capacity);
+    }
+    return new Int32Array(this.memory.buffer, this.scratchAt, n);
+  }
+
+  /** Σ code·query (integers) of the first `n` slots written to slots(n), for the int16 query. */
+  dots(query: Int16Array, n: number): Int32Array {
+    const { memory, stride } = this;
+    new Int16Array(memory.buffer, this.queryAt, stride).set(query);
+    const slotsAt = this.scratchAt;
+    const outAt = slotsAt + 4 * n;
+    if (this.kernel) this.kernel(this.rowsAt, this.queryAt, slotsAt, n, outAt);
+    else jsGather(memory, stride / 8, this.rowsAt, this.queryAt, slotsAt, n, outAt);
+    return new Int32Array(memory.buffer, outAt, n);
+  }
+}
+
+/**
  * The codes of a set of ids. Ids are kept in ascending order (new chunk ids are almost always
  * larger than every earlier one, so adds append); an out-of-order add goes to a small side list
  * that is merged in once it grows. Removal marks the slot dead; dead slots are dropped on merge.
  */
 export class QuantizedVectors {
-  /** 32-bit words of a sign code. */
+  /** 32-bit words of a sign code (whole groups of 128 bits). */
   readonly words: number;
   private ids: Float64Array;
-  private signs: Uint32Array;
-  private i8: Int8Array;
+  private signs: SignTable;
+  private i8: Int8Table;
   private n = 0;
-  private dead = 0;
+  /** Dead slots of the sorted part. */
+  private readonly deadSlots = new Set<number>();
   private side = new Map<number, Int8Array>();
 
   constructor(
@@ -74,15 +174,16 @@ export class QuantizedVectors {
     readonly quantizer: Quantizer,
     capacity = 1024,
   ) {
-    this.words = Math.ceil(dims / 32);
+    const groups = Math.ceil(dims / 128);
+    this.words = 4 * groups;
     this.ids = new Float64Array(Math.max(16, capacity));
-    this.signs = new Uint32Array(this.ids.length * this.words);
-    this.i8 = new Int8Array(this.ids.length * dims);
+    this.signs = new SignTable(groups, this.ids.length);
+    this.i8 = new Int8Table(dims, this.ids.length);
   }
 
   /** Live codes. */
   get size(): number {
-    return this.n - this.dead + this.side.size;
+    return this.n - this.deadSlots.size + this.side.size;
   }
 
   private grow(min: number): void {
@@ -91,10 +192,10 @@ export class QuantizedVectors {
     if (cap === this.ids.length) return;
     const ids = new Float64Array(cap);
     ids.set(this.ids.subarray(0, this.n));
-    const signs = new Uint32Array(cap * this.words);
-    signs.set(this.signs.subarray(0, this.n * this.words));
-    const i8 = new Int8Array(cap * this.dims);
-    i8.set(this.i8.subarray(0, this.n * this.dims));
+    const signs = new SignTable(this.signs.groups, cap);
+    signs.words.set(this.signs.words.subarray(0, this.n * this.words));
+    const i8 = new Int8Table(this.dims, cap);
+    i8.codes.set(this.i8.codes.subarray(0, this.n * i8.stride));
     this.ids = ids;
     this.signs = signs;
     this.i8 = i8;
@@ -115,10 +216,11 @@ export class QuantizedVectors {
   }
 
   private write(slot: number, code: Int8Array): void {
-    this.i8.set(code.subarray(0, this.dims), slot * this.dims);
+    this.i8.codes.set(code.subarray(0, this.dims), slot * this.i8.stride);
     const o = slot * this.words;
-    this.signs.fill(0, o, o + this.words);
-    for (let j = 0; j < this.dims; j++) if (code[j]! > 0) this.signs[o + (j >>> 5)]! |= 1 << (j & 31);
+    const signs = this.signs.words;
+    signs.fill(0, o, o + this.words);
+    for (let j = 0; j < this.dims; j++) if (code[j]! > 0) signs[o + (j >>> 5)]! |= 1 << (j & 31);
   }
 
   /** Adds or replaces the code of an id (ids are ≥ 1: SQLite rowids). */
@@ -127,7 +229,7 @@ export class QuantizedVectors {
     if (s >= 0) {
       if (this.ids[s]! < 0) {
         this.ids[s] = id; // revived
-        this.dead--;
+        this.deadSlots.delete(s);
       }
       this.write(s, code);
       return;
@@ -148,8 +250,8 @@ export class QuantizedVectors {
     const s = this.slot(id);
     if (s >= 0 && this.ids[s]! > 0) {
       this.ids[s] = -id;
-      this.dead++;
-      if (this.dead > 1024 && this.dead > this.n / 4) this.compact();
+      this.deadSlots.add(s);
+      if (this.deadSlots.size > 1024 && this.deadSlots.size > this.n / 4) this.compact();
     }
   }
 
@@ -162,13 +264,13 @@ export class QuantizedVectors {
     const old = { ids: this.ids, i8: this.i8, n: this.n };
     const cap = Math.max(16, (live.length + side.length) * 2);
     this.ids = new Float64Array(cap);
-    this.signs = new Uint32Array(cap * this.words);
-    this.i8 = new Int8Array(cap * this.dims);
+    this.signs = new SignTable(this.signs.groups, cap);
+    this.i8 = new Int8Table(this.dims, cap);
     this.n = 0;
-    this.dead = 0;
+    this.deadSlots.clear();
     const entries: [number, Int8Array][] = live.map((i) => [
       old.ids[i]!,
-      old.i8.subarray(i * this.dims, (i + 1) * this.dims),
+      old.i8.codes.subarray(i * old.i8.stride, i * old.i8.stride + this.dims),
     ]);
     entries.push(...side);
     entries.sort((a, b) => a[0] - b[0]);
@@ -181,33 +283,31 @@ export class QuantizedVectors {
 
   /**
    * The `m` ids whose int8 vectors score best against the query, taken from the `coarse` ids
-   * nearest by Hamming distance of the sign codes. One pass computes distances, a histogram finds
-   * the cut-off, a second pass collects: no sort of the whole set.
+   * nearest by Hamming distance of the sign codes. One pass computes distances and their
+   * histogram, which gives the cut-off; a second pass collects: no sort of the whole set.
    */
   nearest(query: Float32Array, coarse: number, m: number): number[] {
     const { words: W, dims: D } = this;
     const qu = normalised(query);
     const qc = new Uint32Array(W);
+    // Ranking by q·(x − mean) ranks as cosine does (q·mean is the same for every x): per
+    // dimension q / scale, as int16 (the scale of the largest keeps every sum within int32).
     const qs = new Float64Array(D);
+    let qMax = 0;
     for (let j = 0; j < D; j++) {
       const c = qu[j]! - this.quantizer.mean[j]!;
       if (c > 0) qc[j >>> 5]! |= 1 << (j & 31);
-      // Ranking by q·(x − mean) ranks as cosine does (q·mean is the same for every x).
       qs[j] = qu[j]! / this.quantizer.scale[j]!;
+      qMax = Math.max(qMax, Math.abs(qs[j]!));
     }
+    const q16 = new Int16Array(this.i8.stride);
+    const unit = qMax / queryRange(D) || 1;
+    for (let j = 0; j < D; j++) q16[j] = Math.round(qs[j]! / unit);
     const maxD = W * 32;
-    const dist = new Uint16Array(this.n);
-    const hist = new Uint32Array(maxD + 2);
-    const { signs, ids } = this;
-    for (let i = 0, o = 0; i < this.n; i++, o += W) {
-      if (ids[i]! < 0) {
-        dist[i] = maxD + 1;
-        continue;
-      }
-      let d = 0;
-      for (let w = 0; w < W; w++) d += popcount(signs[o + w]! ^ qc[w]!);
-      dist[i] = d;
-      hist[d]!++;
+    const { dist, hist } = this.signs.scan(qc, this.n);
+    for (const s of this.deadSlots) {
+      hist[dist[s]!]!--;
+      dist[s] = maxD + 1;
     }
     const sideDist = new Map<number, number>();
     for (const [id, code] of this.side) {
@@ -220,28 +320,36 @@ export class QuantizedVectors {
     let below = 0;
     while (cut <= maxD && below + hist[cut]! < coarse) below += hist[cut++]!;
     let tiesLeft = coarse - below;
-    const candIds = new Float64Array(Math.min(coarse, this.size));
-    const candScores = new Float64Array(candIds.length);
+    const want = Math.min(coarse, this.size);
+    // The sorted part's candidates: every slot nearer than the cut, and the first ties at it.
+    const slots = this.i8.slots(want);
     let c = 0;
-    const score = (code: Int8Array, off: number) => {
-      let s = 0;
-      for (let j = 0; j < D; j++) s += code[off + j]! * qs[j]!;
-      return s;
-    };
-    for (let i = 0; i < this.n && c < candIds.length; i++) {
+    // (Dead slots lie at maxD + 1, past any cut that still has ties left.)
+    for (let i = 0, n = this.n; i < n; i++) {
       const d = dist[i]!;
-      if (d > maxD) continue; // dead slot
-      if (d < cut || (d === cut && tiesLeft-- > 0)) {
-        candIds[c] = ids[i]!;
-        candScores[c++] = score(this.i8, i * D);
+      if (d > cut) continue;
+      if (d < cut) slots[c++] = i;
+      else if (tiesLeft > 0 && d <= maxD) {
+        tiesLeft--;
+        slots[c++] = i;
       }
+      if (c === want) break;
+    }
+    const dots = this.i8.dots(q16, c);
+    const candIds = new Float64Array(want);
+    const candScores = new Float64Array(want);
+    for (let k = 0; k < c; k++) {
+      candIds[k] = this.ids[slots[k]!]!;
+      candScores[k] = dots[k]!;
     }
     for (const [id, code] of this.side) {
-      if (c >= candIds.length) break;
+      if (c >= want) break;
       const d = sideDist.get(id)!;
       if (d < cut || (d === cut && tiesLeft-- > 0)) {
+        let dot = 0;
+        for (let j = 0; j < D; j++) dot += code[j]! * q16[j]!;
         candIds[c] = id;
-        candScores[c++] = score(code, 0);
+        candScores[c++] = dot;
       }
     }
     return topByScore(candIds.subarray(0, c), candScores.subarray(0, c), m);
