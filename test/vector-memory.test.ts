@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { openDatabase } from "../src/index/db/db.js";
 import { IndexStore } from "../src/index/repos/store.js";
 import { VectorMatrix, vecCosineDistance } from "../src/index/vectors/vector-matrix.js";
-import { jsScan, simdScan, wasmMemory } from "../src/index/vectors/simd-dot.js";
+import { jsGather, jsScan, simdGather, simdScan, wasmMemory } from "../src/index/vectors/simd-dot.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { tempDir } from "./helpers/workspace.js";
 import { chunksFor, openVectorStore } from "./helpers/vector-store.js";
@@ -128,6 +128,31 @@ describe("the in-memory vector search", () => {
       for (let j = 0; j < stride; j++) exact += codes[i * stride + j]! * q[j]!;
       expect(simd[i]).toBe(exact);
     }
+  });
+
+  it("gathers in WebAssembly SIMD: the picked rows' integer dot products, as the JavaScript gather", () => {
+    const stride = 104;
+    const n = 300;
+    const mem = wasmMemory(4);
+    const r = mulberry32(4);
+    const codes = new Int8Array(mem.buffer, 0, n * stride);
+    for (let i = 0; i < codes.length; i++) codes[i] = Math.round((r() * 2 - 1) * 127);
+    const qAt = n * stride;
+    const q = new Int16Array(mem.buffer, qAt, stride);
+    for (let j = 0; j < stride; j++) q[j] = Math.round((r() * 2 - 1) * 32767);
+    const slotsAt = qAt + stride * 2;
+    const picked = [299, 0, 17, 17, 150, 3];
+    new Int32Array(mem.buffer, slotsAt, picked.length).set(picked);
+    const outAt = slotsAt + 4 * picked.length;
+    simdGather(mem, stride / 8)!(0, qAt, slotsAt, picked.length, outAt);
+    const simd = Array.from(new Int32Array(mem.buffer, outAt, picked.length));
+    jsGather(mem, stride / 8, 0, qAt, slotsAt, picked.length, outAt);
+    expect(Array.from(new Int32Array(mem.buffer, outAt, picked.length))).toEqual(simd);
+    picked.forEach((row, i) => {
+      let exact = 0;
+      for (let j = 0; j < stride; j++) exact += codes[row * stride + j]! * q[j]!;
+      expect(simd[i]).toBe(exact);
+    });
   });
 
   it("without SIMD (plain JavaScript scan) gives the same result", () => {
