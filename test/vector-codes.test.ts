@@ -73,6 +73,20 @@ describe("QuantizedVectors", () => {
       { numRuns: 150 },
     );
   });
+
+  it("without SIMD (the kernels' JavaScript paths) picks the same ids", () => {
+    const pool = vectors(3000, 12);
+    const quantizer = fitQuantizer(pool, DIMS);
+    const a = new QuantizedVectors(DIMS, quantizer, 64);
+    const b = new QuantizedVectors(DIMS, quantizer, 64, false);
+    pool.forEach((v, i) => {
+      const id = i % 10 === 3 ? 5000 - i : i + 1; // some out of order: the side list
+      a.set(id, quantize(v, quantizer));
+      b.set(id, quantize(v, quantizer));
+    });
+    for (let id = 1; id < 3000; id += 7) (a.delete(id), b.delete(id));
+    for (const q of vectors(6, 13)) expect(b.nearest(q, 400, 30)).toEqual(a.nearest(q, 400, 30));
+  });
 });
 
 const chunksFor = (vs: Float32Array[], from: number) =>

@@ -9,7 +9,7 @@
  * Centring matters: embeddings of one model share a large common component (the built-in model's
  * unit vectors are ~0.93 cosine from their mean), so raw sign bits barely tell them apart.
  */
-import { MAX_HAMMING_GROUPS, jsHamming, simdHamming, type HammingFn } from "./simd-hamming.js";
+import { jsHamming, simdHamming, type HammingFn } from "./simd-hamming.js";
 import { jsGather, queryRange, simdGather, type GatherFn } from "./simd-dot.js";
 import { wasmMemory, type WasmMemory } from "./wasm-assemble.js";
 
@@ -74,6 +74,7 @@ class SignTable {
   constructor(
     readonly groups: number,
     readonly capacity: number,
+    useSimd: boolean,
   ) {
     const align = (n: number) => Math.ceil(n / 16) * 16;
     this.histAt = 16 * groups;
@@ -82,7 +83,7 @@ class SignTable {
     const bytes = this.rowsAt + 16 * groups * capacity;
     this.memory = wasmMemory(Math.max(1, Math.ceil(bytes / 65536)));
     this.words = new Uint32Array(this.memory.buffer, this.rowsAt, 4 * groups * capacity);
-    this.kernel = groups <= MAX_HAMMING_GROUPS ? simdHamming(this.memory, groups) : null;
+    this.kernel = useSimd ? simdHamming(this.memory, groups) : null;
   }
 
   /**
@@ -117,12 +118,13 @@ class Int8Table {
   constructor(
     readonly dims: number,
     readonly capacity: number,
+    useSimd: boolean,
   ) {
     this.stride = Math.ceil(dims / 8) * 8;
     this.rowsAt = Math.ceil((2 * this.stride) / 16) * 16;
     this.memory = wasmMemory(Math.max(1, Math.ceil((this.rowsAt + this.stride * capacity) / 65536)));
     this.codes = new Int8Array(this.memory.buffer, this.rowsAt, this.stride * capacity);
-    this.kernel = simdGather(this.memory, this.stride / 8);
+    this.kernel = useSimd ? simdGather(this.memory, this.stride / 8) : null;
   }
 
   /** Where the scratch (slots, then sums) starts: past the rows. */
@@ -173,12 +175,14 @@ export class QuantizedVectors {
     readonly dims: number,
     readonly quantizer: Quantizer,
     capacity = 1024,
+    /** false: the JavaScript paths of the kernels (the same integers). */
+    private readonly useSimd = true,
   ) {
     const groups = Math.ceil(dims / 128);
     this.words = 4 * groups;
     this.ids = new Float64Array(Math.max(16, capacity));
-    this.signs = new SignTable(groups, this.ids.length);
-    this.i8 = new Int8Table(dims, this.ids.length);
+    this.signs = new SignTable(groups, this.ids.length, useSimd);
+    this.i8 = new Int8Table(dims, this.ids.length, useSimd);
   }
 
   /** Live codes. */
@@ -192,9 +196,9 @@ export class QuantizedVectors {
     if (cap === this.ids.length) return;
     const ids = new Float64Array(cap);
     ids.set(this.ids.subarray(0, this.n));
-    const signs = new SignTable(this.signs.groups, cap);
+    const signs = new SignTable(this.signs.groups, cap, this.useSimd);
     signs.words.set(this.signs.words.subarray(0, this.n * this.words));
-    const i8 = new Int8Table(this.dims, cap);
+    const i8 = new Int8Table(this.dims, cap, this.useSimd);
     i8.codes.set(this.i8.codes.subarray(0, this.n * i8.stride));
     this.ids = ids;
     this.signs = signs;
@@ -264,8 +268,8 @@ export class QuantizedVectors {
     const old = { ids: this.ids, i8: this.i8, n: this.n };
     const cap = Math.max(16, (live.length + side.length) * 2);
     this.ids = new Float64Array(cap);
-    this.signs = new SignTable(this.signs.groups, cap);
-    this.i8 = new Int8Table(this.dims, cap);
+    this.signs = new SignTable(this.signs.groups, cap, this.useSimd);
+    this.i8 = new Int8Table(this.dims, cap, this.useSimd);
     this.n = 0;
     this.deadSlots.clear();
     const entries: [number, Int8Array][] = live.map((i) => [
