@@ -4,6 +4,7 @@
  * commits on a cold index), the batch never jumps past double the last one, and every chunk is read
  * once, in id order. A real index over real files.
  */
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_BATCH, MIN_BATCH, nextBatch, syncFacts } from "../src/facts/sync-facts.js";
 import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
@@ -56,5 +57,40 @@ describe("facts pass batches", () => {
     }
     // How far they grow depends on the machine's speed (nextBatch above); on a loaded one a batch
     // may stay at MIN_BATCH, so the test asserts the bounds, not the growth.
+  });
+
+  it("stops between batches when told to (a stopping daemon), and the next pass reads the rest and links as one pass would", async () => {
+    const root = tempDir();
+    const files: Record<string, string> = {};
+    const managers = ["Helen Park", "Yusuf Demir", "Ana Lima"];
+    for (let i = 0; i < 600; i++) {
+      const d = new Date(Date.UTC(2025, 0, 1) + i * 86_400_000).toISOString().slice(0, 10);
+      files[`memory/${d}.md`] = `# ${d}\n\n- Priya reports to ${managers[Math.floor(i / 200)]} now (${i}).\n`;
+    }
+    writeFiles(root, files);
+    const t = openTestIndex(root, null);
+    open.push(t);
+    await t.indexer.sync();
+    const db = new Database(t.dbPath, { readonly: true });
+    const slots = () =>
+      db
+        .prepare(
+          `SELECT s.entity, s.cls, st.text, s.news, s.olds, (SELECT text FROM fact_statements WHERE id = s.superseded_by) AS by
+           FROM fact_slots s JOIN fact_statements st ON st.id = s.statement_id ORDER BY 1, 2, 3`,
+        )
+        .all();
+    const whole = slots();
+    expect(whole.length).toBeGreaterThan(0);
+
+    t.store.facts.forgetReadings();
+    const stop = new AbortController();
+    const first = await syncFacts(t.store, { signal: stop.signal, onBatch: () => stop.abort() });
+    expect(first.aborted).toBe(true);
+    expect(first.chunks).toBe(MIN_BATCH);
+    const rest = await syncFacts(t.store);
+    expect(rest.aborted).toBe(false);
+    expect(first.chunks + rest.chunks).toBe(600);
+    expect(slots()).toEqual(whole);
+    db.close();
   });
 });

@@ -38,6 +38,8 @@ export interface FactsReport {
   /** Slot rows written or deleted by the link pass (only the links that changed). */
   slotsWritten: number;
   ms: number;
+  /** Stopped between batches by the signal (a stopping daemon): the next pass reads the rest and links. */
+  aborted: boolean;
 }
 
 /**
@@ -52,6 +54,8 @@ export async function syncFacts(
     clock?: () => number;
     /** Told each batch's chunk ids once it is read (progress). */
     onBatch?: (ids: readonly number[]) => void;
+    /** Stops the pass between batches (a stopping daemon): what is read stays read; the link waits. */
+    signal?: AbortSignal | undefined;
   } = {},
 ): Promise<FactsReport> {
   const t0 = performance.now();
@@ -66,6 +70,20 @@ export async function syncFacts(
   const time = { curatedSeen: (path: string, text: string) => repo.firstSeen(path, text, seenAt) };
   let size = MIN_BATCH;
   for (let after = 0; ;) {
+    if (opts.signal?.aborted) {
+      // The readings are committed batch by batch and the link queue is a table (relink.ts), so a
+      // stop here loses nothing: the next pass starts where this one stopped.
+      const statements = repo.statementCount();
+      return {
+        chunks,
+        statements,
+        linked: false,
+        slotsRelinked: 0,
+        slotsWritten: 0,
+        ms: performance.now() - t0,
+        aborted: true,
+      };
+    }
     const t = performance.now();
     const batch = repo.pending(after, size);
     if (batch.length === 0) break;
@@ -90,5 +108,6 @@ export async function syncFacts(
     slotsRelinked: link.slots,
     slotsWritten: link.written,
     ms: performance.now() - t0,
+    aborted: false,
   };
 }

@@ -172,7 +172,18 @@ export class Indexer {
       stamps: skipStamps,
     });
     if (!opts.paths) store.setMeta("chunking", this.chunkingKey());
-    report.facts = await syncFacts(store, { clock });
+    const facts = await syncFacts(store, { clock, signal: opts.signal });
+    report.facts = facts;
+    if (facts.aborted) {
+      // Shutting down: a large index's facts pass (minutes at 1M chunks) must not hold the stop.
+      report.aborted = true;
+      report.ms = clock() - started;
+      this.deps.logger?.info(
+        { factsRead: facts.chunks },
+        "facts pass stopped early (shutting down); the next sync continues",
+      );
+      return report;
+    }
     await tidyKeywordIndex(store, report);
     store.setMeta("last_sync", String(clock()));
     report.ms = clock() - started;
