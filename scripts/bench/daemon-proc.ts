@@ -42,7 +42,6 @@ function shareBuiltinModel(home: string): void {
   if (existsSync(model) && !existsSync(dest)) writeFileSync(dest, readFileSync(model));
 }
 
-/** Starts a daemon and returns once its socket answers (indexing may still be running). */
 /** The environment of a cortexd home laid out as spawnDaemon lays it out (config, data, runtime dirs inside it). */
 export function cortexdEnv(home: string): NodeJS.ProcessEnv {
   return {
@@ -55,6 +54,10 @@ export function cortexdEnv(home: string): NodeJS.ProcessEnv {
   };
 }
 
+/** How long a daemon may take to answer on its socket: a reused 1M-chunk index took over a minute on a cold page cache. */
+const START_TIMEOUT_MS = 300_000;
+
+/** Starts a daemon and returns once its socket answers (indexing may still be running). */
 export async function spawnDaemon(spec: DaemonSpec): Promise<RunningDaemon> {
   const { home } = spec;
   const cfgDir = join(home, ".config", "cortexd");
@@ -79,9 +82,12 @@ export async function spawnDaemon(spec: DaemonSpec): Promise<RunningDaemon> {
     },
   );
   const socket = join(home, "run", "cortexd", "cortexd.sock");
-  const end = Date.now() + 60_000;
+  const end = Date.now() + START_TIMEOUT_MS;
   while (!(await probeDaemon(socket, 300)).up) {
-    if (Date.now() > end || child.exitCode !== null) throw new Error(`daemon did not start (exit ${child.exitCode})`);
+    if (Date.now() > end || child.exitCode !== null) {
+      child.kill("SIGKILL"); // not left running behind a bench that gave up on it
+      throw new Error(`daemon did not start (exit ${child.exitCode})`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   const client = await CortexClient.connect(socket, { timeoutMs: 600_000 });
