@@ -128,6 +128,54 @@ describe("a damaged index is detected, moved aside and rebuilt", () => {
     clean.db.close();
   }, 30_000);
 
+  it("an index over daemon.checkBeforeListeningMb is checked once the daemon answers; damage found so is moved aside and rebuilt", async () => {
+    const { root, db } = builtIndex(60);
+    const home = tempDir("cortexd-home-");
+    const dataDir = join(home, ".local/share/cortexd");
+    const target = indexPath(dataDir, defaultNamespace(root));
+    mkdirSync(dirname(target), { recursive: true });
+    copyFileSync(db, target);
+    // A page SQLite opens past but quick_check finds: only the check can tell.
+    DAMAGE["a garbage page in the middle"]!(target);
+
+    const d = await startDaemon({
+      home,
+      config: { workspaces: [{ path: root }], daemon: { checkBeforeListeningMb: 0 } },
+    });
+    running.push(d);
+    // Answering, then the damage is found (by the check, or by the startup sync reading that page
+    // first: both recover the same way) and the index is rebuilt.
+    await waitUntil(async () => !!(await d.call("cortex.status", {})).workspaces[0]!.recovered, 20_000);
+    const ws = (await d.call("cortex.status", {})).workspaces[0]!;
+    expect(ws.recovered!.reason).toMatch(/quick_check|SQLITE_CORRUPT/);
+    expect(existsSync(ws.recovered!.movedTo)).toBe(true);
+    await waitUntil(async () => (await d.call("cortex.status", {})).workspaces[0]!.files === 60, 20_000);
+    expect((await d.call("memory.search", { query: "deploy release" })).results.length).toBeGreaterThan(0);
+    await d.stop();
+    const rebuilt = openDatabase(target);
+    const clean = openDatabase(db);
+    expect(dumpIndex(rebuilt.db)).toEqual(dumpIndex(clean.db));
+    rebuilt.db.close();
+    clean.db.close();
+  }, 60_000);
+
+  it("a sound index over the limit is checked after start and left alone", async () => {
+    const { root, db } = builtIndex(20);
+    const home = tempDir("cortexd-home-");
+    const target = indexPath(join(home, ".local/share/cortexd"), defaultNamespace(root));
+    mkdirSync(dirname(target), { recursive: true });
+    copyFileSync(db, target);
+    const d = await startDaemon({
+      home,
+      config: { workspaces: [{ path: root }], daemon: { checkBeforeListeningMb: 0 } },
+      env: { CORTEXD_LOG_LEVEL: "info" },
+    });
+    running.push(d);
+    await waitUntil(() => /index checked: sound/.test(d.stderr()), 20_000);
+    expect((await d.call("cortex.status", {})).workspaces[0]!.recovered).toBeUndefined();
+    expect(readdirSync(dirname(target)).filter((f) => f.includes(".corrupt-"))).toEqual([]);
+  }, 60_000);
+
   it("`cortexd index` rebuilds a damaged index and reports where the damaged one went", () => {
     const { root, dataDir, db } = builtIndex(20);
     overwrite(db, 0, Buffer.alloc(100, 0x5a));

@@ -207,6 +207,11 @@ export const DaemonSchema = z
       .min(1024)
       .max(64 * 1024 * 1024)
       .default(1024 * 1024),
+    /**
+     * An index up to this size (MB) is checked (SQLite quick_check) before the daemon answers; a larger
+     * one once it answers, in the background (the check reads the whole file: ~45 s at 1M chunks).
+     */
+    checkBeforeListeningMb: z.number().int().min(0).max(1_000_000).default(256),
   })
   .strict();
 

@@ -11,6 +11,7 @@ import type { ConsolidationReport } from "../consolidate/report.js";
 import { loadReports } from "../consolidate/report.js";
 import { VERSION } from "../version.js";
 import { HEARTBEAT_HISTORY, runConsolidation, runHeartbeat, runMaintenance } from "./jobs.js";
+import { LaterIndexChecks } from "./index-check.js";
 import { LatencyWindow } from "./latency.js";
 import { MemoryCompactor } from "./memory-compactor.js";
 import { acquireDaemonLocks } from "./daemon-locks.js";
@@ -66,6 +67,8 @@ export class Daemon {
   /** The local memory console (src/console): started on demand or with `ui.enabled`. */
   private console: ConsoleHost | null = null;
   private watcher: FileWatcher | null = null;
+  /** quick_checks of the indexes too large to check before answering (index-check.ts). */
+  private readonly laterChecks: LaterIndexChecks;
   private stopping: Promise<void> | null = null;
   private readonly done: Promise<void>;
   private resolveDone!: () => void;
@@ -80,6 +83,7 @@ export class Daemon {
   ) {
     this.compactor = new MemoryCompactor({ gc: (globalThis as { gc?: () => void }).gc, logger: opts.logger });
     this.queue = new SyncQueue(opts.logger, {}, () => this.compactor.noteWork(), engine);
+    this.laterChecks = new LaterIndexChecks({ logger: opts.logger, onDamaged: (ws, e) => this.queue.damaged(ws, e) });
     this.scheduler = new Scheduler(opts.logger, engine.config.schedule.timezone);
     this.gitSync = new GitSync({
       device: deviceIdentity(engine.config.device).name,
@@ -109,6 +113,7 @@ export class Daemon {
         logger: opts.logger,
         deferProvider: true,
         verifyIndexes: true,
+        verifyAtOpenMaxBytes: opts.loaded.config.daemon.checkBeforeListeningMb * 1024 * 1024,
         keywordsInMemory: true,
       });
     } catch (e) {
@@ -155,6 +160,7 @@ export class Daemon {
       handlers,
     });
     if (cfg.ui.enabled) void this.console.open().catch((e) => this.recordError(e));
+    for (const ws of engine.workspaces) if (ws.checkLater) void this.laterChecks.check(ws);
     // Claude Code projects that appear while running: their memory is found, watched and indexed.
     const claudeRefresh = new ClaudeMemoryRefresh(engine, async (ws, paths) => {
       for (const p of paths) await this.watcher?.watchPath(ws.name, p).catch((e) => this.recordError(e));
@@ -359,6 +365,7 @@ export class Daemon {
       this.logger.info({ reason }, "cortexd stopping");
       this.scheduler.stop();
       this.topEntities.close();
+      this.laterChecks.stop();
       this.queue.close();
       await this.watcher?.close();
       await this.server?.close();

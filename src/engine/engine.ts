@@ -41,6 +41,8 @@ export interface WorkspaceEngine {
   recovery?: IndexRecovery;
   /** Set while the index's directory cannot be written: the index is searched as it is, writes wait (see index-access.ts). */
   readOnly?: ReadOnlyIndex;
+  /** Opened without its quick_check, being too large to check at open (OpenEngineOptions.verifyAtOpenMaxBytes). */
+  checkLater?: true;
   /** A team workspace (config `shared`): never private, saves only when named, bullets tagged with authorTag. */
   shared?: boolean;
   authorTag?: string;
@@ -78,6 +80,8 @@ export interface OpenEngineOptions {
   onModelBuildProgress?: (p: { phase: string; done: number; total: number }) => void;
   /** Run SQLite's quick_check on each index at open (the daemon and `cortexd index`); damage is always detected when SQLite reports it. */
   verifyIndexes?: boolean;
+  /** With verifyIndexes: an index larger than this (bytes) is opened unchecked and marked `checkLater` (the daemon checks it once it answers). */
+  verifyAtOpenMaxBytes?: number;
   /** Keep each index's keyword postings in memory (the daemon: exact BM25 without asking FTS5; see index/keyword-postings). */
   keywordsInMemory?: boolean;
 }
@@ -110,8 +114,9 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
       throw new Error(`two workspaces share the namespace "${name}": give one a different "name" in the config`);
     names.add(name);
     const dbPath = indexPath(dataDir, name);
-    const { opened, recovery, readOnly } = openIndexChecked(dbPath, {
+    const { opened, recovery, readOnly, checkLater } = openIndexChecked(dbPath, {
       quickCheck: opts.verifyIndexes ?? false,
+      ...(opts.verifyAtOpenMaxBytes !== undefined ? { quickCheckMaxBytes: opts.verifyAtOpenMaxBytes } : {}),
       logger,
       clock,
     });
@@ -152,6 +157,7 @@ export async function openEngine(loaded: LoadedConfig, opts: OpenEngineOptions =
       searcher,
       ...(recovery ? { recovery } : {}),
       ...(readOnly ? { readOnly } : {}),
+      ...(checkLater ? { checkLater } : {}),
       ...writeOptions(w, config),
     };
   });

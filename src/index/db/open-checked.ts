@@ -1,4 +1,4 @@
-import { existsSync, renameSync } from "node:fs";
+import { existsSync, renameSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Logger } from "pino";
 import { openDatabase, type OpenedDb } from "./db.js";
@@ -19,6 +19,12 @@ export interface IndexRecovery {
 export interface OpenCheckedOptions {
   /** Run `PRAGMA quick_check` after opening (O(size): the daemon and `cortexd index` do; quick commands don't). */
   quickCheck?: boolean;
+  /**
+   * Only an index of at most this many bytes (with its WAL) is checked at open; a larger one is
+   * opened unchecked and `checkLater` is set, for the caller to check it off its startup path
+   * (index-check-child.ts). Default: any size is checked at open.
+   */
+  quickCheckMaxBytes?: number;
   logger?: Logger;
   clock?: () => number;
   loadVec?: boolean;
@@ -29,6 +35,20 @@ export interface OpenedChecked {
   recovery?: IndexRecovery;
   /** Set when the index's directory cannot be written: it was opened read-only (see open-read-only.ts). */
   readOnly?: ReadOnlyIndex;
+  /** Asked for a quick_check, but the index was larger than `quickCheckMaxBytes`: opened unchecked. */
+  checkLater?: true;
+}
+
+/** Bytes of an index and its WAL (0 when there is none). */
+function indexBytes(path: string): number {
+  let n = 0;
+  for (const p of [path, `${path}-wal`]) n += statSync(p, { throwIfNoEntry: false })?.size ?? 0;
+  return n;
+}
+
+/** What a quick_check that did not say `ok` becomes: an error recovery treats as damage (SQLITE_CORRUPT). */
+export function quickCheckFailure(verdict: string): Error {
+  return Object.assign(new Error(`quick_check: ${verdict}`), { code: "SQLITE_CORRUPT" });
 }
 
 /** SQLite's own verdicts on a file that is not a sound database. Busy, permission and I/O errors are not. */
@@ -40,7 +60,7 @@ export function isCorruptionError(e: unknown): boolean {
 class QuickCheckFailed extends Error {}
 
 /** `ok`, or what `PRAGMA quick_check` found first. */
-function quickCheck(db: OpenedDb["db"]): string {
+export function quickCheckVerdict(db: OpenedDb["db"]): string {
   const rows = db.pragma("quick_check(5)") as { quick_check: string }[];
   const lines = rows.map((r) => r.quick_check);
   return lines.length === 1 && lines[0] === "ok" ? "ok" : lines.join("; ") || "quick_check returned nothing";
@@ -55,9 +75,16 @@ function stamp(ms: number): string {
  * (a read-only mount, a disk the kernel turned read-only, lost permissions), opens it read-only
  * instead, so searches keep answering; the caller reopens it read-write once it can write again.
  */
-export function openIndexChecked(path: string, opts: OpenCheckedOptions = {}): OpenedChecked {
+export function openIndexChecked(path: string, options: OpenCheckedOptions = {}): OpenedChecked {
+  const later =
+    !!options.quickCheck &&
+    options.quickCheckMaxBytes !== undefined &&
+    path !== ":memory:" &&
+    indexBytes(path) > options.quickCheckMaxBytes;
+  const opts = later ? { ...options, quickCheck: false } : options;
   try {
-    return openChecked(path, opts);
+    const checked = openChecked(path, opts);
+    return later ? { ...checked, checkLater: true } : checked;
   } catch (e) {
     if (path === ":memory:") throw e;
     const probe = probeWritable(dirname(path));
@@ -93,7 +120,7 @@ function openChecked(path: string, opts: OpenCheckedOptions): OpenedChecked {
   let reason: string;
   let opened: OpenedDb | undefined;
   const verify = (db: OpenedDb["db"]) => {
-    const check = quickCheck(db);
+    const check = quickCheckVerdict(db);
     if (check !== "ok") throw new QuickCheckFailed(check);
   };
   try {
