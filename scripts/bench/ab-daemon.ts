@@ -12,13 +12,17 @@ import { benchPath, fmtMs, median, nodeArgsFlag, percentile, type Args } from ".
  * `--b-root DIR`: checkouts with their own dist/, default this one) or two sets of Node flags
  * (`--a-node-args "…"`, `--b-node-args "…"`). Each query goes to both, in alternating order (A B,
  * then B A), so the machine's drift hits both alike; random queries that never repeat.
- * `npm run bench -- ab-daemon [--corpus notes|daily] [--method memory.recall|memory.search] [--queries 400]`.
+ * `--burst N` sends N queries in a row to one daemon before the other's N (then the other way round):
+ * each one's next request then comes as soon as its answer has (as the peers bench and an agent send
+ * them), so the work a daemon does after an answer shows; the default, 1, alternates every query.
+ * `npm run bench -- ab-daemon [--corpus notes|daily] [--method memory.recall|memory.search] [--queries 400] [--burst 1]`.
  */
 export async function abDaemon(args: Args): Promise<void> {
   const corpus = String(args.flags.corpus ?? "notes");
   const files = Number(args.flags.files ?? 2000);
   const n = Number(args.flags.queries ?? 400);
   const method = String(args.flags.method ?? "memory.recall") as "memory.recall" | "memory.search";
+  const burst = Math.max(1, Number(args.flags.burst ?? 1));
   const root = benchPath(`probe-${corpus}-${files}`);
   if (corpus === "daily") generateWorkspace(root, files);
   else generateNotesWorkspace(root, files);
@@ -51,16 +55,18 @@ export async function abDaemon(args: Args): Promise<void> {
       a: { wall: [] as number[], total: [] as number[] },
       b: { wall: [] as number[], total: [] as number[] },
     };
-    let i = 0;
-    for (const q of qs.slice(50)) {
-      const order = i++ % 2 === 0 ? (["a", "b"] as const) : (["b", "a"] as const);
+    const measured = qs.slice(50);
+    for (let at = 0, i = 0; at < measured.length; at += burst, i++) {
+      const order = i % 2 === 0 ? (["a", "b"] as const) : (["b", "a"] as const);
       for (const name of order) {
-        const r = await call(name === "a" ? a : b, q);
-        got[name].wall.push(r.wall);
-        got[name].total.push(r.total);
+        for (const q of measured.slice(at, at + burst)) {
+          const r = await call(name === "a" ? a : b, q);
+          got[name].wall.push(r.wall);
+          got[name].total.push(r.total);
+        }
       }
     }
-    console.log(`${method}, corpus ${corpus}, ${n} queries each, interleaved`);
+    console.log(`${method}, corpus ${corpus}, ${n} queries each, interleaved${burst > 1 ? ` ${burst} at a time` : ""}`);
     for (const name of ["a", "b"] as const) {
       const { wall, total } = got[name];
       console.log(

@@ -11,6 +11,7 @@ import { benchIndex } from "./index-bench.js";
 import { benchKeywords } from "./keyword-probe.js";
 import { benchPeers } from "./peers-bench.js";
 import { recallProbe } from "./recall-probe.js";
+import { sameAnswers } from "./same-answers.js";
 import { benchScale } from "./scale-bench.js";
 import { benchSoak } from "./soak.js";
 import { benchVectors } from "./vector-probe.js";
@@ -33,6 +34,7 @@ const BENCHES: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<vo
   soak: benchSoak,
   abuse: benchAbuse,
   "ab-daemon": abDaemon,
+  "same-answers": sameAnswers,
 };
 
 const args = parseArgs(process.argv.slice(2));
