@@ -8,6 +8,12 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EmbeddingProvider } from "../src/embed/provider.js";
+import { SearchSchema } from "../src/config/schema.js";
+import { dataVersionOf } from "../src/index/db/db-generation.js";
+import { openDatabase } from "../src/index/db/db.js";
+import { IndexStore } from "../src/index/repos/store.js";
+import { Indexer } from "../src/indexer/sync.js";
+import { Searcher } from "../src/search/searcher.js";
 import { recall } from "../src/search/recall.js";
 import { builtinProvider } from "./helpers/models.js";
 import { openTestIndex, syncFromAnotherConnection, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
@@ -96,6 +102,37 @@ describe("a read request's snapshot", () => {
     const out = await recall(t.searcher, t.store, { query, record: true });
     expect(out.memories.map((m) => m.text).join(" ")).toContain("Kenya");
     expect(provider.asked).toBe(2);
+  });
+});
+
+describe("the data version a request reads", () => {
+  it("is read when its snapshot opens and when it ends: its code between awaits answers the snapshot's", async () => {
+    const provider = await builtinProvider();
+    const root = tempDir();
+    writeFiles(root, {
+      "memory/2026-01-01.md": `# 2026-01-01\n\n${BEFORE}`,
+      "memory/2026-01-02.md": "# 2026-01-02\n\n- Bought groceries and fixed the bike chain.\n",
+    });
+    const opened = openDatabase(join(tempDir(), "index.sqlite"));
+    const store = new IndexStore(opened, "test");
+    try {
+      await new Indexer({ store, target: { root }, provider, chunking: { maxTokens: 400, overlapTokens: 80 } }).sync();
+      const searcher = new Searcher({ store, provider, config: SearchSchema.parse({}) });
+      // A daemon's copies are loaded by the requests before (the vectors, the chunk metadata, the passage vectors).
+      await recall(searcher, store, { query: "zebra sanctuary", record: false });
+      const version = dataVersionOf(opened.db);
+      const fresh = version.fresh.bind(version);
+      let reads = 0;
+      version.fresh = () => (reads++, fresh());
+      await searcher.search({ query: "Where does the zebra Ziggy live?", limit: 5 });
+      expect(reads).toBe(2);
+      reads = 0;
+      const out = await recall(searcher, store, { query: "Where does Ziggy the zebra live now?", record: false });
+      expect(out.memories.map((m) => m.text).join(" ")).toContain("Kenya");
+      expect(reads).toBe(2);
+    } finally {
+      store.close();
+    }
   });
 });
 

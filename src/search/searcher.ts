@@ -118,6 +118,8 @@ export class Searcher {
     for (const id of entities.chunks.keys()) get(id);
     timer.lap("entities");
     const vector = await this.vectorStage(req.query, fetch, candidates, get, snap);
+    // Back in this request's code (vectorStage's own enter() ended with its return): the reads below answer the snapshot.
+    snap.enter();
     timer.lap("vector");
     if (vector.query) req.onQueryVector?.(vector.query);
     const mode = keywordRan && vector.ran ? "hybrid" : keywordRan ? "keyword" : vector.ran ? "vector" : "none";
