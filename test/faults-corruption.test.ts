@@ -43,6 +43,24 @@ function builtIndex(files = 60): { root: string; dataDir: string; db: string } {
   return { root, dataDir, db: indexPath(dataDir, defaultNamespace(root)) };
 }
 
+/** A daemon home holding a copy of the built index where the daemon looks for it. */
+function homeWithIndex(root: string, db: string): { home: string; target: string } {
+  const home = tempDir("cortexd-home-");
+  const target = indexPath(join(home, ".local/share/cortexd"), defaultNamespace(root));
+  mkdirSync(dirname(target), { recursive: true });
+  copyFileSync(db, target);
+  return { home, target };
+}
+
+/** The rebuilt index holds what a clean build of the same files holds. */
+function expectRebuiltAsClean(target: string, db: string): void {
+  const rebuilt = openDatabase(target);
+  const clean = openDatabase(db);
+  expect(dumpIndex(rebuilt.db)).toEqual(dumpIndex(clean.db));
+  rebuilt.db.close();
+  clean.db.close();
+}
+
 function overwrite(path: string, at: number, bytes: Buffer): void {
   const fd = openSync(path, "r+");
   try {
@@ -96,12 +114,7 @@ describe("a damaged index is detected, moved aside and rebuilt", () => {
 
   it("the daemon finds a truncated index at start, rebuilds it to equal a clean build, and says so in status and logs", async () => {
     const { root, db } = builtIndex(60);
-    // The daemon's data dir: move the built index into a daemon home.
-    const home = tempDir("cortexd-home-");
-    const dataDir = join(home, ".local/share/cortexd");
-    const target = indexPath(dataDir, defaultNamespace(root));
-    mkdirSync(dirname(target), { recursive: true });
-    copyFileSync(db, target);
+    const { home, target } = homeWithIndex(root, db);
     truncateSync(target, Math.floor(statSync(target).size * 0.6));
 
     const d = await startDaemon({ home, config: { workspaces: [{ path: root }] } });
@@ -119,22 +132,13 @@ describe("a damaged index is detected, moved aside and rebuilt", () => {
     expect(human.stdout).toMatch(/INDEX REBUILT: it was damaged at start \(.*\); moved to .*\.corrupt-/);
     await waitUntil(() => /index is damaged: moved aside, rebuilding it from the memory files/.test(d.stderr()));
     await d.stop();
-
-    const rebuilt = openDatabase(target);
-    const clean = openDatabase(db);
     // `db` itself was built cleanly by `cortexd index` before any damage.
-    expect(dumpIndex(rebuilt.db)).toEqual(dumpIndex(clean.db));
-    rebuilt.db.close();
-    clean.db.close();
+    expectRebuiltAsClean(target, db);
   }, 30_000);
 
   it("an index over daemon.checkBeforeListeningMb is checked once the daemon answers; damage found so is moved aside and rebuilt", async () => {
     const { root, db } = builtIndex(60);
-    const home = tempDir("cortexd-home-");
-    const dataDir = join(home, ".local/share/cortexd");
-    const target = indexPath(dataDir, defaultNamespace(root));
-    mkdirSync(dirname(target), { recursive: true });
-    copyFileSync(db, target);
+    const { home, target } = homeWithIndex(root, db);
     // A page SQLite opens past but quick_check finds: only the check can tell.
     DAMAGE["a garbage page in the middle"]!(target);
 
@@ -152,19 +156,12 @@ describe("a damaged index is detected, moved aside and rebuilt", () => {
     await waitUntil(async () => (await d.call("cortex.status", {})).workspaces[0]!.files === 60, 20_000);
     expect((await d.call("memory.search", { query: "deploy release" })).results.length).toBeGreaterThan(0);
     await d.stop();
-    const rebuilt = openDatabase(target);
-    const clean = openDatabase(db);
-    expect(dumpIndex(rebuilt.db)).toEqual(dumpIndex(clean.db));
-    rebuilt.db.close();
-    clean.db.close();
+    expectRebuiltAsClean(target, db);
   }, 60_000);
 
   it("a sound index over the limit is checked after start and left alone", async () => {
     const { root, db } = builtIndex(20);
-    const home = tempDir("cortexd-home-");
-    const target = indexPath(join(home, ".local/share/cortexd"), defaultNamespace(root));
-    mkdirSync(dirname(target), { recursive: true });
-    copyFileSync(db, target);
+    const { home, target } = homeWithIndex(root, db);
     const d = await startDaemon({
       home,
       config: { workspaces: [{ path: root }], daemon: { checkBeforeListeningMb: 0 } },

@@ -26,7 +26,7 @@ import {
   get,
   i32c,
   instantiate,
-  lane,
+  laneSum,
   oneFunctionModule,
   set,
   simd,
@@ -68,21 +68,7 @@ function rowDot(groups: number, row: number, query: number): number[] {
 
 /** Stores the sum of local `sum`'s four lanes at the address in local `out`. */
 function storeLaneSum(out: number, sum: number): number[] {
-  return [
-    ...get(out),
-    ...get(sum),
-    ...lane(0),
-    ...get(sum),
-    ...lane(1),
-    I32_ADD,
-    ...get(sum),
-    ...lane(2),
-    I32_ADD,
-    ...get(sum),
-    ...lane(3),
-    I32_ADD,
-    ...i32Store(2, 0),
-  ];
+  return [...get(out), ...get(sum), ...laneSum(sum), ...i32Store(2, 0)];
 }
 
 /** local += n. */

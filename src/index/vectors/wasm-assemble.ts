@@ -52,6 +52,19 @@ export const i32Store = (align: number, offset: number) => [0x36, align, ...uleb
 export const i32Store16 = (align: number, offset: number) => [0x3b, align, ...uleb(offset)];
 /** i32x4.extract_lane. */
 export const lane = (l: number) => simd(0x1b, l);
+/** i32x4 on the stack, also held in local `v` → the sum of its four lanes (i32). */
+export const laneSum = (v: number) => [
+  ...lane(0),
+  ...get(v),
+  ...lane(1),
+  I32_ADD,
+  ...get(v),
+  ...lane(2),
+  I32_ADD,
+  ...get(v),
+  ...lane(3),
+  I32_ADD,
+];
 
 function section(id: number, bytes: number[]): number[] {
   return [id, ...uleb(bytes.length), ...bytes];
