@@ -82,6 +82,47 @@ describe("chunk metadata in memory", () => {
     store.close();
   });
 
+  it("stays in step through rounds of edits, appends, deletes and re-adds of the same paths (ids freed and taken again out of order)", async () => {
+    const files = randomFiles(6);
+    const { root, store, indexer } = await indexed(files);
+    const bySql = new VisibilityRepo(rawDb(store));
+    let s = 11;
+    const rnd = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const paths = Object.keys(files);
+    const deleted = new Set<string>();
+    for (let round = 0; round < 8; round++) {
+      for (const path of paths) {
+        const r = rnd();
+        const full = join(root, path);
+        if (deleted.has(path)) {
+          if (r < 0.6) {
+            writeFileSync(full, randomFiles(100 + round)[path] ?? files[path]!);
+            deleted.delete(path);
+          }
+        } else if (r < 0.2) {
+          rmSync(full);
+          deleted.add(path);
+        } else if (r < 0.45) {
+          // An append keeps the file's earlier chunks and adds new ones with new ids.
+          writeFileSync(
+            full,
+            `${files[path]!}\n## round ${round}\n\n- kiwi budget ${round} <!-- visibility: private -->\n`,
+            {
+              flag: "a",
+            },
+          );
+        } else if (r < 0.6) {
+          writeFileSync(full, randomFiles(200 + round)[path] ?? "# gone\n");
+        }
+      }
+      await indexer.sync();
+      expectInStep(store);
+      const spans = paths.map((path) => ({ path, from: 1, to: 1000 }));
+      expect(store.chunks.meta.visibilitiesOfSpans(spans)).toEqual(bySql.ofSpans(spans));
+    }
+    store.close();
+  });
+
   it("follows another process's write to the same index, and a rebuilt index", async () => {
     const { root, dbPath, store } = await indexed(randomFiles(5));
     expectInStep(store);

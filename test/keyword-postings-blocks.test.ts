@@ -56,6 +56,25 @@ it("a built list decodes to its postings, large ids and counts included", () => 
   expect(contents(list)).toEqual(sorted(want));
 });
 
+it("one builder reused for list after list gives each list its own postings only (short, long, empty)", () => {
+  const r = mulberry32(11);
+  const b = new PostingsBuilder();
+  for (const size of [3 * BLOCK + 5, 0, 1, 40 * BLOCK + 77, BLOCK, 2]) {
+    const want = new Map<number, number>();
+    let id = Math.floor(r() * 1000);
+    for (let i = 0; i < size; i++) {
+      id += 1 + Math.floor(r() ** 4 * 5000);
+      const tf = r() < 0.7 ? 1 : 1 + Math.floor(r() * 300);
+      want.set(id, tf);
+      b.add(id, tf);
+    }
+    const list = b.finish();
+    expect(list.n).toBe(size);
+    expect(list.blocks).toBe(Math.ceil(size / BLOCK));
+    if (size > 0) expect(contents(list)).toEqual(sorted(want));
+  }
+});
+
 it("stays equal to a plain map through random inserts, changes and deletes, and cursors seek in it", () => {
   const r = mulberry32(7);
   const list = emptyPostings();

@@ -25,7 +25,8 @@ export interface ScaleFigures {
   statusMs: number;
   search: { p50: number; p95: number; p99: number; n: number };
   recall: { p50: number; p95: number; p99: number; n: number };
-  rss: { peakMb: number; afterIndexMb: number; idleMb: number };
+  /** idleMb: 2 s after the last request; idleLaterMb: 10 s after, once the daemon's idle collection (3 s of quiet) ran. */
+  rss: { peakMb: number; afterIndexMb: number; idleMb: number; idleLaterMb: number };
   /** QMD's searchLex on the same queries, interleaved with the socket searches (`--qmd`). */
   qmd?: { version: string; coldMs: number | null; searchLex: { p50: number; p95: number; p99: number; n: number } };
 }
@@ -149,6 +150,8 @@ async function runMode(
     printTail("recall", recallCalls, plan.tail);
     await new Promise((res) => setTimeout(res, 2000));
     const mem = procMemMb(r.child.pid!);
+    await new Promise((res) => setTimeout(res, 8000));
+    const idleLaterMb = procMemMb(r.child.pid!).rss;
     const figures: ScaleFigures & { dataDir: string; reused: boolean } = {
       mode,
       files,
@@ -161,7 +164,7 @@ async function runMode(
       statusMs,
       search,
       recall,
-      rss: { peakMb: Math.max(mem.hwm, peakDuringIndex), afterIndexMb, idleMb: mem.rss },
+      rss: { peakMb: Math.max(mem.hwm, peakDuringIndex), afterIndexMb, idleMb: mem.rss, idleLaterMb },
       dataDir: r.dataDir,
       reused,
       ...(plan.qmd && lex ? { qmd: { version: plan.qmd.version, coldMs: plan.qmd.coldMs, searchLex: lex } } : {}),
@@ -171,7 +174,7 @@ async function runMode(
       `  index size:         ${(figures.indexBytes / 1e6).toFixed(0)} MB (${(figures.indexBytes / corpusBytes).toFixed(2)}× corpus)`,
     );
     console.log(
-      `  RSS:                peak ${figures.rss.peakMb} MB, after indexing ${afterIndexMb} MB, idle after searches ${mem.rss} MB`,
+      `  RSS:                peak ${figures.rss.peakMb} MB, after indexing ${afterIndexMb} MB, idle after searches ${mem.rss} MB (${idleLaterMb} MB 10 s after the last request)`,
     );
     return figures;
   } finally {

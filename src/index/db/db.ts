@@ -21,6 +21,8 @@ export interface OpenDatabaseOptions {
   image?: Buffer;
   /** Runs before anything is written (the WAL switch, migrations): a damaged file is then left as it was found. */
   verify?: (db: Database.Database) => void;
+  /** Page cache in KiB (default 8,000: the daemon's connections); a one-pass reader needs little. */
+  cacheKib?: number;
 }
 
 /** Opens (creating if needed) an index database: WAL, foreign keys, sqlite-vec, migrations. */
@@ -60,7 +62,7 @@ export function openDatabase(path: string, opts: OpenDatabaseOptions = {}): Open
   db.pragma("temp_store = MEMORY");
   // 8 MB page cache per index: the hot FTS and vector pages of a 2,000-file workspace fit; more
   // only raised the idle footprint (the OS page cache serves the rest).
-  db.pragma("cache_size = -8000");
+  db.pragma(`cache_size = -${Math.max(64, Math.floor(opts.cacheKib ?? 8000))}`);
   let vecAvailable = false;
   let vecError: string | undefined;
   if (opts.loadVec !== false) {

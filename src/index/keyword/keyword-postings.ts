@@ -341,8 +341,8 @@ export class KeywordPostings {
       };
       const docsOf = reader.prepare(`SELECT doc FROM temp.postings_instances WHERE term = ?`).pluck();
       let rows = 0;
+      const list = new PostingsBuilder();
       for (const [term, df, instances] of vocab) {
-        const list = new PostingsBuilder();
         // One row per instance, by chunk id: a run of equal ids is the token's count in that chunk.
         // A common token's rows are read one by one (in steps), the others at once (cheaper per row).
         let last = -1;

@@ -115,7 +115,10 @@ const encodeBuf = new Uint8Array(MAX_BLOCK * 10);
 
 /**
  * Builds a list from postings given in id order (the load): blocks of BLOCK, encoded into a
- * growing scratch, copied out at their exact size by finish().
+ * growing scratch, copied out at their exact size by finish(), which leaves the builder empty for
+ * the next list. The load builds every list with one builder: its scratch grows to the longest
+ * list once, instead of a scratch grown and dropped per token, whose freed buffers between the
+ * kept lists stayed in the daemon's RSS.
  */
 export class PostingsBuilder {
   private ids = new Int32Array(BLOCK);
@@ -155,7 +158,7 @@ export class PostingsBuilder {
     const offs = new Uint32Array(blocks + 1);
     offs.set(this.offs);
     offs[blocks] = this.used;
-    return {
+    const list = {
       n: this.n,
       blocks,
       lasts: Int32Array.from(blocks > 0 ? this.lasts : [0]),
@@ -163,6 +166,11 @@ export class PostingsBuilder {
       counts,
       data: this.bytes.slice(0, Math.max(1, this.used)),
     };
+    this.used = 0;
+    this.n = 0;
+    this.lasts.length = 0;
+    this.offs.length = 0;
+    return list;
   }
 }
 

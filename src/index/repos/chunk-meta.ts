@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import type { FileClass } from "../../ingest/types.js";
 import type { ChunkBody, ChunkRow } from "./chunks-repo.js";
 import { CommitWatch } from "../db/db-generation.js";
+import { IdSlots } from "./id-slots.js";
 
 /** What the ranking stages read of a chunk besides its text: its file, place, date and importance. */
 export type ChunkMeta = Omit<ChunkRow, keyof ChunkBody | "vecState"> & {
@@ -21,8 +22,8 @@ interface FileEntry {
   path: string;
   class: FileClass;
   date: string | null;
-  /** Slots of the file's chunks. */
-  slots: number[];
+  /** Slot of one of the file's chunks (the others follow through `nextInFile`), or -1. */
+  first: number;
 }
 
 type ChunkTuple = [
@@ -43,6 +44,8 @@ const LOOKUPS_BEFORE_LOAD = 2;
 
 // Only texts that can hold an annotation come back (LIKE is case-insensitive for ASCII, as the expression is).
 const CHUNK_COLUMNS = `id, file_id, seq, start_line, end_line, ts, CASE WHEN text LIKE '%importance%' THEN text END, visibility`;
+/** Slots a table grows by at least. */
+const MIN_GROWTH = 1024;
 /** Distinct visibilities the table can hold (their codes are 16-bit); past this, spans are read from SQL. */
 const MAX_VISIBILITIES = 0xffff;
 
@@ -55,6 +58,10 @@ const MAX_VISIBILITIES = 0xffff;
  * chunks are read again before the next lookup; another connection's commit (PRAGMA data_version)
  * reloads everything. Loaded when the daemon warms it or on the third lookup of a process; before
  * that, lookups read just their ids' rows (a one-shot CLI search does not pay for the whole index).
+ *
+ * Memory (the daemon holds it for as long as it runs): 35 bytes of typed arrays a chunk, 8–16 bytes
+ * of its id's bucket (id-slots.ts), and a small object per file; a file's chunks are a chain through
+ * `nextInFile`, not an array per file.
  */
 export class ChunkMetaTable {
   private readonly stmts;
@@ -64,11 +71,13 @@ export class ChunkMetaTable {
   private files = new Map<number, FileEntry>();
   /** The file id of each path. */
   private byPath = new Map<string, number>();
-  private slotOf = new Map<number, number>();
+  private readonly slotOf = new IdSlots((s) => this.ids[s]!);
   private free: number[] = [];
   private size = 0;
   private ids = new Int32Array(0);
   private fileIds = new Int32Array(0);
+  /** The next slot of the same file's chunks, or -1. */
+  private nextInFile = new Int32Array(0);
   private seqs = new Int32Array(0);
   private starts = new Int32Array(0);
   private ends = new Int32Array(0);
@@ -85,6 +94,7 @@ export class ChunkMetaTable {
     this.commits = new CommitWatch(db);
     this.stmts = {
       allChunks: db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks`).raw(),
+      count: db.prepare(`SELECT count(*) FROM chunks`).pluck(),
       allFiles: db.prepare(`SELECT id, path, class, date FROM files`).raw(),
       fileChunks: db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE file_id = ?`).raw(),
       file: db.prepare(`SELECT id, path, class, date FROM files WHERE id = ?`).raw(),
@@ -138,7 +148,9 @@ export class ChunkMetaTable {
       const fileId = this.byPath.get(path);
       const file = fileId === undefined ? undefined : this.files.get(fileId);
       if (!file) return [];
-      const over = file.slots.filter((s) => this.starts[s]! <= to && this.ends[s]! >= from);
+      const over: number[] = [];
+      for (let s = file.first; s >= 0; s = this.nextInFile[s]!)
+        if (this.starts[s]! <= to && this.ends[s]! >= from) over.push(s);
       if (over.length > 1) over.sort((a, b) => this.seqs[a]! - this.seqs[b]!);
       return over.map((s) => this.visibilityNames[this.visibilityCodes[s]!]!);
     });
@@ -146,7 +158,7 @@ export class ChunkMetaTable {
 
   private get(id: number): ChunkMeta | undefined {
     const s = this.slotOf.get(id);
-    if (s === undefined) return undefined;
+    if (s < 0) return undefined;
     const fileId = this.fileIds[s]!;
     const f = this.files.get(fileId);
     if (!f) return undefined;
@@ -193,22 +205,24 @@ export class ChunkMetaTable {
     this.files = new Map();
     this.byPath = new Map();
     for (const [id, path, cls, date] of this.stmts.allFiles.all() as FileTuple[]) {
-      this.files.set(id, { path, class: cls, date, slots: [] });
+      this.files.set(id, { path, class: cls, date, first: -1 });
       this.byPath.set(path, id);
     }
-    const rows = this.stmts.allChunks.all() as ChunkTuple[];
-    this.slotOf = new Map();
+    // Sized first and read row by row: the whole table as row arrays at once grew the heap by
+    // ~150 bytes a chunk (the daemon's idle memory kept much of it).
+    const count = this.stmts.count.get() as number;
+    this.slotOf.reset(count);
     this.free = [];
     this.size = 0;
-    this.grow(rows.length);
-    for (const r of rows) this.put(r);
+    this.resize(count);
+    for (const r of this.stmts.allChunks.iterate() as IterableIterator<ChunkTuple>) this.put(r);
     this.commits.mark(version);
   }
 
   private dropFile(fileId: number): void {
     const old = this.files.get(fileId);
     if (!old) return;
-    for (const s of old.slots) {
+    for (let s = old.first; s >= 0; s = this.nextInFile[s]!) {
       this.slotOf.delete(this.ids[s]!);
       this.free.push(s);
     }
@@ -219,7 +233,7 @@ export class ChunkMetaTable {
   private readFile(fileId: number): void {
     const f = this.stmts.file.get(fileId) as FileTuple | undefined;
     if (!f) return;
-    this.files.set(fileId, { path: f[1], class: f[2], date: f[3], slots: [] });
+    this.files.set(fileId, { path: f[1], class: f[2], date: f[3], first: -1 });
     this.byPath.set(f[1], fileId);
     for (const r of this.stmts.fileChunks.all(fileId) as ChunkTuple[]) this.put(r);
   }
@@ -229,7 +243,7 @@ export class ChunkMetaTable {
     if (!file) return;
     let s = this.free.pop();
     if (s === undefined) {
-      if (this.size === this.ids.length) this.grow(Math.max(1024, this.size * 2));
+      if (this.size === this.ids.length) this.resize(this.size + Math.max(MIN_GROWTH, this.size >> 3));
       s = this.size++;
     }
     this.ids[s] = id;
@@ -246,12 +260,13 @@ export class ChunkMetaTable {
       this.visibilityCode.set(visibility, code);
     }
     this.visibilityCodes[s] = code; // past MAX_VISIBILITIES the codes are not read (visibilitiesOfSpans)
-    this.slotOf.set(id, s);
-    file.slots.push(s);
+    this.slotOf.set(s);
+    this.nextInFile[s] = file.first;
+    file.first = s;
   }
 
-  private grow(capacity: number): void {
-    if (capacity <= this.ids.length) return;
+  /** Gives every array `capacity` slots, keeping the first `size`. */
+  private resize(capacity: number): void {
     const more = <T extends Int32Array | Float64Array | Int8Array | Uint16Array>(a: T, make: (n: number) => T): T => {
       const b = make(capacity);
       b.set(a.subarray(0, this.size) as never);
@@ -259,6 +274,7 @@ export class ChunkMetaTable {
     };
     this.ids = more(this.ids, (n) => new Int32Array(n));
     this.fileIds = more(this.fileIds, (n) => new Int32Array(n));
+    this.nextInFile = more(this.nextInFile, (n) => new Int32Array(n));
     this.seqs = more(this.seqs, (n) => new Int32Array(n));
     this.starts = more(this.starts, (n) => new Int32Array(n));
     this.ends = more(this.ends, (n) => new Int32Array(n));
