@@ -14,6 +14,7 @@ import type { AnnotatedHit } from "../src/consolidate/annotate.js";
 import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
 import { classEdges, slotEntries } from "../src/facts/link.js";
 import { readStatement } from "../src/facts/mentions.js";
+import { LINKS_SQL } from "../src/index/repos/facts-repo.js";
 
 const open: TestIndex[] = [];
 afterEach(() => {
@@ -118,9 +119,28 @@ describe("facts over time", () => {
     expect((await explainOld()).facts!.links).toContain(
       "line 4 (ledger job) superseded by memory/2026-06-11.md:3 on 2026-06-11",
     );
+    const newer = (await t.searcher.search({ query: "ledger job node-7", explain: true })).results.find(
+      (h) => h.path === "memory/2026-06-11.md",
+    )!;
+    expect(newer.facts!.links).toContain("line 3 (ledger job) supersedes memory/2026-03-02.md:4");
     writeFileSync(join(t.root, "memory/2026-06-11.md"), daily("2026-06-11", ["08:30 Paid the electricity bill."]));
     await t.indexer.sync();
     expect((await explainOld()).facts?.links ?? []).not.toContainEqual(expect.stringContaining("superseded by"));
+  });
+
+  it("explain reads a result's links through indexes, never a scan of every slot (~1 s a result at 1M chunks)", async () => {
+    const t = await indexOf(FILES);
+    const db = new Database(t.dbPath, { readonly: true });
+    for (const sql of Object.values(LINKS_SQL)) {
+      const plan = (
+        db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all("memory/2026-06-11.md", 1, 99) as { detail: string }[]
+      ).map((r) => r.detail);
+      expect(
+        plan.filter((d) => d.startsWith("SCAN")),
+        plan.join(" | "),
+      ).toEqual([]);
+    }
+    db.close();
   });
 
   it("leaves prompts about no changed fact as they were", async () => {
