@@ -1,4 +1,5 @@
 import type { TextTokens } from "./fts-tokens.js";
+import type { InsertLog } from "./postings-inserts.js";
 import { emptyPostings, insertPosting, removePosting, type Postings } from "./postings-blocks.js";
 
 /** A chunk write the postings in memory take in (`text`: what FTS5 was given). */
@@ -14,6 +15,7 @@ interface Patchable {
   rows: number;
   tokens: number;
   version: number;
+  inserts: InsertLog;
 }
 
 /** Applies chunk writes in order, with their texts' tokens as FTS5 made them (one entry per change). */
@@ -28,6 +30,7 @@ export function applyChanges(data: Patchable, changes: readonly Change[], tokens
         data.lengths = grown;
       }
       data.lengths[c.id] = length;
+      data.inserts.record(c.id, data.version);
       data.rows++;
       data.tokens += length;
       for (const [term, count] of tf) {
