@@ -6,6 +6,7 @@ import type { Indexer } from "../src/indexer/sync.js";
 import { buildKeywordQuery } from "../src/search/keyword/query.js";
 import { impactTopK, keptSet, type ImpactPlan } from "../src/index/keyword/postings-impacts.js";
 import { ImpactWarmer } from "../src/index/keyword/postings-impacts-warm.js";
+import { maxScoreTopK } from "../src/index/keyword/postings-maxscore.js";
 import { lengthNorms, postingsTopK, type TopKTrace } from "../src/index/keyword/postings-topk.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { rawDb } from "./helpers/raw-db.js";
@@ -53,10 +54,10 @@ afterAll(() => store?.close());
 const QUERIES = ["the of", "was in of", "the", "we they is", "after the w1x", "w0x w1x", "and w2x with", "to a the"];
 
 /** Every query, k 1 … 120: the leg (sets at this scale) and the set plan itself against FTS5. */
-function compareAll(label: string): { proven: number; built: number } {
+function compareAll(label: string): { proven: number; built: number; boundsBuilt: number } {
   const view = store.keywordPostings()!;
   expect(view).not.toBeNull();
-  let [proven, built] = [0, 0];
+  let [proven, built, boundsBuilt] = [0, 0, 0];
   for (const text of QUERIES)
     for (const k of [1, 10, 40, 120]) {
       const q = buildKeywordQuery(text);
@@ -64,6 +65,12 @@ function compareAll(label: string): { proven: number; built: number } {
       const fts5 = store.keywordSearch(q.match!, k);
       // The leg (at this size, its lists are short enough to be scored whole).
       expect(postingsTopK(view, tokens, k, PLAN), `${label}: ${text} (k ${k})`).toEqual(fts5);
+      // MaxScore (the leg's for these lists past 32,768 postings), over block bounds kept across writes.
+      const traced: TopKTrace = {};
+      expect(maxScoreTopK(view, tokens, k, lengthNorms(view), traced), `${label}: ${text} (k ${k}, MaxScore)`).toEqual(
+        fts5,
+      );
+      boundsBuilt += traced.boundsBuilt ?? 0;
       // The sets' plan (the leg's at 1M chunks): FTS5's answer when its bound holds.
       const trace: TopKTrace = {};
       const sets = impactTopK(view, tokens, k, lengthNorms(view), PLAN, trace);
@@ -73,7 +80,7 @@ function compareAll(label: string): { proven: number; built: number } {
         proven++;
       }
     }
-  return { proven, built };
+  return { proven, built, boundsBuilt };
 }
 
 const chunkIds = () => rawDb(store).prepare(`SELECT id FROM chunks`).pluck().all() as number[];
@@ -123,10 +130,11 @@ it("keeps a long list's top chunks across writes, deletes and reused ids, and st
     const ids = chunkIds();
     reused += ids.filter((id) => !before.has(id) && seen.has(id)).length;
     for (const id of ids) seen.add(id);
-    const { proven: p, built: b } = compareAll(`turn ${turn}`);
+    const { proven: p, built: b, boundsBuilt } = compareAll(`turn ${turn}`);
     proven += p;
-    // No query after the write had to read a list whole: the sets built before it still serve.
+    // No query after the write had to read a list whole: the sets and block bounds built before it still serve.
     expect(b, `turn ${turn}: sets built by queries`).toBe(0);
+    expect(boundsBuilt, `turn ${turn}: block bounds built by queries`).toBe(0);
   }
   expect(proven).toBeGreaterThan(12 * 8);
   // Some turns handed out an id again (the sets' mark could not have been a watermark of ids).

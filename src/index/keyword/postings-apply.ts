@@ -1,6 +1,7 @@
 import type { TextTokens } from "./fts-tokens.js";
 import type { InsertLog } from "./postings-inserts.js";
-import { emptyPostings, insertPosting, removePosting, type Postings } from "./postings-blocks.js";
+import { blockOf, emptyPostings, insertPosting, removePosting, type Postings } from "./postings-blocks.js";
+import { boundsAfterInsert, boundsAfterRemove } from "./postings-bounds.js";
 
 /** A chunk write the postings in memory take in (`text`: what FTS5 was given). */
 export type Change = { kind: "insert" | "delete"; id: number; text: string };
@@ -37,7 +38,9 @@ export function applyChanges(data: Patchable, changes: readonly Change[], tokens
         if (count > MAX_TF) throw new Error(`a chunk holds "${term}" more than ${MAX_TF} times`);
         let list = data.lists.get(term);
         if (!list) data.lists.set(term, (list = emptyPostings()));
+        const [at, blocks] = [blockOf(list, c.id), list.blocks];
         insertPosting(list, c.id, count);
+        boundsAfterInsert(list, at, blocks, count, length);
       }
     } else {
       if (c.id < data.lengths.length) data.lengths[c.id] = 0;
@@ -45,7 +48,11 @@ export function applyChanges(data: Patchable, changes: readonly Change[], tokens
       data.tokens -= length;
       for (const term of tf.keys()) {
         const list = data.lists.get(term);
-        if (list && removePosting(list, c.id) && list.n === 0) data.lists.delete(term);
+        if (!list) continue;
+        const [at, blocks] = [blockOf(list, c.id), list.blocks];
+        if (!removePosting(list, c.id)) continue;
+        boundsAfterRemove(list, at, blocks);
+        if (list.n === 0) data.lists.delete(term);
       }
     }
   });

@@ -38,7 +38,7 @@ export function postingsTopK(
   // Stop-word-only queries: the union of each word's top chunks, when its bound proves the top k.
   const hits = impactTopK(view, tokens, k, norm, plan, trace);
   if (trace) trace.plan = hits ? "impacts" : "maxscore";
-  return hits ?? maxScoreTopK(view, tokens, k, norm);
+  return hits ?? maxScoreTopK(view, tokens, k, norm, trace);
 }
 
 /** How postingsTopK answered a query (diagnostics and tests). */
@@ -46,6 +46,8 @@ export interface TopKTrace {
   plan?: "scan" | "impacts" | "maxscore";
   /** Top-chunk sets (postings-impacts) the query had to build itself, each a read of a whole list. */
   setsBuilt?: number;
+  /** Lists whose block bounds (postings-bounds) the query had to compute, each a read of a whole list. */
+  boundsBuilt?: number;
 }
 
 /** Postings of a query's words up to which scoring them all is cheaper than MaxScore (same result). */
