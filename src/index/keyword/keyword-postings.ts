@@ -6,6 +6,8 @@ import { FtsTokenizer } from "./fts-tokens.js";
 import { errorMessage } from "../../util/error-message.js";
 import { sqliteLn } from "./bm25.js";
 import { PostingsBuilder, postingsBytes, type Postings } from "./postings-blocks.js";
+import { InsertLog } from "./postings-inserts.js";
+import { ImpactWarmer } from "./postings-impacts-warm.js";
 import { applyChanges, MAX_TF, type Change } from "./postings-apply.js";
 
 /**
@@ -35,6 +37,8 @@ export interface PostingsView {
   tokens: number;
   /** Moves with every change to the postings (for what callers derive from them). */
   version: number;
+  /** The chunk ids inserted since the load, by version (for summaries built at an earlier version). */
+  inserts: InsertLog;
   /** Bytes the lists took when loaded (compressed: postings-blocks). */
   bytes: number;
   /** The natural log as SQLite computes it (FTS5's idf; V8's Math.log differs in the last bit now and then). */
@@ -95,6 +99,8 @@ export class KeywordPostings {
   private readonly totals;
   private readonly tokenizer;
   private readonly ln: (x: number) => number;
+  /** Builds the long lists' top-chunk sets in the background (postings-impacts-warm). */
+  readonly warmer = new ImpactWarmer(() => (this.enabled && !this.closed ? this.data : null));
   /** Why the last load failed (diagnostics). */
   lastError: string | undefined;
 
@@ -220,6 +226,7 @@ export class KeywordPostings {
     if (this.changes.length > 0) {
       if (!this.patch(this.data, this.changes)) return null;
       this.changes = [];
+      this.warmer.kick();
       const t = this.totals();
       if (t.rows !== this.data.rows || t.tokens !== this.data.tokens) {
         this.data = null;
@@ -246,6 +253,7 @@ export class KeywordPostings {
       !this.commits.changed()
     ) {
       if (!this.patch(this.data, this.changes.splice(0, CATCH_UP_SLICE))) return;
+      this.warmer.kick();
       await yieldNow();
     }
     this.current();
@@ -336,6 +344,7 @@ export class KeywordPostings {
         rows: 0,
         tokens: 0,
         version: 0,
+        inserts: new InsertLog(),
         bytes: 0,
         ln: this.ln,
       };
@@ -377,7 +386,10 @@ export class KeywordPostings {
         throw new Error(
           `postings hold ${data.rows} rows / ${data.tokens} tokens, FTS5 ${totals.rows} / ${totals.tokens}`,
         );
-      if (!this.closed) this.data = data;
+      if (!this.closed) {
+        this.data = data;
+        this.warmer.kick();
+      }
       this.retryMs = this.opts.retryMs ?? RETRY_MS;
     } finally {
       if (reader !== this.db) reader.close();

@@ -1,5 +1,7 @@
 import type { TextTokens } from "./fts-tokens.js";
-import { emptyPostings, insertPosting, removePosting, type Postings } from "./postings-blocks.js";
+import type { InsertLog } from "./postings-inserts.js";
+import { blockOf, emptyPostings, insertPosting, removePosting, type Postings } from "./postings-blocks.js";
+import { boundsAfterInsert, boundsAfterRemove } from "./postings-bounds.js";
 
 /** A chunk write the postings in memory take in (`text`: what FTS5 was given). */
 export type Change = { kind: "insert" | "delete"; id: number; text: string };
@@ -14,6 +16,7 @@ interface Patchable {
   rows: number;
   tokens: number;
   version: number;
+  inserts: InsertLog;
 }
 
 /** Applies chunk writes in order, with their texts' tokens as FTS5 made them (one entry per change). */
@@ -28,13 +31,16 @@ export function applyChanges(data: Patchable, changes: readonly Change[], tokens
         data.lengths = grown;
       }
       data.lengths[c.id] = length;
+      data.inserts.record(c.id, data.version);
       data.rows++;
       data.tokens += length;
       for (const [term, count] of tf) {
         if (count > MAX_TF) throw new Error(`a chunk holds "${term}" more than ${MAX_TF} times`);
         let list = data.lists.get(term);
         if (!list) data.lists.set(term, (list = emptyPostings()));
+        const [at, blocks] = [blockOf(list, c.id), list.blocks];
         insertPosting(list, c.id, count);
+        boundsAfterInsert(list, at, blocks, count, length);
       }
     } else {
       if (c.id < data.lengths.length) data.lengths[c.id] = 0;
@@ -42,7 +48,11 @@ export function applyChanges(data: Patchable, changes: readonly Change[], tokens
       data.tokens -= length;
       for (const term of tf.keys()) {
         const list = data.lists.get(term);
-        if (list && removePosting(list, c.id) && list.n === 0) data.lists.delete(term);
+        if (!list) continue;
+        const [at, blocks] = [blockOf(list, c.id), list.blocks];
+        if (!removePosting(list, c.id)) continue;
+        boundsAfterRemove(list, at, blocks);
+        if (list.n === 0) data.lists.delete(term);
       }
     }
   });

@@ -36,12 +36,13 @@ export function maxScoreTopK(
   tokens: readonly string[],
   k: number,
   norm: Float64Array,
+  trace?: { boundsBuilt?: number },
 ): KeywordHit[] {
   if (k <= 0 || view.rows === 0) return [];
   const { terms: found, order } = termsOf(view, tokens);
   if (found.length === 0) return [];
   const terms: Term[] = found.map((t) => {
-    const bounds = blockBounds(view, t.list, norm);
+    const bounds = blockBounds(view, t.list, norm, trace);
     let max = 0;
     for (let b = 0; b < bounds.length; b++) if (bounds[b]! > max) max = bounds[b]!;
     return Object.assign(t, { bounds, ub: max * t.weight });

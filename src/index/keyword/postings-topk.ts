@@ -1,7 +1,7 @@
 import type { KeywordHit } from "./bm25.js";
 import { lengthNorm } from "./postings-lengths.js";
 import type { PostingsView } from "./keyword-postings.js";
-import { impactTopK } from "./postings-impacts.js";
+import { IMPACT_PLAN, impactTopK, type ImpactPlan } from "./postings-impacts.js";
 import { maxScoreTopK } from "./postings-maxscore.js";
 import { scanTopK } from "./postings-scan.js";
 
@@ -20,14 +20,34 @@ import { scanTopK } from "./postings-scan.js";
  * only (all in more than half the chunks, idf floored) is first tried on each word's top chunks
  * (postings-impacts), exact when its bound holds.
  */
-export function postingsTopK(view: PostingsView, tokens: readonly string[], k: number): KeywordHit[] {
+export function postingsTopK(
+  view: PostingsView,
+  tokens: readonly string[],
+  k: number,
+  plan: ImpactPlan = IMPACT_PLAN,
+  trace?: TopKTrace,
+): KeywordHit[] {
   if (k <= 0 || view.rows === 0) return [];
   let postings = 0;
   for (const token of tokens) postings += view.lists.get(token)?.n ?? 0;
   const norm = lengthNorms(view);
-  if (postings <= SCAN_BELOW) return scanTopK(view, tokens, k, norm);
+  if (postings <= SCAN_BELOW) {
+    if (trace) trace.plan = "scan";
+    return scanTopK(view, tokens, k, norm);
+  }
   // Stop-word-only queries: the union of each word's top chunks, when its bound proves the top k.
-  return impactTopK(view, tokens, k, norm) ?? maxScoreTopK(view, tokens, k, norm);
+  const hits = impactTopK(view, tokens, k, norm, plan, trace);
+  if (trace) trace.plan = hits ? "impacts" : "maxscore";
+  return hits ?? maxScoreTopK(view, tokens, k, norm, trace);
+}
+
+/** How postingsTopK answered a query (diagnostics and tests). */
+export interface TopKTrace {
+  plan?: "scan" | "impacts" | "maxscore";
+  /** Top-chunk sets (postings-impacts) the query had to build itself, each a read of a whole list. */
+  setsBuilt?: number;
+  /** Lists whose block bounds (postings-bounds) the query had to compute, each a read of a whole list. */
+  boundsBuilt?: number;
 }
 
 /** Postings of a query's words up to which scoring them all is cheaper than MaxScore (same result). */
