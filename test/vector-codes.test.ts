@@ -84,7 +84,10 @@ describe("QuantizedVectors", () => {
       a.set(id, quantize(v, quantizer));
       b.set(id, quantize(v, quantizer));
     });
-    for (let id = 1; id < 3000; id += 7) (a.delete(id), b.delete(id));
+    for (let id = 1; id < 3000; id += 7) {
+      a.delete(id);
+      b.delete(id);
+    }
     for (const q of vectors(6, 13)) expect(b.nearest(q, 400, 30)).toEqual(a.nearest(q, 400, 30));
   });
 });
