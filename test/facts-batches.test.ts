@@ -93,4 +93,57 @@ describe("facts pass batches", () => {
     expect(slots()).toEqual(whole);
     db.close();
   });
+
+  it("a first pass stopped part way dates the curated lines it reads afterwards as the first pass would (older than any log)", async () => {
+    const files: Record<string, string> = {};
+    const managers = ["Helen Park", "Yusuf Demir"];
+    for (let i = 0; i < 200; i++) {
+      const d = new Date(Date.UTC(2025, 0, 1) + i * 86_400_000).toISOString().slice(0, 10);
+      files[`memory/${d}.md`] = `# ${d}\n\n- Priya reports to ${managers[Math.floor(i / 100)]} now (${i}).\n`;
+    }
+    const curated = { "MEMORY.md": "# Memory\n\n- Priya reports to Zed Old.\n" };
+    /** Both writes indexed with no facts read (each sync stopped once its files are written). */
+    const chunksOnly = async () => {
+      const root = tempDir();
+      writeFiles(root, files);
+      const t = openTestIndex(root, null);
+      open.push(t);
+      for (const write of [() => {}, () => writeFiles(root, curated)]) {
+        write();
+        const stop = new AbortController();
+        const r = await t.indexer.sync({
+          signal: stop.signal,
+          onProgress: (p) => {
+            if (p.phase === "files" && p.filesDone === p.filesTotal && p.filesTotal > 0) stop.abort();
+          },
+        });
+        expect(r.facts?.chunks ?? 0).toBe(0);
+      }
+      return t;
+    };
+    const slots = (t: TestIndex) => {
+      const db = new Database(t.dbPath, { readonly: true });
+      const rows = db
+        .prepare(
+          `SELECT s.entity, s.cls, st.text, (SELECT text FROM fact_statements WHERE id = s.superseded_by) AS by
+           FROM fact_slots s JOIN fact_statements st ON st.id = s.statement_id ORDER BY 1, 2, 3`,
+        )
+        .all();
+      db.close();
+      return rows;
+    };
+    const whole = await chunksOnly();
+    expect((await syncFacts(whole.store)).aborted).toBe(false);
+    // The curated line (written last, so read last) is the oldest statement: the logs supersede it.
+    expect(slots(whole)).toContainEqual(expect.objectContaining({ text: expect.stringContaining("Zed Old") }));
+    expect(slots(whole).find((r) => String((r as { text: string }).text).includes("Zed Old"))).toMatchObject({
+      by: expect.stringContaining("Helen Park"),
+    });
+
+    const parted = await chunksOnly();
+    const stop = new AbortController();
+    expect((await syncFacts(parted.store, { signal: stop.signal, onBatch: () => stop.abort() })).aborted).toBe(true);
+    await syncFacts(parted.store);
+    expect(slots(parted)).toEqual(slots(whole));
+  });
 });

@@ -8,6 +8,12 @@ import { relinkChanged } from "./relink.js";
  */
 export const FACTS_READER = "4";
 const READER_KEY = "facts_reader";
+/**
+ * "running" from the start of the first pass until it has read every chunk: a first pass stopped
+ * part way (a stopping daemon, a crash) is still the first pass when it continues, so the curated
+ * lines it reads then are dated as older than any log, like those it read before the stop.
+ */
+const FIRST_PASS_KEY = "facts_first_pass";
 
 /**
  * Chunks read per transaction: sized by time, about BATCH_MS of work each, between MIN_BATCH and
@@ -62,28 +68,18 @@ export async function syncFacts(
   const repo = store.facts;
   const clock = opts.clock ?? Date.now;
   // Curated lines present at the first pass are older than any dated statement (extract.ts).
-  const initial = !repo.started();
+  const initial = !repo.started() || store.meta.getMeta(FIRST_PASS_KEY) === "running";
+  if (initial) store.meta.setMeta(FIRST_PASS_KEY, "running");
   const seenAt = initial ? 0 : clock();
   const reader = store.meta.getMeta(READER_KEY);
   if (reader !== FACTS_READER && !initial) repo.forgetReadings();
   let chunks = 0;
   const time = { curatedSeen: (path: string, text: string) => repo.firstSeen(path, text, seenAt) };
   let size = MIN_BATCH;
-  for (let after = 0; ;) {
-    if (opts.signal?.aborted) {
-      // The readings are committed batch by batch and the link queue is a table (relink.ts), so a
-      // stop here loses nothing: the next pass starts where this one stopped.
-      const statements = repo.statementCount();
-      return {
-        chunks,
-        statements,
-        linked: false,
-        slotsRelinked: 0,
-        slotsWritten: 0,
-        ms: performance.now() - t0,
-        aborted: true,
-      };
-    }
+  // A stop between batches loses nothing: the readings are committed batch by batch and the link
+  // queue is a table (relink.ts), so the next pass starts where this one stopped and links then.
+  const aborted = () => opts.signal?.aborted ?? false;
+  for (let after = 0; !aborted();) {
     const t = performance.now();
     const batch = repo.pending(after, size);
     if (batch.length === 0) break;
@@ -99,8 +95,12 @@ export async function syncFacts(
     // A turn of the event loop between batches: a huge file's chunks do not hold pings (issue #34).
     await new Promise<void>((r) => setImmediate(r));
   }
-  if (reader !== FACTS_READER) store.meta.setMeta(READER_KEY, FACTS_READER);
-  const link = relinkChanged(store);
+  const stopped = aborted();
+  if (!stopped) {
+    if (reader !== FACTS_READER) store.meta.setMeta(READER_KEY, FACTS_READER);
+    if (initial) store.meta.setMeta(FIRST_PASS_KEY, "done");
+  }
+  const link = stopped ? { statements: 0, slots: 0, written: 0 } : relinkChanged(store);
   return {
     chunks,
     statements: repo.statementCount(),
@@ -108,6 +108,6 @@ export async function syncFacts(
     slotsRelinked: link.slots,
     slotsWritten: link.written,
     ms: performance.now() - t0,
-    aborted: false,
+    aborted: stopped,
   };
 }
