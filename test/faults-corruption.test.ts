@@ -139,7 +139,7 @@ describe("a damaged index is detected, moved aside and rebuilt", () => {
   it("an index over daemon.checkBeforeListeningMb is checked once the daemon answers; damage found so is moved aside and rebuilt", async () => {
     const { root, db } = builtIndex(60);
     const { home, target } = homeWithIndex(root, db);
-    // A page SQLite opens past but quick_check finds: only the check can tell.
+    // A page SQLite opens past; quick_check finds it (or the startup sync, if it reads that page).
     DAMAGE["a garbage page in the middle"]!(target);
 
     const d = await startDaemon({

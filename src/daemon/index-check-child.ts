@@ -1,5 +1,5 @@
 import { closeDatabase, openDatabase } from "../index/db/db.js";
-import { isCorruptionError, quickCheckVerdict } from "../index/db/open-checked.js";
+import { corruptionReason, isCorruptionError, quickCheckVerdict } from "../index/db/open-checked.js";
 import { errorMessage } from "../util/error-message.js";
 
 /**
@@ -20,7 +20,6 @@ try {
   }
 } catch (e) {
   // SQLite refusing the file as damaged is a verdict too; anything else (busy, gone) is no verdict.
-  const message = errorMessage(e) ?? String(e);
-  out = isCorruptionError(e) ? { verdict: `${(e as { code: string }).code}: ${message}` } : { error: message };
+  out = isCorruptionError(e) ? { verdict: corruptionReason(e) } : { error: errorMessage(e) ?? String(e) };
 }
 process.stdout.write(`${JSON.stringify(out)}\n`);

@@ -1,6 +1,12 @@
 import { dirname } from "node:path";
 import type { Logger } from "pino";
-import { isCorruptionError, moveAsideDamaged, openIndexChecked, type IndexRecovery } from "../index/db/open-checked.js";
+import {
+  corruptionReason,
+  isCorruptionError,
+  moveAsideDamaged,
+  openIndexChecked,
+  type IndexRecovery,
+} from "../index/db/open-checked.js";
 import { ReadOnlyIndexError, readOnlyMessage, type ReadOnlyIndex } from "../index/db/open-read-only.js";
 import { isReadOnlyCode, probeWritable } from "../index/db/probe-writable.js";
 import { IndexStore } from "../index/repos/store.js";
@@ -93,7 +99,7 @@ export function createIndexAccess(opts: { logger: Logger; clock: () => number; q
     },
     recoverCorruption(ws, e) {
       if (!isCorruptionError(e) || ws.readOnly) return null;
-      const reason = `${String((e as { code?: unknown }).code)}: ${errorMessage(e)} (seen while running)`;
+      const reason = `${corruptionReason(e)} (seen while running)`;
       ws.store.close(); // let go of the damaged file before moving it
       const recovery = moveAsideDamaged(ws.dbPath, reason, opts.clock, opts.logger);
       const { opened } = openIndexChecked(ws.dbPath, { quickCheck: false, logger: opts.logger, clock: opts.clock });

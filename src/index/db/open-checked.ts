@@ -57,6 +57,11 @@ export function isCorruptionError(e: unknown): boolean {
   return typeof code === "string" && (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB");
 }
 
+/** How a corruption error is told in a recovery's reason and the logs: SQLite's code and message. */
+export function corruptionReason(e: unknown): string {
+  return `${String((e as { code?: unknown }).code)}: ${errorMessage(e)}`;
+}
+
 class QuickCheckFailed extends Error {}
 
 /** `ok`, or what `PRAGMA quick_check` found first. */
@@ -132,7 +137,7 @@ function openChecked(path: string, opts: OpenCheckedOptions): OpenedChecked {
     else if (!isCorruptionError(e)) {
       if (opened?.db.open) opened.db.close();
       throw e;
-    } else reason = `${(e as { code: string }).code}: ${errorMessage(e)}`;
+    } else reason = corruptionReason(e);
   }
   if (opened?.db.open) opened.db.close();
   const recovery = moveAsideDamaged(path, reason, clock, opts.logger);
