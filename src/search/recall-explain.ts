@@ -10,6 +10,7 @@ export function explainOf(
   cfg: RecallConfig,
   windows: RecallExplain["dates"],
   profile: PromptProfile,
+  search: RecallExplain["search"],
 ): RecallExplain {
   const injected = new Set(packed.map((p) => p.judged));
   return {
@@ -17,6 +18,7 @@ export function explainOf(
     ...(selection.empty ? { empty: selection.empty } : {}),
     dates: windows.map((w) => ({ from: w.from, to: w.to, text: w.text })),
     gathering: selection.gathering,
+    search,
     words: profile.words.map((w) => ({
       word: w.word,
       df: w.df,

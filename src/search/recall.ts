@@ -12,7 +12,7 @@ import { asksForMany, isInstruction, namesSomething, speaksOfOwn } from "./promp
 import { exactAnchors } from "./exact.js";
 import { softlyHeld, weighSoftWords, withSoftWords } from "./soft-words.js";
 import { profilePrompt } from "./relevance.js";
-import { nothingCanMatch } from "./recall-no-topic.js";
+import { keywordCounts, nothingCanMatch } from "./recall-no-topic.js";
 import { parseDates } from "./dates.js";
 import { referenceTime } from "./as-of.js";
 import type { Searcher } from "./searcher.js";
@@ -125,6 +125,8 @@ async function recallOn(
       // Who may see each memory is shown by recall's explain only (the audit reads it by lines).
       ...(req.explain ? { withVisibility: true } : {}),
       onQueryVector: (v) => (queryVector = v),
+      // Only the vector leg can find such a prompt a memory (recall-no-topic.ts).
+      ...(keywordCounts(req, cfg, windows) ? {} : { keyword: false }),
       ...(req.timings ? { timings: true } : {}),
       ...(req.visible ? { visible: req.visible } : {}),
     },
@@ -281,7 +283,7 @@ async function recallOn(
   };
   if (req.explain)
     out.explain = {
-      ...explainOf(selection, packed, cfg, windows, profile),
+      ...explainOf(selection, packed, cfg, windows, profile, res.mode),
       facts: { entities: facts.entities, links: facts.links },
     };
   if (req.timings && res.timings) out.timings = { ...res.timings, ...timer.result() };

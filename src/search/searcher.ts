@@ -107,7 +107,7 @@ export class Searcher {
       return c;
     };
 
-    const keywordRan = this.keywordStage(req.query, fetch, get);
+    const keywordRan = req.keyword !== false && this.keywordStage(req.query, fetch, get);
     // Chunks holding a query token that only a few chunks hold (exact.ts): always among the results.
     const anchored = keywordRan ? anchoredChunks(exactAnchors(this.deps.store, req.query, cfg.exactChunks)) : new Map();
     for (const id of anchored.keys()) get(id);

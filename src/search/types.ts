@@ -24,6 +24,11 @@ export interface SearchRequest {
   now?: number;
   /** Only chunks with one of these visibilities (a group's scope, visibility/visibility.ts); absent: all. */
   visible?: readonly string[];
+  /**
+   * false: the keyword leg is not run (recall of a prompt without a topic word, whose keyword hits
+   * could give the relevance decision no evidence: lists of nearly every chunk for nothing).
+   */
+  keyword?: boolean;
   /** Called with the embedded query when the vector leg ran (recall's relevance decision reuses it). */
   onQueryVector?: (vector: Float32Array) => void;
 }

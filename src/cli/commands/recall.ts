@@ -103,6 +103,7 @@ function formatExplain(e: RecallExplain): string {
       `dates: ${e.dates.map((d) => `"${d.text}" → ${d.from === d.to ? d.from : `${d.from}..${d.to}`}`).join(", ")}`,
     );
   if (e.gathering) out.push("gathering question: spread over days/sessions");
+  if (e.search === "vector") out.push("searched by meaning only: the prompt has no topic word for the keyword leg");
   out.push(
     `prompt words (of ${e.chunks} chunks): ${e.words.map((w) => `${w.word} df ${w.df}${w.rare ? " topical" : ""}`).join(", ") || "none"}`,
   );

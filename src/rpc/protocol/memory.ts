@@ -103,6 +103,8 @@ export interface RecallExplain {
     links: { entity: string; statement: string; supersededBy?: string; on?: string; later?: boolean }[];
   };
   gathering: boolean;
+  /** The legs the search ran: "vector" alone for a prompt without a topic word (its keyword hits could be no evidence). */
+  search: "hybrid" | "keyword" | "vector" | "none";
   /** The prompt's words as the index sees them: chunks holding each (df) and its weight (idf). */
   words: { word: string; df: number; idf: number; rare: boolean; subject: boolean }[];
   chunks: number;
