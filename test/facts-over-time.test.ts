@@ -166,7 +166,7 @@ describe("facts over time", () => {
 
   it("status's top entities: the names most memories name", async () => {
     const t = await indexOf(FILES);
-    const top = t.store.facts.top(5).map((e) => e.name);
+    const top = t.store.entities.top(5).map((e) => e.name);
     expect(top).toEqual(expect.arrayContaining(["Priya", "Marta Kowalski"]));
   });
 

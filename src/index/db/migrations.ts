@@ -258,6 +258,22 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
       INSERT OR IGNORE INTO fact_relink (statement_id) SELECT id FROM fact_statements;
     `);
   },
+  // How many chunks name each entity, kept by triggers (cascaded chunk deletes included): the entity
+  // leg, recall's order and status read a count instead of counting an entity's rows (up to 8% — 25%
+  // for recall's order — of the chunks: 80,000 rows a common name at a million chunks).
+  (db) => {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS entity_counts (entity TEXT PRIMARY KEY, chunks INTEGER NOT NULL) WITHOUT ROWID;
+      CREATE TRIGGER IF NOT EXISTS chunk_entities_count_ai AFTER INSERT ON chunk_entities
+        BEGIN INSERT INTO entity_counts (entity, chunks) VALUES (new.entity, 1)
+          ON CONFLICT (entity) DO UPDATE SET chunks = chunks + 1; END;
+      CREATE TRIGGER IF NOT EXISTS chunk_entities_count_ad AFTER DELETE ON chunk_entities
+        BEGIN UPDATE entity_counts SET chunks = chunks - 1 WHERE entity = old.entity;
+          DELETE FROM entity_counts WHERE entity = old.entity AND chunks <= 0; END;
+      DELETE FROM entity_counts;
+      INSERT INTO entity_counts (entity, chunks) SELECT entity, count(*) FROM chunk_entities GROUP BY entity;
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -24,6 +24,11 @@ const TOP_LARGE_CHUNKS = 1000;
 /** … is reused, though the index changed since, for this long (they hardly move between two writes). */
 const TOP_STALE_MS = 10 * 60_000;
 
+/** Each key's count (entity_counts, kept by triggers), shown up to a cap (`?` 1); the name of its first rows. Keys: `?` 2, JSON. */
+export const COUNTS_SQL = `SELECT j.value AS entity, min(entity_counts.chunks, ?) AS chunks,
+    (SELECT min(name) FROM (SELECT name FROM chunk_entities e WHERE e.entity = j.value LIMIT 8)) AS name
+  FROM json_each(?) j JOIN entity_counts ON entity_counts.entity = j.value`;
+
 export class EntityGraph {
   private readonly stmts;
   private readonly generation: () => string;
@@ -36,11 +41,7 @@ export class EntityGraph {
     this.generation = dbGeneration(db);
     this.wordCase = new WordCase(db);
     this.stmts = statements(db, {
-      // Counted up to a cap (an entity in every chunk is not read whole); the name of its first rows.
-      counts: `SELECT j.value AS entity,
-          (SELECT count(*) FROM (SELECT 1 FROM chunk_entities e WHERE e.entity = j.value LIMIT ?)) AS chunks,
-          (SELECT min(name) FROM (SELECT name FROM chunk_entities e WHERE e.entity = j.value LIMIT 8)) AS name
-        FROM json_each(?) j`,
+      counts: COUNTS_SQL,
       // The keys some chunk names (one index probe each).
       known: `SELECT j.value FROM json_each(?) j WHERE EXISTS (SELECT 1 FROM chunk_entities e WHERE e.entity = j.value)`,
       // Per key, up to 2 longer names ("alice" → "alice chen"), joined by NUL.
@@ -52,18 +53,17 @@ export class EntityGraph {
       cooccurring: `SELECT entity, min(name) AS name, count(*) AS n FROM chunk_entities
         WHERE chunk_id IN (SELECT value FROM json_each(?)) GROUP BY entity ORDER BY n DESC, entity LIMIT ?`,
       chunkCount: `SELECT count(*) FROM chunks`,
-      // Counted on the entity index alone (covering), the names looked up for the top n only: at 528,000
-      // rows (100,000 chunks) 0.4–0.6 s instead of 0.7–1.0 s with min(name) read beside every row.
-      top: `WITH t AS (SELECT entity, count(*) AS chunks FROM chunk_entities GROUP BY entity
-          ORDER BY chunks DESC, entity LIMIT ?)
+      // The counts read from entity_counts (one row an entity), the names looked up for the top n only.
+      top: `WITH t AS (SELECT entity, chunks FROM entity_counts ORDER BY chunks DESC, entity LIMIT ?)
         SELECT t.entity, (SELECT min(name) FROM chunk_entities c WHERE c.entity = t.entity) AS name, t.chunks
         FROM t ORDER BY t.chunks DESC, t.entity`,
     });
   }
 
   /**
-   * How many chunks name each of these keys (only those some chunk names), counted up to `cap` + 1:
-   * an entity named in more than `cap` chunks shows `cap + 1`. Two indexed reads per key.
+   * How many chunks name each of these keys (only those some chunk names), shown up to `cap` + 1:
+   * an entity named in more than `cap` chunks shows `cap + 1`. Two indexed reads per key, whatever
+   * the count (entity_counts).
    */
   counts(keys: readonly string[], cap: number): EntityCount[] {
     if (keys.length === 0) return [];

@@ -97,7 +97,6 @@ export class FactsRepo {
       knownEntities: `SELECT entity FROM chunk_entities WHERE entity IN (SELECT value FROM json_each(?)) GROUP BY entity`,
       chunksOf: `SELECT chunk_id FROM chunk_entities WHERE entity = ? LIMIT ?`,
       entitiesOfChunks: `SELECT chunk_id AS chunkId, entity, name FROM chunk_entities WHERE chunk_id IN (SELECT value FROM json_each(?))`,
-      topEntities: `SELECT entity, min(name) AS name, count(*) AS chunks FROM chunk_entities GROUP BY entity ORDER BY chunks DESC, entity LIMIT ?`,
       ...LINKS_SQL,
       entitiesAt: `SELECT e.name FROM files f JOIN chunks c ON c.file_id = f.id JOIN chunk_entities e ON e.chunk_id = c.id
         WHERE f.path = ? AND c.start_line = ? LIMIT 24`,
@@ -196,11 +195,6 @@ export class FactsRepo {
       l.push(r.name);
     }
     return out;
-  }
-
-  /** The entities named in the most chunks. */
-  top(n: number): Array<{ entity: string; name: string; chunks: number }> {
-    return this.stmts.topEntities.all(n) as Array<{ entity: string; name: string; chunks: number }>;
   }
 
   /**
