@@ -15,8 +15,8 @@ import { benchPath, fmtMs, median, percentile, type Args } from "./util.js";
  * In-process hybrid search and recall on a generated workspace (no socket): per-stage medians, for
  * profiling the hybrid and recall paths (`node --cpu-prof dist/scripts/bench/main.js recall-probe`).
  * The index is kept between runs (`--fresh` rebuilds it). `--index DIR` (a directory holding an
- * index .sqlite, e.g. the scale bench's) probes that index read-only and keyword-only instead, with
- * the queries of `--queries-file F` (a JSON array) when given.
+ * index .sqlite, e.g. the scale bench's) probes that index read-only instead, keyword-only or with
+ * the built-in model (`--hybrid`), with the queries of `--queries-file F` (a JSON array).
  */
 export async function recallProbe(args: Args): Promise<void> {
   if (args.flags.index) return probeBuiltIndex(args);
@@ -32,9 +32,7 @@ export async function recallProbe(args: Args): Promise<void> {
     if (corpus === "daily") generateWorkspace(root, files);
     else generateNotesWorkspace(root, files);
   }
-  const { ensureBuiltinModel } = await import("../../src/embed/builtin/ensure.js");
-  const { createStaticBertProvider } = await import("../../src/embed/builtin/fast-provider.js");
-  const provider = await createStaticBertProvider(await ensureBuiltinModel(benchPath("models")));
+  const provider = await builtinProvider();
   const store = new IndexStore(openDatabase(dbPath), "probe");
   const indexer = new Indexer({ store, target: { root }, provider, chunking: { maxTokens: 400, overlapTokens: 80 } });
   const t0 = performance.now();
@@ -64,14 +62,31 @@ async function probeBuiltIndex(args: Args): Promise<void> {
   if (!(await store.text.postings.ready())) throw new Error(`postings did not load: ${store.text.postings.lastError}`);
   store.warmChunkMeta();
   console.log(`postings and chunk metadata loaded in ${fmtMs(performance.now() - t0)}`);
-  const searcher = new Searcher({ store, provider: null, config: SearchSchema.parse({}) });
+  // --hybrid: the built-in model's vector leg beside the keyword leg (an index built with it).
+  const hybrid = !!args.flags.hybrid;
+  const provider = hybrid ? await builtinProvider() : null;
+  const searcher = new Searcher({ store, provider, config: SearchSchema.parse({}) });
   const file2 = args.flags["queries-file"] ? String(args.flags["queries-file"]) : "";
   if (!file2) throw new Error("--queries-file F (a JSON array of queries) is required with --index");
   const all = JSON.parse(readFileSync(file2, "utf8")) as string[];
   const skip = Number(args.flags.skip ?? 0);
   const qs = all.slice(skip, skip + 2 * n);
-  await probeStages(searcher, store, qs.slice(0, n), qs.slice(n), Number(args.flags.tail ?? 0), "keyword");
+  await probeStages(
+    searcher,
+    store,
+    qs.slice(0, n),
+    qs.slice(n),
+    Number(args.flags.tail ?? 0),
+    hybrid ? "hybrid" : "keyword",
+  );
   store.close();
+  await provider?.close();
+}
+
+async function builtinProvider() {
+  const { ensureBuiltinModel } = await import("../../src/embed/builtin/ensure.js");
+  const { createStaticBertProvider } = await import("../../src/embed/builtin/fast-provider.js");
+  return createStaticBertProvider(await ensureBuiltinModel(benchPath("models")));
 }
 
 /** Search then recall over the queries: latency, per-stage medians and the slowest queries (`tail`). */
