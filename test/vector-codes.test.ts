@@ -3,7 +3,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../src/index/db/db.js";
 import { IndexStore } from "../src/index/repos/store.js";
-import { QuantizedVectors, fitQuantizer, quantize, topByScore } from "../src/index/vectors/vector-codes.js";
+import { QuantizedVectors, fitQuantizer, quantize } from "../src/index/vectors/vector-codes.js";
+import { topByScore } from "../src/index/vectors/top-by-score.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { tempDir } from "./helpers/workspace.js";
 import { chunksFor as vectorChunks, openVectorStore } from "./helpers/vector-store.js";
@@ -95,6 +96,7 @@ describe("QuantizedVectors", () => {
 const chunksFor = (vs: Float32Array[], from: number) =>
   vectorChunks(vs, from, (n, i) => `chunk ${n} about topic ${i % 7}`);
 const openStore = (path: string) => openVectorStore(path, DIMS);
+// (QUANTIZED_EXACT of the nearest are rescored exactly, the rest keep their codes' distance.)
 
 describe("topByScore", () => {
   it("returns the same best m as a full sort (score descending, ties by smaller id)", () => {
@@ -143,6 +145,33 @@ describe("quantized vector search on a real index", () => {
       overlap += exact.slice(0, 10).filter((h) => ids.has(h.id)).length / 10;
     }
     expect(overlap / queries.length).toBeGreaterThan(0.85);
+    store.close();
+  });
+
+  it("past the in-memory matrix: a deep pool and the keyword candidates' similarities come from the codes, within 0.01 of exact", () => {
+    const store = openVectorStore(join(tempDir(), "index.sqlite"), DIMS, 1);
+    const vs = vectors(3000, 4);
+    for (let f = 0; f < 30; f++)
+      store.replaceFile(
+        { path: `memory/f${f}.md`, class: "daily", size: 1, mtimeMs: 1, sha256: String(f) },
+        chunksFor(vs.slice(f * 100, f * 100 + 100), f * 100),
+      );
+    const r = mulberry32(5);
+    for (let n = 0; n < 20; n++) {
+      const q = vs[Math.floor(r() * vs.length)]!.map((x) => x + 0.05 * (r() - 0.5));
+      const exact = new Map(store.vectorSearch(q, 3000, { path: "exact" }).map((h) => [h.id, h.distance]));
+      // Recall's pool (k 120): beyond the best QUANTIZED_EXACT, read from the codes.
+      const deep = store.vectorSearch(q, 120);
+      expect(deep).toHaveLength(120);
+      for (const h of deep) expect(Math.abs(h.distance - exact.get(h.id)!)).toBeLessThan(0.01);
+      const best = store.vectorSearch(q, 10, { path: "exact" }).map((h) => h.id);
+      expect(deep.slice(0, 10).filter((h) => best.includes(h.id)).length).toBeGreaterThanOrEqual(8);
+      // Chunks the keyword leg found outside the nearest: each answered, within 0.01.
+      const ids = Array.from({ length: 60 }, () => 1 + Math.floor(r() * 3000));
+      const got = store.vectors.distancesTo(q, ids);
+      expect(new Set(got.map((h) => h.id))).toEqual(new Set(ids));
+      for (const h of got) expect(Math.abs(h.distance - exact.get(h.id)!)).toBeLessThan(0.01);
+    }
     store.close();
   });
 

@@ -1,9 +1,12 @@
 import { openDatabase } from "../../src/index/db/db.js";
 import { IndexStore, type StoredChunkInput } from "../../src/index/repos/store.js";
 
-/** A store (SQLite at `path`, ":memory:" too) whose vectors are `dims`-dim, from a test model. */
-export function openVectorStore(path: string, dims: number): IndexStore {
-  const store = new IndexStore(openDatabase(path), "t");
+/**
+ * A store (SQLite at `path`, ":memory:" too) whose vectors are `dims`-dim, from a test model;
+ * `matrixMaxBytes` bounds its in-memory matrix (1: past it at once, as a large index is).
+ */
+export function openVectorStore(path: string, dims: number, matrixMaxBytes?: number): IndexStore {
+  const store = new IndexStore(openDatabase(path), "t", Date.now, matrixMaxBytes);
   store.useVectorIdentity({ identity: "test-identity", dims, model: "test" });
   return store;
 }

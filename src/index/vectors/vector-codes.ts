@@ -12,6 +12,7 @@
 import { jsHamming, simdHamming, type HammingFn } from "./simd-hamming.js";
 import { jsGather, queryRange, simdGather, type GatherFn } from "./simd-dot.js";
 import { wasmMemory, type WasmMemory } from "./wasm-assemble.js";
+import { topByScore } from "./top-by-score.js";
 
 /** How a vector is turned into an int8 code: fixed for the life of an index's codes. */
 export interface Quantizer {
@@ -259,6 +260,35 @@ export class QuantizedVectors {
     }
   }
 
+  /**
+   * The cosine distances of these ids' int8 codes (decoded: mean + code / scale) to the query, for
+   * those that have a code; within ~0.01 of the float vectors' (the codes are ±4σ in 255 steps).
+   */
+  approxDistances(query: Float32Array, ids: readonly number[]): { id: number; distance: number }[] {
+    const D = this.dims;
+    const { mean, scale } = this.quantizer;
+    const qu = normalised(query);
+    const out: { id: number; distance: number }[] = [];
+    const codes = this.i8.codes;
+    const stride = this.i8.stride;
+    for (const id of ids) {
+      const s = this.slot(id);
+      const live = s >= 0 && this.ids[s]! > 0;
+      const code = live ? codes : this.side.get(id);
+      if (!code) continue;
+      const at = live ? s * stride : 0;
+      let dot = 0;
+      let norm = 0;
+      for (let j = 0; j < D; j++) {
+        const x = mean[j]! + code[at + j]! / scale[j]!;
+        dot += qu[j]! * x;
+        norm += x * x;
+      }
+      out.push({ id, distance: 1 - dot / (Math.sqrt(norm) || 1) });
+    }
+    return out;
+  }
+
   /** Merges the side list in and drops dead slots (keeps ascending order). */
   compact(): void {
     const side = [...this.side.entries()];
@@ -358,22 +388,4 @@ export class QuantizedVectors {
     }
     return topByScore(candIds.subarray(0, c), candScores.subarray(0, c), m);
   }
-}
-
-/**
- * The `m` ids with the highest scores (ties: smaller id first), best first, without sorting every
- * candidate: a native numeric sort of the scores finds the m-th best, and only those at or above it
- * are ordered.
- */
-export function topByScore(ids: Float64Array, scores: Float64Array, m: number): number[] {
-  if (m <= 0 || ids.length === 0) return [];
-  let picked: number[];
-  if (m >= ids.length) picked = Array.from(ids.keys());
-  else {
-    const threshold = Float64Array.from(scores).sort()[scores.length - m]!;
-    picked = [];
-    for (let i = 0; i < ids.length; i++) if (scores[i]! >= threshold) picked.push(i);
-  }
-  picked.sort((a, b) => scores[b]! - scores[a]! || ids[a]! - ids[b]!);
-  return picked.slice(0, m).map((i) => ids[i]!);
 }

@@ -6,12 +6,12 @@ import { statements, tableExists } from "../db/statements.js";
 import { VEC_NONE, VEC_PENDING, VEC_STORED } from "./vec-state.js";
 import { QuantizedVectors, blobToCode, codeToBlob, fitQuantizer, quantize, type Quantizer } from "./vector-codes.js";
 import { sampleVectors } from "./vector-sample.js";
+import { codedDistances, quantizedNearest } from "./quantized-search.js";
 import { PassageVectorRepo } from "./passage-vectors.js";
 import { matrixBytesPerVector, VectorMatrix, vecCosineDistance } from "./vector-matrix.js";
 import {
   MEMORY_MATRIX_MAX_BYTES,
   QUANTIZED_COARSE,
-  QUANTIZED_OVERSAMPLE,
   QUANTIZER_MIN_VECTORS,
   QUANTIZER_SAMPLE,
   TOUCHED_PATCH_MIN,
@@ -227,11 +227,14 @@ export class VectorRepo {
     return this.stmts.vecKnn.all(toBlob(query), k) as { id: number; distance: number }[];
   }
 
-  /** The exact cosine distances of the given chunks to `query` (those with a vector), as the KNN gives them. */
+  /** The cosine distances of the given chunks to `query` (those with a vector), as the KNN gives them. */
   distancesTo(query: Float32Array, ids: readonly number[]): { id: number; distance: number }[] {
     if (this.vecDims === null || query.length !== this.vecDims) return [];
     if (this.matrixFits()) return this.prepareMatrix().distances(query, ids);
-    return this.distancesFromRows(query, ids);
+    // Past it, the codes' distances (quantized-search.ts); an index without codes reads the floats.
+    const codes = !this.db.readonly || this.currentQuantizer() !== null ? this.prepareVectorCodes() : null;
+    const exact = (q: Float32Array, some: readonly number[]) => this.distancesFromRows(q, some);
+    return codes ? codedDistances(codes, query, ids, exact) : exact(query, ids);
   }
 
   private distancesFromRows(query: Float32Array, ids: readonly number[]): { id: number; distance: number }[] {
@@ -391,10 +394,6 @@ export class VectorRepo {
 
   private quantizedSearch(query: Float32Array, k: number, coarse: number): { id: number; distance: number }[] {
     const codes = this.prepareVectorCodes();
-    if (!codes) return [];
-    const candidates = codes.nearest(query, Math.max(coarse, k), k * QUANTIZED_OVERSAMPLE);
-    // Rescored exactly (an id deleted since the codes were read has no row and drops out).
-    const out = this.distancesFromRows(query, candidates);
-    return out.sort((a, b) => a.distance - b.distance || a.id - b.id).slice(0, k);
+    return codes ? quantizedNearest(codes, query, k, coarse, (q, ids) => this.distancesFromRows(q, ids)) : [];
   }
 }
