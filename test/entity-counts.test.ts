@@ -10,7 +10,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { migrate, SCHEMA_VERSION } from "../src/index/db/migrations.js";
 import { COUNTS_SQL } from "../src/index/repos/entity-graph.js";
-import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
+import { indexesPerTest, type TestIndex } from "./helpers/workspace.js";
 
 const FILES: Record<string, string> = {
   "MEMORY.md": "# Team\n\n- Priya Raman leads Project Falcon.\n- Marta Kowalski runs the Lisbon office.\n",
@@ -20,25 +20,17 @@ const FILES: Record<string, string> = {
   "memory/2026-05-16.md": "# 2026-05-16\n\n- Priya Raman and Jonas met Helen Park about Project Falcon.\n",
 };
 
-const open: { close(): void }[] = [];
+const indexOf = indexesPerTest();
+const connections: Database.Database[] = [];
 afterEach(() => {
-  for (const t of open.splice(0).reverse()) t.close();
+  for (const db of connections.splice(0)) db.close();
 });
 
 /** A second connection to the test index's file (the store keeps its own private). */
 function sqlite(t: TestIndex): Database.Database {
   const db = new Database(t.dbPath);
-  open.push(db);
+  connections.push(db);
   return db;
-}
-
-async function indexOf(files: Record<string, string>): Promise<TestIndex> {
-  const root = tempDir();
-  writeFiles(root, files);
-  const t = openTestIndex(root, null);
-  open.push(t);
-  await t.indexer.sync();
-  return t;
 }
 
 /** Each entity's count as kept, and as counted from its mentions. */
