@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../src/index/db/db.js";
 import { IndexStore } from "../src/index/repos/store.js";
-import { VectorMatrix, vecCosineDistance } from "../src/index/vectors/vector-matrix.js";
+import { VectorMatrix, cosineDistancesOf, vecCosineDistance } from "../src/index/vectors/vector-matrix.js";
 import { jsGather, jsScan, simdGather, simdScan, wasmMemory } from "../src/index/vectors/simd-dot.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { tempDir } from "./helpers/workspace.js";
@@ -86,6 +86,21 @@ describe("the in-memory vector search", () => {
       for (const h of exact) expect(vecCosineDistance(q, rows, (h.id - 1) * DIMS)).toBe(h.distance);
     }
     store.close();
+  });
+
+  it("scores four rows a pass with the same distances as one at a time (any count, repeated rows, any dims)", () => {
+    for (const dims of [3, 100, 257]) {
+      const vs = vectors(60, dims, dims);
+      const rows = new Float32Array(vs.length * dims);
+      vs.forEach((v, i) => rows.set(v, i * dims));
+      const r = mulberry32(dims);
+      for (const q of vectors(5, dims + 1, dims))
+        for (let n = 0; n <= 11; n++) {
+          const slots = Array.from({ length: n }, () => Math.floor(r() * vs.length));
+          const got = cosineDistancesOf(q, rows, slots);
+          expect([...got]).toEqual(slots.map((s) => vecCosineDistance(q, rows, s * dims)));
+        }
+    }
   });
 
   it("returns sqlite-vec's k nearest on random indexes (clusters, duplicates, k above the count)", () => {

@@ -234,20 +234,23 @@ export class VectorMatrix {
   /** The exact distances (as nearest gives them) of the given ids that have a row; others are left out. */
   distances(query: Float32Array, ids: readonly number[]): { id: number; distance: number }[] {
     if (query.length !== this.dims) return [];
-    const out: { id: number; distance: number }[] = [];
+    const held: number[] = [];
+    const slots: number[] = [];
     for (const id of ids) {
       const slot = this.slotOf.get(id);
-      if (slot !== undefined) out.push({ id, distance: vecCosineDistance(query, this.floats, slot * this.dims) });
+      if (slot !== undefined) {
+        held.push(id);
+        slots.push(slot);
+      }
     }
-    return out;
+    const d = cosineDistancesOf(query, this.floats, slots);
+    return held.map((id, j) => ({ id, distance: d[j]! }));
   }
 
   /** The exact distances of the given slots, best k, ties by id. */
   private verify(query: Float32Array, slots: number[], k: number): { id: number; distance: number }[] {
-    const hits = slots.map((s) => ({
-      id: this.ids[s]!,
-      distance: vecCosineDistance(query, this.floats, s * this.dims),
-    }));
+    const d = cosineDistancesOf(query, this.floats, slots);
+    const hits = slots.map((s, j) => ({ id: this.ids[s]!, distance: d[j]! }));
     return hits.sort((a, b) => a.distance - b.distance || a.id - b.id).slice(0, k);
   }
 }
@@ -283,4 +286,48 @@ export function vecCosineDistance(q: Float32Array, rows: Float32Array, off: numb
     b = fr(b + fr(y * y));
   }
   return fr(1 - dot / (Math.sqrt(a) * Math.sqrt(b)));
+}
+
+/**
+ * vecCosineDistance of `q` with each row at `slots` (row r starts at r × q.length), four rows per
+ * pass: each row's three float32 sums are still added in order, operation for operation (the same
+ * values), but twelve independent sums in one loop overlap their latencies instead of waiting on
+ * three.
+ */
+export function cosineDistancesOf(q: Float32Array, rows: Float32Array, slots: readonly number[]): Float64Array {
+  const D = q.length;
+  const out = new Float64Array(slots.length);
+  let j = 0;
+  for (; j + 4 <= slots.length; j += 4) {
+    const o0 = slots[j]! * D;
+    const o1 = slots[j + 1]! * D;
+    const o2 = slots[j + 2]! * D;
+    const o3 = slots[j + 3]! * D;
+    let d0 = 0, d1 = 0, d2 = 0, d3 = 0; // prettier-ignore
+    let b0 = 0, b1 = 0, b2 = 0, b3 = 0; // prettier-ignore
+    let a = 0;
+    for (let i = 0; i < D; i++) {
+      const x = q[i]!;
+      const y0 = rows[o0 + i]!;
+      const y1 = rows[o1 + i]!;
+      const y2 = rows[o2 + i]!;
+      const y3 = rows[o3 + i]!;
+      d0 = fr(d0 + fr(x * y0));
+      d1 = fr(d1 + fr(x * y1));
+      d2 = fr(d2 + fr(x * y2));
+      d3 = fr(d3 + fr(x * y3));
+      a = fr(a + fr(x * x));
+      b0 = fr(b0 + fr(y0 * y0));
+      b1 = fr(b1 + fr(y1 * y1));
+      b2 = fr(b2 + fr(y2 * y2));
+      b3 = fr(b3 + fr(y3 * y3));
+    }
+    const sa = Math.sqrt(a);
+    out[j] = fr(1 - d0 / (sa * Math.sqrt(b0)));
+    out[j + 1] = fr(1 - d1 / (sa * Math.sqrt(b1)));
+    out[j + 2] = fr(1 - d2 / (sa * Math.sqrt(b2)));
+    out[j + 3] = fr(1 - d3 / (sa * Math.sqrt(b3)));
+  }
+  for (; j < slots.length; j++) out[j] = vecCosineDistance(q, rows, slots[j]! * D);
+  return out;
 }
