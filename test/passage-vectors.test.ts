@@ -28,6 +28,7 @@ import type { SearchResponse } from "../src/search/types.js";
 import { ensureTinyTestModel } from "./fixtures/embed/tiny-model.js";
 import { counting } from "./helpers/models.js";
 import { rawDb } from "./helpers/raw-db.js";
+import { mulberry32 } from "../src/util/prng.js";
 import { indexedWorkspace } from "./helpers/workspace.js";
 
 let provider: StaticBertProvider;
@@ -76,6 +77,31 @@ async function queryTime(store: IndexStore, q: Float32Array, ids: number[]): Pro
 }
 
 describe("passage vectors", () => {
+  it("estimate four units a pass with the values of one at a time (any unit count, empty units)", () => {
+    const r = mulberry32(5);
+    for (const dims of [3, 100]) {
+      const query = Float32Array.from({ length: dims }, () => r() - 0.5);
+      const l1 = query.reduce((a, x) => a + Math.abs(x), 0);
+      for (let n = 0; n <= 9; n++) {
+        const vectors = Array.from({ length: n }, () =>
+          r() < 0.2 ? null : Float32Array.from({ length: dims }, () => r() - 0.5),
+        );
+        const blob = encodePassageVectors(vectors, dims);
+        // One unit at a time, as the estimate is defined (passage-codes.ts).
+        const rec = 4 + dims;
+        const codes = new Int8Array(blob.buffer, blob.byteOffset, blob.byteLength);
+        const want = vectors.map((_, u) => {
+          const scale = blob.readFloatLE(u * rec);
+          if (!(scale > 0)) return { score: 0, error: 0 };
+          let dot = 0;
+          for (let i = 0; i < dims; i++) dot += query[i]! * codes[u * rec + 4 + i]!;
+          return { score: dot * scale, error: (scale / 2) * l1 + 1e-6 };
+        });
+        expect(estimatePassages(blob, query, l1)).toEqual(want);
+      }
+    }
+  });
+
   it("are stored for every embedded chunk, estimate each line within their bound, and score as query-time embedding does", async () => {
     const { store } = await indexed();
     const ids = allIds(store);
