@@ -223,18 +223,37 @@ export async function profilePrompt(
 }
 
 function similarityStats(q: Float32Array, sample: NullSample): { mean: number; sd: number; n: number } {
-  // Plain loops over typed arrays (no closure, no growing array): recall runs this every time.
+  // Plain loops over typed arrays (no growing array): recall runs this every time.
   const dims = q.length;
   const { values, norms } = flatOf(sample, dims);
   const n = norms.length;
   const sims = new Float64Array(n);
   const nq = squaredNorm(q);
   const qd = Float64Array.from(q);
-  for (let k = 0, off = 0; k < n; k++, off += dims) {
+  const sim = (k: number, dot: number) => {
+    const nv = norms[k]!;
+    return nv > 0 && nq > 0 ? dot / Math.sqrt(nv * nq) : 0;
+  };
+  // Four sampled vectors a pass: each dot product still sums in order (the same value), four in flight.
+  let k = 0;
+  for (let off = 0; k + 4 <= n; k += 4, off += 4 * dims) {
+    let d0 = 0, d1 = 0, d2 = 0, d3 = 0; // prettier-ignore
+    for (let i = 0; i < dims; i++) {
+      const x = qd[i]!;
+      d0 += x * values[off + i]!;
+      d1 += x * values[off + dims + i]!;
+      d2 += x * values[off + 2 * dims + i]!;
+      d3 += x * values[off + 3 * dims + i]!;
+    }
+    sims[k] = sim(k, d0);
+    sims[k + 1] = sim(k + 1, d1);
+    sims[k + 2] = sim(k + 2, d2);
+    sims[k + 3] = sim(k + 3, d3);
+  }
+  for (let off = k * dims; k < n; k++, off += dims) {
     let dot = 0;
     for (let i = 0; i < dims; i++) dot += qd[i]! * values[off + i]!;
-    const nv = norms[k]!;
-    sims[k] = nv > 0 && nq > 0 ? dot / Math.sqrt(nv * nq) : 0;
+    sims[k] = sim(k, dot);
   }
   let sum = 0;
   for (let k = 0; k < n; k++) sum += sims[k]!;
