@@ -3,7 +3,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../src/index/db/db.js";
 import { IndexStore } from "../src/index/repos/store.js";
-import { QuantizedVectors, fitQuantizer, quantize } from "../src/index/vectors/vector-codes.js";
+import { QuantizedVectors } from "../src/index/vectors/vector-codes.js";
+import { fitQuantizer, quantize } from "../src/index/vectors/quantizer.js";
 import { topByScore } from "../src/index/vectors/top-by-score.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { tempDir } from "./helpers/workspace.js";
@@ -172,6 +173,21 @@ describe("quantized vector search on a real index", () => {
       expect(new Set(got.map((h) => h.id))).toEqual(new Set(ids));
       for (const h of got) expect(Math.abs(h.distance - exact.get(h.id)!)).toBeLessThan(0.01);
     }
+    store.close();
+  });
+
+  it("past the in-memory matrix, a sample for the vector null is decoded from the codes, each within 1% of its float vector", () => {
+    const store = openVectorStore(join(tempDir(), "index.sqlite"), DIMS, 1);
+    const vs = vectors(2500, 6);
+    for (let f = 0; f < 25; f++)
+      store.replaceFile(
+        { path: `memory/f${f}.md`, class: "daily", size: 1, mtimeMs: 1, sha256: String(f) },
+        chunksFor(vs.slice(f * 100, f * 100 + 100), f * 100),
+      );
+    store.vectors.warmVectorSearch();
+    const sample = store.vectors.sample(256);
+    expect(sample).toHaveLength(256);
+    for (const v of sample) expect(store.vectorSearch(v, 1, { path: "exact" })[0]!.distance).toBeLessThan(0.01);
     store.close();
   });
 

@@ -13,49 +13,7 @@ import { jsHamming, simdHamming, type HammingFn } from "./simd-hamming.js";
 import { jsGather, queryRange, simdGather, type GatherFn } from "./simd-dot.js";
 import { wasmMemory, type WasmMemory } from "./wasm-assemble.js";
 import { topByScore } from "./top-by-score.js";
-
-/** How a vector is turned into an int8 code: fixed for the life of an index's codes. */
-export interface Quantizer {
-  format: "c8-v1";
-  mean: number[];
-  /** int8 units per unit of (centred) value, per dimension. */
-  scale: number[];
-}
-
-/** Derives a quantizer from a sample of vectors: their normalised mean and a ±4σ int8 range per dimension. */
-export function fitQuantizer(sample: readonly Float32Array[], dims: number): Quantizer {
-  const mean = new Float64Array(dims);
-  const sq = new Float64Array(dims);
-  const unit = sample.map(normalised);
-  for (const v of unit) for (let j = 0; j < dims; j++) mean[j]! += v[j]! / Math.max(1, unit.length);
-  for (const v of unit) for (let j = 0; j < dims; j++) sq[j]! += (v[j]! - mean[j]!) ** 2 / Math.max(1, unit.length);
-  const scale = Array.from(sq, (s) => 127 / (4 * Math.max(Math.sqrt(s), 1e-6)));
-  return { format: "c8-v1", mean: Array.from(mean), scale };
-}
-
-function normalised(v: Float32Array): Float32Array {
-  let n = 0;
-  for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
-  n = Math.sqrt(n) || 1;
-  return v.map((x) => x / n);
-}
-
-/** The int8 code of a vector. */
-export function quantize(v: Float32Array, q: Quantizer): Int8Array {
-  const u = normalised(v);
-  const out = new Int8Array(u.length);
-  for (let j = 0; j < u.length; j++)
-    out[j] = Math.max(-127, Math.min(127, Math.round((u[j]! - q.mean[j]!) * q.scale[j]!)));
-  return out;
-}
-
-export function codeToBlob(code: Int8Array): Buffer {
-  return Buffer.from(code.buffer, code.byteOffset, code.byteLength);
-}
-
-export function blobToCode(b: Buffer): Int8Array {
-  return new Int8Array(b.buffer, b.byteOffset, b.byteLength);
-}
+import { normalised, type Quantizer } from "./quantizer.js";
 
 /**
  * The sign codes of `capacity` rows in one WebAssembly memory, laid out for the Hamming kernel:
@@ -258,6 +216,16 @@ export class QuantizedVectors {
       this.deadSlots.add(s);
       if (this.deadSlots.size > 1024 && this.deadSlots.size > this.n / 4) this.compact();
     }
+  }
+
+  /** An id's vector decoded from its int8 code (mean + code / scale; unit length ± ~1%), if it has one. */
+  decoded(id: number): Float32Array | undefined {
+    const s = this.slot(id);
+    const live = s >= 0 && this.ids[s]! > 0;
+    const code = live ? this.i8.codes.subarray(s * this.i8.stride, s * this.i8.stride + this.dims) : this.side.get(id);
+    if (!code) return undefined;
+    const { mean, scale } = this.quantizer;
+    return Float32Array.from(code, (c, j) => mean[j]! + c / scale[j]!);
   }
 
   /**

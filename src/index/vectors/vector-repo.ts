@@ -1,10 +1,11 @@
 import type Database from "better-sqlite3";
-import { floatView, fromBlob, toBlob } from "../db/blobs.js";
+import { floatView, toBlob } from "../db/blobs.js";
 import { CommitWatch } from "../db/db-generation.js";
 import type { MetaRepo } from "../repos/meta-repo.js";
 import { statements, tableExists } from "../db/statements.js";
 import { VEC_NONE, VEC_PENDING, VEC_STORED } from "./vec-state.js";
-import { QuantizedVectors, blobToCode, codeToBlob, fitQuantizer, quantize, type Quantizer } from "./vector-codes.js";
+import { QuantizedVectors } from "./vector-codes.js";
+import { blobToCode, codeToBlob, quantize, writeCodeTable, type Quantizer } from "./quantizer.js";
 import { sampleVectors } from "./vector-sample.js";
 import { codedDistances, quantizedNearest } from "./quantized-search.js";
 import { PassageVectorRepo } from "./passage-vectors.js";
@@ -58,9 +59,11 @@ export class VectorRepo {
   /** The chunks' passage vectors (static models): written and deleted with their chunk's vector. */
   readonly passages: PassageVectorRepo;
 
-  /** Up to n chunk vectors spread over the index (see vector-sample); none without vectors. */
+  /** Up to n chunk vectors spread over the index (see vector-sample; past the matrix, from the codes). */
   sample(n: number): Float32Array[] {
-    return this.vecDims === null ? [] : sampleVectors(this.db, n);
+    if (this.vecDims === null) return [];
+    const codes = this.matrixFits() ? null : this.usableCodes();
+    return sampleVectors(this.db, n, codes ? (id) => codes.decoded(id) : undefined);
   }
 
   constructor(
@@ -219,7 +222,7 @@ export class VectorRepo {
     if (this.vecDims === null || query.length !== this.vecDims) return [];
     const path = opts.path ?? "auto";
     // A read-only index without codes cannot write them: it searches the float vectors exactly.
-    const codesUsable = !this.db.readonly || this.currentQuantizer() !== null;
+    const codesUsable = this.codesUsable();
     const large = path === "auto" && !this.matrixFits();
     if (codesUsable && (path === "quantized" || large))
       return this.quantizedSearch(query, k, opts.coarse ?? QUANTIZED_COARSE);
@@ -232,7 +235,7 @@ export class VectorRepo {
     if (this.vecDims === null || query.length !== this.vecDims) return [];
     if (this.matrixFits()) return this.prepareMatrix().distances(query, ids);
     // Past it, the codes' distances (quantized-search.ts); an index without codes reads the floats.
-    const codes = !this.db.readonly || this.currentQuantizer() !== null ? this.prepareVectorCodes() : null;
+    const codes = this.usableCodes();
     const exact = (q: Float32Array, some: readonly number[]) => this.distancesFromRows(q, some);
     return codes ? codedDistances(codes, query, ids, exact) : exact(query, ids);
   }
@@ -294,6 +297,15 @@ export class VectorRepo {
   /** True when the quantized path can run (sqlite-vec loaded and vectors indexed). */
   get supportsQuantized(): boolean {
     return this.vecDims !== null;
+  }
+
+  /** The codes, unless a read-only index has none (it cannot write them). */
+  private usableCodes(): QuantizedVectors | null {
+    return this.codesUsable() ? this.prepareVectorCodes() : null;
+  }
+
+  private codesUsable(): boolean {
+    return !this.db.readonly || this.currentQuantizer() !== null;
   }
 
   /** Whether the index's vectors, held in memory, stay within the byte bound. */
@@ -374,22 +386,10 @@ export class VectorRepo {
     else this.prepareMatrix();
   }
 
-  /** Fits the quantizer on a sample of the float vectors and writes every vector's code. */
+  /** Fits the quantizer on a sample of the float vectors and writes every vector's code (quantizer.ts). */
   private buildCodeTable(): Quantizer {
-    const dims = this.vecDims!;
-    const sample = (this.stmts.vecSample.raw().all() as [Buffer][]).map(([b]) => fromBlob(b));
-    const q = fitQuantizer(sample, dims);
-    const rows: [number, Buffer][] = [];
-    for (const [id, embedding] of this.stmts.vecAll.raw().iterate() as IterableIterator<[number | bigint, Buffer]>) {
-      rows.push([Number(id), Buffer.from(codeToBlob(quantize(fromBlob(embedding), q)))]);
-    }
-    this.db.transaction(() => {
-      this.stmts.codesClear.run();
-      for (const [id, code] of rows) this.stmts.codePut.run(id, code);
-      this.meta.setMeta("vector_codes", JSON.stringify(q));
-    })();
-    this.quantizer = q;
-    return q;
+    const save = (q: Quantizer) => this.meta.setMeta("vector_codes", JSON.stringify(q));
+    return (this.quantizer = writeCodeTable(this.db, this.stmts, this.vecDims!, save));
   }
 
   private quantizedSearch(query: Float32Array, k: number, coarse: number): { id: number; distance: number }[] {
