@@ -218,14 +218,18 @@ export class QuantizedVectors {
     }
   }
 
+  /** An id's int8 code (a view of the table, or its side entry), if it has a live one. */
+  private codeOf(id: number): Int8Array | undefined {
+    const s = this.slot(id);
+    if (s < 0 || this.ids[s]! < 0) return this.side.get(id);
+    return this.i8.codes.subarray(s * this.i8.stride, s * this.i8.stride + this.dims);
+  }
+
   /** An id's vector decoded from its int8 code (mean + code / scale; unit length ± ~1%), if it has one. */
   decoded(id: number): Float32Array | undefined {
-    const s = this.slot(id);
-    const live = s >= 0 && this.ids[s]! > 0;
-    const code = live ? this.i8.codes.subarray(s * this.i8.stride, s * this.i8.stride + this.dims) : this.side.get(id);
-    if (!code) return undefined;
+    const code = this.codeOf(id);
     const { mean, scale } = this.quantizer;
-    return Float32Array.from(code, (c, j) => mean[j]! + c / scale[j]!);
+    return code && Float32Array.from(code, (c, j) => mean[j]! + c / scale[j]!);
   }
 
   /**
@@ -237,18 +241,13 @@ export class QuantizedVectors {
     const { mean, scale } = this.quantizer;
     const qu = normalised(query);
     const out: { id: number; distance: number }[] = [];
-    const codes = this.i8.codes;
-    const stride = this.i8.stride;
     for (const id of ids) {
-      const s = this.slot(id);
-      const live = s >= 0 && this.ids[s]! > 0;
-      const code = live ? codes : this.side.get(id);
+      const code = this.codeOf(id);
       if (!code) continue;
-      const at = live ? s * stride : 0;
       let dot = 0;
       let norm = 0;
       for (let j = 0; j < D; j++) {
-        const x = mean[j]! + code[at + j]! / scale[j]!;
+        const x = mean[j]! + code[j]! / scale[j]!;
         dot += qu[j]! * x;
         norm += x * x;
       }
