@@ -120,16 +120,21 @@ describe("topByScore", () => {
   });
 });
 
+/** A store holding `vs` in files of 100 chunks (`matrixMaxBytes` 1: past the in-memory matrix at once). */
+function storeOf(vs: Float32Array[], matrixMaxBytes?: number) {
+  const store = openVectorStore(join(tempDir(), "index.sqlite"), DIMS, matrixMaxBytes);
+  for (let f = 0; f * 100 < vs.length; f++)
+    store.replaceFile(
+      { path: `memory/f${f}.md`, class: "daily", size: 1, mtimeMs: 1, sha256: String(f) },
+      chunksFor(vs.slice(f * 100, f * 100 + 100), f * 100),
+    );
+  return store;
+}
+
 describe("quantized vector search on a real index", () => {
   it("returns exact distances and mostly the same top 10 as sqlite-vec's exact KNN", () => {
-    const path = join(tempDir(), "index.sqlite");
-    const store = openStore(path);
     const vs = vectors(3000, 1);
-    for (let f = 0; f < 30; f++)
-      store.replaceFile(
-        { path: `memory/f${f}.md`, class: "daily", size: 1, mtimeMs: 1, sha256: String(f) },
-        chunksFor(vs.slice(f * 100, f * 100 + 100), f * 100),
-      );
+    const store = storeOf(vs);
     const r = mulberry32(2);
     const queries = Array.from({ length: 40 }, () =>
       vs[Math.floor(r() * vs.length)]!.map((x) => x + 0.05 * (r() - 0.5)),
@@ -150,13 +155,8 @@ describe("quantized vector search on a real index", () => {
   });
 
   it("past the in-memory matrix: a deep pool and the keyword candidates' similarities come from the codes, within 0.01 of exact", () => {
-    const store = openVectorStore(join(tempDir(), "index.sqlite"), DIMS, 1);
     const vs = vectors(3000, 4);
-    for (let f = 0; f < 30; f++)
-      store.replaceFile(
-        { path: `memory/f${f}.md`, class: "daily", size: 1, mtimeMs: 1, sha256: String(f) },
-        chunksFor(vs.slice(f * 100, f * 100 + 100), f * 100),
-      );
+    const store = storeOf(vs, 1);
     const r = mulberry32(5);
     for (let n = 0; n < 20; n++) {
       const q = vs[Math.floor(r() * vs.length)]!.map((x) => x + 0.05 * (r() - 0.5));
@@ -177,13 +177,8 @@ describe("quantized vector search on a real index", () => {
   });
 
   it("past the in-memory matrix, a sample for the vector null is decoded from the codes, each within 1% of its float vector", () => {
-    const store = openVectorStore(join(tempDir(), "index.sqlite"), DIMS, 1);
     const vs = vectors(2500, 6);
-    for (let f = 0; f < 25; f++)
-      store.replaceFile(
-        { path: `memory/f${f}.md`, class: "daily", size: 1, mtimeMs: 1, sha256: String(f) },
-        chunksFor(vs.slice(f * 100, f * 100 + 100), f * 100),
-      );
+    const store = storeOf(vs, 1);
     store.vectors.warmVectorSearch();
     const sample = store.vectors.sample(256);
     expect(sample).toHaveLength(256);
