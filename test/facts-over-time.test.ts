@@ -348,3 +348,49 @@ describe("a name inside a thing's name", () => {
     }
   });
 });
+
+describe("hosts as people write them", () => {
+  // Found by trying the daemon: a host written as a domain name ("db-stage-2.internal") was read as
+  // a plain word, not a value, so the log's move did not supersede the curated line; and a
+  // parenthesis ("… to db-stage-3.internal (db-stage-2 decommissioned)") did not end the clause,
+  // so the negation made the new host old too.
+  const old = (text: string) =>
+    readStatement(text)
+      .mentions.filter((m) => m.kind === "value")
+      .map((m) => [m.key, m.cls, m.old === true]);
+
+  it("reads a domain name or an IPv4 address as a host value, and a file name as none", () => {
+    expect(old("The staging database runs on db-stage-2.internal.")).toEqual([["db-stage-2.internal", "id", false]]);
+    expect(old("Grafana lives at grafana.ops.example.com now")).toEqual([["grafana.ops.example.com", "id", false]]);
+    expect(old("The VPN gateway is 10.20.0.1:51820")).toEqual([["10.20.0.1:51820", "id", false]]);
+    for (const text of ["Edited README.md and package.json", "Tried Node.js streams, e.g. pipeline", "Kafka 3.7 pinned"])
+      expect(old(text).filter(([, cls]) => cls === "id"), text).toEqual([]);
+  });
+
+  it("ends a clause at a parenthesis, and reads what a thing moved off as old", () => {
+    expect(old("Staging database moved to db-stage-3.internal (db-stage-2 decommissioned).")).toEqual([
+      ["db-stage-3.internal", "id", false],
+      ["db-stage-2", "id", true],
+    ]);
+    expect(old("Moved the staging db off db-stage-2, now on db-stage-3.")).toEqual([
+      ["db-stage-2", "id", true],
+      ["db-stage-3", "id", false],
+    ]);
+  });
+
+  it("a log's move to a new host leaves the curated line with the old one out", async () => {
+    const t = await indexOf({
+      "MEMORY.md": "# Memory\n\n- The staging database runs on db-stage-2.internal.\n- Standup is at 9:00 every weekday.\n",
+      "memory/2026-12-04.md": daily("2026-12-04", [
+        "Staging database moved to db-stage-3.internal (db-stage-2 decommissioned).",
+      ]),
+    });
+    const r = await recall(t.searcher, t.store, {
+      query: "where is the staging database?",
+      record: false,
+      referenceDate: "2026-12-06",
+    });
+    expect(r.context).toContain("db-stage-3.internal");
+    expect(r.context).not.toContain("runs on db-stage-2.internal");
+  });
+});

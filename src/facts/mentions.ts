@@ -10,15 +10,17 @@ import { MONTH_NAMES, WEEKDAY_NAMES } from "../util/calendar-names.js";
  *   opening a sentence counts when it is no common English word ("Kira", "Standup") or a verb
  *   follows it ("Grace lives …", "Leo's …", "Jonas: …").
  * - **Identifiers**: lowercase words joined by `-`/`_` ("billing-api", "reports-etl"); with a digit
- *   they are values of class `id` (hosts, ids: "hx-301", "rack14-n3").
+ *   they are values of class `id` (hosts, ids: "hx-301", "rack14-n3"), as are domain names
+ *   ("db-stage-3.internal", "grafana.example.com"; not file names: "notes.md") and IPv4 addresses.
  * - **Phrases**: "the" and the next one or two words that are no stop words ("the data team", "the
  *   Android app" → "android app"), and a sentence's two-word subject before its verb ("Weekly
  *   planning moved …").
  * - **Typed values**: clock times ("9:30am", "2pm"), weekdays ("Tuesdays"), versions (a name and a
  *   number: "Node 22", "Kafka 3.7", class `version:node`).
  * A value in a clause that says no longer ("no longer", "not", "n't", "anymore", "no more",
- * "dropped", "retired", "decommissioned", "instead of", "from X to …") is *old*: the statement is
- * about the value that replaced it.
+ * "dropped", "retired", "decommissioned", "instead of", "from X to …", "moved off X") is *old*: the
+ * statement is about the value that replaced it. Parentheses set a clause apart ("moved to Y (X
+ * retired)").
  */
 export interface Mention {
   /** As written. */
@@ -172,8 +174,27 @@ function isName(t: Token, next: Token | undefined, text: string): boolean {
 /** The value classes that are times of some kind (typedClass, and the dates readStatement reads). */
 export const TIME_VALUE_CLASSES: ReadonlySet<string> = new Set(["time", "weekday", "date"]);
 
+/** A domain name's labels ("db-stage-3.internal"): two or more, the last of letters only. */
+const DOMAIN = /^[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.([a-z]{2,})(?::\d{1,5})?$/;
+/** An IPv4 address, with a port or not. */
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?::\d{1,5})?$/;
+/** Endings that make a dotted word a file name or a tool ("notes.md", "Node.js"), not a host. */
+const FILE_ENDING = new Set(
+  `md markdown txt json jsonl yaml yml toml ini cfg conf env lock log csv tsv xml html htm css scss sql db sqlite
+   js mjs cjs jsx ts tsx py rb go rs java kt swift c h cc cpp hpp cs php sh bash zsh ps1 bat exe dll so dylib
+   pdf png jpg jpeg gif svg webp mp3 mp4 mov zip gz tgz tar bz2 xz gguf bin wasm ipynb pem key crt`.split(/\s+/),
+);
+
+function isHost(w: string): boolean {
+  if (IPV4.test(w)) return true;
+  const m = DOMAIN.exec(w);
+  // The first label has two characters or more: "e.g", "i.e" are no hosts.
+  return !!m && !FILE_ENDING.has(m[1]!) && /^[a-z0-9-]{2,}\./.test(w);
+}
+
 function typedClass(word: string): string | null {
   const w = word.toLowerCase();
+  if (isHost(w)) return "id";
   if (TIME.test(w) && /[a-z]|:/.test(w)) return "time";
   const day = w.endsWith("s") ? w.slice(0, -1) : w;
   if (WEEKDAYS.has(day)) return "weekday";
@@ -217,7 +238,7 @@ export function readNames(text: string): Map<string, string> {
 function clauses(text: string): Array<[number, number]> {
   const out: Array<[number, number]> = [];
   let from = 0;
-  for (const m of text.matchAll(/[;,.!?—–]\s|\s(?:but|while)\s|\s[-–]\s/g)) {
+  for (const m of text.matchAll(/[;,.!?—–]\s|\s(?:but|while)\s|\s[-–]\s|\s\(|\)/g)) {
     out.push([from, m.index + 1]);
     from = m.index + m[0].length;
   }
@@ -352,7 +373,7 @@ function predicateStem(w: string): string {
   return w;
 }
 
-/** Values in a clause that says no longer, or after "from" with a "to" later, are old. */
+/** Values in a clause that says no longer, after "from" with a "to" later, or after "off" in a change, are old. */
 function markOld(text: string, mentions: Located[]): void {
   const values = mentions.filter((m) => m.kind === "value" || m.kind === "name");
   if (values.length < 2) return;
@@ -368,5 +389,6 @@ function markOld(text: string, mentions: Located[]): void {
   for (const m of values) {
     const before = text.slice(Math.max(0, m.start - 5), m.start).toLowerCase();
     if (/\bfrom\s$/.test(before) && /\bto\b/i.test(text.slice(m.start))) m.old = true;
+    else if (/\boff\s$/.test(before) && CHANGE.test(text)) m.old = true;
   }
 }
