@@ -332,6 +332,35 @@ describe("an index read by an older reader of statements", () => {
   });
 });
 
+describe("a curated line that only today's rules read as a statement", () => {
+  // Found by upgrading a live index: "runs on db-stage-2.internal" named no value for the older
+  // reader, so its first-seen time was never recorded; read again after the upgrade it counted as
+  // written now and superseded the log's later move.
+  it("counts as written before the logs, as at the first index, and its first sight is kept from now on", async () => {
+    const files = {
+      "MEMORY.md": "# Memory\n\n- The staging database runs on db-stage-2.internal.\n- Keep release notes short and plain.\n",
+      "memory/2026-12-04.md": daily("2026-12-04", ["Staging database moved to db-stage-3.internal."]),
+    };
+    const first = await indexOf(files);
+    const { root, dbPath } = first;
+    first.close();
+    open.splice(open.indexOf(first), 1);
+    const db = new Database(dbPath);
+    // Every curated entry's first sight is kept, a statement or not (a later reader may read it as one).
+    expect(db.prepare("SELECT count(*) FROM fact_seen WHERE path = 'MEMORY.md'").pluck().get()).toBe(2);
+    // What an older reader left: the line read as no statement, so never dated.
+    db.exec("DELETE FROM fact_seen; UPDATE meta SET value = '4' WHERE key = 'facts_reader'");
+    db.close();
+    const t = openTestIndex(root, null, dbPath);
+    open.push(t);
+    await t.indexer.sync();
+    // As of now (the reading's clock): no date before the moment the line was read again.
+    const r = await recall(t.searcher, t.store, { query: "where is the staging database?", record: false });
+    expect(r.context).toContain("db-stage-3.internal");
+    expect(r.context).not.toContain("runs on db-stage-2.internal");
+  });
+});
+
 describe("a name inside a thing's name", () => {
   // "SDK" of "the SDK repo" is part of what the statement is about, not a value: read as one, it
   // joined the CI systems' class with the teams' projects and people through shared predicates,

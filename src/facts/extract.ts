@@ -34,7 +34,8 @@ export interface TimeSource {
  * 3. a transcript chunk's first message time (its messages are minutes apart);
  * 4. an undated curated line (MEMORY.md, USER.md, notes): the moment the indexer first saw the line
  *    — its history as cortexd watched it, kept across syncs; a line present when the workspace was
- *    first indexed counts as older than every dated statement (null).
+ *    first indexed counts as older than every dated statement (null), and so does one first met
+ *    when the index is read again by newer rules (sync-facts.ts: its history is unknown).
  * Statements are markdown list entries and user messages of at most 40 words.
  */
 export function readChunk(
@@ -76,16 +77,17 @@ export function readChunk(
         !entities.has(m.key)
       )
         entities.set(m.key, m.kind === "phrase" ? m.text.replace(/^the /, "") : m.text);
-    if (!reading.mentions.some((m) => m.kind === "value" || m.kind === "name")) continue;
     let at: number | null;
     const hhmm = clock ? `${clock[1]!.padStart(2, "0")}:${clock[2]}` : "12:00";
     const day = dated?.[1] ?? (chunk.cls === "daily" ? chunk.date : null);
     if (day) at = Date.parse(`${day}T${hhmm}:00Z`);
     else if (transcript) at = chunk.ts;
     else {
+      // Recorded for every curated entry, a statement or not: a later reader may read it as one.
       const seen = time.curatedSeen(chunk.path, text);
       at = seen === 0 ? null : seen;
     }
+    if (!reading.mentions.some((m) => m.kind === "value" || m.kind === "name")) continue;
     if (at !== null && Number.isNaN(at)) at = null;
     out.push({ chunkId: chunk.id, line: chunk.startLine + u.line, at, text, reading });
   }

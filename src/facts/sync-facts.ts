@@ -70,9 +70,12 @@ export async function syncFacts(
   // Curated lines present at the first pass are older than any dated statement (extract.ts).
   const initial = !repo.started() || store.meta.getMeta(FIRST_PASS_KEY) === "running";
   if (initial) store.meta.setMeta(FIRST_PASS_KEY, "running");
-  const seenAt = initial ? 0 : clock();
   const reader = store.meta.getMeta(READER_KEY);
-  if (reader !== FACTS_READER && !initial) repo.forgetReadings();
+  const reread = reader !== FACTS_READER && !initial;
+  if (reread) repo.forgetReadings();
+  // A curated line the older rules never dated (they read no statement in it) is as old as at a
+  // first pass: when it was written is unknown, and "now" would let it supersede every log.
+  const seenAt = initial || reread ? 0 : clock();
   let chunks = 0;
   const time = { curatedSeen: (path: string, text: string) => repo.firstSeen(path, text, seenAt) };
   let size = MIN_BATCH;
