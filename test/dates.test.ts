@@ -131,3 +131,16 @@ describe("date parser: relative dates", () => {
     expect(() => parseDates("yesterday", "soon")).toThrow(/not a date/);
   });
 });
+
+describe("date parser: plans (ahead)", () => {
+  it("tomorrow; with `ahead` a day without a year or month is the next one, 'last' still looks back", () => {
+    expect(read("the demo is tomorrow")).toEqual(["2023-10-26"]);
+    expect(read("tickets for the 20th", "2023-10-25", { ahead: true })).toEqual(["2023-11-20"]);
+    expect(read("the 28th", "2023-10-25", { ahead: true })).toEqual(["2023-10-28"]);
+    expect(read("Dec 20", "2023-12-21", { ahead: true })).toEqual(["2024-12-20"]);
+    expect(read("20 October", "2023-10-20", { ahead: true })).toEqual(["2023-10-20"]);
+    expect(read("on Friday", "2023-10-25", { ahead: true })).toEqual(["2023-10-27"]);
+    expect(read("last Friday", "2023-10-25", { ahead: true })).toEqual(["2023-10-20"]);
+    expect(read("October 24, 2023", "2023-10-25", { ahead: true })).toEqual(["2023-10-24"]);
+  });
+});

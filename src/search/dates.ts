@@ -1,10 +1,11 @@
 /**
  * Dates in a question, deterministically: absolute ("October 24, 2023", "24 Oct", "March 2023",
  * "2023-10-24", "in May", "in 2022", "03/04/2023") and relative ("today", "yesterday", "last week",
- * "two months ago", "on Tuesday") resolved against a reference day, as inclusive windows of
+ * "two months ago", "on Tuesday", "tomorrow") resolved against a reference day, as inclusive windows of
  * calendar days (YYYY-MM-DD). No model, no clock of its own: the caller passes the reference.
  *
- * A date without a year is the latest one not after the reference (memories are about the past).
+ * A date without a year is the latest one not after the reference (memories are about the past), or
+ * with `ahead` the first one not before it (a plan: "for the 20th" written on the 6th).
  * An ambiguous numeric date (03/04/2023: March 4 or April 3) yields both days unless the order is
  * known (`dayFirst`, e.g. from the locale).
  */
@@ -21,6 +22,8 @@ export interface DateWindow {
 export interface DateParseOptions {
   /** Numeric dates: true = day/month/year, false = month/day/year, undefined = both readings when ambiguous. */
   dayFirst?: boolean;
+  /** A day without a year or month ("Dec 20", "the 20th", "on Friday") is the next one, not the last. */
+  ahead?: boolean;
 }
 
 /** A calendar day as a UTC midnight timestamp (day arithmetic without time zones or DST). */
@@ -103,10 +106,13 @@ function fullYear(s: string): number {
   return s.length <= 2 ? (n < 70 ? 2000 + n : 1900 + n) : n;
 }
 
-/** The latest (y, m, d) not after the reference when the year is not given. */
-function latestPast(ref: Day, m: number, d: number): Day | null {
+/** The latest (y, m, d) not after the reference when the year is not given (with `ahead`: the first not before it). */
+function yearOf(ref: Day, m: number, d: number, ahead = false): Day | null {
   const { y } = parts(ref);
-  for (const yy of [y, y - 1, y - 2, y - 3, y - 4]) if (valid(yy, m, d) && day(yy, m, d) <= ref) return day(yy, m, d);
+  for (let k = 0; k <= 4; k++) {
+    const yy = ahead ? y + k : y - k;
+    if (valid(yy, m, d) && (ahead ? day(yy, m, d) >= ref : day(yy, m, d) <= ref)) return day(yy, m, d);
+  }
   return null;
 }
 
@@ -177,12 +183,12 @@ const RULES: Rule[] = [
   // October 24, 2023 · Oct 24th 2023 · October 24
   {
     re: new RegExp(`\\b${MONTH}\\s+${ORD}(?:,?\\s+${YEAR})?\\b`, "gi"),
-    read: (m, ref) => {
+    read: (m, ref, opts) => {
       const mo = monthIndex(m[1]!);
       const d = +m[2]!;
       if (m[3]) return valid(+m[3], mo, d) ? one(day(+m[3], mo, d)) : null;
       if (m[1]!.toLowerCase() === "may" && !/^May/.test(m[0])) return null;
-      const t = latestPast(ref, mo, d);
+      const t = yearOf(ref, mo, d, opts.ahead);
       return t === null ? null : one(t);
     },
     claims: true,
@@ -190,11 +196,11 @@ const RULES: Rule[] = [
   // 24 October 2023 · 24th of Oct · 24 Oct
   {
     re: new RegExp(`\\b${ORD}\\s+(?:of\\s+)?${MONTH}(?:,?\\s+${YEAR})?\\b`, "gi"),
-    read: (m, ref) => {
+    read: (m, ref, opts) => {
       const mo = monthIndex(m[2]!);
       const d = +m[1]!;
       if (m[3]) return valid(+m[3], mo, d) ? one(day(+m[3], mo, d)) : null;
-      const t = latestPast(ref, mo, d);
+      const t = yearOf(ref, mo, d, opts.ahead);
       return t === null ? null : one(t);
     },
     claims: true,
@@ -241,6 +247,8 @@ const RULES: Rule[] = [
   { re: /\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b/gi, read: (_m, ref) => one(ref) },
   // yesterday, last night
   { re: /\b(?:yesterday|last\s+night)\b/gi, read: (_m, ref) => one(ref - DAY_MS) },
+  // tomorrow (a plan written down: "the demo is tomorrow")
+  { re: /\btomorrow\b/gi, read: (_m, ref) => one(ref + DAY_MS) },
   // N days/weeks/months/years ago
   {
     re: new RegExp(`\\b${NUM}\\s+(day|week|month|year)s?\\s+ago\\b`, "gi"),
@@ -315,28 +323,30 @@ const RULES: Rule[] = [
       return [monthWindow(mo <= cur ? y : y - 1, mo)];
     },
   },
-  // (on) (last) Tuesday: the latest such weekday before the reference (today counts only without "last")
+  // (on) (last) Tuesday: the latest such weekday before the reference (today counts only without "last"; `ahead`: the next but "last")
   {
     re: new RegExp(`\\b(?:(on|last|this|past)\\s+)?${WEEKDAY}\\b`, "gi"),
-    read: (m, ref) => {
+    read: (m, ref, opts) => {
       if (!m[1] && m[2]!.length <= 3) return null; // "sat", "wed" alone are too often words
       const wd = weekdayIndex(m[2]!);
       if (wd < 0) return null;
-      const back = (parts(ref).wd - wd + 7) % 7 || (m[1]?.toLowerCase() === "last" ? 7 : 0);
+      const last = m[1]?.toLowerCase() === "last";
+      if (opts.ahead && !last) return one(ref + ((wd - parts(ref).wd + 7) % 7) * DAY_MS);
+      const back = (parts(ref).wd - wd + 7) % 7 || (last ? 7 : 0);
       return one(ref - back * DAY_MS);
     },
   },
-  // on the 3rd · the 21st: the latest such day of a month, not after the reference (a suffix is needed)
+  // on the 3rd · the 21st: the latest such day of a month, not after the reference (a suffix is needed; `ahead`: the next)
   {
     re: /\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:century|time|floor|place|anniversary|birthday|week))/gi,
-    read: (m, ref) => {
+    read: (m, ref, opts) => {
       const d = +m[1]!;
       const { y, m: cur } = parts(ref);
       for (let k = 0; k < 3; k++) {
-        const t = new Date(Date.UTC(y, cur - k, 1));
+        const t = new Date(Date.UTC(y, opts.ahead ? cur + k : cur - k, 1));
         const yy = t.getUTCFullYear();
         const mo = t.getUTCMonth();
-        if (valid(yy, mo, d) && day(yy, mo, d) <= ref) return one(day(yy, mo, d));
+        if (valid(yy, mo, d) && (opts.ahead ? day(yy, mo, d) >= ref : day(yy, mo, d) <= ref)) return one(day(yy, mo, d));
       }
       return null;
     },

@@ -12,6 +12,8 @@ export interface Judged {
   score: number;
   evidence: Evidence;
   dateMatch: boolean;
+  /** Its date match is a day its text names, not its own date (date-mentions.ts). */
+  namesDay?: true;
   kept: boolean;
   reason: string;
 }
@@ -62,12 +64,18 @@ export function selectMemories(
     instruction?: boolean;
     /** Memories stating the current value the prompt asks for (fact-answers.ts): relevant as such. */
     answers?: ReadonlySet<AnnotatedHit>;
+    /** Whether a memory's text names a day the prompt names (date-mentions.ts): relevant as such. */
+    namesDay?: (hit: AnnotatedHit) => boolean;
   },
 ): Selection {
+  const names = new Set<AnnotatedHit>();
   const judged: Judged[] = hits.map((hit) => {
-    const dateMatch = windows.length > 0 && !!hit.date && inWindows(hit.date, windows);
+    const dated = windows.length > 0 && !!hit.date && inWindows(hit.date, windows);
+    if (!dated && windows.length > 0 && opts.namesDay?.(hit)) names.add(hit);
+    const dateMatch = dated || names.has(hit);
     const evidence = judge(opts.promptStems(hit), hit.vectorScore, profile, cfg);
-    return { hit, score: hit.score + (dateMatch ? cfg.dateWeight : 0), evidence, dateMatch, kept: false, reason: "" };
+    const score = hit.score + (dateMatch ? cfg.dateWeight : 0);
+    return { hit, score, evidence, dateMatch, ...(names.has(hit) ? { namesDay: true as const } : {}), kept: false, reason: "" };
   });
   judged.sort((a, b) => b.score - a.score);
   const gathering = isGathering(query);
@@ -86,7 +94,8 @@ export function selectMemories(
     (j.dateMatch &&
       ((j.evidence.rareWords.length > 0 && j.evidence.coverage >= cfg.minCoverage / 2) ||
         (j.evidence.vectorZ ?? 0) >= cfg.vectorZ / 2));
-  const relevant = (j: Judged) => answers.has(j.hit) || byEvidence(j);
+  // A memory naming the day the prompt asks about ("plans for the 20th") is about that day.
+  const relevant = (j: Judged) => answers.has(j.hit) || names.has(j.hit) || byEvidence(j);
   if (opts.instruction) {
     const empty =
       "the prompt is an instruction about the work at hand, not a question of memory (no past reference, no exact token)";
@@ -122,6 +131,8 @@ export function selectMemories(
     if (!opts.explain) continue;
     if (isRelevant && answers.has(j.hit))
       j.reason = `relevant: states the current value the question asks for (facts over time); ${describe(j, cfg, "and")}`;
+    else if (isRelevant && names.has(j.hit))
+      j.reason = `relevant: names a day the prompt asks about; ${describe(j, cfg, "and")}`;
     else if (isRelevant) j.reason = describe(j, cfg, "relevant");
     else if (j.kept)
       j.reason = `${describe(j, cfg, "kept")}; score ${f2(j.score)} ≥ ${cfg.keepRatio} × best ${f2(best.score)}${relevant(best) ? "" : ` (the prompt names the memory's subject: ${profile.subjects.join(", ")})`}`;
@@ -188,6 +199,7 @@ function describe(j: Judged, cfg: RecallConfig, verdict: string): string {
     `word coverage ${f2(e.coverage)}${e.rareWords.length ? ` (topical: ${e.rareWords.slice(0, 5).join(", ")})` : " (no topical word)"}${e.keyword ? " ≥ " : " < "}${cfg.minCoverage}`,
     `vector z ${f2(e.vectorZ)}${e.vector ? " ≥ " : " < "}${cfg.vectorZ}`,
   ];
-  if (j.dateMatch) parts.push(`dated ${j.hit.date}, in the prompt's window`);
+  if (j.namesDay) parts.push("names a day of the prompt's");
+  else if (j.dateMatch) parts.push(`dated ${j.hit.date}, in the prompt's window`);
   return `${verdict}: ${parts.join("; ")}`;
 }
