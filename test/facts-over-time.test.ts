@@ -338,7 +338,8 @@ describe("a curated line that only today's rules read as a statement", () => {
   // written now and superseded the log's later move.
   it("counts as written before the logs, as at the first index, and its first sight is kept from now on", async () => {
     const files = {
-      "MEMORY.md": "# Memory\n\n- The staging database runs on db-stage-2.internal.\n- Keep release notes short and plain.\n",
+      "MEMORY.md":
+        "# Memory\n\n- The staging database runs on db-stage-2.internal.\n- Keep release notes short and plain.\n",
       "memory/2026-12-04.md": daily("2026-12-04", ["Staging database moved to db-stage-3.internal."]),
     };
     const first = await indexOf(files);
@@ -392,8 +393,15 @@ describe("hosts as people write them", () => {
     expect(old("The staging database runs on db-stage-2.internal.")).toEqual([["db-stage-2.internal", "id", false]]);
     expect(old("Grafana lives at grafana.ops.example.com now")).toEqual([["grafana.ops.example.com", "id", false]]);
     expect(old("The VPN gateway is 10.20.0.1:51820")).toEqual([["10.20.0.1:51820", "id", false]]);
-    for (const text of ["Edited README.md and package.json", "Tried Node.js streams, e.g. pipeline", "Kafka 3.7 pinned"])
-      expect(old(text).filter(([, cls]) => cls === "id"), text).toEqual([]);
+    for (const text of [
+      "Edited README.md and package.json",
+      "Tried Node.js streams, e.g. pipeline",
+      "Kafka 3.7 pinned",
+    ])
+      expect(
+        old(text).filter(([, cls]) => cls === "id"),
+        text,
+      ).toEqual([]);
   });
 
   it("ends a clause at a parenthesis, and reads what a thing moved off as old", () => {
@@ -409,7 +417,8 @@ describe("hosts as people write them", () => {
 
   it("a log's move to a new host leaves the curated line with the old one out", async () => {
     const t = await indexOf({
-      "MEMORY.md": "# Memory\n\n- The staging database runs on db-stage-2.internal.\n- Standup is at 9:00 every weekday.\n",
+      "MEMORY.md":
+        "# Memory\n\n- The staging database runs on db-stage-2.internal.\n- Standup is at 9:00 every weekday.\n",
       "memory/2026-12-04.md": daily("2026-12-04", [
         "Staging database moved to db-stage-3.internal (db-stage-2 decommissioned).",
       ]),
@@ -421,5 +430,43 @@ describe("hosts as people write them", () => {
     });
     expect(r.context).toContain("db-stage-3.internal");
     expect(r.context).not.toContain("runs on db-stage-2.internal");
+  });
+});
+
+describe("settings that change", () => {
+  const values = (text: string) =>
+    readStatement(text)
+      .mentions.filter((m) => m.kind === "value")
+      .map((m) => [m.key, m.cls]);
+
+  it("reads a port and a setting's amount as values; an event's count or duration, and a verb before a number, as none", () => {
+    expect(values("The dev server runs on port 3000")).toEqual([["port 3000", "port"]]);
+    expect(values("Set the session timeout to 30 minutes")).toEqual([["30 minutes", "amount:time"]]);
+    expect(values("Raised the heap limit to 512MB")).toEqual([["512mb", "amount:bytes"]]);
+    expect(values("The ingest workers run with 8 replicas")).toEqual([["8 replicas", "count:replica"]]);
+    expect(values("Bump webhook retries to 8 attempts")).toEqual([["8 attempts", "count:attempt"]]);
+    expect(values("Standup ran 45 minutes over")).toEqual([]);
+    expect(values("Fixed 3 bugs in billing-api")).toEqual([]);
+    expect(values("Node 22 is the runtime of billing-api")).toEqual([["node 22", "version:node"]]);
+  });
+
+  it("a port moved in a later session supersedes the earlier one; two days of bug fixes do not", async () => {
+    const t = await indexOf({
+      "memory/2026-11-30.md": daily("2026-11-30", [
+        "The dev server runs on port 3000.",
+        "Fixed 3 bugs in billing-api, all in refund rounding.",
+      ]),
+      "memory/2026-12-05.md": daily("2026-12-05", [
+        "Moved the dev server to port 5173 because 3000 clashes with Grafana.",
+        "Fixed 2 bugs in billing-api around the webhook signature check.",
+      ]),
+    });
+    const ask = (query: string) => recall(t.searcher, t.store, { query, record: false, referenceDate: "2026-12-07" });
+    const port = await ask("which port does the dev server use?");
+    expect(port.context).toContain("port 5173");
+    expect(port.context).not.toContain("runs on port 3000");
+    const bugs = await ask("what bugs did I fix in billing-api?");
+    expect(bugs.context).toContain("Fixed 3 bugs");
+    expect(bugs.context).toContain("Fixed 2 bugs");
   });
 });

@@ -1,5 +1,7 @@
 import { isFrameWord } from "../search/frame-words.js";
 import { MONTH_NAMES, WEEKDAY_NAMES } from "../util/calendar-names.js";
+import { isHost } from "./hosts.js";
+import { settingValue } from "./setting-values.js";
 
 /**
  * What one short statement names, read deterministically (no model): its entities (people,
@@ -16,7 +18,7 @@ import { MONTH_NAMES, WEEKDAY_NAMES } from "../util/calendar-names.js";
  *   Android app" → "android app"), and a sentence's two-word subject before its verb ("Weekly
  *   planning moved …").
  * - **Typed values**: clock times ("9:30am", "2pm"), weekdays ("Tuesdays"), versions (a name and a
- *   number: "Node 22", "Kafka 3.7", class `version:node`).
+ *   number: "Node 22", "Kafka 3.7", class `version:node`), settings (setting-values.ts).
  * A value in a clause that says no longer ("no longer", "not", "n't", "anymore", "no more",
  * "dropped", "retired", "decommissioned", "instead of", "from X to …", "moved off X") is *old*: the
  * statement is about the value that replaced it. Parentheses set a clause apart ("moved to Y (X
@@ -174,24 +176,6 @@ function isName(t: Token, next: Token | undefined, text: string): boolean {
 /** The value classes that are times of some kind (typedClass, and the dates readStatement reads). */
 export const TIME_VALUE_CLASSES: ReadonlySet<string> = new Set(["time", "weekday", "date"]);
 
-/** A domain name's labels ("db-stage-3.internal"): two or more, the last of letters only. */
-const DOMAIN = /^[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.([a-z]{2,})(?::\d{1,5})?$/;
-/** An IPv4 address, with a port or not. */
-const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?::\d{1,5})?$/;
-/** Endings that make a dotted word a file name or a tool ("notes.md", "Node.js"), not a host. */
-const FILE_ENDING = new Set(
-  `md markdown txt json jsonl yaml yml toml ini cfg conf env lock log csv tsv xml html htm css scss sql db sqlite
-   js mjs cjs jsx ts tsx py rb go rs java kt swift c h cc cpp hpp cs php sh bash zsh ps1 bat exe dll so dylib
-   pdf png jpg jpeg gif svg webp mp3 mp4 mov zip gz tgz tar bz2 xz gguf bin wasm ipynb pem key crt`.split(/\s+/),
-);
-
-function isHost(w: string): boolean {
-  if (IPV4.test(w)) return true;
-  const m = DOMAIN.exec(w);
-  // The first label has two characters or more: "e.g", "i.e" are no hosts.
-  return !!m && !FILE_ENDING.has(m[1]!) && /^[a-z0-9-]{2,}\./.test(w);
-}
-
 function typedClass(word: string): string | null {
   const w = word.toLowerCase();
   if (isHost(w)) return "id";
@@ -273,8 +257,23 @@ export function readStatement(statement: string): Reading {
         continue;
       }
     }
-    // A version: a name and a number ("Node 22", "Kafka 3.7", "PostgreSQL 15").
-    if (isCapitalised(t.word) && next && NUMBER.test(next.word) && !used.has(i + 1) && next.start - t.end <= 1) {
+    // A setting: a port or an amount of a setting ("port 5173", "30 minutes", "8 replicas"; setting-values.ts).
+    const setting = next && used.has(i + 1) ? null : settingValue(t.word, next?.word, text);
+    if (setting) {
+      mentions.push(value(setting.text, setting.cls, t.start));
+      if (setting.words === 2) used.add(i + 1);
+      continue;
+    }
+    // A version: a name and a number ("Node 22", "Kafka 3.7", "PostgreSQL 15"; not "Fixed 3 bugs").
+    const verb = t.opens && /(?:ed|ing)$/i.test(t.word);
+    if (
+      isCapitalised(t.word) &&
+      !verb &&
+      next &&
+      NUMBER.test(next.word) &&
+      !used.has(i + 1) &&
+      next.start - t.end <= 1
+    ) {
       mentions.push(value(`${t.word} ${next.word}`, `version:${t.word.toLowerCase()}`, t.start));
       used.add(i + 1);
       continue;
