@@ -59,7 +59,10 @@ for (const mode of ["hybrid", "keyword"] as const) {
 
     it("a plan for a day of the month is recalled first, by ordinal or by date", async () => {
       // Keyword-only, "Dec 20" shares no word with "for the 20th": no search finds that memory.
-      const questions = ["what are my plans for the 20th?", ...(mode === "hybrid" ? ["what's happening on Dec 20?"] : [])];
+      const questions = [
+        "what are my plans for the 20th?",
+        ...(mode === "hybrid" ? ["what's happening on Dec 20?"] : []),
+      ];
       for (const q of questions) {
         const r = await ask(q);
         expect(r.memories[0]?.text, q).toContain("Booked train tickets to Lyon for the 20th");

@@ -346,7 +346,8 @@ const RULES: Rule[] = [
         const t = new Date(Date.UTC(y, opts.ahead ? cur + k : cur - k, 1));
         const yy = t.getUTCFullYear();
         const mo = t.getUTCMonth();
-        if (valid(yy, mo, d) && (opts.ahead ? day(yy, mo, d) >= ref : day(yy, mo, d) <= ref)) return one(day(yy, mo, d));
+        if (valid(yy, mo, d) && (opts.ahead ? day(yy, mo, d) >= ref : day(yy, mo, d) <= ref))
+          return one(day(yy, mo, d));
       }
       return null;
     },

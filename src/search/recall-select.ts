@@ -75,7 +75,15 @@ export function selectMemories(
     const dateMatch = dated || names.has(hit);
     const evidence = judge(opts.promptStems(hit), hit.vectorScore, profile, cfg);
     const score = hit.score + (dateMatch ? cfg.dateWeight : 0);
-    return { hit, score, evidence, dateMatch, ...(names.has(hit) ? { namesDay: true as const } : {}), kept: false, reason: "" };
+    return {
+      hit,
+      score,
+      evidence,
+      dateMatch,
+      ...(names.has(hit) ? { namesDay: true as const } : {}),
+      kept: false,
+      reason: "",
+    };
   });
   judged.sort((a, b) => b.score - a.score);
   const gathering = isGathering(query);
