@@ -470,3 +470,23 @@ describe("settings that change", () => {
     expect(bugs.context).toContain("Fixed 2 bugs");
   });
 });
+
+describe("requests to an agent", () => {
+  // "Bump", "Deploy" opening a user's message read as names: an entity shared by every request
+  // opening with the verb, so one service's change superseded another's.
+  it("a request verb opening a message is no name, and two services' changes stay apart", async () => {
+    for (const text of ["Bump billing-api to 8 replicas", "Deploy search-api to prod", "Rebase onto main"])
+      expect(
+        readStatement(text).mentions.filter((m) => m.kind === "name"),
+        text,
+      ).toEqual([]);
+    const t = await indexOf({
+      "memory/2026-12-01.md": daily("2026-12-01", ["Bump billing-api to 8 replicas for the sale."]),
+      "memory/2026-12-02.md": daily("2026-12-02", ["Bump search-api to 4 replicas, traffic doubled."]),
+    });
+    const billing = (await t.searcher.search({ query: "billing-api replicas", explain: true })).results.find(
+      (h) => h.path === "memory/2026-12-01.md",
+    )!;
+    expect(billing.facts?.links ?? []).not.toContainEqual(expect.stringContaining("superseded by"));
+  });
+});

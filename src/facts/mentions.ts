@@ -1,6 +1,7 @@
 import { isFrameWord } from "../search/frame-words.js";
 import { MONTH_NAMES, WEEKDAY_NAMES } from "../util/calendar-names.js";
 import { isHost } from "./hosts.js";
+import { isImperative } from "./imperatives.js";
 import { settingValue } from "./setting-values.js";
 
 /**
@@ -9,8 +10,8 @@ import { settingValue } from "./setting-values.js";
  * class, and which values it says are no longer so.
  *
  * - **Names**: runs of capitalised words ("Gabe Moreno", "VS Code", "GitHub Actions"). A word
- *   opening a sentence counts when it is no common English word ("Kira", "Standup") or a verb
- *   follows it ("Grace lives …", "Leo's …", "Jonas: …").
+ *   opening a sentence counts when it is no common English word ("Kira", "Standup") or request verb
+ *   ("Bump", "Deploy": imperatives.ts), or a verb follows it ("Grace lives …", "Leo's …", "Jonas: …").
  * - **Identifiers**: lowercase words joined by `-`/`_` ("billing-api", "reports-etl"); with a digit
  *   they are values of class `id` (hosts, ids: "hx-301", "rack14-n3"), as are domain names
  *   ("db-stage-3.internal", "grafana.example.com"; not file names: "notes.md") and IPv4 addresses.
@@ -170,7 +171,7 @@ function isName(t: Token, next: Token | undefined, text: string): boolean {
   if (!t.opens) return lower !== "i";
   if (t.possessive || text.slice(t.end, t.end + 1) === ":") return true;
   if (next && AUX.has(next.word.toLowerCase())) return true;
-  return !isFrameWord(lower) && !/(?:ed|ing|ly|y)$/.test(lower);
+  return !isFrameWord(lower) && !isImperative(lower) && !/(?:ed|ing|ly|y)$/.test(lower);
 }
 
 /** The value classes that are times of some kind (typedClass, and the dates readStatement reads). */
