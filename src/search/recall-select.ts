@@ -4,6 +4,7 @@ import { inWindows, type DateWindow } from "./dates.js";
 import { isGathering, spreadByGroup } from "./recall-gather.js";
 import { judge, type Evidence, type PromptProfile } from "./relevance.js";
 import type { WindowAnswer } from "./recall-window.js";
+import { ticketKeysOf, sharedTicketKey } from "./ticket-keys.js";
 
 /** A candidate with the decision about it. */
 export interface Judged {
@@ -41,6 +42,7 @@ export interface Selection {
 }
 
 const f2 = (x: number | null) => (x === null ? "n/a" : x.toFixed(2));
+const textOf = (j: Judged) => j.hit.text ?? j.hit.snippet;
 
 /**
  * Which candidates recall injects, in which order: the date preference first (+ dateWeight to
@@ -128,10 +130,19 @@ export function selectMemories(
   // of their own (a word of the prompt, half the vector z, or the prompt's date); a memory sharing
   // nothing with the prompt is not kept for ranking near one that does, however small the memory.
   const floor = best.score * cfg.keepRatio;
+  // …or a ticket key a relevant memory names ("INC-4821": the incident the postmortem is about).
+  const ids = new Set<string>();
+  for (const j of judged) if (relevant(j)) for (const id of ticketKeysOf(textOf(j))) ids.add(id);
+  const shared = new Map<Judged, string>();
+  for (const j of judged) {
+    const id = relevant(j) ? null : sharedTicketKey(textOf(j), ids);
+    if (id) shared.set(j, id);
+  }
   const someEvidence = (j: Judged) =>
     j.evidence.words.length > 0 ||
     (j.evidence.vectorZ ?? -Infinity) >= cfg.vectorZ / 2 ||
     j.dateMatch ||
+    shared.has(j) ||
     (!relevant(best) && profile.subjects.length > 0);
   for (const j of judged) {
     const isRelevant = relevant(j);
@@ -143,7 +154,7 @@ export function selectMemories(
       j.reason = `relevant: names a day the prompt asks about; ${describe(j, cfg, "and")}`;
     else if (isRelevant) j.reason = describe(j, cfg, "relevant");
     else if (j.kept)
-      j.reason = `${describe(j, cfg, "kept")}; score ${f2(j.score)} ≥ ${cfg.keepRatio} × best ${f2(best.score)}${relevant(best) ? "" : ` (the prompt names the memory's subject: ${profile.subjects.join(", ")})`}`;
+      j.reason = `${describe(j, cfg, "kept")}; score ${f2(j.score)} ≥ ${cfg.keepRatio} × best ${f2(best.score)}${shared.has(j) ? `, names ${shared.get(j)!} as a relevant memory does` : ""}${relevant(best) ? "" : ` (the prompt names the memory's subject: ${profile.subjects.join(", ")})`}`;
     else if (j.score >= floor)
       j.reason = `${describe(j, cfg, "dropped")}; score ${f2(j.score)} ≥ ${cfg.keepRatio} × best ${f2(best.score)} but shares nothing with the prompt`;
     else j.reason = `${describe(j, cfg, "dropped")}; score ${f2(j.score)} < ${cfg.keepRatio} × best ${f2(best.score)}`;
