@@ -134,7 +134,7 @@ export function selectMemories(
   const ids = new Set<string>();
   for (const j of judged) if (relevant(j)) for (const id of ticketKeysOf(textOf(j))) ids.add(id);
   const shared = new Map<Judged, string>();
-  for (const j of judged) {
+  for (const j of ids.size > 0 ? judged : []) {
     const id = relevant(j) ? null : sharedTicketKey(textOf(j), ids);
     if (id) shared.set(j, id);
   }
