@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EmbeddingProvider } from "../src/embed/provider.js";
 import { recall } from "../src/search/recall.js";
-import { promptDays, namesDay } from "../src/search/date-mentions.js";
+import { dayNamer, promptDays } from "../src/search/date-mentions.js";
 import { builtinProvider } from "./helpers/models.js";
 import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
 
@@ -35,9 +35,11 @@ describe("the days a text names", () => {
       "2026-12-20",
     ]);
     expect([...promptDays("what did I do last week?", "2026-12-07")]).toEqual([]);
-    const days = promptDays("what's on tomorrow?", "2026-12-07");
-    expect(namesDay("The Acme demo is tomorrow at 10:00", "2026-12-07", "2026-12-07", days)).toBe(true);
-    expect(namesDay("The Acme demo is tomorrow at 10:00", "2026-12-01", "2026-12-07", days)).toBe(false);
+    const names = dayNamer("what's on tomorrow?", "2026-12-07")!;
+    expect(names("The Acme demo is tomorrow at 10:00", "2026-12-07")).toBe(true);
+    expect(names("The Acme demo is tomorrow at 10:00", "2026-12-01")).toBe(false);
+    expect(names("Tickets for Dec 8 are booked", undefined)).toBe(true);
+    expect(dayNamer("what did I do last week?", "2026-12-07")).toBeNull();
   });
 });
 

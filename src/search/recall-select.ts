@@ -70,11 +70,11 @@ export function selectMemories(
     namesDay?: (hit: AnnotatedHit) => boolean;
   },
 ): Selection {
-  const names = new Set<AnnotatedHit>();
+  const namingDay = new Set<AnnotatedHit>();
   const judged: Judged[] = hits.map((hit) => {
     const dated = windows.length > 0 && !!hit.date && inWindows(hit.date, windows);
-    if (!dated && windows.length > 0 && opts.namesDay?.(hit)) names.add(hit);
-    const dateMatch = dated || names.has(hit);
+    if (!dated && windows.length > 0 && opts.namesDay?.(hit)) namingDay.add(hit);
+    const dateMatch = dated || namingDay.has(hit);
     const evidence = judge(opts.promptStems(hit), hit.vectorScore, profile, cfg);
     const score = hit.score + (dateMatch ? cfg.dateWeight : 0);
     return {
@@ -82,7 +82,7 @@ export function selectMemories(
       score,
       evidence,
       dateMatch,
-      ...(names.has(hit) ? { namesDay: true as const } : {}),
+      ...(namingDay.has(hit) ? { namesDay: true as const } : {}),
       kept: false,
       reason: "",
     };
@@ -105,7 +105,7 @@ export function selectMemories(
       ((j.evidence.rareWords.length > 0 && j.evidence.coverage >= cfg.minCoverage / 2) ||
         (j.evidence.vectorZ ?? 0) >= cfg.vectorZ / 2));
   // A memory naming the day the prompt asks about ("plans for the 20th") is about that day.
-  const relevant = (j: Judged) => answers.has(j.hit) || names.has(j.hit) || byEvidence(j);
+  const relevant = (j: Judged) => answers.has(j.hit) || namingDay.has(j.hit) || byEvidence(j);
   if (opts.instruction) {
     const empty =
       "the prompt is an instruction about the work at hand, not a question of memory (no past reference, no exact token)";
@@ -150,7 +150,7 @@ export function selectMemories(
     if (!opts.explain) continue;
     if (isRelevant && answers.has(j.hit))
       j.reason = `relevant: states the current value the question asks for (facts over time); ${describe(j, cfg, "and")}`;
-    else if (isRelevant && names.has(j.hit))
+    else if (isRelevant && namingDay.has(j.hit))
       j.reason = `relevant: names a day the prompt asks about; ${describe(j, cfg, "and")}`;
     else if (isRelevant) j.reason = describe(j, cfg, "relevant");
     else if (j.kept)
@@ -218,7 +218,7 @@ function describe(j: Judged, cfg: RecallConfig, verdict: string): string {
     `word coverage ${f2(e.coverage)}${e.rareWords.length ? ` (topical: ${e.rareWords.slice(0, 5).join(", ")})` : " (no topical word)"}${e.keyword ? " ≥ " : " < "}${cfg.minCoverage}`,
     `vector z ${f2(e.vectorZ)}${e.vector ? " ≥ " : " < "}${cfg.vectorZ}`,
   ];
-  if (j.namesDay) parts.push("names a day of the prompt's");
-  else if (j.dateMatch) parts.push(`dated ${j.hit.date}, in the prompt's window`);
+  // A day the text names is said by the reason itself ("names a day the prompt asks about").
+  if (j.dateMatch && !j.namesDay) parts.push(`dated ${j.hit.date}, in the prompt's window`);
   return `${verdict}: ${parts.join("; ")}`;
 }

@@ -11,7 +11,7 @@ import { exactAnchors } from "./exact.js";
 import { softlyHeld, weighSoftWords, withSoftWords } from "./soft-words.js";
 import { profilePrompt } from "./relevance.js";
 import { keywordCounts, nothingCanMatch } from "./recall-no-topic.js";
-import { namesDay, promptDays } from "./date-mentions.js";
+import { dayNamer } from "./date-mentions.js";
 import { parseDates } from "./dates.js";
 import { referenceTime } from "./as-of.js";
 import type { Searcher } from "./searcher.js";
@@ -200,12 +200,12 @@ async function recallOn(
   );
   if (answer) answer.hits = answer.hits.filter((h) => shows(h));
   // A memory naming the day asked about, whatever its own date ("tickets for the 20th"; date-mentions.ts).
-  const days = windows.length > 0 ? promptDays(req.query, reference) : new Set<string>();
+  const daysNamed = windows.length > 0 ? dayNamer(req.query, reference) : null;
   const ranked = () =>
     selectMemories(hits, profile, cfg, req.query, windows, {
       ...judging,
       answers: facts.answers,
-      namesDay: (h) => namesDay(h.text ?? h.snippet, h.date, reference, days),
+      ...(daysNamed ? { namesDay: (h: AnnotatedHit) => daysNamed(h.text ?? h.snippet, h.date) } : {}),
       instruction:
         isInstruction(req.query) &&
         !exactAnchors(store, req.query, searcher.config.exactChunks).some((a) => namesSomething(a.term)),
