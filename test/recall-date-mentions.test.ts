@@ -5,12 +5,10 @@
  * 20th was read as the last one, and only memories dated then counted). Real files, a real index,
  * the built-in model and keyword-only.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EmbeddingProvider } from "../src/embed/provider.js";
+import { describe, expect, it } from "vitest";
 import { recall } from "../src/search/recall.js";
 import { dayNamer, promptDays } from "../src/search/date-mentions.js";
-import { builtinProvider } from "./helpers/models.js";
-import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
+import { suiteIndex } from "./helpers/suite-index.js";
 
 const daily = (date: string, lines: string[]) => `# ${date}\n\n${lines.map((l) => `- ${l}`).join("\n")}\n`;
 
@@ -45,19 +43,10 @@ describe("the days a text names", () => {
 
 for (const mode of ["hybrid", "keyword"] as const) {
   describe(`recall of a day a memory names (${mode})`, () => {
-    let t: TestIndex;
-    let provider: EmbeddingProvider | null = null;
-    beforeAll(async () => {
-      if (mode === "hybrid") provider = await builtinProvider();
-      const root = tempDir();
-      writeFiles(root, FILES);
-      t = openTestIndex(root, provider);
-      await t.indexer.sync();
-    }, 120_000);
-    afterAll(() => t?.close());
+    const index = suiteIndex(FILES, mode);
 
     const ask = (query: string) =>
-      recall(t.searcher, t.store, { query, record: false, referenceDate: "2026-12-07", explain: true });
+      recall(index().searcher, index().store, { query, record: false, referenceDate: "2026-12-07", explain: true });
 
     it("a plan for a day of the month is recalled first, by ordinal or by date", async () => {
       // Keyword-only, "Dec 20" shares no word with "for the 20th": no search finds that memory.

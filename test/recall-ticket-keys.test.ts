@@ -5,12 +5,10 @@
  * with the prompt". A host the relevant memory names is no such key: the curated line naming the old
  * host stays out. Real files, a real index, the built-in model and keyword-only.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EmbeddingProvider } from "../src/embed/provider.js";
+import { describe, expect, it } from "vitest";
 import { recall } from "../src/search/recall.js";
 import { ticketKeysOf } from "../src/search/ticket-keys.js";
-import { builtinProvider } from "./helpers/models.js";
-import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
+import { suiteIndex } from "./helpers/suite-index.js";
 
 const daily = (date: string, lines: string[]) => `# ${date}\n\n${lines.map((l) => `- ${l}`).join("\n")}\n`;
 
@@ -36,19 +34,10 @@ it("ticket keys are capitals, a dash and digits; hosts and versions are none", (
 
 for (const mode of ["hybrid", "keyword"] as const) {
   describe(`recall of what a ticket is about (${mode})`, () => {
-    let t: TestIndex;
-    let provider: EmbeddingProvider | null = null;
-    beforeAll(async () => {
-      if (mode === "hybrid") provider = await builtinProvider();
-      const root = tempDir();
-      writeFiles(root, FILES);
-      t = openTestIndex(root, provider);
-      await t.indexer.sync();
-    }, 120_000);
-    afterAll(() => t?.close());
+    const index = suiteIndex(FILES, mode);
 
     it("brings the day the incident was investigated beside the postmortem, not the stale host", async () => {
-      const r = await recall(t.searcher, t.store, {
+      const r = await recall(index().searcher, index().store, {
         query: "what was the incident about?",
         record: false,
         referenceDate: "2026-12-07",
