@@ -1,6 +1,24 @@
 import type Database from "better-sqlite3";
 
 /**
+ * The triggers that keep what the facts pass derives in step with its rows (migrations 13 and 14):
+ * the statements to relink, and each entity's chunk count. One home: the facts repository drops and
+ * recreates them around emptying those tables whole (facts-repo.ts forgetReadings).
+ */
+export const FACT_TRIGGERS = {
+  fact_statements_relink_ai: `CREATE TRIGGER IF NOT EXISTS fact_statements_relink_ai AFTER INSERT ON fact_statements
+        BEGIN INSERT OR IGNORE INTO fact_relink (statement_id) VALUES (new.id); END`,
+  fact_statements_relink_ad: `CREATE TRIGGER IF NOT EXISTS fact_statements_relink_ad AFTER DELETE ON fact_statements
+        BEGIN INSERT OR IGNORE INTO fact_relink (statement_id) VALUES (old.id); END`,
+  chunk_entities_count_ai: `CREATE TRIGGER IF NOT EXISTS chunk_entities_count_ai AFTER INSERT ON chunk_entities
+        BEGIN INSERT INTO entity_counts (entity, chunks) VALUES (new.entity, 1)
+          ON CONFLICT (entity) DO UPDATE SET chunks = chunks + 1; END`,
+  chunk_entities_count_ad: `CREATE TRIGGER IF NOT EXISTS chunk_entities_count_ad AFTER DELETE ON chunk_entities
+        BEGIN UPDATE entity_counts SET chunks = chunks - 1 WHERE entity = old.entity;
+          DELETE FROM entity_counts WHERE entity = old.entity AND chunks <= 0; END`,
+} as const;
+
+/**
  * Versioned schema migrations. `PRAGMA user_version` holds the number of migrations applied.
  * Append new migrations; never edit a released one.
  */
@@ -250,10 +268,8 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
       CREATE TABLE IF NOT EXISTS fact_name_classes (name TEXT PRIMARY KEY, cls TEXT NOT NULL) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS fact_relink (statement_id INTEGER PRIMARY KEY);
       CREATE INDEX IF NOT EXISTS fact_slots_changed ON fact_slots(entity, cls) WHERE superseded_by IS NOT NULL;
-      CREATE TRIGGER IF NOT EXISTS fact_statements_relink_ai AFTER INSERT ON fact_statements
-        BEGIN INSERT OR IGNORE INTO fact_relink (statement_id) VALUES (new.id); END;
-      CREATE TRIGGER IF NOT EXISTS fact_statements_relink_ad AFTER DELETE ON fact_statements
-        BEGIN INSERT OR IGNORE INTO fact_relink (statement_id) VALUES (old.id); END;
+      ${FACT_TRIGGERS.fact_statements_relink_ai};
+      ${FACT_TRIGGERS.fact_statements_relink_ad};
       DELETE FROM fact_slots;
       INSERT OR IGNORE INTO fact_relink (statement_id) SELECT id FROM fact_statements;
     `);
@@ -264,12 +280,8 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
   (db) => {
     db.exec(`
       CREATE TABLE IF NOT EXISTS entity_counts (entity TEXT PRIMARY KEY, chunks INTEGER NOT NULL) WITHOUT ROWID;
-      CREATE TRIGGER IF NOT EXISTS chunk_entities_count_ai AFTER INSERT ON chunk_entities
-        BEGIN INSERT INTO entity_counts (entity, chunks) VALUES (new.entity, 1)
-          ON CONFLICT (entity) DO UPDATE SET chunks = chunks + 1; END;
-      CREATE TRIGGER IF NOT EXISTS chunk_entities_count_ad AFTER DELETE ON chunk_entities
-        BEGIN UPDATE entity_counts SET chunks = chunks - 1 WHERE entity = old.entity;
-          DELETE FROM entity_counts WHERE entity = old.entity AND chunks <= 0; END;
+      ${FACT_TRIGGERS.chunk_entities_count_ai};
+      ${FACT_TRIGGERS.chunk_entities_count_ad};
       DELETE FROM entity_counts;
       INSERT INTO entity_counts (entity, chunks) SELECT entity, count(*) FROM chunk_entities GROUP BY entity;
     `);
