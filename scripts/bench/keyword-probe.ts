@@ -14,12 +14,15 @@ export interface KeywordProbe {
   postings: number;
   /** The postings' load at start and their typed arrays. */
   loadMs: number;
+  loadCpuMs: number;
   /** The longest the event loop was held during the load. */
   stallMs: number;
   typedArraysMb: number;
   k: number;
   /** The keyword leg from the postings in memory (the daemon) and by FTS5 (a one-shot process). */
   memory: { p50: number; p95: number };
+  /** The same leg in CPU time (process.cpuUsage: what a shared, loaded machine does not inflate). */
+  memoryCpu: { p50: number; p95: number };
   fts5: { p50: number; p95: number };
   /** Queries whose top k from memory differs from FTS5 bm25's (0 when exact). */
   differ: number;
@@ -42,7 +45,7 @@ export async function keywordProbe(
   const memory = new IndexStore(openDatabase(join(indexDir, file), { readonly: true }), "probe");
   const fts5 = new IndexStore(openDatabase(join(indexDir, file), { readonly: true }), "probe");
   try {
-    const t0 = performance.now();
+    const [t0, c0] = [performance.now(), process.cpuUsage()];
     // The longest the event loop waited during the load (what a query arriving then would wait).
     let lastTick = t0;
     let stallMs = 0;
@@ -56,6 +59,8 @@ export async function keywordProbe(
     clearInterval(ticker);
     if (!ready) throw new Error(`postings did not load: ${memory.text.postings.lastError}`);
     const loadMs = performance.now() - t0;
+    const loadCpu = process.cpuUsage(c0);
+    const loadCpuMs = (loadCpu.user + loadCpu.system) / 1000;
     const view = memory.keywordPostings()!;
     let bytes = view.lengths.byteLength;
     let postings = 0;
@@ -64,20 +69,22 @@ export async function keywordProbe(
       postings += l.n;
     }
     const queries = typeof queriesOf === "function" ? queriesOf(memory, view.lengths.length - 1) : queriesOf;
-    const lat = { memory: [] as number[], fts5: [] as number[] };
+    const lat = { memory: [] as number[], fts5: [] as number[], memoryCpu: [] as number[] };
     let differ = 0;
     for (const [i, query] of queries.entries()) {
       const q = buildKeywordQuery(query);
       if (!q.match) continue;
-      const run = (store: IndexStore, into: number[]) => {
-        const t = performance.now();
+      const run = (store: IndexStore, into: number[], cpuInto?: number[]) => {
+        const [t, c] = [performance.now(), process.cpuUsage()];
         const hits = rankKeywords(store, q, k);
         into.push(performance.now() - t);
+        const used = process.cpuUsage(c);
+        cpuInto?.push((used.user + used.system) / 1000);
         return hits;
       };
-      const first = i % 2 ? run(memory, lat.memory) : null;
+      const first = i % 2 ? run(memory, lat.memory, lat.memoryCpu) : null;
       const exact = run(fts5, lat.fts5);
-      const got = first ?? run(memory, lat.memory);
+      const got = first ?? run(memory, lat.memory, lat.memoryCpu);
       if (JSON.stringify(got) !== JSON.stringify(exact)) differ++;
     }
     const out: KeywordProbe = {
@@ -85,19 +92,22 @@ export async function keywordProbe(
       tokens: view.lists.size,
       postings,
       loadMs,
+      loadCpuMs,
       stallMs,
       typedArraysMb: bytes / 1e6,
       k,
       memory: { p50: median(lat.memory), p95: percentile(lat.memory, 95) },
+      memoryCpu: { p50: median(lat.memoryCpu), p95: percentile(lat.memoryCpu, 95) },
       fts5: { p50: median(lat.fts5), p95: percentile(lat.fts5, 95) },
       differ,
     };
     console.log(
-      `  keyword postings (${out.chunks} chunks, ${out.tokens} tokens, ${postings} postings): loaded in ${ms(loadMs)} (event loop held ≤ ${ms(stallMs)}), ` +
+      `  keyword postings (${out.chunks} chunks, ${out.tokens} tokens, ${postings} postings): loaded in ${ms(loadMs)} (CPU ${ms(loadCpuMs)}; event loop held ≤ ${ms(stallMs)}), ` +
         `typed arrays ${out.typedArraysMb.toFixed(1)} MB`,
     );
     console.log(
-      `  keyword leg in-process (k ${k}, ${lat.memory.length} queries): postings p50 ${ms(out.memory.p50)}, p95 ${ms(out.memory.p95)}; ` +
+      `  keyword leg in-process (k ${k}, ${lat.memory.length} queries): postings p50 ${ms(out.memory.p50)}, p95 ${ms(out.memory.p95)} ` +
+        `(CPU p50 ${ms(out.memoryCpu.p50)}, p95 ${ms(out.memoryCpu.p95)}); ` +
         `FTS5 bm25 p50 ${ms(out.fts5.p50)}, p95 ${ms(out.fts5.p95)}; top k unlike FTS5's: ${differ}`,
     );
     return out;
