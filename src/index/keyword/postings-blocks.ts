@@ -1,14 +1,16 @@
+import { decodeBlockAt, encodeBlock, maxBlockBytes, PAD } from "./postings-codec.js";
+
 /**
  * One token's postings, compressed: blocks of up to BLOCK postings (chunk ids ascending), each
- * encoded on its own as varints — the first id whole, then the gap to the one before; a count of 1
- * (most postings) rides in the gap's low bit, a larger count follows as its own varint. A common
- * word's gaps are small, so most of its postings take one byte (against 6 as Int32 id + Uint16
- * count). Per block, its last id, byte offset and posting count are kept apart (skip data: a seek
- * jumps over whole blocks without decoding them; MaxScore's block maxima are per block).
+ * encoded on its own (postings-codec: the first id whole, then the gaps and the counts bit-packed at
+ * the block's own widths — most of a common word's postings take under one byte, against 6 as
+ * Int32 id + Uint16 count). Per block, its last id, byte offset and posting count are kept apart
+ * (skip data: a seek jumps over whole blocks without decoding them; MaxScore's block maxima are per
+ * block).
  *
  * A block decodes independently of the others, so a change rewrites one block only: a new chunk
- * (the highest id) is appended to the last block, a delete or a change in the middle re-encodes the
- * block it falls in and moves the bytes after it.
+ * (the highest id) re-encodes the last block with it, a delete or a change in the middle
+ * re-encodes the block it falls in and moves the bytes after it.
  */
 
 /** Postings per block when built (a block may later grow to 2 × BLOCK by inserts, then splits). */
@@ -26,7 +28,8 @@ export interface Postings {
   offs: Uint32Array;
   /** Per block: its postings. */
   counts: Uint16Array;
-  data: Uint8Array;
+  /** The blocks' bytes, then at least PAD more (postings-codec reads up to 4 bytes past a block). */
+  data: DataView;
 }
 
 /** Bytes the list holds (its typed arrays' capacity). */
@@ -41,77 +44,19 @@ export function emptyPostings(): Postings {
     lasts: new Int32Array(1),
     offs: new Uint32Array(2),
     counts: new Uint16Array(1),
-    data: new Uint8Array(8),
+    data: new DataView(new ArrayBuffer(8)),
   };
-}
-
-/** Writes `v` (0 ≤ v < 2^32) as a varint at `p`; returns the position after it. */
-function putVarint(buf: Uint8Array, p: number, v: number): number {
-  while (v >= 0x80) {
-    buf[p++] = (v & 0x7f) | 0x80;
-    v >>>= 7;
-  }
-  buf[p++] = v;
-  return p;
-}
-
-/** Encodes postings ids[0..n) / tfs[0..n) as one block at `p` of `buf` (room for 10 bytes each). */
-function encodeBlock(buf: Uint8Array, p: number, ids: Int32Array, tfs: Uint16Array, n: number): number {
-  let prev = -1;
-  for (let i = 0; i < n; i++) {
-    const gap = ids[i]! - prev;
-    prev = ids[i]!;
-    const tf = tfs[i]!;
-    // gap < 2^31: gap·2 + 1 < 2^32.
-    if (tf === 1) p = putVarint(buf, p, gap * 2 + 1);
-    else p = putVarint(buf, putVarint(buf, p, gap * 2), tf);
-  }
-  return p;
 }
 
 /** Decodes block `b` of `list` into ids / tfs (room for MAX_BLOCK); returns its postings. */
 export function decodeBlock(list: Postings, b: number, ids: Int32Array, tfs: Uint16Array): number {
-  const data = list.data;
   const n = list.counts[b]!;
-  let p = list.offs[b]!;
-  let id = -1;
-  for (let i = 0; i < n; i++) {
-    let v = data[p++]!;
-    if (v >= 0x80) {
-      v &= 0x7f;
-      let shift = 7;
-      let x: number;
-      do {
-        x = data[p++]!;
-        v += (x & 0x7f) * 2 ** shift;
-        shift += 7;
-      } while (x >= 0x80);
-    }
-    if (v & 1) {
-      id += (v - 1) / 2;
-      tfs[i] = 1;
-    } else {
-      id += v / 2;
-      let tf = data[p++]!;
-      if (tf >= 0x80) {
-        tf &= 0x7f;
-        let shift = 7;
-        let x: number;
-        do {
-          x = data[p++]!;
-          tf += (x & 0x7f) << shift;
-          shift += 7;
-        } while (x >= 0x80);
-      }
-      tfs[i] = tf;
-    }
-    ids[i] = id;
-  }
+  decodeBlockAt(list.data, list.offs[b]!, n, ids, tfs);
   return n;
 }
 
-/** Scratch for encoding one block (10 bytes a posting at most). */
-const encodeBuf = new Uint8Array(MAX_BLOCK * 10);
+/** Scratch for encoding one block. */
+const encodeBuf = new Uint8Array(maxBlockBytes(MAX_BLOCK));
 
 /**
  * Builds a list from postings given in id order (the load): blocks of BLOCK, encoded into a
@@ -138,8 +83,9 @@ export class PostingsBuilder {
 
   private flush(): void {
     if (this.k === 0) return;
-    if (this.used + this.k * 10 > this.bytes.length) {
-      const grown = new Uint8Array(Math.max(this.used + this.k * 10, this.bytes.length * 2));
+    const room = this.used + maxBlockBytes(this.k);
+    if (room > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(room, this.bytes.length * 2));
       grown.set(this.bytes.subarray(0, this.used));
       this.bytes = grown;
     }
@@ -164,7 +110,7 @@ export class PostingsBuilder {
       lasts: Int32Array.from(blocks > 0 ? this.lasts : [0]),
       offs,
       counts,
-      data: this.bytes.slice(0, Math.max(1, this.used)),
+      data: new DataView(this.bytes.slice(0, this.used + PAD).buffer),
     };
     this.used = 0;
     this.n = 0;
@@ -237,27 +183,16 @@ export function removePosting(list: Postings, id: number): boolean {
 
 function appendPosting(list: Postings, id: number, tf: number): void {
   const last = list.blocks - 1;
+  list.n++;
   if (last >= 0 && list.counts[last]! < BLOCK) {
-    // The last block's bytes end the data: the posting's gap is written after them (no re-encoding).
-    const end = list.offs[list.blocks]!;
-    if (end + 10 > list.data.length) {
-      const grown = new Uint8Array(Math.ceil((end + 10) * 1.25) + 16);
-      grown.set(list.data.subarray(0, end));
-      list.data = grown;
-    }
-    const gap = id - list.lasts[last]!;
-    const p =
-      tf === 1 ? putVarint(list.data, end, gap * 2 + 1) : putVarint(list.data, putVarint(list.data, end, gap * 2), tf);
-    list.offs[list.blocks] = p;
-    list.counts[last]!++;
-    list.lasts[last] = id;
-    list.n++;
+    // Packed at one width, the last block is encoded again with the posting (≤ BLOCK postings).
+    const n = decodeBlock(list, last, scratchIds, scratchTfs);
+    scratchIds[n] = id;
+    scratchTfs[n] = tf;
+    rewriteBlock(list, last, n + 1);
     return;
   }
-  const ids = Int32Array.of(id);
-  const tfs = Uint16Array.of(tf);
-  list.n++;
-  insertBlockAfter(list, last, ids, tfs, 1);
+  insertBlockAfter(list, last, Int32Array.of(id), Uint16Array.of(tf), 1);
 }
 
 /** Re-encodes block `b` from scratchIds / scratchTfs[0..n), moving the bytes after it. */
@@ -274,13 +209,15 @@ function replaceBytes(list: Postings, b: number, len: number): void {
   const oldEnd = list.offs[b + 1]!;
   const total = list.offs[list.blocks]!;
   const delta = len - (oldEnd - start);
-  if (total + delta > list.data.length) {
+  let bytes = new Uint8Array(list.data.buffer);
+  if (total + delta + PAD > bytes.length) {
     const grown = new Uint8Array(Math.ceil((total + delta) * 1.25) + 16);
-    grown.set(list.data.subarray(0, total));
-    list.data = grown;
+    grown.set(bytes.subarray(0, total));
+    bytes = grown;
+    list.data = new DataView(grown.buffer);
   }
-  if (delta !== 0) list.data.copyWithin(oldEnd + delta, oldEnd, total);
-  list.data.set(encodeBuf.subarray(0, len), start);
+  if (delta !== 0) bytes.copyWithin(oldEnd + delta, oldEnd, total);
+  bytes.set(encodeBuf.subarray(0, len), start);
   for (let j = b + 1; j <= list.blocks; j++) list.offs[j] = list.offs[j]! + delta;
 }
 
