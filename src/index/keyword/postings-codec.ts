@@ -168,8 +168,12 @@ function readExceptions(data: DataView, p: number): number {
   const e = head & HAS_EXCEPTIONS ? data.getUint8(p++) : 0;
   for (let k = 0; k < e; k++) {
     exceptionAt[k] = data.getUint8(p++);
-    const high = getVarint(data, p);
-    p += varintBytes(high);
+    // Mostly one byte (a gap or count just past the width): read inline, the rest by a call.
+    let high = data.getUint8(p++);
+    if (high >= 0x80) {
+      high = getVarint(data, p - 1);
+      p += varintBytes(high) - 1;
+    }
     exceptionHigh[k] = high << w;
   }
   exceptionAt[e] = NONE;
