@@ -13,7 +13,7 @@ import { applyChanges, MAX_TF, type Change } from "./postings-apply.js";
 /**
  * The chunk index's postings in memory, for the daemon's keyword leg (search/keyword/postings-topk):
  * per FTS5 token (porter stem), the chunks holding it (ids ascending) and its count in each,
- * compressed in blocks (postings-blocks: ~1–2 bytes a posting), plus every chunk's length in tokens — what FTS5's bm25() reads, so the leg
+ * compressed in blocks (postings-blocks, bit-packed: ~1 byte a posting), plus every chunk's length in tokens — what FTS5's bm25() reads, so the leg
  * can score an OR query exactly as FTS5 does without asking it.
  *
  * The postings come from FTS5 itself: loaded from the chunk index's 'instance' vocabulary (on a
