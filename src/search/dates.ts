@@ -28,7 +28,7 @@ export interface DateParseOptions {
 
 /** A calendar day as a UTC midnight timestamp (day arithmetic without time zones or DST). */
 type Day = number;
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 const MONTHS = MONTH_NAMES;
 const WEEKDAYS = WEEKDAY_NAMES;

@@ -200,7 +200,7 @@ async function recallOn(
   );
   if (answer) answer.hits = answer.hits.filter((h) => shows(h));
   // A memory naming the day asked about, whatever its own date ("tickets for the 20th"; date-mentions.ts).
-  const daysNamed = windows.length > 0 ? dayNamer(req.query, reference) : null;
+  const daysNamed = windows.length > 0 ? dayNamer(req.query, reference, windows) : null;
   const ranked = () =>
     selectMemories(hits, profile, cfg, req.query, windows, {
       ...judging,
