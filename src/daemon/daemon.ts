@@ -188,7 +188,7 @@ export class Daemon {
     for (const ws of engine.workspaces)
       void this.queue
         .sync(ws)
-        .then(() => ws.store.warmChunkMeta())
+        .then(() => ws.store.warmChunkMetaInSteps())
         .then(() => this.topEntities.refresh(ws))
         .catch((e) => this.recordError(e));
     this.modelLoad = this.loadModel();

@@ -3,6 +3,8 @@ import type { FileClass } from "../../ingest/types.js";
 import type { ChunkBody, ChunkRow } from "./chunks-repo.js";
 import { CommitWatch } from "../db/db-generation.js";
 import { IdSlots } from "./id-slots.js";
+import { readInSteps } from "../db/stepped-read.js";
+import { ftsTotalsReader } from "../keyword/fts-totals.js";
 
 /** What the ranking stages read of a chunk besides its text: its file, place, date and importance. */
 export type ChunkMeta = Omit<ChunkRow, keyof ChunkBody | "vecState"> & {
@@ -44,6 +46,8 @@ const LOOKUPS_BEFORE_LOAD = 2;
 
 // Only texts that can hold an annotation come back (LIKE is case-insensitive for ASCII, as the expression is).
 const CHUNK_COLUMNS = `id, file_id, seq, start_line, end_line, ts, CASE WHEN text LIKE '%importance%' THEN text END, visibility`;
+const CHUNKS_SQL = `SELECT ${CHUNK_COLUMNS} FROM chunks`;
+const FILES_SQL = `SELECT id, path, class, date FROM files`;
 /** Slots a table grows by at least. */
 const MIN_GROWTH = 1024;
 /** Distinct visibilities the table can hold (their codes are 16-bit); past this, spans are read from SQL. */
@@ -67,6 +71,10 @@ export class ChunkMetaTable {
   private readonly stmts;
   private readonly commits;
   private lookups = 0;
+  /** Set while warmInSteps reads the table: lookups read SQL meanwhile, and writes are noted in `dirty`. */
+  private warming = false;
+  /** Set when a transaction rolled back during warmInSteps: what it noted may be incomplete. */
+  private warmSpoiled = false;
   private readonly dirty = new Set<number>();
   private files = new Map<number, FileEntry>();
   /** The file id of each path. */
@@ -90,12 +98,16 @@ export class ChunkMetaTable {
   private visibilityNames: string[] = [];
   private readonly visibilityCode = new Map<string, number>();
 
-  constructor(db: Database.Database) {
+  /** The chunks in the index, from FTS5's totals (exact, no scan: count(*) reads every row). */
+  private readonly chunkCount: () => number;
+
+  constructor(private readonly db: Database.Database) {
     this.commits = new CommitWatch(db);
+    let totals: (() => { rows: number }) | undefined;
+    this.chunkCount = () => (totals ??= ftsTotalsReader(db, "chunks_fts"))().rows;
     this.stmts = {
-      allChunks: db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks`).raw(),
-      count: db.prepare(`SELECT count(*) FROM chunks`).pluck(),
-      allFiles: db.prepare(`SELECT id, path, class, date FROM files`).raw(),
+      allChunks: db.prepare(CHUNKS_SQL).raw(),
+      allFiles: db.prepare(FILES_SQL).raw(),
       fileChunks: db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE file_id = ?`).raw(),
       file: db.prepare(`SELECT id, path, class, date FROM files WHERE id = ?`).raw(),
       byIds: db
@@ -109,23 +121,74 @@ export class ChunkMetaTable {
 
   /** Called by the store inside a transaction that writes a file's row or chunks. */
   fileChanged(fileId: number): void {
-    if (this.commits.loaded) this.dirty.add(fileId);
+    if (this.commits.loaded || this.warming) this.dirty.add(fileId);
   }
 
   /** A transaction failed (index/db/copies.ts): rows read inside it may be gone, so all are read again. */
   rolledBack(): void {
     this.commits.forget();
     this.dirty.clear();
+    if (this.warming) this.warmSpoiled = true;
   }
 
-  /** Loads the whole table now (the daemon, after its startup sync), so no search waits for it. */
+  /** Loads the whole table now, in one go. */
   warm(): void {
-    this.current();
+    if (!this.warming) this.current();
+  }
+
+  /**
+   * Loads the whole table without holding the event loop (the daemon, after its startup sync: a
+   * million chunks take seconds to read): read from one snapshot on a second connection, yielding
+   * every few milliseconds (db/stepped-read.ts). Meanwhile lookups read their rows from SQL and
+   * this connection's writes are noted; the files they touched are read again at the end. When
+   * another connection committed meanwhile (or a transaction rolled back), it reads again, then,
+   * failing that, leaves the load to the next lookup.
+   */
+  async warmInSteps(stepMs?: number): Promise<void> {
+    if (this.warming || (this.commits.loaded && !this.commits.changed())) return;
+    this.warming = true;
+    this.commits.forget(); // what is held is not answered from while the table is read again
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        this.dirty.clear();
+        this.warmSpoiled = false;
+        const version = this.commits.read();
+        const read = await readInSteps(
+          this.db,
+          async (reader, pause) => {
+            this.reset(ftsTotalsReader(reader, "chunks_fts")().rows);
+            for (const f of reader.prepare(FILES_SQL).raw().iterate() as IterableIterator<FileTuple>) {
+              this.addFile(f);
+              const p = pause();
+              if (p) await p;
+            }
+            for (const r of reader.prepare(CHUNKS_SQL).raw().iterate() as IterableIterator<ChunkTuple>) {
+              this.put(r);
+              const p = pause();
+              if (p) await p;
+            }
+            return true;
+          },
+          stepMs,
+        );
+        if (!read) break; // no second connection: the next lookup loads it in one go
+        if (this.commits.read() === version && !this.warmSpoiled) {
+          this.commits.mark(version);
+          this.warming = false;
+          this.current(); // the files written meanwhile
+          return;
+        }
+      }
+      this.dirty.clear();
+      this.commits.forget();
+    } finally {
+      this.warming = false;
+    }
   }
 
   /** The metadata of each id that is a chunk of the index (others are left out). */
   lookup(ids: readonly number[]): Map<number, ChunkMeta> {
-    if (!this.commits.loaded && ++this.lookups <= LOOKUPS_BEFORE_LOAD) return this.readIds(ids);
+    if (this.warming || (!this.commits.loaded && ++this.lookups <= LOOKUPS_BEFORE_LOAD)) return this.readIds(ids);
     this.current();
     const out = new Map<number, ChunkMeta>();
     for (const id of ids) {
@@ -202,21 +265,27 @@ export class ChunkMetaTable {
 
   private loadAll(version: number): void {
     this.dirty.clear();
+    this.reset(this.chunkCount());
+    for (const f of this.stmts.allFiles.iterate() as IterableIterator<FileTuple>) this.addFile(f);
+    for (const r of this.stmts.allChunks.iterate() as IterableIterator<ChunkTuple>) this.put(r);
+    this.commits.mark(version);
+  }
+
+  /** Empties the table for a load of about `count` chunks (files are added, then their chunks). */
+  private reset(count: number): void {
     this.files = new Map();
     this.byPath = new Map();
-    for (const [id, path, cls, date] of this.stmts.allFiles.all() as FileTuple[]) {
-      this.files.set(id, { path, class: cls, date, first: -1 });
-      this.byPath.set(path, id);
-    }
     // Sized first and read row by row: the whole table as row arrays at once grew the heap by
     // ~150 bytes a chunk (the daemon's idle memory kept much of it).
-    const count = this.stmts.count.get() as number;
     this.slotOf.reset(count);
     this.free = [];
     this.size = 0;
     this.resize(count);
-    for (const r of this.stmts.allChunks.iterate() as IterableIterator<ChunkTuple>) this.put(r);
-    this.commits.mark(version);
+  }
+
+  private addFile([id, path, cls, date]: FileTuple): void {
+    this.files.set(id, { path, class: cls, date, first: -1 });
+    this.byPath.set(path, id);
   }
 
   private dropFile(fileId: number): void {
@@ -233,8 +302,7 @@ export class ChunkMetaTable {
   private readFile(fileId: number): void {
     const f = this.stmts.file.get(fileId) as FileTuple | undefined;
     if (!f) return;
-    this.files.set(fileId, { path: f[1], class: f[2], date: f[3], first: -1 });
-    this.byPath.set(f[1], fileId);
+    this.addFile(f);
     for (const r of this.stmts.fileChunks.all(fileId) as ChunkTuple[]) this.put(r);
   }
 

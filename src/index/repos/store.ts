@@ -226,6 +226,9 @@ export class IndexStore {
   listFiles(): FileRow[] {
     return this.files.listFiles();
   }
+  filePaths(): string[] {
+    return this.files.filePaths();
+  }
   fileStamps(): Map<string, FileStamp> {
     return this.files.fileStamps();
   }
@@ -309,12 +312,17 @@ export class IndexStore {
   ensureVectorCodes(): void {
     this.vectors.ensureVectorCodes();
   }
-  warmVectorSearch(): void {
-    this.vectors.warmVectorSearch();
+  /** Loads the vectors (or a large index's codes) ahead of the first search, yielding to the event loop while it reads (db/stepped-read.ts). */
+  warmVectorSearch(stepMs?: number): Promise<void> {
+    return this.vectors.warmVectorSearchInSteps(stepMs);
   }
   /** Loads the chunk metadata (chunk-meta.ts) now rather than on the first search. */
   warmChunkMeta(): void {
     this.chunks.meta.warm();
+  }
+  /** warmChunkMeta, yielding to the event loop while it reads (the daemon, after its startup sync). */
+  warmChunkMetaInSteps(stepMs?: number): Promise<void> {
+    return this.chunks.meta.warmInSteps(stepMs);
   }
 
   // ---- embedding cache (EmbedCacheRepo) ----

@@ -5,7 +5,8 @@ import type { MetaRepo } from "../repos/meta-repo.js";
 import { statements, tableExists } from "../db/statements.js";
 import { VEC_NONE, VEC_PENDING, VEC_STORED } from "./vec-state.js";
 import { QuantizedVectors } from "./vector-codes.js";
-import { blobToCode, codeToBlob, quantize, writeCodeTable, type Quantizer } from "./quantizer.js";
+import { codeToBlob, quantize } from "./quantizer.js";
+import { CodesCopy } from "./codes-copy.js";
 import { sampleVectors } from "./vector-sample.js";
 import { codedDistances, quantizedNearest } from "./quantized-search.js";
 import { PassageVectorRepo } from "./passage-vectors.js";
@@ -14,9 +15,7 @@ import {
   MEMORY_MATRIX_MAX_BYTES,
   QUANTIZED_COARSE,
   QUANTIZER_MIN_VECTORS,
-  QUANTIZER_SAMPLE,
   TOUCHED_PATCH_MIN,
-  TOUCHED_RELOAD,
 } from "./vector-limits.js";
 
 export interface VectorIdentity {
@@ -44,12 +43,8 @@ export interface VectorSearchOptions {
 export class VectorRepo {
   private vecDims: number | null = null;
   private readonly stmts;
-  /** In-memory codes (loaded on the first quantized search) and the ids written since. */
-  private codes: QuantizedVectors | null = null;
-  /** The quantizer of chunk_codes (meta vector_codes); null until codes are first needed. */
-  private quantizer: Quantizer | null = null;
-  private readonly codesCommits;
-  private readonly touchedVectors = new Set<number>();
+  /** The quantized codes in memory (loaded on the first quantized search) and their quantizer. */
+  private readonly codes: CodesCopy;
   /** The vectors in memory (loaded on the first search), the data version they match and the ids written since. */
   private matrix: VectorMatrix | null = null;
   private readonly matrixCommits;
@@ -74,7 +69,7 @@ export class VectorRepo {
     private readonly countStored: () => number,
     private readonly matrixMaxBytes = MEMORY_MATRIX_MAX_BYTES,
   ) {
-    this.codesCommits = new CommitWatch(db);
+    this.codes = new CodesCopy(db, meta);
     this.matrixCommits = new CommitWatch(db);
     this.stmts = statements(db, {
       setVecState: `UPDATE chunks SET vec_state = ? WHERE id = ?`,
@@ -85,12 +80,9 @@ export class VectorRepo {
       vecDelete: `DELETE FROM chunks_vec WHERE rowid = ?`,
       vecGet: `SELECT embedding FROM chunks_vec WHERE rowid = ?`,
       vecKnn: `SELECT rowid AS id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance`,
-      vecSample: `SELECT embedding FROM chunks_vec LIMIT ${QUANTIZER_SAMPLE}`,
       vecAll: `SELECT rowid, embedding FROM chunks_vec`,
       codePut: `INSERT OR REPLACE INTO chunk_codes (id, code) VALUES (?, ?)`,
       codeDelete: `DELETE FROM chunk_codes WHERE id = ?`,
-      codeGet: `SELECT code FROM chunk_codes WHERE id = ?`,
-      codeAll: `SELECT id, code FROM chunk_codes ORDER BY id`,
       codesClear: `DELETE FROM chunk_codes`,
     });
     this.passages = new PassageVectorRepo(db, meta);
@@ -141,9 +133,7 @@ export class VectorRepo {
       this.meta.setMeta("embedding_model", id.model);
     })();
     this.vecDims = id.dims;
-    this.codes = null;
-    this.quantizer = null;
-    this.touchedVectors.clear();
+    this.codes.forget();
     this.dropMatrix();
     this.vectorCount = 0;
     return { changed: previous !== null, previous };
@@ -156,9 +146,7 @@ export class VectorRepo {
   /** A transaction failed (index/db/copies.ts): the matrix, codes and count are read again when next used. */
   rolledBack(): void {
     this.dropMatrix();
-    this.codes = null;
-    this.quantizer = null;
-    this.touchedVectors.clear();
+    this.codes.forget();
     this.vectorCount = -1;
   }
 
@@ -167,28 +155,20 @@ export class VectorRepo {
     if (v.length !== this.vecDims) throw new Error(`vector has ${v.length} dims, index expects ${this.vecDims}`);
     this.stmts.vecInsert.run(BigInt(id), toBlob(v));
     if (passages) this.passages.put(id, passages);
-    const q = this.currentQuantizer();
+    const q = this.codes.current(this.vecDims!);
     if (q) {
       this.stmts.codePut.run(id, codeToBlob(quantize(v, q)));
-      this.touchVector(id);
+      this.codes.touch(id);
     }
     this.touchRow(id);
     if (this.vectorCount >= 0) this.vectorCount++;
-  }
-
-  /** Remembers a written vector id for the loaded codes (none loaded: the first use loads them all). */
-  private touchVector(id: number): void {
-    if (!this.codes) return;
-    if (this.touchedVectors.size > TOUCHED_RELOAD)
-      this.codes = null; // cheaper to reload than to patch
-    else this.touchedVectors.add(id);
   }
 
   deleteVector(id: number): void {
     this.stmts.vecDelete.run(BigInt(id));
     this.stmts.codeDelete.run(id);
     this.passages.delete(id);
-    this.touchVector(id);
+    this.codes.touch(id);
     this.touchRow(id);
     if (this.vectorCount > 0) this.vectorCount--;
   }
@@ -305,7 +285,7 @@ export class VectorRepo {
   }
 
   private codesUsable(): boolean {
-    return !this.db.readonly || this.currentQuantizer() !== null;
+    return !this.db.readonly || this.codes.current(this.vecDims!) !== null;
   }
 
   /** Whether the index's vectors, held in memory, stay within the byte bound. */
@@ -318,22 +298,6 @@ export class VectorRepo {
     return this.vectorCount;
   }
 
-  /** The quantizer, if codes exist. While there is none, meta is read again each time: another connection may have made one. */
-  private currentQuantizer(): Quantizer | null {
-    if (!this.quantizer) {
-      const raw = this.meta.getMeta("vector_codes");
-      let q: Quantizer | null;
-      try {
-        q = raw ? (JSON.parse(raw) as Quantizer) : null;
-      } catch {
-        q = null; // unreadable: the codes are rebuilt
-      }
-      this.quantizer =
-        q && q.format === "c8-v1" && q.mean?.length === this.vecDims && q.scale?.length === this.vecDims ? q : null;
-    }
-    return this.quantizer;
-  }
-
   /**
    * Brings the in-memory codes up to date: a full load when first used or when another connection
    * wrote the index; otherwise only the ids this connection wrote since (read back from the table,
@@ -342,31 +306,8 @@ export class VectorRepo {
    */
   prepareVectorCodes(): QuantizedVectors | null {
     if (this.vecDims === null) return null;
-    const dataVersion = this.codesCommits.read();
-    if (this.codesCommits.changed(dataVersion)) this.quantizer = null; // another connection may have (re)built them
-    let q = this.currentQuantizer();
-    if (!q) {
-      q = this.buildCodeTable();
-      this.codes = null;
-    }
-    if (!this.codes || this.codesCommits.changed(dataVersion)) {
-      this.touchedVectors.clear();
-      const codes = new QuantizedVectors(this.vecDims, q, this.countVectors() + 1024);
-      for (const [id, code] of this.stmts.codeAll.raw().iterate() as IterableIterator<[number, Buffer]>) {
-        codes.set(id, blobToCode(code));
-      }
-      this.codes = codes;
-      this.vectorCount = codes.size;
-    } else if (this.touchedVectors.size > 0) {
-      for (const id of this.touchedVectors) {
-        const row = this.stmts.codeGet.get(id) as { code: Buffer } | undefined;
-        if (row) this.codes.set(id, blobToCode(row.code));
-        else this.codes.delete(id);
-      }
-      this.touchedVectors.clear();
-    }
-    this.codesCommits.mark();
-    return this.codes;
+    const expected = () => this.countVectors() + 1024;
+    return this.codes.prepare(this.vecDims, expected, (size) => (this.vectorCount = size));
   }
 
   /**
@@ -375,8 +316,8 @@ export class VectorRepo {
    * index never has to read all its float vectors back. The Indexer calls this after each batch.
    */
   ensureVectorCodes(): void {
-    if (this.vecDims === null || this.currentQuantizer()) return;
-    if (this.countVectors() >= QUANTIZER_MIN_VECTORS) this.buildCodeTable();
+    if (this.vecDims === null || this.codes.current(this.vecDims)) return;
+    if (this.countVectors() >= QUANTIZER_MIN_VECTORS) this.codes.build(this.vecDims);
   }
 
   /** Loads the in-memory vectors (or, in a large index, codes) ahead of the first search. */
@@ -386,10 +327,15 @@ export class VectorRepo {
     else this.prepareMatrix();
   }
 
-  /** Fits the quantizer on a sample of the float vectors and writes every vector's code (quantizer.ts). */
-  private buildCodeTable(): Quantizer {
-    const save = (q: Quantizer) => this.meta.setMeta("vector_codes", JSON.stringify(q));
-    return (this.quantizer = writeCodeTable(this.db, this.stmts, this.vecDims!, save));
+  /**
+   * warmVectorSearch without holding the event loop (the daemon, once its startup sync is done): a
+   * large index's codes are read in steps (codes-copy.ts); the matrix (bounded) and codes still to
+   * be written load in one go.
+   */
+  async warmVectorSearchInSteps(stepMs?: number): Promise<void> {
+    if (this.vecDims === null) return;
+    if (this.matrixFits() || !(await this.codes.warmInSteps(this.vecDims, this.countVectors() + 1024, stepMs)))
+      this.warmVectorSearch();
   }
 
   private quantizedSearch(query: Float32Array, k: number, coarse: number): { id: number; distance: number }[] {

@@ -1,0 +1,122 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { openDatabase } from "../src/index/db/db.js";
+import { IndexStore, type ChunkRow } from "../src/index/repos/store.js";
+import { importanceOf } from "../src/index/repos/chunk-meta.js";
+import { mulberry32 } from "../src/util/prng.js";
+import { tempDir } from "./helpers/workspace.js";
+import { chunksFor, openVectorStore } from "./helpers/vector-store.js";
+import { rawDb } from "./helpers/raw-db.js";
+
+const DIMS = 16;
+
+function unitVectors(n: number, seed: number): Float32Array[] {
+  const r = mulberry32(seed);
+  return Array.from({ length: n }, () => {
+    const v = Float32Array.from({ length: DIMS }, () => r() - 0.5);
+    const norm = Math.hypot(...v);
+    return v.map((x) => x / norm);
+  });
+}
+
+const fileMeta = (path: string) => ({ path, class: "daily" as const, size: 1, mtimeMs: 1, sha256: path });
+
+/** `files` files of 50 chunks each (every seventh with an importance annotation), their vectors from `seed`. */
+function fill(store: IndexStore, files: number, seed: number): Float32Array[] {
+  const vs = unitVectors(files * 50, seed);
+  for (let f = 0; f < files; f++)
+    store.replaceFile(
+      fileMeta(`memory/f${f}.md`),
+      chunksFor(vs.slice(f * 50, f * 50 + 50), f * 50, (n) => `note ${n}${n % 7 ? "" : " <!-- importance: 4 -->"}`),
+    );
+  return vs;
+}
+
+/**
+ * Runs `load`, turning the event loop until it is done and calling `meanwhile` on the third turn;
+ * returns the turns other work got while it ran.
+ */
+async function turnsDuring(load: Promise<void>, meanwhile: () => void): Promise<number> {
+  let done = false;
+  void load.then(() => (done = true));
+  let turns = 0;
+  while (!done) {
+    await new Promise((r) => setImmediate(r));
+    if (++turns === 3) meanwhile();
+  }
+  await load;
+  return turns;
+}
+
+/** The chunk metadata must be what the chunk rows say, for every chunk. */
+function expectMetaInStep(store: IndexStore): void {
+  const ids = rawDb(store).prepare(`SELECT id FROM chunks ORDER BY id`).pluck().all() as number[];
+  const rows = store.chunksByIds(ids);
+  const meta = store.chunkMeta(ids);
+  expect(meta.size).toBe(rows.size);
+  for (const [id, row] of rows) {
+    const { text, hash: _hash, vecState: _vecState, ...rest } = row as ChunkRow;
+    expect(meta.get(id)).toEqual({ ...rest, importance: importanceOf(text) });
+  }
+}
+
+describe("the daemon's loads of a large index's in-memory copies, in steps", () => {
+  it("chunk metadata: other work runs while it reads, and what this connection writes meanwhile is in it at the end", async () => {
+    const path = join(tempDir("cortexd-steps-"), "index.sqlite");
+    const store = openVectorStore(path, DIMS);
+    fill(store, 20, 1);
+    const turns = await turnsDuring(store.warmChunkMetaInSteps(0), () => {
+      // Mid-load: lookups answer from the rows, and this connection writes.
+      expectMetaInStep(store);
+      store.replaceFile(fileMeta("memory/f1.md"), chunksFor(unitVectors(3, 9), 5000, (n) => `edited ${n}`));
+      store.deleteFile("memory/f2.md");
+      store.replaceFile(fileMeta("memory/new.md"), chunksFor(unitVectors(4, 10), 6000, (n) => `new ${n}`));
+    });
+    expect(turns).toBeGreaterThan(20);
+    // Loaded: the visibilities of a file's lines answer from memory (null would mean "ask SQL").
+    expect(store.chunks.meta.visibilitiesOfSpans([{ path: "memory/new.md", from: 1, to: 9 }])).toHaveLength(1);
+    expectMetaInStep(store);
+    const paths = new Set([...store.chunkMeta(Array.from({ length: 2000 }, (_, i) => i)).values()].map((m) => m.path));
+    expect(paths).toContain("memory/new.md");
+    expect(paths).not.toContain("memory/f2.md");
+    store.close();
+  });
+
+  it("chunk metadata: another connection's commit during the load is in it at the end", async () => {
+    const path = join(tempDir("cortexd-steps-"), "index.sqlite");
+    const store = openVectorStore(path, DIMS);
+    fill(store, 20, 2);
+    const other = new IndexStore(openDatabase(path), "other");
+    await turnsDuring(store.warmChunkMetaInSteps(0), () => {
+      other.deleteFile("memory/f3.md");
+      other.replaceFile(fileMeta("memory/other.md"), chunksFor(unitVectors(2, 11), 7000, (n) => `other ${n}`));
+    });
+    expectMetaInStep(store);
+    other.close();
+    store.close();
+  });
+
+  it("quantized codes: other work runs while they are read, and vectors written meanwhile are found, deleted ones never", async () => {
+    const path = join(tempDir("cortexd-steps-"), "index.sqlite");
+    const first = openVectorStore(path, DIMS, 1);
+    const vs = fill(first, 40, 3);
+    first.prepareVectorCodes(); // the quantizer fitted and the codes written, as a large index has them
+    first.close();
+    const store = new IndexStore(openDatabase(path), "t", Date.now, 1);
+    const added = unitVectors(5, 12);
+    const deleted = new Set(store.chunksOfFile("memory/f4.md").map((c) => c.id));
+    expect(deleted.size).toBe(50);
+    const turns = await turnsDuring(store.warmVectorSearch(0), () => {
+      store.deleteFile("memory/f4.md");
+      store.replaceFile(fileMeta("memory/added.md"), chunksFor(added, 9000));
+    });
+    expect(turns).toBeGreaterThan(20);
+    for (const v of added) expect(store.vectorSearch(v, 1, { path: "quantized" })[0]!.distance).toBeCloseTo(0, 5);
+    for (const v of vs.slice(200, 250)) {
+      const hits = store.vectorSearch(v, 10, { path: "quantized" });
+      expect(hits.some((h) => deleted.has(h.id))).toBe(false);
+    }
+    expect(store.vectorSearch(vs[1000]!, 1, { path: "quantized" })[0]!.distance).toBeCloseTo(0, 5);
+    store.close();
+  });
+});
