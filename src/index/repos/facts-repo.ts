@@ -70,6 +70,16 @@ export const LINKS_SQL = {
  * entities each chunk names, and the (entity, class) slots linking statements in time order.
  * Everything here is derived from the chunks and goes with them (ON DELETE CASCADE).
  */
+/**
+ * Up to n chunks not read by the facts pass, after an id (a cursor): from the queue of the chunks
+ * written and not read yet (fact_chunks_todo, filled by a trigger, see migrations.ts), so the cost
+ * follows what is queued, not the index's size.
+ */
+export const PENDING_SQL = `SELECT c.id, f.path, f.class AS cls, f.date, c.start_line AS startLine, c.text, c.ts
+  FROM fact_chunks_todo t JOIN chunks c ON c.id = t.chunk_id JOIN files f ON f.id = c.file_id
+  WHERE t.chunk_id > ? AND NOT EXISTS (SELECT 1 FROM fact_chunks_done d WHERE d.chunk_id = c.id)
+  ORDER BY t.chunk_id LIMIT ?`;
+
 export class FactsRepo {
   private readonly stmts;
   /** The link state (each statement's slot entries, the learned classes, the relink queue). */
@@ -78,10 +88,9 @@ export class FactsRepo {
   constructor(private readonly db: Database.Database) {
     this.links = new FactLinksRepo(db);
     this.stmts = statements(db, {
-      pending: `SELECT c.id, f.path, f.class AS cls, f.date, c.start_line AS startLine, c.text, c.ts
-        FROM chunks c JOIN files f ON f.id = c.file_id
-        WHERE c.id > ? AND NOT EXISTS (SELECT 1 FROM fact_chunks_done d WHERE d.chunk_id = c.id) ORDER BY c.id LIMIT ?`,
+      pending: PENDING_SQL,
       done: `INSERT OR IGNORE INTO fact_chunks_done (chunk_id) VALUES (?)`,
+      dequeue: `DELETE FROM fact_chunks_todo WHERE chunk_id = ?`,
       insertStatement: `INSERT INTO fact_statements (chunk_id, line, at, text, reading) VALUES (?, ?, ?, ?, ?)`,
       insertEntity: `INSERT OR IGNORE INTO chunk_entities (chunk_id, entity, name) VALUES (?, ?, ?)`,
       // The slots of these entities in which something changed (a partial index holds the superseded rows).
@@ -131,7 +140,8 @@ export class FactsRepo {
         for (const name of Object.keys(FACT_TRIGGERS)) this.db.exec(`DROP TRIGGER IF EXISTS ${name}`);
         this.db.exec(`DELETE FROM fact_slots; DELETE FROM fact_statements; DELETE FROM chunk_entities;
           DELETE FROM entity_counts; DELETE FROM fact_chunks_done; DELETE FROM fact_entries;
-          DELETE FROM fact_class_edges; DELETE FROM fact_name_classes; DELETE FROM fact_relink`);
+          DELETE FROM fact_class_edges; DELETE FROM fact_name_classes; DELETE FROM fact_relink;
+          INSERT OR IGNORE INTO fact_chunks_todo (chunk_id) SELECT id FROM chunks`);
         for (const sql of Object.values(FACT_TRIGGERS)) this.db.exec(sql);
       })();
     } finally {
@@ -167,6 +177,7 @@ export class FactsRepo {
           this.stmts.insertStatement.run(s.chunkId, s.line, s.at, s.text, JSON.stringify(s.reading));
         for (const [key, name] of entities) this.stmts.insertEntity.run(c.id, key, name);
         this.stmts.done.run(c.id);
+        this.stmts.dequeue.run(c.id);
       }
     })();
   }
