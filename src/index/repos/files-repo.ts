@@ -92,6 +92,7 @@ export class FilesRepo {
       listFiles: `SELECT ${FILE_COLUMNS} FROM files ORDER BY path`,
       getFile: `SELECT ${FILE_COLUMNS} FROM files WHERE path = ?`,
       stamps: `SELECT id, path, size, mtime_ms, sha256 FROM files`,
+      paths: `SELECT path FROM files`,
       insertFile: `INSERT INTO files (path, class, date, size, mtime_ms, sha256, indexed_bytes, indexed_lines, malformed, indexed_at,
           hash_offset, hash_state, resume_offset, resume_line, resume_seq, resume_malformed, resume_chunker)
         VALUES (@path, @class, @date, @size, @mtimeMs, @sha256, @indexedBytes, @indexedLines, @malformed, @indexedAt,
@@ -129,6 +130,11 @@ export class FilesRepo {
       out.set(path, { id, path, size, mtimeMs, sha256 });
     }
     return out;
+  }
+
+  /** Every indexed file's path. */
+  filePaths(): string[] {
+    return this.stmts.paths.pluck().all() as string[];
   }
 
   getFile(path: string): FileRow | undefined {
