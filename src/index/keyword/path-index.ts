@@ -131,25 +131,44 @@ export class PathIndex {
   }
 
   private load(): Loaded | null {
-    const rows = this.stmts.instances.all(this.maxInstances + 1) as [string, number][];
     const paths = new Map(this.stmts.paths.all() as [number, string][]);
-    if (rows.length > this.maxInstances) {
+    // fts5vocab's instance rows come by term, then document: each term's files are a run, counted
+    // as they stream by (the rows as arrays and a map per term held ~0.6 s and hundreds of MB of
+    // heap at 100,000 files, once per file added, renamed or deleted).
+    const lengths = new Map<number, number>();
+    const postings = new Map<string, Postings>();
+    let instances = 0;
+    let term: string | null = null;
+    let files: number[] = [];
+    let tfs: number[] = [];
+    const flush = () => {
+      if (term !== null) postings.set(term, { files: Int32Array.from(files), tfs: Int32Array.from(tfs) });
+      files = [];
+      tfs = [];
+    };
+    for (const [t, doc] of this.stmts.instances.iterate(this.maxInstances + 1) as IterableIterator<[string, number]>) {
+      if (++instances > this.maxInstances) break;
+      lengths.set(doc, (lengths.get(doc) ?? 0) + 1);
+      if (t !== term) {
+        if (postings.has(t)) throw new Error(`path index: instance rows of "${t}" not in one run`);
+        flush();
+        term = t;
+      }
+      const last = files.length - 1;
+      if (last >= 0 && files[last] === doc) tfs[last]!++;
+      else if (last >= 0 && files[last]! > doc) throw new Error(`path index: instance rows of "${t}" not by document`);
+      else {
+        files.push(doc);
+        tfs.push(1);
+      }
+    }
+    flush();
+    if (instances > this.maxInstances) {
       const words = this.stmts.words.all(this.maxTerms + 1) as [string, number][];
       if (words.length > this.maxTerms) return null;
       return { paths, postings: null, fileCounts: new Map(words), lengths: new Map(), rows: 0, avgTokens: 1 };
     }
-    const lengths = new Map<number, number>();
-    const counts = new Map<string, Map<number, number>>();
-    for (const [term, doc] of rows) {
-      lengths.set(doc, (lengths.get(doc) ?? 0) + 1);
-      let m = counts.get(term);
-      if (!m) counts.set(term, (m = new Map()));
-      m.set(doc, (m.get(doc) ?? 0) + 1);
-    }
-    const postings = new Map<string, Postings>();
-    for (const [term, m] of counts)
-      postings.set(term, { files: Int32Array.from(m.keys()), tfs: Int32Array.from(m.values()) });
     const n = lengths.size;
-    return { paths, postings, fileCounts: null, lengths, rows: n, avgTokens: n ? rows.length / n : 1 };
+    return { paths, postings, fileCounts: null, lengths, rows: n, avgTokens: n ? instances / n : 1 };
   }
 }
