@@ -37,9 +37,9 @@ describe("the facts pass's queue of chunks to read", () => {
     const t = await indexOf(FILES);
     const db = sqlite(t);
     expect(ids(db, `SELECT chunk_id FROM fact_chunks_todo`)).toEqual([]);
-    const plan = (
-      db.prepare(`EXPLAIN QUERY PLAN ${PENDING_SQL}`).all(0, 64) as { detail: string }[]
-    ).map((r) => r.detail);
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${PENDING_SQL}`).all(0, 64) as { detail: string }[]).map(
+      (r) => r.detail,
+    );
     expect(plan[0]).toMatch(/^(SEARCH|SCAN) t\b/);
     expect(plan.join("\n")).toMatch(/SEARCH c USING INTEGER PRIMARY KEY \(rowid=\?\)/);
 

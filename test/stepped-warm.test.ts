@@ -68,9 +68,15 @@ describe("the daemon's loads of a large index's in-memory copies, in steps", () 
     const turns = await turnsDuring(store.warmChunkMetaInSteps(0), () => {
       // Mid-load: lookups answer from the rows, and this connection writes.
       expectMetaInStep(store);
-      store.replaceFile(fileMeta("memory/f1.md"), chunksFor(unitVectors(3, 9), 5000, (n) => `edited ${n}`));
+      store.replaceFile(
+        fileMeta("memory/f1.md"),
+        chunksFor(unitVectors(3, 9), 5000, (n) => `edited ${n}`),
+      );
       store.deleteFile("memory/f2.md");
-      store.replaceFile(fileMeta("memory/new.md"), chunksFor(unitVectors(4, 10), 6000, (n) => `new ${n}`));
+      store.replaceFile(
+        fileMeta("memory/new.md"),
+        chunksFor(unitVectors(4, 10), 6000, (n) => `new ${n}`),
+      );
     });
     expect(turns).toBeGreaterThan(20);
     // Loaded: the visibilities of a file's lines answer from memory (null would mean "ask SQL").
@@ -89,7 +95,10 @@ describe("the daemon's loads of a large index's in-memory copies, in steps", () 
     const other = new IndexStore(openDatabase(path), "other");
     await turnsDuring(store.warmChunkMetaInSteps(0), () => {
       other.deleteFile("memory/f3.md");
-      other.replaceFile(fileMeta("memory/other.md"), chunksFor(unitVectors(2, 11), 7000, (n) => `other ${n}`));
+      other.replaceFile(
+        fileMeta("memory/other.md"),
+        chunksFor(unitVectors(2, 11), 7000, (n) => `other ${n}`),
+      );
     });
     expectMetaInStep(store);
     other.close();
