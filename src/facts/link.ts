@@ -108,7 +108,7 @@ export function partOf(value: string, entity: string): boolean {
  * class it states or says are gone. A name value's class is its learned class; a name not seen in
  * any change or shared predicate is a class of its own (it conflicts with nothing).
  */
-export function slotEntries(s: StatementIn, classes: ReadonlyMap<string, string>): SlotEntry[] {
+export function slotEntries(s: StatementIn, classes: Pick<ReadonlyMap<string, string>, "get">): SlotEntry[] {
   const ms = s.reading.mentions;
   const entities = [...new Set(ms.filter((m) => ENTITY_KINDS.has(m.kind)).map((m) => m.key))];
   const values = ms.filter((m) => m.kind === "value" || (m.kind === "name" && !withinEntity(m, ms)));

@@ -299,6 +299,11 @@ export const MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
         SELECT id FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM fact_chunks_done d WHERE d.chunk_id = c.id);
     `);
   },
+  // Whether a name-class edge still exists, by its names (facts/relink.ts: a link whose edges
+  // neither appear nor vanish leaves every class as it was, without reading all the edges).
+  (db) => {
+    db.exec(`CREATE INDEX IF NOT EXISTS fact_class_edges_names ON fact_class_edges(a, b);`);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -50,7 +50,10 @@ export class FactLinksRepo {
       dropEdges: `DELETE FROM fact_class_edges WHERE statement_id IN (SELECT value FROM json_each(?))`,
       insertEdge: `INSERT INTO fact_class_edges (statement_id, a, b) VALUES (?, ?, ?)`,
       edges: `SELECT a, b FROM fact_class_edges`,
+      edgesOf: `SELECT DISTINCT a, b FROM fact_class_edges WHERE statement_id IN (SELECT value FROM json_each(?))`,
+      hasEdge: `SELECT EXISTS (SELECT 1 FROM fact_class_edges WHERE a = ? AND b = ?)`,
       classes: `SELECT name, cls FROM fact_name_classes`,
+      classOf: `SELECT cls FROM fact_name_classes WHERE name = ?`,
       setClass: `INSERT OR REPLACE INTO fact_name_classes (name, cls) VALUES (?, ?)`,
       dropClass: `DELETE FROM fact_name_classes WHERE name = ?`,
       chain: `SELECT e.statement_id AS statement, e.news, e.olds, t.at FROM fact_entries e
@@ -128,6 +131,22 @@ export class FactLinksRepo {
 
   addEdges(statement: number, edges: ReadonlyArray<readonly [string, string]>): void {
     for (const [a, b] of edges) this.stmts.insertEdge.run(statement, a, b);
+  }
+
+  /** The distinct name-class edges of these statements. */
+  edgesOf(list: readonly number[]): Array<[string, string]> {
+    if (list.length === 0) return [];
+    return this.stmts.edgesOf.raw().all(ids(list)) as Array<[string, string]>;
+  }
+
+  /** Whether some statement has this name-class edge. */
+  hasEdge(a: string, b: string): boolean {
+    return (this.stmts.hasEdge.pluck().get(a, b) as number) === 1;
+  }
+
+  /** A name's stored class (undefined: a class of its own). */
+  classOf(name: string): string | undefined {
+    return this.stmts.classOf.pluck().get(name) as string | undefined;
   }
 
   edges(): Array<[string, string]> {
