@@ -90,4 +90,65 @@ describe("path index in memory", () => {
     expect(counts.filesWith("moved")).toBe(1);
     store.close();
   });
+  it("follows files added, renamed and deleted here without reading the index again, as FTS5 ranks them; a path of other characters reads it again", async () => {
+    const paths = randomPaths(21, 50);
+    const { root, store, indexer } = await indexedWorkspace(Object.fromEntries(paths.map((p) => [p, "- a line\n"])));
+    // A path index told of this connection's writes, as the store's own is.
+    const idx = new PathIndex(rawDb(store));
+    store.registerCopy({
+      name: "test path index",
+      onRollback: () => idx.rolledBack(),
+      onCommit: () => idx.rolledBack(),
+      onFileWrite: (id) => idx.fileChanged(id),
+    });
+    const expectSame = () => {
+      for (const words of [
+        ["kafka"],
+        ["deploy", "notes"],
+        ["q3", "infra", "team"],
+        ["2026", "md"],
+        ["moved", "retro"],
+      ]) {
+        const q = words.map((w) => `"${w}"`).join(" OR ");
+        const fts = store.pathSearch(q, 10_000).sort((a, b) => a.rank - b.rank || a.fileId - b.fileId);
+        const mem = idx.search(words, 10_000)!;
+        expect(mem.map((h) => h.fileId)).toEqual(fts.map((h) => h.fileId));
+        mem.forEach((h, i) => expect(h.rank).toBeCloseTo(fts[i]!.rank, 12));
+        for (const w of words) expect(idx.filesWith(w)).toBe(store.pathSearch(`"${w}"`, 10_000).length);
+      }
+    };
+    expectSame();
+    expect(idx.reads).toBe(1);
+    let s = 5;
+    const rnd = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const live = new Set(paths);
+    for (let round = 0; round < 6; round++) {
+      for (const p of [...live]) {
+        const r = rnd();
+        if (r < 0.1) {
+          rmSync(join(root, p));
+          live.delete(p);
+        } else if (r < 0.2) {
+          const to = `memory/Moved_${round}/Retro-${round}-${live.size}.MD.md`;
+          mkdirSync(dirname(join(root, to)), { recursive: true });
+          renameSync(join(root, p), join(root, to));
+          live.delete(p);
+          live.add(to);
+        }
+      }
+      const added = `memory/new/kafka-q3-${round}-kafka.md`;
+      mkdirSync(dirname(join(root, added)), { recursive: true });
+      writeFileSync(join(root, added), "- new\n");
+      live.add(added);
+      await indexer.sync();
+      expectSame();
+    }
+    expect(idx.reads).toBe(1);
+    // unicode61 folds and splits other characters its own way: such a path reads the index again.
+    writeFileSync(join(root, "memory/café-kafka.md"), "- new\n");
+    await indexer.sync();
+    expectSame();
+    expect(idx.reads).toBe(2);
+    store.close();
+  });
 });

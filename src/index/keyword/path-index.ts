@@ -21,6 +21,8 @@ interface Loaded {
   fileCounts: Map<string, number> | null;
   /** Tokens of each file's path (FTS5's document size). */
   lengths: Map<number, number>;
+  /** Tokens of all paths. */
+  tokens: number;
   rows: number;
   avgTokens: number;
 }
@@ -41,6 +43,8 @@ export class PathIndex {
   private readonly commits;
   private readonly ln: (x: number) => number;
   private loaded: Loaded | null = null;
+  /** Times the index was read whole (diagnostics). */
+  reads = 0;
   private readonly dirty = new Set<number>();
 
   private readonly maxInstances: number;
@@ -111,26 +115,44 @@ export class PathIndex {
 
   private current(): Loaded | null {
     const version = this.commits.read();
-    if (!this.commits.changed(version) && !this.pathsChanged()) return this.loaded;
+    if (!this.commits.changed(version) && this.followWrites()) return this.loaded;
     this.dirty.clear();
     this.loaded = this.load();
     this.commits.mark(version);
     return this.loaded;
   }
 
-  /** Whether a file this connection wrote since the load was added, renamed or deleted. */
-  private pathsChanged(): boolean {
-    if (this.dirty.size === 0) return false;
-    const known = this.loaded?.paths;
+  /**
+   * Applies the files this connection added, renamed or deleted since the load (a re-indexed file
+   * keeps its path: nothing to do); false when the index must be read again instead. A path of
+   * ASCII characters is tokenized here as FTS5's unicode61 does (runs of letters and digits,
+   * lowercased); any other path, or many changes at once, reads the index again (at 100,000 files
+   * a read takes ~1 s, which each new file cost before).
+   */
+  private followWrites(): boolean {
+    if (this.dirty.size === 0) return true;
+    const idx = this.loaded;
+    const changes: Array<[id: number, was: string | undefined, now: string | undefined]> = [];
     for (const id of this.dirty) {
       const now = this.stmts.path.get(id) as string | undefined;
-      if (!known || now !== known.get(id)) return true;
+      const was = idx?.paths.get(id);
+      if (now !== was) changes.push([id, was, now]);
     }
     this.dirty.clear();
-    return false;
+    if (changes.length === 0) return true;
+    if (!idx?.postings || changes.length > MAX_FOLLOWED) return false;
+    if (changes.some(([, was, now]) => !asciiOnly(was) || !asciiOnly(now))) return false;
+    for (const [id, was, now] of changes) {
+      if (was !== undefined && !removeFile(idx, idx.postings, id)) return false;
+      if (now !== undefined) addFile(idx, idx.postings, id, now);
+    }
+    idx.rows = idx.lengths.size;
+    idx.avgTokens = idx.rows ? idx.tokens / idx.rows : 1;
+    return true;
   }
 
   private load(): Loaded | null {
+    this.reads++;
     const paths = new Map(this.stmts.paths.all() as [number, string][]);
     // fts5vocab's instance rows come by term, then document: each term's files are a run, counted
     // as they stream by (the rows as arrays and a map per term held ~0.6 s and hundreds of MB of
@@ -166,9 +188,76 @@ export class PathIndex {
     if (instances > this.maxInstances) {
       const words = this.stmts.words.all(this.maxTerms + 1) as [string, number][];
       if (words.length > this.maxTerms) return null;
-      return { paths, postings: null, fileCounts: new Map(words), lengths: new Map(), rows: 0, avgTokens: 1 };
+      return {
+        paths,
+        postings: null,
+        fileCounts: new Map(words),
+        lengths: new Map(),
+        tokens: 0,
+        rows: 0,
+        avgTokens: 1,
+      };
     }
     const n = lengths.size;
-    return { paths, postings, fileCounts: null, lengths, rows: n, avgTokens: n ? instances / n : 1 };
+    return { paths, postings, fileCounts: null, lengths, tokens: instances, rows: n, avgTokens: n ? instances / n : 1 };
   }
+}
+
+/** Changes followed at once at most (more: the index is read again). */
+const MAX_FOLLOWED = 1000;
+
+const asciiOnly = (path: string | undefined) => path === undefined || !/[^\x20-\x7e]/.test(path);
+
+/** An ASCII path's tokens as FTS5's unicode61 makes them, with their counts. */
+function asciiTokens(path: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const t of path.toLowerCase().match(/[a-z0-9]+/g) ?? []) counts.set(t, (counts.get(t) ?? 0) + 1);
+  return counts;
+}
+
+function addFile(idx: Loaded, postings: Map<string, Postings>, id: number, path: string): void {
+  const counts = asciiTokens(path);
+  let n = 0;
+  for (const [term, tf] of counts) {
+    n += tf;
+    const p = postings.get(term);
+    const files = new Int32Array((p?.files.length ?? 0) + 1);
+    const tfs = new Int32Array(files.length);
+    if (p) {
+      files.set(p.files);
+      tfs.set(p.tfs);
+    }
+    files[files.length - 1] = id;
+    tfs[tfs.length - 1] = tf;
+    postings.set(term, { files, tfs });
+  }
+  if (n === 0) return;
+  idx.lengths.set(id, n);
+  idx.tokens += n;
+  idx.paths.set(id, path);
+}
+
+/** Takes a file out; false when its tokens were not where they should be (the index is read again). */
+function removeFile(idx: Loaded, postings: Map<string, Postings>, id: number): boolean {
+  const path = idx.paths.get(id)!;
+  idx.paths.delete(id);
+  for (const term of asciiTokens(path).keys()) {
+    const p = postings.get(term);
+    const at = p ? p.files.indexOf(id) : -1;
+    if (!p || at < 0) return false;
+    if (p.files.length === 1) {
+      postings.delete(term);
+      continue;
+    }
+    const files = new Int32Array(p.files.length - 1);
+    const tfs = new Int32Array(files.length);
+    files.set(p.files.subarray(0, at));
+    files.set(p.files.subarray(at + 1), at);
+    tfs.set(p.tfs.subarray(0, at));
+    tfs.set(p.tfs.subarray(at + 1), at);
+    postings.set(term, { files, tfs });
+  }
+  idx.tokens -= idx.lengths.get(id) ?? 0;
+  idx.lengths.delete(id);
+  return true;
 }
