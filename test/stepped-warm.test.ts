@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { openDatabase } from "../src/index/db/db.js";
 import { IndexStore, type ChunkRow } from "../src/index/repos/store.js";
 import { importanceOf } from "../src/index/repos/chunk-meta.js";
+import { PathIndex } from "../src/index/keyword/path-index.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { tempDir } from "./helpers/workspace.js";
 import { chunksFor, openVectorStore } from "./helpers/vector-store.js";
@@ -126,6 +127,29 @@ describe("the daemon's loads of a large index's in-memory copies, in steps", () 
       expect(hits.some((h) => deleted.has(h.id))).toBe(false);
     }
     expect(store.vectorSearch(vs[1000]!, 1, { path: "quantized" })[0]!.distance).toBeCloseTo(0, 5);
+    store.close();
+  });
+  it("path index: read in steps, and a file added here meanwhile is followed", async () => {
+    const path = join(tempDir("cortexd-steps-"), "index.sqlite");
+    const store = openVectorStore(path, DIMS);
+    for (let f = 0; f < 150; f++)
+      store.replaceFile(fileMeta(`memory/team-${f % 7}/notes-${f}-kafka.md`), chunksFor(unitVectors(1, f), f));
+    const idx = new PathIndex(rawDb(store));
+    store.registerCopy({
+      name: "test path index",
+      onRollback: () => idx.rolledBack(),
+      onCommit: () => idx.rolledBack(),
+      onFileWrite: (id) => idx.fileChanged(id),
+    });
+    const turns = await turnsDuring(idx.warmInSteps(0), () => {
+      store.replaceFile(fileMeta("memory/added-kafka-retro.md"), chunksFor(unitVectors(1, 99), 999));
+    });
+    expect(turns).toBeGreaterThan(3);
+    expect(idx.reads).toBe(1);
+    const fts = store.pathSearch(`"retro" OR "kafka"`, 10_000).sort((a, b) => a.rank - b.rank || a.fileId - b.fileId);
+    expect(idx.search(["retro", "kafka"], 10_000)!.map((h) => h.fileId)).toEqual(fts.map((h) => h.fileId));
+    expect(idx.filesWith("retro")).toBe(1);
+    expect(idx.reads).toBe(1);
     store.close();
   });
 });

@@ -184,11 +184,13 @@ export class Daemon {
     });
     await this.watcher.start();
     // Startup reconcile: index whatever changed while the daemon was down (keyword first, fast);
-    // then the chunk metadata searches rank on is loaded, so the first search does not wait for it.
+    // then the chunk metadata and path index searches rank on are loaded (in steps: a large index
+    // takes seconds), so the first search does not wait for them.
     for (const ws of engine.workspaces)
       void this.queue
         .sync(ws)
         .then(() => ws.store.warmChunkMetaInSteps())
+        .then(() => ws.store.warmPathIndex())
         .then(() => this.topEntities.refresh(ws))
         .catch((e) => this.recordError(e));
     this.modelLoad = this.loadModel();

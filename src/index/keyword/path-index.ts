@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { B, K1, fts5Idf, sqliteLn } from "./bm25.js";
 import { CommitWatch } from "../db/db-generation.js";
+import { readInSteps } from "../db/stepped-read.js";
 
 /** Path tokens held at most (beyond it only each word's file count is held, and search asks FTS5). */
 const MAX_INSTANCES = 2_000_000;
@@ -45,21 +46,23 @@ export class PathIndex {
   private loaded: Loaded | null = null;
   /** Times the index was read whole (diagnostics). */
   reads = 0;
+  /** Set while warmInSteps reads; spoiled by a rollback meanwhile. */
+  private warming = false;
+  private warmSpoiled = false;
   private readonly dirty = new Set<number>();
 
   private readonly maxInstances: number;
   private readonly maxTerms: number;
 
-  constructor(db: Database.Database, opts: { maxInstances?: number; maxTerms?: number } = {}) {
+  constructor(
+    private readonly db: Database.Database,
+    opts: { maxInstances?: number; maxTerms?: number } = {},
+  ) {
     this.maxInstances = opts.maxInstances ?? MAX_INSTANCES;
     this.maxTerms = opts.maxTerms ?? MAX_TERMS;
-    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.files_instances USING fts5vocab(main, files_fts, 'instance')`);
-    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.files_vocab USING fts5vocab(main, files_fts, 'row')`);
     this.ln = sqliteLn(db);
     this.stmts = {
-      instances: db.prepare(`SELECT term, doc FROM temp.files_instances LIMIT ?`).raw(),
-      words: db.prepare(`SELECT term, doc FROM temp.files_vocab LIMIT ?`).raw(),
-      paths: db.prepare(`SELECT id, path FROM files`).raw(),
+      ...pathStatements(db),
       path: db.prepare(`SELECT path FROM files WHERE id = ?`).pluck(),
     };
     this.commits = new CommitWatch(db);
@@ -67,11 +70,47 @@ export class PathIndex {
 
   /** Called by the store inside a transaction that writes a file's row. */
   fileChanged(fileId: number): void {
-    if (this.commits.loaded) this.dirty.add(fileId);
+    if (this.commits.loaded || this.warming) this.dirty.add(fileId);
+  }
+
+  /**
+   * Reads the index ahead of the first search without holding the event loop (the daemon, after
+   * its startup sync: ~1 s at 100,000 files), from a snapshot on a second connection
+   * (db/stepped-read.ts). This connection's writes meanwhile are followed at the next use; another
+   * connection's commit, a rollback, or a search that read it first leaves it to the next use.
+   */
+  async warmInSteps(stepMs?: number): Promise<void> {
+    if (this.warming || (this.commits.loaded && !this.commits.changed())) return;
+    this.warming = true;
+    this.warmSpoiled = false;
+    this.dirty.clear();
+    try {
+      const version = this.commits.read();
+      const read = await readInSteps(
+        this.db,
+        async (reader, pause) => {
+          const steps = readIndex(pathStatements(reader), this.maxInstances, this.maxTerms);
+          for (;;) {
+            const r = steps.next();
+            if (r.done) return { loaded: r.value };
+            const p = pause();
+            if (p) await p;
+          }
+        },
+        stepMs,
+      );
+      if (!read || this.warmSpoiled || this.commits.loaded || this.commits.read() !== version) return;
+      this.loaded = read.loaded;
+      this.reads++;
+      this.commits.mark(version);
+    } finally {
+      this.warming = false;
+    }
   }
 
   /** A transaction failed (index/db/copies.ts): paths read inside it may be gone, so all are read again. */
   rolledBack(): void {
+    if (this.warming) this.warmSpoiled = true;
     this.commits.forget();
     this.dirty.clear();
   }
@@ -153,54 +192,81 @@ export class PathIndex {
 
   private load(): Loaded | null {
     this.reads++;
-    const paths = new Map(this.stmts.paths.all() as [number, string][]);
-    // fts5vocab's instance rows come by term, then document: each term's files are a run, counted
-    // as they stream by (the rows as arrays and a map per term held ~0.6 s and hundreds of MB of
-    // heap at 100,000 files, once per file added, renamed or deleted).
-    const lengths = new Map<number, number>();
-    const postings = new Map<string, Postings>();
-    let instances = 0;
-    let term: string | null = null;
-    let files: number[] = [];
-    let tfs: number[] = [];
-    const flush = () => {
-      if (term !== null) postings.set(term, { files: Int32Array.from(files), tfs: Int32Array.from(tfs) });
-      files = [];
-      tfs = [];
-    };
-    for (const [t, doc] of this.stmts.instances.iterate(this.maxInstances + 1) as IterableIterator<[string, number]>) {
-      if (++instances > this.maxInstances) break;
-      lengths.set(doc, (lengths.get(doc) ?? 0) + 1);
-      if (t !== term) {
-        if (postings.has(t)) throw new Error(`path index: instance rows of "${t}" not in one run`);
-        flush();
-        term = t;
-      }
-      const last = files.length - 1;
-      if (last >= 0 && files[last] === doc) tfs[last]!++;
-      else if (last >= 0 && files[last]! > doc) throw new Error(`path index: instance rows of "${t}" not by document`);
-      else {
-        files.push(doc);
-        tfs.push(1);
-      }
+    const steps = readIndex(this.stmts, this.maxInstances, this.maxTerms);
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
     }
-    flush();
-    if (instances > this.maxInstances) {
-      const words = this.stmts.words.all(this.maxTerms + 1) as [string, number][];
-      if (words.length > this.maxTerms) return null;
-      return {
-        paths,
-        postings: null,
-        fileCounts: new Map(words),
-        lengths: new Map(),
-        tokens: 0,
-        rows: 0,
-        avgTokens: 1,
-      };
-    }
-    const n = lengths.size;
-    return { paths, postings, fileCounts: null, lengths, tokens: instances, rows: n, avgTokens: n ? instances / n : 1 };
   }
+}
+
+interface PathStatements {
+  instances: Database.Statement;
+  words: Database.Statement;
+  paths: Database.Statement;
+}
+
+/** The statements the index is read with, on a connection (its fts5vocab tables made there). */
+function pathStatements(db: Database.Database): PathStatements {
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.files_instances USING fts5vocab(main, files_fts, 'instance')`);
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.files_vocab USING fts5vocab(main, files_fts, 'row')`);
+  return {
+    instances: db.prepare(`SELECT term, doc FROM temp.files_instances LIMIT ?`).raw(),
+    words: db.prepare(`SELECT term, doc FROM temp.files_vocab LIMIT ?`).raw(),
+    paths: db.prepare(`SELECT id, path FROM files`).raw(),
+  };
+}
+
+/** Reads the index, yielding every 64 rows (a caller in steps may take a turn of the event loop there; one in one go does not). */
+function* readIndex(stmts: PathStatements, maxInstances: number, maxTerms: number): Generator<void, Loaded | null> {
+  const paths = new Map(stmts.paths.all() as [number, string][]);
+  // fts5vocab's instance rows come by term, then document: each term's files are a run, counted
+  // as they stream by (the rows as arrays and a map per term held ~0.6 s and hundreds of MB of
+  // heap at 100,000 files, once per file added, renamed or deleted).
+  const lengths = new Map<number, number>();
+  const postings = new Map<string, Postings>();
+  let instances = 0;
+  let term: string | null = null;
+  let files: number[] = [];
+  let tfs: number[] = [];
+  const flush = () => {
+    if (term !== null) postings.set(term, { files: Int32Array.from(files), tfs: Int32Array.from(tfs) });
+    files = [];
+    tfs = [];
+  };
+  for (const [t, doc] of stmts.instances.iterate(maxInstances + 1) as IterableIterator<[string, number]>) {
+    if (++instances > maxInstances) break;
+    lengths.set(doc, (lengths.get(doc) ?? 0) + 1);
+    if (t !== term) {
+      if (postings.has(t)) throw new Error(`path index: instance rows of "${t}" not in one run`);
+      flush();
+      term = t;
+    }
+    const last = files.length - 1;
+    if (last >= 0 && files[last] === doc) tfs[last]!++;
+    else if (last >= 0 && files[last]! > doc) throw new Error(`path index: instance rows of "${t}" not by document`);
+    else {
+      files.push(doc);
+      tfs.push(1);
+    }
+    if ((instances & 63) === 0) yield;
+  }
+  flush();
+  if (instances > maxInstances) {
+    const words = stmts.words.all(maxTerms + 1) as [string, number][];
+    if (words.length > maxTerms) return null;
+    return {
+      paths,
+      postings: null,
+      fileCounts: new Map(words),
+      lengths: new Map(),
+      tokens: 0,
+      rows: 0,
+      avgTokens: 1,
+    };
+  }
+  const n = lengths.size;
+  return { paths, postings, fileCounts: null, lengths, tokens: instances, rows: n, avgTokens: n ? instances / n : 1 };
 }
 
 /** Changes followed at once at most (more: the index is read again). */

@@ -324,6 +324,10 @@ export class IndexStore {
   warmChunkMetaInSteps(stepMs?: number): Promise<void> {
     return this.chunks.meta.warmInSteps(stepMs);
   }
+  /** Reads the path index (path-index.ts) ahead of the first search, yielding to the event loop while it reads. */
+  warmPathIndex(stepMs?: number): Promise<void> {
+    return this.pathIndex.warmInSteps(stepMs);
+  }
 
   // ---- embedding cache (EmbedCacheRepo) ----
   cacheGet(identity: string, hashes: readonly string[]): Map<string, Float32Array | null> {
