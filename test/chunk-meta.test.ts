@@ -2,11 +2,11 @@ import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SearchSchema } from "../src/config/schema.js";
-import { importanceOf } from "../src/index/repos/chunk-meta.js";
-import { IndexStore, type ChunkRow } from "../src/index/repos/store.js";
+import { IndexStore } from "../src/index/repos/store.js";
 import { Searcher } from "../src/search/searcher.js";
 import { indexedWorkspace, syncFromAnotherConnection } from "./helpers/workspace.js";
 import { rawDb } from "./helpers/raw-db.js";
+import { expectMetaInStep } from "./helpers/copies.js";
 import { VisibilityRepo } from "../src/index/repos/visibility-repo.js";
 
 /** A small random workspace: notes, daily logs, a transcript; some chunks annotated with importance. */
@@ -41,25 +41,12 @@ function allIds(store: IndexStore): number[] {
   return (rawDb(store).prepare(`SELECT id FROM chunks ORDER BY id`).pluck().all() as number[]) ?? [];
 }
 
-/** The metadata must be what the chunk rows say (the SQL path), for every chunk. */
-function expectInStep(store: IndexStore): void {
-  const ids = allIds(store);
-  const rows = store.chunksByIds(ids);
-  const meta = store.chunkMeta(ids);
-  expect(meta.size).toBe(rows.size);
-  for (const [id, row] of rows) {
-    const { text, hash: _hash, vecState: _vecState, ...rest } = row as ChunkRow;
-    expect(meta.get(id)).toEqual({ ...rest, importance: importanceOf(text) });
-  }
-  expect(store.chunkMeta([999_999]).size).toBe(0);
-}
-
 describe("chunk metadata in memory", () => {
   it("says what the chunk rows say, on random workspaces, importance annotations included (before and after loading)", async () => {
     for (const seed of [1, 2, 3]) {
       const { store } = await indexed(randomFiles(seed), false);
-      expectInStep(store); // the first lookups: read per id
-      expectInStep(store); // then from the table in memory
+      expectMetaInStep(store); // the first lookups: read per id
+      expectMetaInStep(store); // then from the table in memory
       const annotated = [...store.chunkMeta(allIds(store)).values()].filter((m) => m.importance !== null);
       expect(annotated.length).toBeGreaterThan(0);
       store.close();
@@ -68,13 +55,13 @@ describe("chunk metadata in memory", () => {
 
   it("follows this connection's edits, appends, renames and deletes", async () => {
     const { root, store, indexer } = await indexed(randomFiles(4));
-    expectInStep(store);
+    expectMetaInStep(store);
     writeFileSync(join(root, "memory/notes/n1.md"), "# Changed\n\n- now it says kiwi <!-- importance: 2 -->\n");
     writeFileSync(join(root, "memory/notes/new.md"), "# New\n\n- a new note about backups\n");
     rmSync(join(root, "memory/notes/n2.md"));
     renameSync(join(root, "memory/notes/n4.md"), join(root, "memory/notes/n4-moved.md"));
     await indexer.sync();
-    expectInStep(store);
+    expectMetaInStep(store);
     const paths = new Set([...store.chunkMeta(allIds(store)).values()].map((m) => m.path));
     expect(paths).toContain("memory/notes/n4-moved.md");
     expect(paths).not.toContain("memory/notes/n2.md");
@@ -116,7 +103,7 @@ describe("chunk metadata in memory", () => {
         }
       }
       await indexer.sync();
-      expectInStep(store);
+      expectMetaInStep(store);
       const spans = paths.map((path) => ({ path, from: 1, to: 1000 }));
       expect(store.chunks.meta.visibilitiesOfSpans(spans)).toEqual(bySql.ofSpans(spans));
     }
@@ -125,21 +112,21 @@ describe("chunk metadata in memory", () => {
 
   it("follows another process's write to the same index, and a rebuilt index", async () => {
     const { root, dbPath, store } = await indexed(randomFiles(5));
-    expectInStep(store);
+    expectMetaInStep(store);
     // Another connection (as another process would) re-indexes an edited file.
     writeFileSync(
       join(root, "MEMORY.md"),
       "# Memory\n\n- The office wifi password never rotates. <!-- importance: 3 -->\n",
     );
     await syncFromAnotherConnection(root, dbPath);
-    expectInStep(store);
+    expectMetaInStep(store);
     const memory = [...store.chunkMeta(allIds(store)).values()].filter((m) => m.path === "MEMORY.md");
     expect(memory.map((m) => m.importance)).toContain(3);
     store.close();
     // A rebuilt index (a new file at the path) is a new store: its own metadata.
     rmSync(dbPath);
     const rebuilt = await indexed({ "MEMORY.md": "# Memory\n\n- only this <!-- importance: 10 -->\n" });
-    expectInStep(rebuilt.store);
+    expectMetaInStep(rebuilt.store);
     rebuilt.store.close();
   });
 

@@ -5,12 +5,13 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import type Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
 import { migrate, SCHEMA_VERSION } from "../src/index/db/migrations.js";
 import { syncFacts } from "../src/facts/sync-facts.js";
 import { PENDING_SQL } from "../src/index/repos/facts-repo.js";
-import { indexesPerTest, type TestIndex } from "./helpers/workspace.js";
+import { indexesPerTest } from "./helpers/workspace.js";
+import { rawDb } from "./helpers/raw-db.js";
 
 const FILES: Record<string, string> = {
   "MEMORY.md": "# Team\n\n- Priya Raman leads Project Falcon.\n- Marta Kowalski runs the Lisbon office.\n",
@@ -19,23 +20,12 @@ const FILES: Record<string, string> = {
 };
 
 const indexOf = indexesPerTest();
-const connections: Database.Database[] = [];
-afterEach(() => {
-  for (const db of connections.splice(0)) db.close();
-});
-
-function sqlite(t: TestIndex): Database.Database {
-  const db = new Database(t.dbPath);
-  connections.push(db);
-  return db;
-}
-
 const ids = (db: Database.Database, sql: string) => db.prepare(sql).pluck().all() as number[];
 
 describe("the facts pass's queue of chunks to read", () => {
   it("holds what was written and not read yet; the pass reads from it, not from a scan of every chunk", async () => {
     const t = await indexOf(FILES);
-    const db = sqlite(t);
+    const db = rawDb(t.store);
     expect(ids(db, `SELECT chunk_id FROM fact_chunks_todo`)).toEqual([]);
     const plan = (db.prepare(`EXPLAIN QUERY PLAN ${PENDING_SQL}`).all(0, 64) as { detail: string }[]).map(
       (r) => r.detail,
@@ -53,7 +43,7 @@ describe("the facts pass's queue of chunks to read", () => {
 
   it("is filled with every chunk not read when an index without it is migrated, and the next pass reads just those", async () => {
     const t = await indexOf(FILES);
-    const db = sqlite(t);
+    const db = rawDb(t.store);
     const all = ids(db, `SELECT id FROM chunks ORDER BY id`);
     const unread = all.slice(-2);
     db.exec(`DROP TRIGGER chunks_facts_todo_ai; DROP TABLE fact_chunks_todo;
@@ -68,7 +58,7 @@ describe("the facts pass's queue of chunks to read", () => {
 
   it("holds every chunk again once the readings are forgotten (new reading rules)", async () => {
     const t = await indexOf(FILES);
-    const db = sqlite(t);
+    const db = rawDb(t.store);
     t.store.facts.forgetReadings();
     expect(ids(db, `SELECT chunk_id FROM fact_chunks_todo ORDER BY chunk_id`)).toEqual(
       ids(db, `SELECT id FROM chunks ORDER BY id`),

@@ -5,6 +5,7 @@ import { PathIndex } from "../src/index/keyword/path-index.js";
 import { IndexStore } from "../src/index/repos/store.js";
 import { indexedWorkspace, syncFromAnotherConnection } from "./helpers/workspace.js";
 import { rawDb } from "./helpers/raw-db.js";
+import { toldPathIndex } from "./helpers/copies.js";
 
 const WORDS = ["kafka", "deploy", "notes", "2026", "budget", "retro", "garden", "team", "q3", "infra"];
 
@@ -94,13 +95,7 @@ describe("path index in memory", () => {
     const paths = randomPaths(21, 50);
     const { root, store, indexer } = await indexedWorkspace(Object.fromEntries(paths.map((p) => [p, "- a line\n"])));
     // A path index told of this connection's writes, as the store's own is.
-    const idx = new PathIndex(rawDb(store));
-    store.registerCopy({
-      name: "test path index",
-      onRollback: () => idx.rolledBack(),
-      onCommit: () => idx.rolledBack(),
-      onFileWrite: (id) => idx.fileChanged(id),
-    });
+    const idx = toldPathIndex(store);
     const expectSame = () => {
       for (const words of [
         ["kafka"],

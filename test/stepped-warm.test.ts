@@ -1,13 +1,11 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../src/index/db/db.js";
-import { IndexStore, type ChunkRow } from "../src/index/repos/store.js";
-import { importanceOf } from "../src/index/repos/chunk-meta.js";
-import { PathIndex } from "../src/index/keyword/path-index.js";
+import { IndexStore } from "../src/index/repos/store.js";
 import { mulberry32 } from "../src/util/prng.js";
 import { tempDir } from "./helpers/workspace.js";
 import { chunksFor, openVectorStore } from "./helpers/vector-store.js";
-import { rawDb } from "./helpers/raw-db.js";
+import { expectMetaInStep, toldPathIndex } from "./helpers/copies.js";
 
 const DIMS = 16;
 
@@ -47,18 +45,6 @@ async function turnsDuring(load: Promise<void>, meanwhile: () => void): Promise<
   }
   await load;
   return turns;
-}
-
-/** The chunk metadata must be what the chunk rows say, for every chunk. */
-function expectMetaInStep(store: IndexStore): void {
-  const ids = rawDb(store).prepare(`SELECT id FROM chunks ORDER BY id`).pluck().all() as number[];
-  const rows = store.chunksByIds(ids);
-  const meta = store.chunkMeta(ids);
-  expect(meta.size).toBe(rows.size);
-  for (const [id, row] of rows) {
-    const { text, hash: _hash, vecState: _vecState, ...rest } = row as ChunkRow;
-    expect(meta.get(id)).toEqual({ ...rest, importance: importanceOf(text) });
-  }
 }
 
 describe("the daemon's loads of a large index's in-memory copies, in steps", () => {
@@ -134,13 +120,7 @@ describe("the daemon's loads of a large index's in-memory copies, in steps", () 
     const store = openVectorStore(path, DIMS);
     for (let f = 0; f < 150; f++)
       store.replaceFile(fileMeta(`memory/team-${f % 7}/notes-${f}-kafka.md`), chunksFor(unitVectors(1, f), f));
-    const idx = new PathIndex(rawDb(store));
-    store.registerCopy({
-      name: "test path index",
-      onRollback: () => idx.rolledBack(),
-      onCommit: () => idx.rolledBack(),
-      onFileWrite: (id) => idx.fileChanged(id),
-    });
+    const idx = toldPathIndex(store);
     const turns = await turnsDuring(idx.warmInSteps(0), () => {
       store.replaceFile(fileMeta("memory/added-kafka-retro.md"), chunksFor(unitVectors(1, 99), 999));
     });
