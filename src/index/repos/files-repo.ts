@@ -92,7 +92,8 @@ export class FilesRepo {
       listFiles: `SELECT ${FILE_COLUMNS} FROM files ORDER BY path`,
       getFile: `SELECT ${FILE_COLUMNS} FROM files WHERE path = ?`,
       stamps: `SELECT id, path, size, mtime_ms, sha256 FROM files`,
-      paths: `SELECT path FROM files`,
+      // A superset of the conflict copies' names (workspace/conflict-copies.ts): each holds a space or ".sync-conflict-".
+      conflictCandidates: `SELECT path FROM files WHERE path LIKE '% %' OR path LIKE '%.sync-conflict-%'`,
       insertFile: `INSERT INTO files (path, class, date, size, mtime_ms, sha256, indexed_bytes, indexed_lines, malformed, indexed_at,
           hash_offset, hash_state, resume_offset, resume_line, resume_seq, resume_malformed, resume_chunker)
         VALUES (@path, @class, @date, @size, @mtimeMs, @sha256, @indexedBytes, @indexedLines, @malformed, @indexedAt,
@@ -132,9 +133,9 @@ export class FilesRepo {
     return out;
   }
 
-  /** Every indexed file's path. */
-  filePaths(): string[] {
-    return this.stmts.paths.pluck().all() as string[];
+  /** The indexed paths that may be conflict copies of file-sync tools (a superset: conflict-copies.ts decides). */
+  conflictCandidates(): string[] {
+    return this.stmts.conflictCandidates.pluck().all() as string[];
   }
 
   getFile(path: string): FileRow | undefined {

@@ -226,8 +226,8 @@ export class IndexStore {
   listFiles(): FileRow[] {
     return this.files.listFiles();
   }
-  filePaths(): string[] {
-    return this.files.filePaths();
+  conflictCandidates(): string[] {
+    return this.files.conflictCandidates();
   }
   fileStamps(): Map<string, FileStamp> {
     return this.files.fileStamps();
