@@ -397,6 +397,8 @@ describe("hosts as people write them", () => {
       "Edited README.md and package.json",
       "Tried Node.js streams, e.g. pipeline",
       "Kafka 3.7 pinned",
+      // A sentence run into the next without a space is no domain name.
+      "We shipped it.Then the deploy moved to Friday",
     ])
       expect(
         old(text).filter(([, cls]) => cls === "id"),

@@ -14,7 +14,10 @@ const FILE_ENDING = new Set(
    pdf png jpg jpeg gif svg webp mp3 mp4 mov zip gz tgz tar bz2 xz gguf bin wasm ipynb pem key crt`.split(/\s+/),
 );
 
-export function isHost(w: string): boolean {
+/** A host as written (any case): a label that opens with a capital and goes on in lower case ("it.Then") is a sentence run into the next, not a domain name. */
+export function isHost(word: string): boolean {
+  if (/\.[A-Z][a-z]/.test(word)) return false;
+  const w = word.toLowerCase();
   if (IPV4.test(w)) return true;
   const m = DOMAIN.exec(w);
   // The first label has two characters or more: "e.g", "i.e" are no hosts.

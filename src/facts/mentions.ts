@@ -179,7 +179,7 @@ export const TIME_VALUE_CLASSES: ReadonlySet<string> = new Set(["time", "weekday
 
 function typedClass(word: string): string | null {
   const w = word.toLowerCase();
-  if (isHost(w)) return "id";
+  if (isHost(word)) return "id";
   if (TIME.test(w) && /[a-z]|:/.test(w)) return "time";
   const day = w.endsWith("s") ? w.slice(0, -1) : w;
   if (WEEKDAYS.has(day)) return "weekday";

@@ -6,7 +6,7 @@ import { relinkChanged } from "./relink.js";
  * The version of the rules that read statements and entities (extract.ts, mentions.ts): an index
  * read by other rules is read again once, at the next sync. Bump it with any change to what they find.
  */
-export const FACTS_READER = "7";
+export const FACTS_READER = "8";
 const READER_KEY = "facts_reader";
 /**
  * "running" from the start of the first pass until it has read every chunk: a first pass stopped
