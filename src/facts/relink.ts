@@ -83,7 +83,7 @@ export function relinkChanged(store: IndexStore): RelinkReport {
         }
       }
     // Every statement read again (a first link): the slots are all in hand, none is read back.
-    const whole = read === store.facts.statementCount();
+    const whole = !store.facts.statementsBeyond(read);
     links.addEntries(added.sort(byKey));
     let written = 0;
     // (A slot every statement left has no entries: its stored rows go.)

@@ -114,6 +114,7 @@ export class FactsRepo {
       markSeen: `INSERT OR IGNORE INTO fact_seen (path, text, seen_at) VALUES (?, ?, ?)`,
       anySeen: `SELECT EXISTS (SELECT 1 FROM fact_chunks_done)`,
       statementCount: `SELECT count(*) FROM fact_statements`,
+      statementsBeyond: `SELECT EXISTS (SELECT 1 FROM fact_statements LIMIT 1 OFFSET ?)`,
       statementsIn: `SELECT t.line, t.at, t.text FROM files f JOIN chunks c ON c.file_id = f.id
         JOIN fact_statements t ON t.chunk_id = c.id WHERE f.path = ? AND t.line BETWEEN ? AND ? LIMIT 64`,
     });
@@ -261,5 +262,10 @@ export class FactsRepo {
 
   statementCount(): number {
     return this.stmts.statementCount.pluck().get() as number;
+  }
+
+  /** Whether the index holds more than n statements (reads n + 1 at most: count(*) reads them all). */
+  statementsBeyond(n: number): boolean {
+    return (this.stmts.statementsBeyond.pluck().get(n) as number) === 1;
   }
 }
