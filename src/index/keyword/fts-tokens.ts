@@ -6,10 +6,15 @@ export interface TextTokens {
   length: number;
 }
 
+/** The tokenizers of the index's FTS5 tables (migrations.ts): chunks_fts's, and files_fts's (paths). */
+export const CHUNK_TOKENIZER = "porter unicode61 remove_diacritics 2";
+export const PATH_TOKENIZER = "unicode61 remove_diacritics 2";
+
 /**
- * FTS5's own tokens of texts (porter unicode61 remove_diacritics 2, as chunks_fts): the texts go
- * into a scratch FTS5 table in the temp schema and come back through its 'instance' vocabulary, so
- * the tokens are exactly the ones the chunk index stores, never a re-implementation of them.
+ * FTS5's own tokens of texts (as chunks_fts makes them by default, or files_fts with
+ * PATH_TOKENIZER): the texts go into a scratch FTS5 table in the temp schema and come back through
+ * its 'instance' vocabulary, so the tokens are exactly the ones the index stores, never a
+ * re-implementation of them.
  */
 export class FtsTokenizer {
   private stmts: { put: Database.Statement; read: Database.Statement; clear: Database.Statement } | undefined;
@@ -17,6 +22,7 @@ export class FtsTokenizer {
   constructor(
     private readonly db: Database.Database,
     private readonly name: string,
+    private readonly tokenize: string = CHUNK_TOKENIZER,
   ) {}
 
   /** The tokens of each text (in the order given). */
@@ -39,7 +45,7 @@ export class FtsTokenizer {
   private prepare() {
     if (this.stmts) return this.stmts;
     this.db.exec(`
-      CREATE VIRTUAL TABLE IF NOT EXISTS temp.${this.name} USING fts5(t, tokenize = 'porter unicode61 remove_diacritics 2');
+      CREATE VIRTUAL TABLE IF NOT EXISTS temp.${this.name} USING fts5(t, tokenize = '${this.tokenize}');
       CREATE VIRTUAL TABLE IF NOT EXISTS temp.${this.name}_v USING fts5vocab(temp, ${this.name}, 'instance');
     `);
     return (this.stmts = {

@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import { B, K1, fts5Idf, sqliteLn } from "./bm25.js";
 import { CommitWatch } from "../db/db-generation.js";
 import { readInSteps } from "../db/stepped-read.js";
+import { FtsTokenizer, PATH_TOKENIZER, type TextTokens } from "./fts-tokens.js";
 
 /** Path tokens held at most (beyond it only each word's file count is held, and search asks FTS5). */
 const MAX_INSTANCES = 2_000_000;
@@ -50,6 +51,7 @@ export class PathIndex {
   private warming = false;
   private warmSpoiled = false;
   private readonly dirty = new Set<number>();
+  private readonly tokenizer: FtsTokenizer;
 
   private readonly maxInstances: number;
   private readonly maxTerms: number;
@@ -66,6 +68,7 @@ export class PathIndex {
       path: db.prepare(`SELECT path FROM files WHERE id = ?`).pluck(),
     };
     this.commits = new CommitWatch(db);
+    this.tokenizer = new FtsTokenizer(db, "path_tokens", PATH_TOKENIZER);
   }
 
   /** Called by the store inside a transaction that writes a file's row. */
@@ -163,10 +166,9 @@ export class PathIndex {
 
   /**
    * Applies the files this connection added, renamed or deleted since the load (a re-indexed file
-   * keeps its path: nothing to do); false when the index must be read again instead. A path of
-   * ASCII characters is tokenized here as FTS5's unicode61 does (runs of letters and digits,
-   * lowercased); any other path, or many changes at once, reads the index again (at 100,000 files
-   * a read takes ~1 s, which each new file cost before).
+   * keeps its path: nothing to do), with FTS5's own tokens of the paths (fts-tokens.ts); false when
+   * the index must be read again instead (many changes at once). At 100,000 files a read takes
+   * ~1 s, which each new file cost before.
    */
   private followWrites(): boolean {
     if (this.dirty.size === 0) return true;
@@ -180,10 +182,12 @@ export class PathIndex {
     this.dirty.clear();
     if (changes.length === 0) return true;
     if (!idx?.postings || changes.length > MAX_FOLLOWED) return false;
-    if (changes.some(([, was, now]) => !asciiOnly(was) || !asciiOnly(now))) return false;
-    for (const [id, was, now] of changes) {
-      if (was !== undefined && !removeFile(idx, idx.postings, id)) return false;
-      if (now !== undefined) addFile(idx, idx.postings, id, now);
+    const paths = changes.flatMap(([, was, now]) => [was ?? "", now ?? ""]);
+    const tokens = this.tokenizer.tokens(paths);
+    for (let i = 0; i < changes.length; i++) {
+      const [id, was, now] = changes[i]!;
+      if (was !== undefined && !removeFile(idx, idx.postings, id, tokens[2 * i]!)) return false;
+      if (now !== undefined) addFile(idx, idx.postings, id, now, tokens[2 * i + 1]!);
     }
     idx.rows = idx.lengths.size;
     idx.avgTokens = idx.rows ? idx.tokens / idx.rows : 1;
@@ -272,20 +276,9 @@ function* readIndex(stmts: PathStatements, maxInstances: number, maxTerms: numbe
 /** Changes followed at once at most (more: the index is read again). */
 const MAX_FOLLOWED = 1000;
 
-const asciiOnly = (path: string | undefined) => path === undefined || !/[^\x20-\x7e]/.test(path);
-
-/** An ASCII path's tokens as FTS5's unicode61 makes them, with their counts. */
-function asciiTokens(path: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const t of path.toLowerCase().match(/[a-z0-9]+/g) ?? []) counts.set(t, (counts.get(t) ?? 0) + 1);
-  return counts;
-}
-
-function addFile(idx: Loaded, postings: Map<string, Postings>, id: number, path: string): void {
-  const counts = asciiTokens(path);
-  let n = 0;
-  for (const [term, tf] of counts) {
-    n += tf;
+function addFile(idx: Loaded, postings: Map<string, Postings>, id: number, path: string, tokens: TextTokens): void {
+  const n = tokens.length;
+  for (const [term, tf] of tokens.tf) {
     const p = postings.get(term);
     const files = new Int32Array((p?.files.length ?? 0) + 1);
     const tfs = new Int32Array(files.length);
@@ -297,17 +290,16 @@ function addFile(idx: Loaded, postings: Map<string, Postings>, id: number, path:
     tfs[tfs.length - 1] = tf;
     postings.set(term, { files, tfs });
   }
+  idx.paths.set(id, path);
   if (n === 0) return;
   idx.lengths.set(id, n);
   idx.tokens += n;
-  idx.paths.set(id, path);
 }
 
 /** Takes a file out; false when its tokens were not where they should be (the index is read again). */
-function removeFile(idx: Loaded, postings: Map<string, Postings>, id: number): boolean {
-  const path = idx.paths.get(id)!;
+function removeFile(idx: Loaded, postings: Map<string, Postings>, id: number, tokens: TextTokens): boolean {
   idx.paths.delete(id);
-  for (const term of asciiTokens(path).keys()) {
+  for (const term of tokens.tf.keys()) {
     const p = postings.get(term);
     const at = p ? p.files.indexOf(id) : -1;
     if (!p || at < 0) return false;

@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import { dbGeneration } from "../db/db-generation.js";
 import { termPhrase } from "./fts-text.js";
 import { ftsTotalsReader } from "./fts-totals.js";
+import { CHUNK_TOKENIZER } from "./fts-tokens.js";
 import type { PostingsView } from "./keyword-postings.js";
 
 /**
@@ -64,7 +65,7 @@ export class TermStats {
 
   constructor(private readonly db: Database.Database) {
     db.exec(`
-      CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_terms USING fts5(t, tokenize = 'porter unicode61 remove_diacritics 2');
+      CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_terms USING fts5(t, tokenize = '${CHUNK_TOKENIZER}');
       CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_terms_v USING fts5vocab(temp, query_terms, 'instance');
       CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab USING fts5vocab(main, chunks_fts, 'row');
     `);
