@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isolatedEnv, runCli } from "./helpers/cli.js";
@@ -69,4 +69,54 @@ describe("the demo and the README's quick start", () => {
     expect(existsSync(join(demoDir, "run"))).toBe(false);
     expect(existsSync(join(demoDir, "data", "indexes"))).toBe(false);
   }, 300_000);
+});
+
+describe("the demo on the user's own workspace (npm start -- -w DIR)", () => {
+  const home = tempDir("cortexd-home-");
+  const tmp = tempDir("cortexd-tmp-");
+  const mine = tempDir("cortexd-mine-");
+  mkdirSync(join(mine, "notes", "memory"), { recursive: true });
+  writeFileSync(join(mine, "notes", "MEMORY.md"), "# Memory\n\n- The Lyon office opens on Mondays.\n");
+  // npm runs the script from the package root and says where it was run from in INIT_CWD.
+  const env = { ...process.env, ...isolatedEnv(home), TMPDIR: tmp, INIT_CWD: mine, CORTEXD_LOG_LEVEL: "warn" };
+  const demoDir = join(tmp, `cortexd-demo-${process.getuid?.() ?? "user"}`);
+  const cliEnv = { ...isolatedEnv(home), TMPDIR: tmp, CORTEXD_CONFIG: join(demoDir, "config.json") };
+
+  it("a path that is not there is refused with what to give, and nothing runs", () => {
+    const r = spawnSync(process.execPath, [DEMO, "-w", "nope"], { env, encoding: "utf8" });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`no such directory: ${join(mine, "nope")}`);
+    expect(existsSync(join(demoDir, "config.json"))).toBe(false);
+  });
+
+  it("indexes that workspace (a relative path, from where npm ran), which the demo's config names; it is left in place", async () => {
+    const demo = spawn(process.execPath, [DEMO, "-w", "notes"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let log = "";
+    demo.stdout!.on("data", (d) => (log += d));
+    demo.stderr!.on("data", (d) => (log += d));
+    let exitCode: number | null | undefined;
+    const exited = new Promise<number | null>((r) => demo.on("exit", (c) => r((exitCode = c))));
+    try {
+      let found = "";
+      await waitUntil(
+        () => {
+          if (exitCode !== undefined) expect.fail(`the demo exited (${exitCode}):\n${log}`);
+          const r = runCli(["search", "Lyon office", "--json"], cliEnv);
+          found = r.stdout;
+          return r.code === 0 && r.stdout.includes("MEMORY.md");
+        },
+        120_000,
+        500,
+      ).catch(() => expect.fail(`never found the line; demo log:\n${log}\nlast search: ${found}`));
+      const config = JSON.parse(readFileSync(join(demoDir, "config.json"), "utf8")) as {
+        workspaces: { path: string }[];
+      };
+      expect(config.workspaces).toEqual([{ path: join(mine, "notes") }]);
+    } finally {
+      demo.kill("SIGINT");
+      await exited;
+    }
+    expect(readFileSync(join(mine, "notes", "MEMORY.md"), "utf8")).toContain("Lyon office");
+    expect(existsSync(join(demoDir, "config.json"))).toBe(false);
+  }, 180_000);
 });
