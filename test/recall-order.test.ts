@@ -54,6 +54,29 @@ describe("recall order for a prompt about someone", () => {
     expect(firstHolding(out.context, ["Rotterdam", "Ghent"])).toBe("Rotterdam");
   });
 
+  it("puts what is said of the person on the asked topic first, above newer passing mentions of them", async () => {
+    const t = await indexOf({
+      ...filler(),
+      "MEMORY.md": "# Memory\n\n- Leo lives in Warsaw.\n- Hiro lives in Berlin.\n",
+      "memory/2026-09-10.md": daily("2026-09-10", ["09:12 Leo moved from Warsaw to Dublin."]),
+      "memory/2026-10-05.md": daily("2026-10-05", ["21:30 Leo is not in Dublin anymore, lives in Milan these days."]),
+      "memory/2026-10-11.md": daily("2026-10-11", ["08:11 Birthday present for Leo: a board game."]),
+      "memory/2026-11-05.md": daily("2026-11-05", ["12:54 Merged Leo's fix for the memory leak in the worker."]),
+      "memory/2026-11-11.md": daily("2026-11-11", [
+        "18:17 Demo of data retention went well; Leo asked about search ranking.",
+      ]),
+    });
+    for (const query of ["Where does Leo live?", "where is Leo living now?"]) {
+      const out = await recall(t.searcher, t.store, { query, record: false, referenceDate: "2026-11-30" });
+      const lines = out.context.split("\n").filter((l) => l.startsWith("- "));
+      expect(lines[0], `${query}\n${out.context}`).toContain("Milan");
+      // The other mentions of Leo are still there, newest first, after it.
+      const leak = lines.findIndex((l) => l.includes("memory leak"));
+      const board = lines.findIndex((l) => l.includes("board game"));
+      if (leak >= 0 && board >= 0) expect(leak).toBeLessThan(board);
+    }
+  });
+
   it("counts the prompt's entities for the order as if alone, after the search counted them to its lower share", async () => {
     const files = filler();
     // Mara is named in half the days (what the workspace is about: not reordered), Ines in three of 27.

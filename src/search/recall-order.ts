@@ -5,6 +5,8 @@
  * are shown newest first — an undated curated line as the oldest, the file's own history being all
  * there is — in the places those memories already hold; every other memory keeps its place. The
  * same memories within the same budget: only their order changes.
+ * Among them, those speaking of what the prompt asks come first ("Where does Leo live?": "Leo …
+ * lives in Milan these days" before the newer "Leo asked about search ranking").
  *
  * Not for a prompt about a past window (its memories are that time's), and not for a block shown
  * in time order already (a window without a topic).
@@ -26,21 +28,29 @@ export interface Orderable {
   date?: string | undefined;
 }
 
+/** A memory as newestFirstFor reads it. */
+export interface OrderView extends Orderable {
+  /** The prompt words its whole chunk holds (its evidence). */
+  chunkWords: readonly string[];
+  /** It states the current value the question asks for (search/fact-answers.ts). */
+  answer?: boolean;
+}
+
 /**
  * A block's order for a prompt about someone or something: the memories naming one of its entities
- * newest first; then, for a prompt about how things stand now (prompt-intent.ts `asksAboutNow`), the
- * memories whose shown text holds every word of the prompt the index holds (two at least), newest
- * first; and, for a question for a value, the memories holding its topic newest first when the
- * newest of them says the thing changed (one word is enough then: "who is my manager?").
+ * newest first, those on the prompt's topic (onTopic) before the other mentions; then, for a prompt
+ * about how things stand now (prompt-intent.ts `asksAboutNow`), the memories whose shown text holds
+ * every word of the prompt the index holds (two at least), newest first; and, for a question for a
+ * value, the memories holding its topic newest first when the newest of them says the thing changed
+ * (one word is enough then: "who is my manager?").
  */
 export function newestFirstFor<T>(
   items: readonly T[],
   prompt: { query: string; entities: readonly string[]; words: readonly PromptWord[] },
-  /** A memory's shown text and date, and the prompt words its whole chunk holds (its evidence). */
-  view: (t: T) => Orderable & { chunkWords: readonly string[] },
+  view: (t: T) => OrderView,
 ): T[] {
-  const out = newestFirstAbout(items, prompt.entities, view);
   const indexed = prompt.words.filter((w) => w.df > 0);
+  const out = newestFirstAbout(items, prompt.entities, view, onTopic(items, prompt.entities, indexed, view));
   if (indexed.length === 0 || !asksAboutNow(prompt.query)) return out;
   const holding = (words: readonly PromptWord[]) => (t: T) => {
     const v = view(t);
@@ -68,6 +78,40 @@ function changedIn(text: string, words: readonly PromptWord[]): boolean {
   });
 }
 
+/**
+ * Which of the memories naming the prompt's entities speak of what it asks, and so come before the
+ * entity's other, newer mentions ("Where does Leo live?": "Leo … lives in Milan these days" before
+ * "Leo asked about search ranking"): those holding a word of the prompt beside the names that is no
+ * frequent English word ("manager"), and the one the facts read as stating the current value asked
+ * for, if it holds a word of the prompt beside the names ("live") and no later memory of the entity
+ * says that something changed (the facts may not have tied that change to it: "Grace has moved to
+ * Rotterdam" after "Grace lives in Ghent"). Within each part, newest first still.
+ */
+function onTopic<T>(
+  items: readonly T[],
+  entities: readonly string[],
+  indexed: readonly PromptWord[],
+  view: (t: T) => OrderView,
+): (t: T) => boolean {
+  const keys = entities.map(spaced).filter((k) => k.trim() !== "");
+  const besideNames = indexed.filter((w) => !keys.some((k) => k.includes(` ${w.word} `)));
+  const topic = besideNames.filter((w) => !w.frame);
+  const holdsOne = (v: OrderView, words: readonly PromptWord[]) =>
+    words.some((w) => holdsEvery(v.text, v.chunkWords, [w]));
+  let lastChange = "";
+  for (const t of items) {
+    const v = view(t);
+    const text = spaced(v.text);
+    if ((v.date ?? "") > lastChange && keys.some((k) => text.includes(k)) && v.text.split("\n").some(saysChange))
+      lastChange = v.date ?? "";
+  }
+  return (t) => {
+    const v = view(t);
+    if (holdsOne(v, topic)) return true;
+    return v.answer === true && holdsOne(v, besideNames) && !(lastChange > (v.date ?? ""));
+  };
+}
+
 /** Lowercase words joined by single spaces, with a space at each end: whole-word containment. */
 function spaced(text: string): string {
   return ` ${text
@@ -76,7 +120,12 @@ function spaced(text: string): string {
     .trim()} `;
 }
 
-export function newestFirstAbout<T>(items: readonly T[], entities: readonly string[], view: (t: T) => Orderable): T[] {
+export function newestFirstAbout<T>(
+  items: readonly T[],
+  entities: readonly string[],
+  view: (t: T) => Orderable,
+  onTopic?: (t: T) => boolean,
+): T[] {
   const keys = entities.map(spaced).filter((k) => k.trim() !== "");
   if (keys.length === 0) return [...items];
   return newestFirstOf(
@@ -86,25 +135,34 @@ export function newestFirstAbout<T>(items: readonly T[], entities: readonly stri
       return keys.some((k) => text.includes(k));
     },
     view,
+    onTopic,
   );
 }
 
 /**
- * The memories that `about` picks, newest first (undated last) in the places they hold; every
- * other memory keeps its place. For a prompt about how things stand now, the memories holding
- * every word of the prompt speak of one thing ("who is on call for payments?": the
- * curated "Tom is the on-call lead for payments" and the later log "Ines takes over as on-call
- * lead for payments"): the newest statement of it first.
+ * The memories that `about` picks, newest first (undated last) in the places they hold, those that
+ * `first` picks (if given) before the others; every other memory keeps its place. For a prompt
+ * about how things stand now, the memories holding every word of the prompt speak of one thing
+ * ("who is on call for payments?": the curated "Tom is the on-call lead for payments" and the later
+ * log "Ines takes over as on-call lead for payments"): the newest statement of it first.
  */
-export function newestFirstOf<T>(items: readonly T[], about: (t: T) => boolean, view: (t: T) => Orderable): T[] {
+export function newestFirstOf<T>(
+  items: readonly T[],
+  about: (t: T) => boolean,
+  view: (t: T) => Orderable,
+  first?: (t: T) => boolean,
+): T[] {
   if (items.length < 2) return [...items];
   const picked: number[] = [];
   items.forEach((t, i) => {
     if (about(t)) picked.push(i);
   });
   if (picked.length < 2) return [...items];
+  const tier = (t: T) => (first && !first(t) ? 1 : 0);
   // Newest first; undated last; ties keep the block's order (Array.prototype.sort is stable).
-  const newest = picked.map((i) => items[i]!).sort((a, b) => (view(b).date ?? "").localeCompare(view(a).date ?? ""));
+  const newest = picked
+    .map((i) => items[i]!)
+    .sort((a, b) => tier(a) - tier(b) || (view(b).date ?? "").localeCompare(view(a).date ?? ""));
   const out = [...items];
   picked.forEach((place, n) => (out[place] = newest[n]!));
   return out;

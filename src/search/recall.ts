@@ -244,7 +244,12 @@ async function recallOn(
   if (wholeWindow) packed = packed.sort((a, b) => timeOrder(a.judged.hit, b.judged.hit));
   // A prompt about someone or something (not a past window): what is said of it now, first (recall-order.ts).
   else if (windows.length === 0 && !req.visible) {
-    const view = (k: Packed) => ({ text: k.text, date: k.judged.hit.date, chunkWords: k.judged.evidence.words });
+    const view = (k: Packed) => ({
+      text: k.text,
+      date: k.judged.hit.date,
+      chunkWords: k.judged.evidence.words,
+      answer: facts.answers.has(k.judged.hit),
+    });
     packed = newestFirstFor(packed, { query: req.query, entities: named(), words: profile.words }, view);
   }
   const memories: RecalledMemory[] = packed.map((k) => ({
