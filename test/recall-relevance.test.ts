@@ -1,10 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { RecallSchema } from "../src/config/schema.js";
 import { recall } from "../src/search/recall.js";
 import { cleanMemoryText } from "../src/search/recall-clean.js";
 import { escapeForBlock } from "../src/search/recall-escape.js";
 import { isGathering, spreadByGroup } from "../src/search/recall-gather.js";
-import { indexesPerTest } from "./helpers/workspace.js";
+import { builtinProvider } from "./helpers/models.js";
+import { indexesPerTest, openTestIndex, tempDir, writeFiles } from "./helpers/workspace.js";
 
 const indexOf = indexesPerTest();
 
@@ -65,6 +66,45 @@ describe("recall: the relevance decision", () => {
     expect(kept.kept && kept.injected).toBe(true);
     expect(kept.reason).toMatch(/^relevant: word coverage 1\.00/);
     expect(r.explain!.candidates.some((c) => !c.kept)).toBe(true);
+  });
+
+  it("a prompt framed in time adverbs (lately, nowadays) is about its other words", async () => {
+    const files: Record<string, string> = {};
+    const chores = [
+      "Reviewed the invoices pull request.",
+      "Paired on the login flake with Dana.",
+      "Wrote the quarterly goals draft.",
+      "Lunch at the noodle place downstairs.",
+      "Updated the runbook for search alerts.",
+      "Filed a ticket about the dark mode contrast.",
+      "Customer call about the export pipeline.",
+      "Rotated the API keys for the billing service.",
+      "Sprint planning: picked up the audit log.",
+      "Gym: 30 min run.",
+      "Read last year's postmortem on the SSO login.",
+    ];
+    for (let d = 0; d < 120; d++) {
+      const date = new Date(Date.UTC(2026, 7, 1 + d)).toISOString().slice(0, 10);
+      const lines = Array.from({ length: 6 }, (_, i) => `${10 + i}:00 ${chores[(d * 3 + i * 5) % chores.length]}`);
+      if (d % 8 === 3) lines.push("14:00 Restarted the staging database after the memory spike.");
+      if (d === 12) lines.push("18:00 Been sleeping badly lately; anything with caffeine after 4pm is out.");
+      if (d === 20) lines.push("18:30 Nowadays the team lunch is on Fridays.");
+      files[`memory/${date}.md`] = `# ${date}\n\n${lines.map((l) => `- ${l}`).join("\n")}\n`;
+    }
+    // The built-in model, as the daemon runs by default: a prompt word the index holds rarely weighs the most.
+    const root = tempDir();
+    writeFiles(root, files);
+    const t = openTestIndex(root, await builtinProvider());
+    onTestFinished(() => t.close());
+    await t.indexer.sync();
+    for (const query of [
+      "anything about the staging database lately?",
+      "how is the staging database doing nowadays?",
+      "anything new on the staging database recently?",
+    ]) {
+      const r = await recall(t.searcher, t.store, { query, record: false, referenceDate: "2026-11-29" });
+      expect(r.context, query).toContain("Restarted the staging database");
+    }
   });
 
   it('relevance "off" gives the budget\'s worth as search ranks it (the old behaviour)', async () => {

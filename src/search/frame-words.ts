@@ -20,14 +20,17 @@ export const INTERJECTIONS: ReadonlySet<string> = new Set(
 
 /**
  * Chat filler the list cannot hold: contractions typed without their apostrophe ("cant", "didnt":
- * the list's "can't" is two tokens), interjections and the "-ever" words and sentence adverbs the
- * list ranks lower ("whenever", "anyway"). Closed classes of English.
+ * the list's "can't" is two tokens), interjections, the "-ever" words and sentence adverbs the
+ * list ranks lower ("whenever", "anyway"), and the adverbs that place a question in the present
+ * ("anything about the staging database lately?": rare in notes, so they would weigh the most of
+ * the prompt's words). Closed classes of English.
  */
 const FILLER = new Set([
   ..."cant dont didnt doesnt isnt wont wouldnt couldnt shouldnt arent wasnt werent hasnt havent hadnt aint".split(" "),
   ..."im ive youre youve youll theyre theyve thats whats whos wheres heres theres".split(" "),
   ...INTERJECTIONS,
   ..."whenever wherever whoever whomever whichever anyway anyways somehow".split(" "),
+  ..."lately nowadays currently presently recently latterly anymore".split(" "),
 ]);
 
 /** Whether a lowercase word is one of the most frequent English words, or chat filler. */

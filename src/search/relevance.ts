@@ -177,7 +177,19 @@ export function promptWords(
       subject: named.has(r.word) && chunks > 0 && df >= cfg.subjectShare * chunks,
     };
   });
-  return { words, chunks };
+  return { words: frameCapped(words), chunks };
+}
+
+/**
+ * The prompt's frame never weighs more than what it is about: a frame word the index holds rarely
+ * ("anything", "lately" in "anything about the staging database lately?", once each in the notes)
+ * weighs at most as much as the lightest of the prompt's other words the index holds.
+ */
+function frameCapped<W extends { frame: boolean; df: number; weight: number }>(words: W[]): W[] {
+  const topic = words.filter((w) => !w.frame && w.df > 0);
+  if (topic.length === 0) return words;
+  const cap = Math.min(...topic.map((w) => w.weight));
+  return words.map((w) => (w.frame && w.weight > cap ? { ...w, weight: cap } : w));
 }
 
 /**
