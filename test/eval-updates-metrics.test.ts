@@ -17,6 +17,7 @@ describe("updates eval metrics (the dev README's rules)", () => {
       found: true,
       currentFirst: false,
       staleAbsent: false,
+      leads: false,
       chars: ctx.length,
     });
     const good = "Hiro lives in Berlin.\nno longer Hamburg; Berlin now";
@@ -26,5 +27,12 @@ describe("updates eval metrics (the dev README's rules)", () => {
       currentFirst: false,
       staleAbsent: true,
     });
+  });
+  it("leads: the block's first memory holds a current value", () => {
+    const block = (...memories: string[]) =>
+      `<cortex_memories>\n[NOTE: …]\n${memories.map((m) => `- ${m}`).join("\n")}\n</cortex_memories>`;
+    expect(scoreUpdate(block("Leo moved to Milan.", "Leo asked about ranking."), ["Milan"], []).leads).toBe(true);
+    expect(scoreUpdate(block("Leo asked about ranking.", "Leo moved to Milan."), ["Milan"], []).leads).toBe(false);
+    expect(scoreUpdate("", ["Milan"], []).leads).toBe(false);
   });
 });

@@ -1,13 +1,16 @@
 /**
  * The metrics of the updates set (../shared/eval/updates/<split>/README.md), on one recall context:
  * found (a current value appears), current-first (the first line holding any listed value holds a
- * current one), stale-absent (every line holding a stale value also holds a current one).
+ * current one), stale-absent (every line holding a stale value also holds a current one); and,
+ * beside the README's metrics, leads: the block's first memory holds a current value (the answer is
+ * what a reader sees first, not below other memories of the same person).
  */
 
 export interface UpdateScores {
   found: boolean;
   currentFirst: boolean;
   staleAbsent: boolean;
+  leads: boolean;
   chars: number;
 }
 
@@ -37,6 +40,7 @@ export function scoreUpdate(context: string, current: readonly string[], stale: 
     found: lines.some((l) => holds(cur, l)),
     currentFirst: first !== undefined && holds(cur, first),
     staleAbsent: lines.every((l) => !holds(old, l) || holds(cur, l)),
+    leads: holds(cur, context.split("\n").find((l) => l.startsWith("- ")) ?? ""),
     chars: context.length,
   };
 }

@@ -64,6 +64,7 @@ function summary(rows: readonly Row[]) {
     found: mean((r) => +r.found),
     currentFirst: mean((r) => +r.currentFirst),
     staleAbsent: mean((r) => +r.staleAbsent),
+    leads: mean((r) => +r.leads),
     chars: mean((r) => r.chars),
     p95Chars: percentile(
       rows.map((r) => r.chars),
@@ -148,7 +149,7 @@ export async function updatesCommand(argv: string[]): Promise<number> {
   }
   const f = (x: number) => x.toFixed(2).replace(/^0/, "");
   const line = (s: ReturnType<typeof summary>) =>
-    `${s.n} questions, found ${f(s.found)}, current-first ${f(s.currentFirst)}, stale-absent ${f(s.staleAbsent)}, chars ${s.chars.toFixed(0)}`;
+    `${s.n} questions, found ${f(s.found)}, current-first ${f(s.currentFirst)}, stale-absent ${f(s.staleAbsent)}, leads ${f(s.leads)}, chars ${s.chars.toFixed(0)}`;
   const out = [`updates: ${line(overall)}`];
   for (const [name, g] of Object.entries(groups))
     for (const [k, s] of Object.entries(g)) out.push(`  ${name} ${k}: ${line(s)}`);
