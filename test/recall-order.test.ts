@@ -66,7 +66,7 @@ describe("recall order for a prompt about someone", () => {
         "18:17 Demo of data retention went well; Leo asked about search ranking.",
       ]),
     });
-    for (const query of ["Where does Leo live?", "where is Leo living now?"]) {
+    for (const query of ["Where does Leo live?", "where is Leo living now?", "what town is Leo in?"]) {
       const out = await recall(t.searcher, t.store, { query, record: false, referenceDate: "2026-11-30" });
       const lines = out.context.split("\n").filter((l) => l.startsWith("- "));
       expect(lines[0], `${query}\n${out.context}`).toContain("Milan");

@@ -83,8 +83,8 @@ function changedIn(text: string, words: readonly PromptWord[]): boolean {
  * entity's other, newer mentions ("Where does Leo live?": "Leo … lives in Milan these days" before
  * "Leo asked about search ranking"): those holding a word of the prompt beside the names that is no
  * frequent English word ("manager"), and the one the facts read as stating the current value asked
- * for, if it holds a word of the prompt beside the names ("live") and no later memory of the entity
- * says that something changed (the facts may not have tied that change to it: "Grace has moved to
+ * for, if it holds a word of the prompt beside the names ("live"; or the index holds none of them:
+ * "what town is Leo in?") and no later memory of the entity says that something changed (the facts may not have tied that change to it: "Grace has moved to
  * Rotterdam" after "Grace lives in Ghent"). Within each part, newest first still.
  */
 function onTopic<T>(
@@ -108,7 +108,9 @@ function onTopic<T>(
   return (t) => {
     const v = view(t);
     if (holdsOne(v, topic)) return true;
-    return v.answer === true && holdsOne(v, besideNames) && !(lastChange > (v.date ?? ""));
+    return (
+      v.answer === true && (besideNames.length === 0 || holdsOne(v, besideNames)) && !(lastChange > (v.date ?? ""))
+    );
   };
 }
 
