@@ -30,6 +30,7 @@ function workspace(): Record<string, string> {
     );
     if (d === 17) lines.push("- 16:00 Decided to batch the Lidl invoices nightly instead of hourly");
     if (d === 5) lines.push("- 16:00 The Lidl invoices were garbled: encoding fixed with iconv");
+    if (d % 4 === 1) lines.push("- 19:00 Walked 5 km after work");
     files[`memory/${date}.md`] = `# ${date}\n\n${lines.join("\n")}\n`;
   }
   files["sessions/s1.jsonl"] = [
@@ -120,6 +121,16 @@ for (const mode of ["hybrid", "keyword"] as const) {
       expect(days).toEqual([...days].sort((a, b) => a - b));
       // Not just the first days of the month: the spread reaches past its first week.
       expect(Math.max(...days) - Math.min(...days)).toBeGreaterThan(7);
+    });
+
+    it("answers a time question about a day nothing was written on with nothing, whatever its frame words", async () => {
+      // 2026-04-20 is a Monday: last Friday (April 17) has no log; "work" is in a few notes ("after work").
+      for (const query of ["what did I work on last Friday?", "what was I working on last Friday?"]) {
+        const r = await ask(query, "2026-04-20");
+        expect(r.context, query).toBe("");
+      }
+      const yesterday = await ask("what was I working on yesterday?");
+      expect(bulletsOf(yesterday.context).sort()).toEqual([24, 24, 24]);
     });
 
     it("answers as of the reference day, not the wall clock", async () => {

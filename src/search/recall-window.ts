@@ -21,7 +21,7 @@ import { collapseConflictCopies } from "./recall-copies.js";
 import type { DateWindow } from "./dates.js";
 import { localDay } from "../util/local-day.js";
 import { stem } from "./excerpt.js";
-import type { PromptWord } from "./relevance.js";
+import type { PromptProfile, PromptWord } from "./relevance.js";
 
 /** Chunk ids read per window and kind (integers from the files_date index): a year of logs fits. */
 const MAX_IDS = 5000;
@@ -62,6 +62,17 @@ const TIME_FRAME = new Set(
     .split(" ")
     .map(stem),
 );
+
+/**
+ * A time prompt's profile without the words of its frame ("work" in "what did I work on last
+ * Friday?"): when its window holds nothing, a memory elsewhere holding only them ("Walked 5 km after
+ * work") is about nothing the prompt asks.
+ */
+export function withoutTimeFrame(profile: PromptProfile): PromptProfile {
+  const words = profile.words.filter((w) => !TIME_FRAME.has(w.stem));
+  if (words.length === profile.words.length) return profile;
+  return { ...profile, words, weight: words.reduce((s, w) => s + w.weight, 0) };
+}
 
 /** The prompt words a window's memories are filtered by: known to the index, not the frame of a time question. */
 export function windowTopic(words: readonly PromptWord[]): PromptWord[] {

@@ -5,7 +5,7 @@ import type { RecallResult, RecalledMemory } from "../rpc/protocol.js";
 import { chunkHash, sha256 } from "../util/hash.js";
 import { BLOCK_TOKENS, recallBlock, type RecallLine, type RecallLines } from "./recall-format.js";
 import { selectMemories, selectWindow, withWindowFirst, type Packed } from "./recall-select.js";
-import { timeOrder, windowHits, windowMemories } from "./recall-window.js";
+import { timeOrder, windowHits, windowMemories, withoutTimeFrame } from "./recall-window.js";
 import { asksForMany, isInstruction, namesSomething, speaksOfOwn } from "./prompt-intent.js";
 import { exactAnchors } from "./exact.js";
 import { softlyHeld, weighSoftWords, withSoftWords } from "./soft-words.js";
@@ -179,7 +179,9 @@ async function recallOn(
     hits.map((h) => h.text ?? h.snippet),
     speaksOfOwn(req.query),
   );
-  const profile = weighSoftWords(prompt, soft);
+  // A time question's frame ("what did I work on …") names no topic, in its window or elsewhere.
+  const weighed = weighSoftWords(prompt, soft);
+  const profile = windows.length > 0 ? withoutTimeFrame(weighed) : weighed;
   snap.enter();
   const softOf = new Map(hits.map((h, i) => [h, soft[i]!]));
   const scans = new Map<AnnotatedHit, ScannedText>();
