@@ -84,8 +84,8 @@ function changedIn(text: string, words: readonly PromptWord[]): boolean {
  * "Leo asked about search ranking"): those holding a word of the prompt beside the names that is no
  * frequent English word ("manager"), and the one the facts read as stating the current value asked
  * for, if it holds a word of the prompt beside the names ("live"; or the index holds none of them:
- * "what town is Leo in?") and no later memory of the entity says that something changed (the facts may not have tied that change to it: "Grace has moved to
- * Rotterdam" after "Grace lives in Ghent"). Within each part, newest first still.
+ * "what town is Leo in?") and no later memory of the entity says that something changed
+ * (leadingAnswer). Within each part, newest first still.
  */
 function onTopic<T>(
   items: readonly T[],
@@ -98,20 +98,41 @@ function onTopic<T>(
   const topic = besideNames.filter((w) => !w.frame);
   const holdsOne = (v: OrderView, words: readonly PromptWord[]) =>
     words.some((w) => holdsEvery(v.text, v.chunkWords, [w]));
-  let lastChange = "";
-  for (const t of items) {
-    const v = view(t);
-    const text = spaced(v.text);
-    if ((v.date ?? "") > lastChange && keys.some((k) => text.includes(k)) && v.text.split("\n").some(saysChange))
-      lastChange = v.date ?? "";
-  }
+  const answer = leadingAnswer(
+    items,
+    (t) => {
+      const text = spaced(view(t).text);
+      return keys.some((k) => text.includes(k));
+    },
+    view,
+  );
   return (t) => {
     const v = view(t);
     if (holdsOne(v, topic)) return true;
-    return (
-      v.answer === true && (besideNames.length === 0 || holdsOne(v, besideNames)) && !(lastChange > (v.date ?? ""))
-    );
+    return answer(t) && (besideNames.length === 0 || holdsOne(v, besideNames));
   };
+}
+
+/**
+ * Whether a memory is the facts' answer to the question and may lead the memories `about` the same
+ * thing: no later one of them says that something changed (the facts may not have tied that change
+ * to it: "Grace has moved to Rotterdam" after "Grace lives in Ghent").
+ */
+function leadingAnswer<T>(items: readonly T[], about: (t: T) => boolean, view: (t: T) => OrderView): (t: T) => boolean {
+  let lastChange = "";
+  for (const t of items) {
+    const v = view(t);
+    if ((v.date ?? "") > lastChange && about(t) && v.text.split("\n").some(saysItChanged)) lastChange = v.date ?? "";
+  }
+  return (t) => view(t).answer === true && !(lastChange > (view(t).date ?? ""));
+}
+
+/**
+ * Whether a line says that something changed, by more than a passing "now" or "new" ("Elena owns
+ * the export pipeline now" is news of another kind than "Grace has moved to Rotterdam").
+ */
+function saysItChanged(line: string): boolean {
+  return saysChange(line.replace(/\b(?<!from )now\b|\bnew\b/gi, " "));
 }
 
 /** Lowercase words joined by single spaces, with a space at each end: whole-word containment. */
