@@ -8,6 +8,7 @@
  */
 import { splitCjk } from "../index/keyword/fts-text.js";
 import { isFrameWord } from "./frame-words.js";
+import { otherSpellings } from "./letter-fold.js";
 import { STOP_WORDS, queryTokens } from "./keyword/index.js";
 
 export interface ExactStore {
@@ -58,17 +59,29 @@ function isTopical(words: readonly string[]): boolean {
 export function exactAnchors(store: ExactStore, query: string, few: number): ExactAnchor[] {
   if (few <= 0) return [];
   const anchors: ExactAnchor[] = [];
-  for (const term of writtenTokens(query).slice(0, MAX_TOKENS)) {
-    const words = queryTokens(term);
-    if (!isTopical(words)) continue;
+  const lookup = (words: readonly string[]): number[] | null => {
     // A word whose chunk count the postings in memory know is looked up only when it is an anchor.
     if (words.length === 1) {
       const n = store.wordChunkCount?.(words[0]!) ?? null;
-      if (n !== null && (n === 0 || n > few)) continue;
+      if (n !== null && (n === 0 || n > few)) return n === 0 ? [] : null;
     }
     const phrase = `"${words.join(" ").replace(/"/g, '""')}"`;
-    const ids = store.keywordSearch(phrase, few + 1, "recent").map((h) => h.id);
-    if (ids.length > 0 && ids.length <= few) anchors.push({ term, ids });
+    return store.keywordSearch(phrase, few + 1, "recent").map((h) => h.id);
+  };
+  for (const term of writtenTokens(query).slice(0, MAX_TOKENS)) {
+    const words = queryTokens(term);
+    if (!isTopical(words)) continue;
+    let ids = lookup(words);
+    // A name the notes spell with letters FTS5 does not fold ("tromso" for Tromsø, or the reverse).
+    if (ids?.length === 0 && words.length === 1)
+      for (const other of otherSpellings(words[0]!)) {
+        const found = lookup(queryTokens(other));
+        if (found && found.length > 0) {
+          ids = found;
+          break;
+        }
+      }
+    if (ids && ids.length > 0 && ids.length <= few) anchors.push({ term, ids });
   }
   return anchors;
 }

@@ -1,0 +1,76 @@
+/**
+ * Names spelled with letters FTS5 does not fold (search/letter-fold.ts): "tromso" typed on an ASCII
+ * keyboard finds the note about Tromsø, in search and in recall, and "Tromsø" finds a note that wrote
+ * "Tromso". Real files, a real index, keyword-only and with the built-in model.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EmbeddingProvider } from "../src/embed/provider.js";
+import { recall } from "../src/search/recall.js";
+import { foldLetters, otherSpellings } from "../src/search/letter-fold.js";
+import { builtinProvider } from "./helpers/models.js";
+import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
+
+function workspace(): Record<string, string> {
+  const out: Record<string, string> = {
+    "memory/2026-09-08.md": "# 2026-09-08\n\n- 10:12 Booked the northern lights trip to Tromsø for March.\n",
+    "memory/2026-09-12.md": "# 2026-09-12\n\n- 15:40 Ania sent the Łódź office floor plan.\n",
+    "memory/2026-09-15.md": "# 2026-09-15\n\n- 09:05 The Malmo team moved their standup to 9:30.\n",
+  };
+  const chores = ["Reviewed the invoices pull request.", "Rotated the staging credentials.", "Wrote the goals draft."];
+  for (let d = 0; d < 30; d++) {
+    const date = new Date(Date.UTC(2026, 9, 1 + d)).toISOString().slice(0, 10);
+    out[`memory/${date}.md`] =
+      `# ${date}\n\n- 11:00 ${chores[d % 3]}\n- 16:00 Checked the trip budget sheet (entry ${d}).\n`;
+  }
+  return out;
+}
+
+describe("letters FTS5 does not fold", () => {
+  it("spells a word both ways", () => {
+    expect(foldLetters("Tromsø")).toBe("tromso");
+    expect(foldLetters("Łódź")).toBe("lodz");
+    expect(foldLetters("Straße")).toBe("strasse");
+    expect(otherSpellings("tromso")).toEqual(expect.arrayContaining(["tromsø", "trømso"]));
+    expect(otherSpellings("malmö")).toEqual([]); // FTS5 folds ö itself
+    expect(otherSpellings("tromsø")).toEqual(["tromso"]);
+    expect(otherSpellings("__proto__")).toEqual([]);
+  });
+
+  for (const mode of ["keyword", "hybrid"] as const) {
+    describe(mode, () => {
+      let t: TestIndex;
+      let provider: EmbeddingProvider | null = null;
+      beforeAll(async () => {
+        if (mode === "hybrid") provider = await builtinProvider();
+        const root = tempDir();
+        writeFiles(root, workspace());
+        t = openTestIndex(root, provider);
+        await t.indexer.sync();
+      }, 120_000);
+      afterAll(async () => {
+        t?.close();
+        await provider?.close();
+      });
+
+      it("finds the note about Tromsø and Łódź when typed in ASCII, first in search and in recall", async () => {
+        for (const [query, path] of [
+          ["tromso", "memory/2026-09-08.md"],
+          ["when is the tromso trip?", "memory/2026-09-08.md"],
+          ["lodz office floor plan", "memory/2026-09-12.md"],
+        ] as const) {
+          const res = await t.searcher.search({ query, limit: 6 });
+          expect(res.results[0]?.path, query).toBe(path);
+          const r = await recall(t.searcher, t.store, { query, record: false, referenceDate: "2026-11-01" });
+          expect(r.memories[0]?.path, query).toBe(path);
+        }
+      });
+
+      it("finds a note that wrote a name in ASCII when asked with its letters", async () => {
+        const res = await t.searcher.search({ query: "Malmø", limit: 6 });
+        expect(res.results[0]?.path).toBe("memory/2026-09-15.md");
+        const r = await recall(t.searcher, t.store, { query: "anything from the Malmø team?", record: false });
+        expect(r.memories[0]?.path).toBe("memory/2026-09-15.md");
+      });
+    });
+  }
+});
