@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EmbeddingProvider } from "../src/embed/provider.js";
 import { recall } from "../src/search/recall.js";
-import { foldLetters, otherSpellings } from "../src/search/letter-fold.js";
+import { beginsWord, foldLetters, otherSpellings } from "../src/search/letter-fold.js";
 import { builtinProvider } from "./helpers/models.js";
 import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
 
@@ -15,6 +15,7 @@ function workspace(): Record<string, string> {
     "memory/2026-09-08.md": "# 2026-09-08\n\n- 10:12 Booked the northern lights trip to Tromsø for March.\n",
     "memory/2026-09-12.md": "# 2026-09-12\n\n- 15:40 Ania sent the Łódź office floor plan.\n",
     "memory/2026-09-15.md": "# 2026-09-15\n\n- 09:05 The Malmo team moved their standup to 9:30.\n",
+    "MEMORY.md": "# Memory\n\n- billing-service runs on PostgreSQL 16 with pgvector.\n- Prefers short pull requests.\n",
   };
   const chores = ["Reviewed the invoices pull request.", "Rotated the staging credentials.", "Wrote the goals draft."];
   for (let d = 0; d < 30; d++) {
@@ -34,6 +35,10 @@ describe("letters FTS5 does not fold", () => {
     expect(otherSpellings("malmö")).toEqual([]); // FTS5 folds ö itself
     expect(otherSpellings("tromsø")).toEqual(["tromso"]);
     expect(otherSpellings("__proto__")).toEqual([]);
+    expect(beginsWord("postgres", "postgresql")).toBe(true);
+    expect(beginsWord("post", "postgresql")).toBe(false); // too short to stand for a word
+    expect(beginsWord("const", "constant")).toBe(false); // JavaScript's const is no constant
+    expect(beginsWord("elastic", "elasticsearch")).toBe(false); // too far
   });
 
   for (const mode of ["keyword", "hybrid"] as const) {
@@ -63,6 +68,14 @@ describe("letters FTS5 does not fold", () => {
           const r = await recall(t.searcher, t.store, { query, record: false, referenceDate: "2026-11-01" });
           expect(r.memories[0]?.path, query).toBe(path);
         }
+      });
+
+      it("finds the note that wrote a word in full when it is typed short ('postgres' for PostgreSQL)", async () => {
+        const query = "which postgres version do we use?";
+        const res = await t.searcher.search({ query, limit: 6 });
+        expect(res.results[0]?.path).toBe("MEMORY.md");
+        const r = await recall(t.searcher, t.store, { query, record: false });
+        expect(r.context).toContain("PostgreSQL 16");
       });
 
       it("finds a note that wrote a name in ASCII when asked with its letters", async () => {

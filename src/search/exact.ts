@@ -8,7 +8,7 @@
  */
 import { splitCjk } from "../index/keyword/fts-text.js";
 import { isFrameWord } from "./frame-words.js";
-import { otherSpellings } from "./letter-fold.js";
+import { mayBeShortened, otherSpellings } from "./letter-fold.js";
 import { STOP_WORDS, queryTokens } from "./keyword/index.js";
 
 export interface ExactStore {
@@ -81,6 +81,9 @@ export function exactAnchors(store: ExactStore, query: string, few: number): Exa
           break;
         }
       }
+    // Or a word typed short ("postgres" for PostgreSQL): the few chunks holding a word it begins.
+    if (ids?.length === 0 && words.length === 1 && mayBeShortened(words[0]!))
+      ids = store.keywordSearch(`"${words[0]!.replace(/"/g, '""')}"*`, few + 1, "recent").map((h) => h.id);
     if (ids && ids.length > 0 && ids.length <= few) anchors.push({ term, ids });
   }
   return anchors;

@@ -1,5 +1,5 @@
 /**
- * Letters FTS5 does not fold: unicode61's remove_diacritics takes the accents off letters that
+ * Words as a user types them and the notes do not. Letters FTS5 does not fold: unicode61's remove_diacritics takes the accents off letters that
  * decompose ("é", "ü", "å"), but "ø", "æ", "ß", "ł", "đ" are letters of their own, so a user typing
  * "tromso" on an ASCII keyboard never finds the note about Tromsø, nor "Tromsø" a note that wrote
  * "Tromso". These are their ASCII spellings, for the exactness guarantee (exact.ts) and for a
@@ -54,4 +54,25 @@ export function otherSpellings(word: string): string[] {
     for (let at = w.indexOf(ascii); at >= 0; at = w.indexOf(ascii, at + 1))
       out.add(w.slice(0, at) + letter + w.slice(at + ascii.length));
   return [...out].slice(0, MAX_SPELLINGS);
+}
+
+/** Letters a word typed short may leave off the word the notes write ("postgres" for "postgresql"). */
+const SHORTENED_BY = 4;
+/** Letters a word must have to stand for a longer one by its beginning. */
+const SHORT_MIN = 6;
+
+/** Whether `short` is a word of at least SHORT_MIN letters that begins `word`, up to SHORTENED_BY letters shorter. */
+export function beginsWord(short: string, word: string): boolean {
+  return (
+    short.length >= SHORT_MIN &&
+    word.length > short.length &&
+    word.length - short.length <= SHORTENED_BY &&
+    word.startsWith(short) &&
+    /^\p{L}+$/u.test(word)
+  );
+}
+
+/** Whether a word may stand for longer ones that it begins (a prefix lookup is worth making). */
+export function mayBeShortened(word: string): boolean {
+  return word.length >= SHORT_MIN && /^\p{L}+$/u.test(word);
 }

@@ -1,7 +1,7 @@
 /**
  * Other words for the same thing: a user asks about "my notebook" where the memory says "laptop",
  * about "the espresso thing" where it says "coffee machine", about "stg" where it says "staging", about
- * "my boss" where it says "manager", about "tromso" where it says "Tromsø". A specific word of the prompt that the index does not hold at all
+ * "my boss" where it says "manager", about "tromso" where it says "Tromsø", about "postgres" where it says "PostgreSQL". A specific word of the prompt that the index does not hold at all
  * (or an everyday one, when a prompt about the user's own things has nothing but everyday words) counts as held by a candidate
  * memory that holds a word the model puts right beside it (cosine of the two words' vectors ≥ SIMILAR). Only with a static model (a word's
  * vector is a lookup, no inference) and only for the recall's candidates, so the cost is bounded:
@@ -9,7 +9,7 @@
  */
 import type { EmbeddingProvider } from "../embed/provider.js";
 import { STOP_WORDS } from "./keyword/index.js";
-import { foldLetters } from "./letter-fold.js";
+import { beginsWord, foldLetters } from "./letter-fold.js";
 import type { PromptProfile, PromptWord } from "./relevance.js";
 import type { ScannedText } from "./recall-scan.js";
 
@@ -90,11 +90,12 @@ export async function softlyHeld(
     perText.forEach((ws, i) => {
       for (const w of ws) if (abbreviates(a.word, w)) add(i, a.stem, w);
     });
-  // A name spelled with letters FTS5 does not fold ("tromso" for "Tromsø"), in any mode.
+  // A name spelled with letters FTS5 does not fold ("tromso" for "Tromsø"), or a word typed short
+  // ("postgres" for "PostgreSQL"), in any mode.
   for (const a of absent) {
     const folded = foldLetters(a.word);
     perText.forEach((ws, i) => {
-      for (const w of ws) if (w !== a.word && foldLetters(w) === folded) add(i, a.stem, w);
+      for (const w of ws) if (w !== a.word && (foldLetters(w) === folded || beginsWord(a.word, w))) add(i, a.stem, w);
     });
   }
   if (!provider?.staticModel || absent.length === 0) return out;
