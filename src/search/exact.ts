@@ -8,7 +8,7 @@
  */
 import { splitCjk } from "../index/keyword/fts-text.js";
 import { isFrameWord } from "./frame-words.js";
-import { mayBeShortened, otherSpellings } from "./letter-fold.js";
+import { mayBeShortened, otherSpellings } from "./spellings.js";
 import { STOP_WORDS, queryTokens } from "./keyword/index.js";
 
 export interface ExactStore {

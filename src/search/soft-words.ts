@@ -9,7 +9,7 @@
  */
 import type { EmbeddingProvider } from "../embed/provider.js";
 import { STOP_WORDS } from "./keyword/index.js";
-import { beginsWord, foldLetters } from "./letter-fold.js";
+import { beginsWord, foldLetters } from "./spellings.js";
 import type { PromptProfile, PromptWord } from "./relevance.js";
 import type { ScannedText } from "./recall-scan.js";
 

@@ -1,12 +1,12 @@
 /**
- * Names spelled with letters FTS5 does not fold (search/letter-fold.ts): "tromso" typed on an ASCII
+ * Names spelled with letters FTS5 does not fold (search/spellings.ts): "tromso" typed on an ASCII
  * keyboard finds the note about Tromsø, in search and in recall, and "Tromsø" finds a note that wrote
  * "Tromso". Real files, a real index, keyword-only and with the built-in model.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EmbeddingProvider } from "../src/embed/provider.js";
 import { recall } from "../src/search/recall.js";
-import { beginsWord, foldLetters, otherSpellings } from "../src/search/letter-fold.js";
+import { beginsWord, foldLetters, otherSpellings } from "../src/search/spellings.js";
 import { builtinProvider } from "./helpers/models.js";
 import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
 

@@ -1,9 +1,10 @@
 /**
- * Words as a user types them and the notes do not. Letters FTS5 does not fold: unicode61's remove_diacritics takes the accents off letters that
- * decompose ("é", "ü", "å"), but "ø", "æ", "ß", "ł", "đ" are letters of their own, so a user typing
- * "tromso" on an ASCII keyboard never finds the note about Tromsø, nor "Tromsø" a note that wrote
- * "Tromso". These are their ASCII spellings, for the exactness guarantee (exact.ts) and for a
- * prompt word the index lacks (soft-words.ts).
+ * Words as a user types them and the notes do not write them. Letters FTS5 does not fold: unicode61's
+ * remove_diacritics takes the accents off letters that decompose ("é", "ü", "å"), but "ø", "æ", "ß",
+ * "ł", "đ" are letters of their own, so "tromso" typed on an ASCII keyboard never finds the note
+ * about Tromsø, nor "Tromsø" a note that wrote "Tromso". And words typed short ("postgres" for
+ * "PostgreSQL"). For the exactness guarantee (exact.ts) and for a prompt word the index lacks
+ * (soft-words.ts).
  */
 
 /** Each letter with its usual ASCII spelling (lowercase). */
