@@ -4,11 +4,9 @@
  * budget a spread over its days — on a real index of real files, with the built-in model (hybrid,
  * the default) and keyword-only.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EmbeddingProvider } from "../src/embed/provider.js";
+import { describe, expect, it } from "vitest";
 import { recall } from "../src/search/recall.js";
-import { builtinProvider } from "./helpers/models.js";
-import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
+import { suiteIndex } from "./helpers/suite-index.js";
 
 const TASKS = [
   "Reviewed the refund dry-run pull request with Dana",
@@ -50,21 +48,9 @@ const bulletsOf = (context: string) => [...context.matchAll(/\(day (\d+), item \
 
 for (const mode of ["hybrid", "keyword"] as const) {
   describe(`time-window recall (${mode})`, () => {
-    let t: TestIndex;
-    let provider: EmbeddingProvider | null = null;
-    beforeAll(async () => {
-      if (mode === "hybrid") provider = await builtinProvider();
-      const root = tempDir();
-      writeFiles(root, workspace());
-      t = openTestIndex(root, provider);
-      await t.indexer.sync();
-    }, 120_000);
-    afterAll(async () => {
-      t?.close();
-      await provider?.close();
-    });
+    const index = suiteIndex(workspace(), mode);
     const ask = (query: string, referenceDate = "2026-03-25", budgetTokens?: number) =>
-      recall(t.searcher, t.store, {
+      recall(index().searcher, index().store, {
         query,
         referenceDate,
         record: false,
@@ -84,10 +70,13 @@ for (const mode of ["hybrid", "keyword"] as const) {
 
     it("keeps to the request's sources and paths: a window asked of files only shows no session", async () => {
       const base = { query: "what did I do yesterday?", referenceDate: "2026-03-25", record: false };
-      const files = await recall(t.searcher, t.store, { ...base, sources: ["files"] });
+      const files = await recall(index().searcher, index().store, { ...base, sources: ["files"] });
       expect(bulletsOf(files.context).sort()).toEqual([24, 24, 24]);
       expect(files.context).not.toContain("release notes for the uploader");
-      const noLog = await recall(t.searcher, t.store, { ...base, excludePath: (p) => p === "memory/2026-03-24.md" });
+      const noLog = await recall(index().searcher, index().store, {
+        ...base,
+        excludePath: (p) => p === "memory/2026-03-24.md",
+      });
       expect(noLog.context).not.toContain("(day 24, item");
     });
 

@@ -3,12 +3,10 @@
  * keyboard finds the note about Tromsø, in search and in recall, and "Tromsø" finds a note that wrote
  * "Tromso". Real files, a real index, keyword-only and with the built-in model.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EmbeddingProvider } from "../src/embed/provider.js";
+import { describe, expect, it } from "vitest";
 import { recall } from "../src/search/recall.js";
 import { beginsWord, foldLetters, otherSpellings } from "../src/search/spellings.js";
-import { builtinProvider } from "./helpers/models.js";
-import { openTestIndex, tempDir, writeFiles, type TestIndex } from "./helpers/workspace.js";
+import { suiteIndex } from "./helpers/suite-index.js";
 
 function workspace(): Record<string, string> {
   const out: Record<string, string> = {
@@ -43,19 +41,7 @@ describe("letters FTS5 does not fold", () => {
 
   for (const mode of ["keyword", "hybrid"] as const) {
     describe(mode, () => {
-      let t: TestIndex;
-      let provider: EmbeddingProvider | null = null;
-      beforeAll(async () => {
-        if (mode === "hybrid") provider = await builtinProvider();
-        const root = tempDir();
-        writeFiles(root, workspace());
-        t = openTestIndex(root, provider);
-        await t.indexer.sync();
-      }, 120_000);
-      afterAll(async () => {
-        t?.close();
-        await provider?.close();
-      });
+      const index = suiteIndex(workspace(), mode);
 
       it("finds the note about Tromsø and Łódź when typed in ASCII, first in search and in recall", async () => {
         for (const [query, path] of [
@@ -63,25 +49,32 @@ describe("letters FTS5 does not fold", () => {
           ["when is the tromso trip?", "memory/2026-09-08.md"],
           ["lodz office floor plan", "memory/2026-09-12.md"],
         ] as const) {
-          const res = await t.searcher.search({ query, limit: 6 });
+          const res = await index().searcher.search({ query, limit: 6 });
           expect(res.results[0]?.path, query).toBe(path);
-          const r = await recall(t.searcher, t.store, { query, record: false, referenceDate: "2026-11-01" });
+          const r = await recall(index().searcher, index().store, {
+            query,
+            record: false,
+            referenceDate: "2026-11-01",
+          });
           expect(r.memories[0]?.path, query).toBe(path);
         }
       });
 
       it("finds the note that wrote a word in full when it is typed short ('postgres' for PostgreSQL)", async () => {
         const query = "which postgres version do we use?";
-        const res = await t.searcher.search({ query, limit: 6 });
+        const res = await index().searcher.search({ query, limit: 6 });
         expect(res.results[0]?.path).toBe("MEMORY.md");
-        const r = await recall(t.searcher, t.store, { query, record: false });
+        const r = await recall(index().searcher, index().store, { query, record: false });
         expect(r.context).toContain("PostgreSQL 16");
       });
 
       it("finds a note that wrote a name in ASCII when asked with its letters", async () => {
-        const res = await t.searcher.search({ query: "Malmø", limit: 6 });
+        const res = await index().searcher.search({ query: "Malmø", limit: 6 });
         expect(res.results[0]?.path).toBe("memory/2026-09-15.md");
-        const r = await recall(t.searcher, t.store, { query: "anything from the Malmø team?", record: false });
+        const r = await recall(index().searcher, index().store, {
+          query: "anything from the Malmø team?",
+          record: false,
+        });
         expect(r.memories[0]?.path).toBe("memory/2026-09-15.md");
       });
     });
