@@ -65,8 +65,7 @@ export function exactAnchors(store: ExactStore, query: string, few: number): Exa
       const n = store.wordChunkCount?.(words[0]!) ?? null;
       if (n !== null && (n === 0 || n > few)) return n === 0 ? [] : null;
     }
-    const phrase = `"${words.join(" ").replace(/"/g, '""')}"`;
-    return store.keywordSearch(phrase, few + 1, "recent").map((h) => h.id);
+    return store.keywordSearch(phraseOf(words), few + 1, "recent").map((h) => h.id);
   };
   for (const term of writtenTokens(query).slice(0, MAX_TOKENS)) {
     const words = queryTokens(term);
@@ -83,10 +82,15 @@ export function exactAnchors(store: ExactStore, query: string, few: number): Exa
       }
     // Or a word typed short ("postgres" for PostgreSQL): the few chunks holding a word it begins.
     if (ids?.length === 0 && words.length === 1 && mayBeShortened(words[0]!))
-      ids = store.keywordSearch(`"${words[0]!.replace(/"/g, '""')}"*`, few + 1, "recent").map((h) => h.id);
+      ids = store.keywordSearch(`${phraseOf(words)}*`, few + 1, "recent").map((h) => h.id);
     if (ids && ids.length > 0 && ids.length <= few) anchors.push({ term, ids });
   }
   return anchors;
+}
+
+/** The words as one FTS5 phrase (quotes doubled). */
+function phraseOf(words: readonly string[]): string {
+  return `"${words.join(" ").replace(/"/g, '""')}"`;
 }
 
 /** Per anchored chunk, how many of the anchors it holds. */

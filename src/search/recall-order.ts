@@ -93,19 +93,12 @@ function onTopic<T>(
   indexed: readonly PromptWord[],
   view: (t: T) => OrderView,
 ): (t: T) => boolean {
-  const keys = entities.map(spaced).filter((k) => k.trim() !== "");
+  const keys = entityKeys(entities);
   const besideNames = indexed.filter((w) => !keys.some((k) => k.includes(` ${w.word} `)));
   const topic = besideNames.filter((w) => !w.frame);
   const holdsOne = (v: OrderView, words: readonly PromptWord[]) =>
     words.some((w) => holdsEvery(v.text, v.chunkWords, [w]));
-  const answer = leadingAnswer(
-    items,
-    (t) => {
-      const text = spaced(view(t).text);
-      return keys.some((k) => text.includes(k));
-    },
-    view,
-  );
+  const answer = leadingAnswer(items, namesOneOf(keys, view), view);
   return (t) => {
     const v = view(t);
     if (holdsOne(v, topic)) return true;
@@ -149,17 +142,22 @@ export function newestFirstAbout<T>(
   view: (t: T) => Orderable,
   onTopic?: (t: T) => boolean,
 ): T[] {
-  const keys = entities.map(spaced).filter((k) => k.trim() !== "");
+  const keys = entityKeys(entities);
   if (keys.length === 0) return [...items];
-  return newestFirstOf(
-    items,
-    (t) => {
-      const text = spaced(view(t).text);
-      return keys.some((k) => text.includes(k));
-    },
-    view,
-    onTopic,
-  );
+  return newestFirstOf(items, namesOneOf(keys, view), view, onTopic);
+}
+
+/** The entities as spaced keys (whole-word containment). */
+function entityKeys(entities: readonly string[]): string[] {
+  return entities.map(spaced).filter((k) => k.trim() !== "");
+}
+
+/** Whether a memory's shown text names one of these spaced keys. */
+function namesOneOf<T>(keys: readonly string[], view: (t: T) => Orderable): (t: T) => boolean {
+  return (t) => {
+    const text = spaced(view(t).text);
+    return keys.some((k) => text.includes(k));
+  };
 }
 
 /**

@@ -92,11 +92,15 @@ export async function softlyHeld(
     });
   // A name spelled with letters FTS5 does not fold ("tromso" for "Tromsø"), or a word typed short
   // ("postgres" for "PostgreSQL"), in any mode.
-  for (const a of absent) {
-    const folded = foldLetters(a.word);
-    perText.forEach((ws, i) => {
-      for (const w of ws) if (w !== a.word && (foldLetters(w) === folded || beginsWord(a.word, w))) add(i, a.stem, w);
-    });
+  if (absent.length > 0) {
+    const folds = new Map<string, string>();
+    const foldOf = (w: string) => folds.get(w) ?? folds.set(w, foldLetters(w)).get(w)!;
+    for (const a of absent) {
+      const folded = foldLetters(a.word);
+      perText.forEach((ws, i) => {
+        for (const w of ws) if (w !== a.word && (foldOf(w) === folded || beginsWord(a.word, w))) add(i, a.stem, w);
+      });
+    }
   }
   if (!provider?.staticModel || absent.length === 0) return out;
   const all = [...new Set(perText.flat())].slice(0, MAX_WORDS);

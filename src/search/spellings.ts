@@ -34,7 +34,7 @@ export function foldLetters(word: string): string {
 }
 
 /** Whether foldLetters changes more than accents: the word holds a letter FTS5 does not fold. */
-export function hasUnfoldedLetter(word: string): boolean {
+function hasUnfoldedLetter(word: string): boolean {
   return FOLDED.test(word.toLowerCase());
 }
 
